@@ -1,0 +1,92 @@
+# asyncscope build. `make` builds build/asyncscope; `make test` builds the
+# sanitizer variant and the unit tests and runs every test; `make demo`
+# installs what is missing, builds, and traces the bundled demo Tokio program.
+CC        ?= gcc
+CLANG     ?= clang
+BPFTOOL   ?= bpftool
+CARGO     ?= $(shell command -v cargo 2>/dev/null || echo $(HOME)/.cargo/bin/cargo)
+OUT       := build
+ARCH      := x86
+
+WARN      := -Wall -Wextra -Werror -Wno-missing-field-initializers
+CFLAGS    ?= -O2 -g
+ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc -I$(OUT)
+SANFLAGS  := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+LIBS      := -lbpf -lelf -ldw -lz -l:libiberty.a
+
+BPF_SRCS  := $(wildcard bpf/*.bpf.c)
+BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUT)/bpf/%.bpf.o,$(BPF_SRCS))
+SRCS      := $(wildcard src/*/*.c)
+# Modules without libbpf or root: what unit tests link against.
+PURE_SRCS := $(wildcard src/util/*.c src/trace/*.c src/analysis/*.c src/output/*.c src/sym/*.c)
+OBJS      := $(patsubst src/%.c,$(OUT)/obj/%.o,$(SRCS))
+SAN_OBJS  := $(patsubst src/%.c,$(OUT)/san/%.o,$(SRCS))
+SAN_PURE_OBJS := $(patsubst src/%.c,$(OUT)/san/%.o,$(PURE_SRCS))
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
+HEADERS   := $(wildcard src/*/*.h) bpf/events.h
+# Only src/probe and src/record include the BPF skeleton.
+SKEL_USERS := $(patsubst src/%.c,$(OUT)/obj/%.o,$(wildcard src/probe/*.c src/record/*.c)) \
+              $(patsubst src/%.c,$(OUT)/san/%.o,$(wildcard src/probe/*.c src/record/*.c))
+
+$(SKEL_USERS): $(OUT)/asyncscope.skel.h
+
+.PHONY: all test unit integ demo setup apps clean bench
+all: $(OUT)/asyncscope
+
+$(OUT)/vmlinux.h:
+	@mkdir -p $(OUT)
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
+
+$(OUT)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(OUT)/vmlinux.h
+	@mkdir -p $(@D)
+	$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUT) -Ibpf -c $< -o $@
+
+$(OUT)/asyncscope.bpf.o: $(BPF_OBJS)
+	$(BPFTOOL) gen object $@ $^
+
+$(OUT)/asyncscope.skel.h: $(OUT)/asyncscope.bpf.o
+	$(BPFTOOL) gen skeleton $< name asyncscope_bpf > $@.tmp && mv $@.tmp $@
+
+$(OUT)/obj/%.o: src/%.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(OUT)/san/%.o: src/%.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(SANFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc -I$(OUT) -c $< -o $@
+
+$(OUT)/asyncscope: $(OBJS)
+	$(CC) $(ALL_CFLAGS) $^ $(LIBS) -o $@
+
+$(OUT)/asyncscope-san: $(SAN_OBJS)
+	$(CC) $(SANFLAGS) $^ $(LIBS) -o $@
+
+$(OUT)/tests/%: tests/unit/%.c $(SAN_PURE_OBJS) tests/unit/harness.h
+	@mkdir -p $(@D)
+	$(CC) $(SANFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc -I$(OUT) -Itests/unit $< $(SAN_PURE_OBJS) $(LIBS) -o $@
+
+apps:
+	scripts/build-apps.sh
+
+unit: $(UNIT_BINS)
+
+# Everything: unit tests (no root), then integration tests (real BPF, real Tokio programs).
+test: setup-check $(OUT)/asyncscope $(OUT)/asyncscope-san $(UNIT_BINS) apps
+	scripts/run-tests.sh $(UNIT_BINS)
+
+setup:
+	scripts/setup.sh
+
+setup-check:
+	@scripts/setup.sh --check
+
+demo: setup
+	$(MAKE) all apps
+	scripts/demo.sh
+
+bench: all apps
+	bench/overhead.sh
+
+clean:
+	rm -rf $(OUT)

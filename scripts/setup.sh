@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs, idempotently, every Debian package asyncscope's build, tests and
+# benchmarks need. With --check it only verifies and installs what is missing.
+set -euo pipefail
+PKGS=(clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev libiberty-dev
+      libncurses-dev pkg-config make gcc valgrind wrk
+      librust-tokio-dev librust-futures-dev)
+missing=()
+for p in "${PKGS[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	[ "${1:-}" = "--check" ] || echo "setup: all ${#PKGS[@]} packages present"
+	exit 0
+fi
+echo "setup: installing ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+	echo "setup: need root to install packages: run 'sudo make setup'" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "setup: done"

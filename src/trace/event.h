@@ -1,0 +1,84 @@
+/* Decoded trace events and trace metadata: the one vocabulary shared by the
+ * recorder (which produces them from BPF records), the trace file writer and
+ * reader (which store them), and the analysis (which consumes them).
+ * Plain C, fixed-width types: no libbpf, no I/O here. */
+#ifndef AS_TRACE_EVENT_H
+#define AS_TRACE_EVENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum as_ev_type {
+	AS_EV_THREAD = 1,  /* tid seen for the first time; str = thread name (comm) */
+	AS_EV_POLL_BEGIN,  /* task = header; probe = poll probe index; other = tokio task id (0 unknown) */
+	AS_EV_POLL_END,    /* task = header; flags & AS_POLL_READY: returned Ready */
+	AS_EV_WAKE,        /* task = header scheduled; other = header of the task whose poll
+	                      was running on tid when it woke (0: not inside a poll) */
+	AS_EV_SPAWN,       /* spawn call site seen on tid: str = file, other = line << 32 | column;
+	                      the next task first seen by a WAKE on the same tid is the spawned one */
+	AS_EV_FREE,        /* task = header freed; the address may be reused by a new task */
+	AS_EV_PARK,        /* worker tid parks (idle, blocked in the driver or a condvar) */
+	AS_EV_UNPARK,      /* worker tid returns from parking */
+	AS_EV__MAX,
+};
+
+enum as_ev_flags {
+	AS_POLL_READY = 1, /* AS_EV_POLL_END: the poll completed the task (Ready or cancelled) */
+};
+
+/* One event. Strings (str) are borrowed: from the producer until the call
+ * that takes the event returns, or from a trace reader until it is freed. */
+struct as_event {
+	uint8_t type;      /* enum as_ev_type */
+	uint8_t flags;     /* enum as_ev_flags */
+	uint16_t probe;    /* index into as_trace_meta.probes of the probe that fired */
+	uint32_t tid;      /* thread id in the target */
+	uint64_t ts;       /* CLOCK_MONOTONIC ns */
+	uint64_t task;     /* task header address, 0 for thread-only events */
+	uint64_t other;    /* per type, see enum as_ev_type */
+	const char *str;   /* per type, NULL otherwise */
+};
+
+enum as_probe_role {
+	AS_ROLE_POLL = 1,  /* task poll entry + return */
+	AS_ROLE_READY,     /* entered only when the polled task completes */
+	AS_ROLE_WAKE,      /* task becomes runnable (scheduled) */
+	AS_ROLE_SPAWN,     /* spawn call site (&'static Location argument) */
+	AS_ROLE_FREE,      /* task memory freed */
+	AS_ROLE_PARK,      /* worker park entry + return */
+	AS_ROLE__MAX,
+};
+
+/* One probe point of the plan. */
+struct as_probe {
+	uint16_t role;       /* enum as_probe_role */
+	uint8_t arg_reg;     /* argument register holding the task: 0 rdi, 1 rsi, 2 rdx, 3 rcx */
+	uint8_t emulated;    /* 1: first instruction is emulated by uprobes (cheap) */
+	uint64_t addr;       /* virtual address in the target binary */
+	char *symbol;        /* demangled symbol name, without hash */
+	char *future;        /* AS_ROLE_POLL: the root future type this copy polls, or NULL */
+};
+
+/* What a trace file says about itself. */
+struct as_trace_meta {
+	uint32_t format_version;
+	uint32_t pid;
+	char *target;        /* path of the traced binary */
+	char *build_id;      /* hex GNU build id, or "" */
+	char *runtime;       /* runtime profile name, e.g. "tokio" */
+	char *cmdline;       /* command line of the target, spaces between args */
+	uint64_t clock_mono_ns;  /* CLOCK_MONOTONIC at recording start */
+	uint64_t clock_real_ns;  /* CLOCK_REALTIME at the same instant */
+	struct as_probe *probes;
+	uint32_t n_probes;
+};
+
+/* Written when recording ends; a trace without it is truncated. */
+struct as_trace_end {
+	uint64_t events;     /* events written */
+	uint64_t lost;       /* events lost in the kernel (ring buffer full) */
+	uint64_t missed;     /* events the recorder could not decode or attribute */
+	uint64_t end_ns;     /* CLOCK_MONOTONIC when recording stopped */
+};
+
+#endif
