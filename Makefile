@@ -10,7 +10,7 @@ ARCH      := x86
 
 WARN      := -Wall -Wextra -Werror -Wno-missing-field-initializers
 CFLAGS    ?= -O2 -g
-ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc -I$(OUT)
+ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc -Ibpf -I$(OUT)
 SANFLAGS  := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LIBS      := -lbpf -lelf -ldw -lz -l:libiberty.a
 
@@ -54,7 +54,7 @@ $(OUT)/obj/%.o: src/%.c $(HEADERS)
 
 $(OUT)/san/%.o: src/%.c $(HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(SANFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc -I$(OUT) -c $< -o $@
+	$(CC) $(SANFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc -Ibpf -I$(OUT) -c $< -o $@
 
 $(OUT)/asyncscope: $(OBJS)
 	$(CC) $(ALL_CFLAGS) $^ $(LIBS) -o $@
@@ -64,7 +64,7 @@ $(OUT)/asyncscope-san: $(SAN_OBJS)
 
 $(OUT)/tests/%: tests/unit/%.c $(SAN_PURE_OBJS) tests/unit/harness.h
 	@mkdir -p $(@D)
-	$(CC) $(SANFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc -I$(OUT) -Itests/unit $< $(SAN_PURE_OBJS) $(LIBS) -o $@
+	$(CC) $(SANFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc -Ibpf -I$(OUT) -Itests/unit $< $(SAN_PURE_OBJS) $(LIBS) -o $@
 
 apps:
 	scripts/build-apps.sh

@@ -1,0 +1,120 @@
+/* State shared by the task and worker BPF programs: the settings user space
+ * fills in before load, the ring buffer, per-thread poll stacks, counters.
+ * Declared __weak so that every .bpf.c including it links into one object
+ * (bpftool gen object) with a single copy of each map and variable. */
+#ifndef AS_COMMON_BPF_H
+#define AS_COMMON_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "events.h"
+
+/* Settings, filled in between open and load. */
+const volatile __u32 targ_tgid __weak = 0;
+/* Tokio header layout (from the runtime profile): where the vtable pointer
+ * sits in the header, and where the vtable keeps the task id offset. */
+const volatile __u32 hdr_vtable_off __weak = 0;
+const volatile __u32 vtable_id_off_slot __weak = 0;
+
+struct raw_counters counters __weak = {};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 8 << 20);
+} events SEC(".maps") __weak;
+
+struct poll_stack {
+	__u32 depth;
+	__u32 named;       /* RAW_THREAD already sent for this thread */
+	__u64 task[AS_MAX_DEPTH];
+	__u8 ready[AS_MAX_DEPTH];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct poll_stack);
+} threads SEC(".maps") __weak;
+
+/* Scratch for creating a thread's entry without a large stack frame. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct poll_stack);
+} zero_stack SEC(".maps") __weak;
+
+static __always_inline bool is_target(__u32 *tid)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	if ((__u32)(id >> 32) != targ_tgid)
+		return false;
+	*tid = (__u32)id;
+	return true;
+}
+
+static __always_inline __u64 arg_reg(struct pt_regs *ctx, __u32 reg)
+{
+	switch (reg) {
+	case 0: return PT_REGS_PARM1(ctx);
+	case 1: return PT_REGS_PARM2(ctx);
+	case 2: return PT_REGS_PARM3(ctx);
+	default: return PT_REGS_PARM4(ctx);
+	}
+}
+
+static __always_inline void fill_hdr(struct raw_hdr *h, __u8 type, __u16 probe, __u32 tid)
+{
+	h->type = type;
+	h->flags = 0;
+	h->probe = probe;
+	h->tid = tid;
+	h->ts = bpf_ktime_get_ns();
+}
+
+/* The thread's poll stack, created on first use; the first time a thread is
+ * seen its name goes out as a RAW_THREAD record. */
+static __always_inline struct poll_stack *thread_state(__u32 tid)
+{
+	struct poll_stack *st = bpf_map_lookup_elem(&threads, &tid);
+	__u32 zero = 0;
+
+	if (st)
+		return st;
+	st = bpf_map_lookup_elem(&zero_stack, &zero);
+	if (!st)
+		return NULL;
+	__builtin_memset(st, 0, sizeof(*st));
+	st->named = 1;
+	bpf_map_update_elem(&threads, &tid, st, BPF_NOEXIST);
+	struct raw_thread *t = bpf_ringbuf_reserve(&events, sizeof(*t), 0);
+	if (t) {
+		fill_hdr(&t->h, RAW_THREAD, 0, tid);
+		bpf_get_current_comm(t->comm, sizeof(t->comm));
+		bpf_ringbuf_submit(t, 0);
+	} else {
+		__sync_fetch_and_add(&counters.lost, 1);
+	}
+	return bpf_map_lookup_elem(&threads, &tid);
+}
+
+static __always_inline void emit(__u8 type, __u8 flags, __u16 probe, __u32 tid,
+				 __u64 task, __u64 arg)
+{
+	struct raw_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+
+	if (!e) {
+		__sync_fetch_and_add(&counters.lost, 1);
+		return;
+	}
+	fill_hdr(&e->h, type, probe, tid);
+	e->h.flags = flags;
+	e->task = task;
+	e->arg = arg;
+	bpf_ringbuf_submit(e, 0);
+}
+
+#endif

@@ -1,0 +1,76 @@
+/* Records the BPF programs put in the ring buffer, and the knobs user space
+ * sets before load. The only header shared by BPF and user space: fixed-width
+ * types only; every record starts with struct raw_hdr whose type selects the
+ * layout, and user space checks the size before reading further. */
+#ifndef AS_BPF_EVENTS_H
+#define AS_BPF_EVENTS_H
+
+#ifndef __bpf__
+#include <linux/types.h>
+#endif
+
+#define AS_RAW_ABI 1
+#define AS_MAX_DEPTH 8         /* nested polls tracked per thread */
+#define AS_LOC_FILE_MAX 192    /* spawn location file name bytes copied */
+#define AS_COMM_LEN 16
+
+enum raw_type {
+	RAW_THREAD = 1,   /* struct raw_thread */
+	RAW_POLL_BEGIN,   /* struct raw_event: task, arg = tokio id */
+	RAW_POLL_END,     /* struct raw_event: task, flags RAW_F_READY */
+	RAW_WAKE,         /* struct raw_event: task, arg = waker task (0 none) */
+	RAW_SPAWN,        /* struct raw_spawn */
+	RAW_FREE,         /* struct raw_event: task */
+	RAW_PARK,         /* struct raw_event */
+	RAW_UNPARK,       /* struct raw_event */
+};
+
+#define RAW_F_READY 1
+#define RAW_F_UNMATCHED 2  /* poll return without a known entry (depth underflow) */
+
+/* The cookie attached to each uprobe: probe index in the plan and the
+ * argument register that holds the task (0 rdi, 1 rsi, 2 rdx, 3 rcx). */
+#define AS_COOKIE(idx, reg) ((__u64)(idx) | ((__u64)(reg) << 32))
+#define AS_COOKIE_IDX(c) ((__u32)(c))
+#define AS_COOKIE_REG(c) ((__u32)((c) >> 32) & 0xff)
+
+struct raw_hdr {
+	__u8 type;
+	__u8 flags;
+	__u16 probe;
+	__u32 tid;
+	__u64 ts;
+};
+
+struct raw_event {
+	struct raw_hdr h;
+	__u64 task;
+	__u64 arg;
+};
+
+struct raw_thread {
+	struct raw_hdr h;
+	char comm[AS_COMM_LEN];
+};
+
+struct raw_spawn {
+	struct raw_hdr h;
+	__u32 line;
+	__u32 col;
+	__u32 file_len;   /* bytes of file[] used (the name may be cut) */
+	__u32 pad;
+	char file[AS_LOC_FILE_MAX];
+};
+
+/* Counters in .bss, read by user space through the skeleton. */
+struct raw_counters {
+	__u64 lost;        /* ring-buffer reservations that failed */
+	__u64 depth_overflow;  /* polls nested deeper than AS_MAX_DEPTH */
+};
+
+_Static_assert(sizeof(struct raw_hdr) == 16, "raw_hdr layout");
+_Static_assert(sizeof(struct raw_event) == 32, "raw_event layout");
+_Static_assert(sizeof(struct raw_thread) == 32, "raw_thread layout");
+_Static_assert(sizeof(struct raw_spawn) == 32 + AS_LOC_FILE_MAX, "raw_spawn layout");
+
+#endif

@@ -1,0 +1,153 @@
+/* Task lifecycle probes: poll entry and return, completion, wake (schedule),
+ * spawn call site, free. Which function each is attached to, and which
+ * register holds the task, comes from the runtime profile via the cookie. */
+#include "common.bpf.h"
+
+/* Poll entry: push the task on the thread's stack. */
+SEC("uprobe")
+int poll_enter(struct pt_regs *ctx)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u64 task = arg_reg(ctx, AS_COOKIE_REG(cookie));
+	__u32 tid;
+
+	if (!is_target(&tid))
+		return 0;
+	struct poll_stack *st = thread_state(tid);
+	if (!st)
+		return 0;
+	__u32 d = st->depth;
+	if (d < AS_MAX_DEPTH) {
+		st->task[d] = task;
+		st->ready[d] = 0;
+	} else {
+		__sync_fetch_and_add(&counters.depth_overflow, 1);
+	}
+	st->depth = d + 1;
+
+	/* Task id: header -> vtable -> id offset -> id (Tokio >= 1.23). */
+	__u64 id = 0;
+	if (vtable_id_off_slot) {
+		__u64 vtable = 0, off = 0;
+		if (!bpf_probe_read_user(&vtable, sizeof(vtable), (void *)(task + hdr_vtable_off)) &&
+		    !bpf_probe_read_user(&off, sizeof(off), (void *)(vtable + vtable_id_off_slot)) &&
+		    off < 4096)
+			bpf_probe_read_user(&id, sizeof(id), (void *)(task + off));
+	}
+	emit(RAW_POLL_BEGIN, 0, AS_COOKIE_IDX(cookie), tid, task, id);
+	return 0;
+}
+
+/* Poll return: pop; Ready if the completion probe marked this level. */
+SEC("uretprobe")
+int poll_exit(struct pt_regs *ctx)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u32 tid;
+
+	if (!is_target(&tid))
+		return 0;
+	struct poll_stack *st = bpf_map_lookup_elem(&threads, &tid);
+	if (!st)
+		return 0;
+	__u32 d = st->depth;
+	if (d == 0) {
+		emit(RAW_POLL_END, RAW_F_UNMATCHED, AS_COOKIE_IDX(cookie), tid, 0, 0);
+		return 0;
+	}
+	d--;
+	st->depth = d;
+	if (d >= AS_MAX_DEPTH)
+		return 0;
+	emit(RAW_POLL_END, st->ready[d] ? RAW_F_READY : 0, AS_COOKIE_IDX(cookie), tid,
+	     st->task[d], 0);
+	return 0;
+}
+
+/* Entered only when the task being polled completes: mark the top level. */
+SEC("uprobe")
+int task_ready(struct pt_regs *ctx)
+{
+	__u64 task = arg_reg(ctx, AS_COOKIE_REG(bpf_get_attach_cookie(ctx)));
+	__u32 tid;
+
+	if (!is_target(&tid))
+		return 0;
+	struct poll_stack *st = bpf_map_lookup_elem(&threads, &tid);
+	if (!st)
+		return 0;
+	__u32 d = st->depth;
+	if (d == 0 || d > AS_MAX_DEPTH)
+		return 0;
+	d--;
+	if (st->task[d] == task)
+		st->ready[d] = 1;
+	return 0;
+}
+
+/* A task is scheduled: from inside which poll on this thread, if any. */
+SEC("uprobe")
+int task_wake(struct pt_regs *ctx)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u64 task = arg_reg(ctx, AS_COOKIE_REG(cookie));
+	__u64 waker = 0;
+	__u32 tid;
+
+	if (!is_target(&tid))
+		return 0;
+	struct poll_stack *st = thread_state(tid);
+	if (st) {
+		__u32 d = st->depth;
+		if (d > 0 && d <= AS_MAX_DEPTH)
+			waker = st->task[d - 1];
+	}
+	emit(RAW_WAKE, 0, AS_COOKIE_IDX(cookie), tid, task, waker);
+	return 0;
+}
+
+/* Spawn call site: the register holds &'static core::panic::Location
+ * { file: &str (ptr, len), line: u32, col: u32 }. */
+SEC("uprobe")
+int task_spawn(struct pt_regs *ctx)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u64 loc = arg_reg(ctx, AS_COOKIE_REG(cookie));
+	struct { __u64 ptr, len; __u32 line, col; } l;
+	__u32 tid;
+
+	if (!is_target(&tid))
+		return 0;
+	thread_state(tid);
+	if (bpf_probe_read_user(&l, sizeof(l), (void *)loc))
+		return 0;
+	struct raw_spawn *s = bpf_ringbuf_reserve(&events, sizeof(*s), 0);
+	if (!s) {
+		__sync_fetch_and_add(&counters.lost, 1);
+		return 0;
+	}
+	fill_hdr(&s->h, RAW_SPAWN, AS_COOKIE_IDX(cookie), tid);
+	__u32 n = l.len < AS_LOC_FILE_MAX ? (__u32)l.len : AS_LOC_FILE_MAX;
+	s->line = l.line;
+	s->col = l.col;
+	s->pad = 0;
+	if (bpf_probe_read_user(s->file, n & (AS_LOC_FILE_MAX - 1 + AS_LOC_FILE_MAX), (void *)l.ptr))
+		n = 0;
+	s->file_len = n;
+	bpf_ringbuf_submit(s, 0);
+	return 0;
+}
+
+SEC("uprobe")
+int task_free(struct pt_regs *ctx)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u32 tid;
+
+	if (!is_target(&tid))
+		return 0;
+	emit(RAW_FREE, 0, AS_COOKIE_IDX(cookie), tid, arg_reg(ctx, AS_COOKIE_REG(cookie)), 0);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

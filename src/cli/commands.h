@@ -1,0 +1,13 @@
+/* The command table's entries: each takes the arguments after its name and
+ * returns the process exit code (0 ok, 1 runtime failure, 2 usage). */
+#ifndef AS_CLI_COMMANDS_H
+#define AS_CLI_COMMANDS_H
+
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_probes(int argc, char **argv);
+
+/* Prints "asyncscope: <msg>" on stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

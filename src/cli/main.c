@@ -1,0 +1,59 @@
+/* asyncscope entry point: the command table. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/commands.h"
+
+#define VERSION "0.1.0"
+
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+} commands[] = {
+	{ "record", cmd_record, "record [-o FILE] [--duration SEC] [--runtime NAME] (-p PID | -- CMD [ARGS...])" },
+	{ "report", cmd_report, "report [--format text|json] [--partial] FILE" },
+	{ "probes", cmd_probes, "probes [--runtime NAME] BINARY    list the probe points a binary offers" },
+};
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("asyncscope: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: asyncscope COMMAND [OPTIONS]\n\n"
+		"Traces the tasks of async Rust programs (Tokio) with eBPF, no recompilation.\n\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  asyncscope %s\n", commands[i].help);
+	fprintf(f, "\n  asyncscope --version\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("asyncscope %s\n", VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	cli_error("unknown command '%s': run 'asyncscope --help' for the list", argv[1]);
+	return 2;
+}

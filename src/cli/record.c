@@ -1,0 +1,107 @@
+/* `asyncscope record`: argument parsing and the summary line; the work is
+ * in src/record/recorder.c. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "record/recorder.h"
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static int parse_pid(const char *s, pid_t *pid)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || *end || v <= 0 || v > 0x3fffffff)
+		return -EINVAL;
+	*pid = (pid_t)v;
+	return 0;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "runtime", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct recorder_opts o = { .output = "asyncscope.trace", .stop = &stop_requested };
+	struct recorder_result res;
+	char err[1024] = "";
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+o:d:p:r:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': o.output = optarg; break;
+		case 'd': {
+			char *end;
+			o.duration = strtod(optarg, &end);
+			if (*end || o.duration <= 0) {
+				cli_error("--duration takes a positive number of seconds, not '%s'", optarg);
+				return 2;
+			}
+			break;
+		}
+		case 'p':
+			if (parse_pid(optarg, &o.pid)) {
+				cli_error("-p takes a process id, not '%s'", optarg);
+				return 2;
+			}
+			break;
+		case 'r': o.runtime = optarg; break;
+		case 'h':
+			printf("usage: asyncscope record [-o FILE] [--duration SEC] [--runtime NAME] "
+			       "(-p PID | -- CMD [ARGS...])\n");
+			return 0;
+		default:
+			return 2;
+		}
+	}
+	if (optind < argc)
+		o.argv = argv + optind;
+	if (!o.pid == !o.argv) {
+		cli_error("record needs either -p PID or -- CMD [ARGS...] (not both)");
+		return 2;
+	}
+	o.progress = isatty(STDERR_FILENO);
+
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	int ret = recorder_run(&o, &res, err, sizeof(err));
+	if (ret) {
+		cli_error("%s", err);
+		return 1;
+	}
+	fprintf(stderr, "asyncscope: recorded %llu events, %llu tasks, %llu lost events, "
+		"%llu missed -> %s (%.1f KiB, %.1f bytes/event)\n",
+		(unsigned long long)res.events, (unsigned long long)res.tasks,
+		(unsigned long long)res.lost, (unsigned long long)res.missed, o.output,
+		(double)res.bytes / 1024.0, res.events ? (double)res.bytes / (double)res.events : 0.0);
+	if (res.lost)
+		fprintf(stderr, "asyncscope: warning: %llu events were lost (ring buffer full): "
+			"the report marks the affected numbers as incomplete\n",
+			(unsigned long long)res.lost);
+	if (res.target_status >= 0 && WIFEXITED(res.target_status) && WEXITSTATUS(res.target_status))
+		fprintf(stderr, "asyncscope: the target exited with status %d\n",
+			WEXITSTATUS(res.target_status));
+	return 0;
+}

@@ -1,0 +1,35 @@
+/* Loading the BPF programs and attaching them at every point of a probe
+ * plan. The only module besides src/record that touches libbpf. */
+#ifndef AS_PROBE_ATTACH_H
+#define AS_PROBE_ATTACH_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "probe/plan.h"
+
+struct asyncscope_bpf;
+struct raw_counters;
+
+struct attachment;
+
+/* Checks what the kernel must offer (BTF, ring buffers, permission to load
+ * BPF). Returns 0, or -errno with a one-line message and fix in err. */
+int attach_check_kernel(char *err, size_t errlen);
+
+/* Opens and loads the BPF object for tgid with the plan's settings. No
+ * probe is attached yet. NULL with a message in err on failure. */
+struct attachment *attachment__load(const struct probe_plan *plan, pid_t tgid,
+				    char *err, size_t errlen);
+/* Attaches every planned probe to binary (a path the kernel can open, e.g.
+ * /proc/PID/exe). Returns the number of probes attached (uretprobes count
+ * separately), or -errno with a message in err. */
+int attachment__attach(struct attachment *a, const char *binary, char *err, size_t errlen);
+/* The loaded skeleton (borrowed until attachment__free). */
+struct asyncscope_bpf *attachment__skel(struct attachment *a);
+/* Current BPF-side counters. */
+void attachment__counters(const struct attachment *a, struct raw_counters *out);
+/* Detaches and unloads. Accepts NULL. */
+void attachment__free(struct attachment *a);
+
+#endif

@@ -1,0 +1,420 @@
+/* The recorder: target set-up, probe plan, BPF attach, and the ring-buffer
+ * consumer that turns raw BPF records into trace events. Kernel records are
+ * untrusted input: sizes and type tags are checked before any cast. */
+#include "record/recorder.h"
+
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "events.h"
+#include "asyncscope.skel.h"
+#include "probe/attach.h"
+#include "probe/plan.h"
+#include "sym/elf_image.h"
+#include "trace/event.h"
+#include "trace/writer.h"
+#include "util/u64map.h"
+
+struct rec {
+	struct trace_writer *w;
+	struct u64map live;   /* task headers seen and not freed */
+	uint64_t tasks, missed, write_errors;
+	size_t n_probes;
+};
+
+static uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void note_task(struct rec *r, uint64_t task)
+{
+	if (task && !u64map__get(&r->live, task, NULL)) {
+		r->tasks++;
+		if (u64map__set(&r->live, task, 1))
+			r->missed++;
+	}
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct rec *r = ctx;
+	const struct raw_hdr *h = data;
+	struct as_event ev = { 0 };
+	char buf[AS_LOC_FILE_MAX + 1];
+
+	if (size < sizeof(*h))
+		goto bad;
+	if (h->probe >= r->n_probes && h->type != RAW_THREAD)
+		goto bad;
+	ev.probe = h->type == RAW_THREAD ? 0 : h->probe;
+	ev.tid = h->tid;
+	ev.ts = h->ts;
+	switch (h->type) {
+	case RAW_THREAD: {
+		const struct raw_thread *t = data;
+		if (size < sizeof(*t))
+			goto bad;
+		memcpy(buf, t->comm, AS_COMM_LEN);
+		buf[AS_COMM_LEN] = '\0';
+		ev.type = AS_EV_THREAD;
+		ev.str = buf;
+		break;
+	}
+	case RAW_SPAWN: {
+		const struct raw_spawn *s = data;
+		if (size < sizeof(*s) || s->file_len > AS_LOC_FILE_MAX)
+			goto bad;
+		memcpy(buf, s->file, s->file_len);
+		buf[s->file_len] = '\0';
+		ev.type = AS_EV_SPAWN;
+		ev.str = buf;
+		ev.other = (uint64_t)s->line << 32 | s->col;
+		break;
+	}
+	case RAW_POLL_BEGIN: case RAW_POLL_END: case RAW_WAKE: case RAW_FREE:
+	case RAW_PARK: case RAW_UNPARK: {
+		static const uint8_t map[] = {
+			[RAW_POLL_BEGIN] = AS_EV_POLL_BEGIN, [RAW_POLL_END] = AS_EV_POLL_END,
+			[RAW_WAKE] = AS_EV_WAKE, [RAW_FREE] = AS_EV_FREE,
+			[RAW_PARK] = AS_EV_PARK, [RAW_UNPARK] = AS_EV_UNPARK,
+		};
+		const struct raw_event *e = data;
+		if (size < sizeof(*e))
+			goto bad;
+		if (h->type == RAW_POLL_END && (h->flags & RAW_F_UNMATCHED)) {
+			/* a poll that began before the probes were attached */
+			r->missed++;
+			return 0;
+		}
+		ev.type = map[h->type];
+		ev.task = e->task;
+		ev.other = e->arg;
+		ev.flags = (h->type == RAW_POLL_END && (h->flags & RAW_F_READY)) ? AS_POLL_READY : 0;
+		if (ev.type == AS_EV_FREE)
+			u64map__del(&r->live, e->task);
+		else
+			note_task(r, ev.task);
+		break;
+	}
+	default:
+		goto bad;
+	}
+	if (trace_writer__write(r->w, &ev))
+		r->write_errors++;
+	return 0;
+bad:
+	r->missed++;
+	return 0;
+}
+
+/* argv[0] as execvp would find it. */
+static int resolve_command(const char *cmd, char *out, size_t len)
+{
+	if (strchr(cmd, '/')) {
+		if (access(cmd, X_OK))
+			return -errno;
+		return realpath(cmd, out) ? 0 : -errno;
+	}
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		const char *end = strchr(path, ':');
+		size_t n = end ? (size_t)(end - path) : strlen(path);
+		char cand[PATH_MAX];
+		if (n && snprintf(cand, sizeof(cand), "%.*s/%s", (int)n, path, cmd) < (int)sizeof(cand) &&
+		    !access(cand, X_OK))
+			return realpath(cand, out) ? 0 : -errno;
+		path += n + (end ? 1 : 0);
+	}
+	return -ENOENT;
+}
+
+static char *read_cmdline(pid_t pid)
+{
+	char path[64], buf[4096];
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return strdup("");
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return strdup("");
+	for (ssize_t i = 0; i < n - 1; i++)
+		if (buf[i] == '\0')
+			buf[i] = ' ';
+	buf[n] = '\0';
+	return strdup(buf);
+}
+
+static char *join_argv(char *const *argv)
+{
+	size_t len = 1;
+	for (size_t i = 0; argv[i]; i++)
+		len += strlen(argv[i]) + 1;
+	char *s = calloc(1, len);
+	if (!s)
+		return NULL;
+	for (size_t i = 0; argv[i]; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
+
+/* Child: wait for the go byte, then exec. */
+static void child_exec(int gofd, char *const *argv)
+{
+	char c;
+
+	if (read(gofd, &c, 1) != 1)
+		_exit(127);
+	close(gofd);
+	execvp(argv[0], argv);
+	fprintf(stderr, "asyncscope: cannot run %s: %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
+static void stop_child(pid_t child, int *status)
+{
+	if (waitpid(child, status, WNOHANG) == child)
+		return;
+	kill(child, SIGTERM);
+	for (int i = 0; i < 200; i++) {
+		if (waitpid(child, status, WNOHANG) == child)
+			return;
+		usleep(10000);
+	}
+	kill(child, SIGKILL);
+	waitpid(child, status, 0);
+}
+
+int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
+		 char *err, size_t errlen)
+{
+	char binary[PATH_MAX], attach_path[PATH_MAX];
+	struct elf_image *img = NULL;
+	struct probe_plan *plan = NULL;
+	struct attachment *att = NULL;
+	struct ring_buffer *rb = NULL;
+	struct rec r = { 0 };
+	struct as_trace_meta meta = { 0 };
+	const struct runtime_profile *prof = NULL;
+	pid_t child = -1, tgid = o->pid;
+	int gopipe[2] = { -1, -1 }, ret = 0, status = -1;
+	bool target_gone = false;
+
+	memset(res, 0, sizeof(*res));
+	res->target_status = -1;
+	if (o->runtime && !(prof = profile_find(o->runtime))) {
+		snprintf(err, errlen, "unknown runtime '%s': supported runtimes are: tokio", o->runtime);
+		return -EINVAL;
+	}
+	ret = attach_check_kernel(err, errlen);
+	if (ret)
+		return ret;
+
+	if (o->argv) {
+		ret = resolve_command(o->argv[0], binary, sizeof(binary));
+		if (ret) {
+			snprintf(err, errlen, "cannot run %s: %s", o->argv[0], strerror(-ret));
+			return ret;
+		}
+		snprintf(attach_path, sizeof(attach_path), "%s", binary);
+		meta.cmdline = join_argv(o->argv);
+	} else {
+		char exe[64];
+		snprintf(exe, sizeof(exe), "/proc/%d/exe", o->pid);
+		if (kill(o->pid, 0) && errno == ESRCH) {
+			snprintf(err, errlen, "no process with pid %d: check the pid (ps -e) and that "
+				 "the program is still running", o->pid);
+			return -ESRCH;
+		}
+		ssize_t n = readlink(exe, binary, sizeof(binary) - 1);
+		if (n < 0) {
+			ret = -errno;
+			snprintf(err, errlen, "cannot read %s: %s%s", exe, strerror(errno),
+				 errno == EACCES || errno == EPERM ? ": run as root (sudo)" : "");
+			return ret;
+		}
+		binary[n] = '\0';
+		/* the kernel resolves the magic link even if the file was replaced */
+		snprintf(attach_path, sizeof(attach_path), "%s", exe);
+		meta.cmdline = read_cmdline(o->pid);
+	}
+
+	img = elf_image__open(attach_path);
+	if (!img) {
+		ret = -errno;
+		if (errno == ENOEXEC)
+			snprintf(err, errlen, "%s is not a 64-bit ELF executable: point asyncscope at "
+				 "the compiled program, not a script or wrapper", binary);
+		else
+			snprintf(err, errlen, "cannot read %s: %s", binary, strerror(errno));
+		goto cleanup;
+	}
+	plan = probe_plan__build(img, prof, err, errlen);
+	if (!plan) {
+		ret = -ENOENT;
+		goto cleanup;
+	}
+
+	if (o->argv) {
+		if (pipe2(gopipe, O_CLOEXEC)) {
+			ret = -errno;
+			snprintf(err, errlen, "pipe: %s", strerror(errno));
+			goto cleanup;
+		}
+		child = fork();
+		if (child < 0) {
+			ret = -errno;
+			snprintf(err, errlen, "fork: %s", strerror(errno));
+			goto cleanup;
+		}
+		if (child == 0) {
+			close(gopipe[1]);
+			child_exec(gopipe[0], o->argv);
+		}
+		close(gopipe[0]);
+		gopipe[0] = -1;
+		tgid = child;
+	}
+
+	att = attachment__load(plan, tgid, err, errlen);
+	if (!att) {
+		ret = -EPERM;
+		goto cleanup;
+	}
+	meta.format_version = 0; /* the writer stamps its own */
+	meta.pid = (uint32_t)tgid;
+	meta.target = binary;
+	meta.build_id = img->build_id;
+	meta.runtime = (char *)plan->profile->name;
+	meta.probes = plan->probes;
+	meta.n_probes = (uint32_t)plan->n;
+	meta.clock_mono_ns = now_ns(CLOCK_MONOTONIC);
+	meta.clock_real_ns = now_ns(CLOCK_REALTIME);
+	r.n_probes = plan->n;
+	r.w = trace_writer__new(o->output, &meta);
+	if (!r.w) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot write trace file %s: %s", o->output, strerror(errno));
+		goto cleanup;
+	}
+	rb = ring_buffer__new(bpf_map__fd(attachment__skel(att)->maps.events), on_record, &r, NULL);
+	if (!rb) {
+		ret = -errno;
+		snprintf(err, errlen, "failed to open the BPF ring buffer: %s", strerror(errno));
+		goto cleanup;
+	}
+	ret = attachment__attach(att, attach_path, err, errlen);
+	if (ret < 0)
+		goto cleanup;
+	fprintf(stderr, "asyncscope: attached %d probes (%zu poll, %zu wake, %zu spawn, %zu free, "
+		"%zu park) to pid %d (%s, %s); recording to %s, Ctrl-C to stop\n",
+		ret, plan->per_role[AS_ROLE_POLL], plan->per_role[AS_ROLE_WAKE],
+		plan->per_role[AS_ROLE_SPAWN], plan->per_role[AS_ROLE_FREE],
+		plan->per_role[AS_ROLE_PARK], tgid, binary, plan->profile->name, o->output);
+	ret = 0;
+	if (child > 0 && write(gopipe[1], "g", 1) != 1) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot start %s: %s", binary, strerror(errno));
+		goto cleanup;
+	}
+
+	uint64_t start = now_ns(CLOCK_MONOTONIC), last_flush = start;
+	uint64_t deadline = o->duration > 0 ? start + (uint64_t)(o->duration * 1e9) : 0;
+	while (!*o->stop) {
+		int n = ring_buffer__poll(rb, 100);
+		if (n < 0 && n != -EINTR) {
+			ret = n;
+			snprintf(err, errlen, "reading the ring buffer: %s", strerror(-n));
+			break;
+		}
+		uint64_t now = now_ns(CLOCK_MONOTONIC);
+		if (deadline && now >= deadline)
+			break;
+		if (child > 0 ? waitpid(child, &status, WNOHANG) == child
+			      : (kill(tgid, 0) && errno == ESRCH)) {
+			target_gone = true;
+			break;
+		}
+		if (now - last_flush >= 1000000000ull) {
+			struct raw_counters c;
+			last_flush = now;
+			trace_writer__flush(r.w);
+			attachment__counters(att, &c);
+			if (o->progress)
+				fprintf(stderr, "\rasyncscope: %.0f s, %llu events, %llu tasks, %llu lost ",
+					(double)(now - start) / 1e9,
+					(unsigned long long)trace_writer__events(r.w),
+					(unsigned long long)r.tasks, (unsigned long long)c.lost);
+		}
+	}
+	if (o->progress)
+		fprintf(stderr, "\r\033[K");
+	ring_buffer__consume(rb);
+	if (child > 0 && !target_gone)
+		stop_child(child, &status);
+	if (child > 0) {
+		ring_buffer__consume(rb);
+		res->target_status = status;
+		child = -1;
+	}
+
+	struct raw_counters c;
+	attachment__counters(att, &c);
+	struct as_trace_end end = {
+		.events = trace_writer__events(r.w),
+		.lost = c.lost,
+		.missed = r.missed + r.write_errors + c.depth_overflow,
+		.end_ns = now_ns(CLOCK_MONOTONIC),
+	};
+	int fret = trace_writer__finish(r.w, &end);
+	if (fret && !ret) {
+		ret = fret;
+		snprintf(err, errlen, "writing trace file %s: %s", o->output, strerror(-fret));
+	}
+	res->events = end.events;
+	res->tasks = r.tasks;
+	res->lost = end.lost;
+	res->missed = end.missed;
+	res->bytes = trace_writer__bytes(r.w);
+cleanup:
+	if (child > 0) {
+		/* set-up failed after fork: the child is waiting for the go byte */
+		close(gopipe[1]);
+		gopipe[1] = -1;
+		waitpid(child, NULL, 0);
+	}
+	if (gopipe[0] >= 0)
+		close(gopipe[0]);
+	if (gopipe[1] >= 0)
+		close(gopipe[1]);
+	ring_buffer__free(rb);
+	trace_writer__free(r.w);
+	attachment__free(att);
+	u64map__clear(&r.live);
+	probe_plan__free(plan);
+	elf_image__free(img);
+	free(meta.cmdline);
+	return ret;
+}

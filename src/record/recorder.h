@@ -1,0 +1,37 @@
+/* Recording: launch or find the target, plan and attach probes, stream the
+ * BPF ring buffer into a trace file until told to stop, the duration ends,
+ * or the target exits. */
+#ifndef AS_RECORD_RECORDER_H
+#define AS_RECORD_RECORDER_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct recorder_opts {
+	const char *output;          /* trace file path */
+	double duration;             /* seconds; 0 = until stopped or the target exits */
+	pid_t pid;                   /* attach to this process, or */
+	char *const *argv;           /* launch this command (NULL-terminated) */
+	const char *runtime;         /* profile name, NULL = detect */
+	bool progress;               /* a live status line on stderr */
+	volatile sig_atomic_t *stop; /* set by the caller's signal handler */
+};
+
+struct recorder_result {
+	uint64_t events;
+	uint64_t tasks;              /* distinct task identities seen */
+	uint64_t lost;               /* lost in the kernel (ring buffer full) */
+	uint64_t missed;             /* malformed or unattributable records */
+	uint64_t bytes;              /* trace file size */
+	int target_status;           /* launched target: wait status, else -1 */
+};
+
+/* Runs one recording. Returns 0, or -errno with a one-line message and fix
+ * in err. Prints progress and the "attached" line on stderr. */
+int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
+		 char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,220 @@
+/* ELF reading with libelf: function symbols from .symtab (or .dynsym when
+ * stripped), demangled once; build id from the GNU note; PT_LOAD segments. */
+#include "sym/elf_image.h"
+#include "sym/demangle.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct elf_sym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int read_symbols(struct elf_image *img, Elf *elf, Elf_Scn *scn, GElf_Shdr *sh)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+
+	if (!data)
+		return 0;
+	struct elf_sym *syms = realloc(img->syms, (img->n_syms + n) * sizeof(*syms));
+	if (!syms && n)
+		return -ENOMEM;
+	img->syms = syms;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Sym sym;
+		if (!gelf_getsym(data, (int)i, &sym))
+			continue;
+		if (GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_value == 0 ||
+		    sym.st_shndx == SHN_UNDEF)
+			continue;
+		const char *raw = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (!raw || !*raw)
+			continue;
+		struct elf_sym *s = &img->syms[img->n_syms];
+		s->addr = sym.st_value;
+		s->size = sym.st_size;
+		s->name = sym_demangle(raw);
+		s->norm = s->name ? sym_strip_generics(s->name) : NULL;
+		if (!s->name || !s->norm) {
+			free(s->name);
+			free(s->norm);
+			return -ENOMEM;
+		}
+		img->n_syms++;
+	}
+	return 0;
+}
+
+static void read_build_id(struct elf_image *img, Elf_Scn *scn)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t off = 0, name_off, desc_off;
+	GElf_Nhdr nh;
+
+	if (!data)
+		return;
+	while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+		if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+		    memcmp((char *)data->d_buf + name_off, "GNU", 4))
+			continue;
+		const unsigned char *d = (unsigned char *)data->d_buf + desc_off;
+		size_t len = nh.n_descsz > 20 ? 20 : nh.n_descsz;
+		for (size_t i = 0; i < len; i++)
+			snprintf(img->build_id + 2 * i, 3, "%02x", d[i]);
+		return;
+	}
+}
+
+struct elf_image *elf_image__open(const char *path)
+{
+	struct elf_image *img = calloc(1, sizeof(*img));
+	Elf *elf = NULL;
+	int fd = -1, err = 0;
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr symtab_sh, dynsym_sh;
+	Elf_Scn *symtab = NULL, *dynsym = NULL;
+
+	if (!img)
+		return NULL;
+	img->path = strdup(path);
+	if (!img->path) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		goto cleanup;
+	}
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || gelf_getclass(elf) != ELFCLASS64 ||
+	    elf_getshdrstrndx(elf, &shstrndx)) {
+		err = -ENOEXEC;
+		goto cleanup;
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (sh.sh_type == SHT_SYMTAB) {
+			symtab = scn;
+			symtab_sh = sh;
+		} else if (sh.sh_type == SHT_DYNSYM) {
+			dynsym = scn;
+			dynsym_sh = sh;
+		} else if (sh.sh_type == SHT_NOTE && name && !strcmp(name, ".note.gnu.build-id")) {
+			read_build_id(img, scn);
+		} else if (name && !strcmp(name, ".debug_info")) {
+			img->has_debug_info = true;
+		}
+	}
+	img->has_symtab = symtab != NULL;
+	if (symtab)
+		err = read_symbols(img, elf, symtab, &symtab_sh);
+	else if (dynsym)
+		err = read_symbols(img, elf, dynsym, &dynsym_sh);
+	if (err)
+		goto cleanup;
+	qsort(img->syms, img->n_syms, sizeof(*img->syms), cmp_sym);
+
+	size_t nph;
+	if (elf_getphdrnum(elf, &nph)) {
+		err = -ENOEXEC;
+		goto cleanup;
+	}
+	for (size_t i = 0; i < nph && img->n_loads < 16; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		img->loads[img->n_loads++] = (struct elf_load){
+			.vaddr = ph.p_vaddr, .memsz = ph.p_memsz, .offset = ph.p_offset,
+			.filesz = ph.p_filesz, .exec = (ph.p_flags & PF_X) != 0,
+		};
+	}
+cleanup:
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	if (err) {
+		elf_image__free(img);
+		errno = -err;
+		return NULL;
+	}
+	return img;
+}
+
+int elf_image__file_offset(const struct elf_image *img, uint64_t vaddr, uint64_t *off)
+{
+	for (size_t i = 0; i < img->n_loads; i++) {
+		const struct elf_load *l = &img->loads[i];
+		if (l->exec && vaddr >= l->vaddr && vaddr < l->vaddr + l->filesz) {
+			*off = vaddr - l->vaddr + l->offset;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int elf_image__read(const struct elf_image *img, uint64_t vaddr, void *buf, size_t len)
+{
+	uint64_t off;
+	int fd, err = elf_image__file_offset(img, vaddr, &off);
+
+	if (err)
+		return err;
+	fd = open(img->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t n = pread(fd, buf, len, (off_t)off);
+	err = n < 0 ? -errno : (int)n;
+	close(fd);
+	return err;
+}
+
+void elf_image__free(struct elf_image *img)
+{
+	if (!img)
+		return;
+	for (size_t i = 0; i < img->n_syms; i++) {
+		free(img->syms[i].name);
+		free(img->syms[i].norm);
+	}
+	free(img->syms);
+	free(img->path);
+	free(img);
+}
+
+int insn_emulated(const uint8_t *code, size_t len)
+{
+	size_t i = 0;
+
+	if (len == 0)
+		return 0;
+	if (code[0] >= 0x50 && code[0] <= 0x57)           /* push r64 */
+		return 1;
+	if (len >= 2 && code[0] == 0x41 && code[1] >= 0x50 && code[1] <= 0x57)
+		return 1;                                  /* push r8..r15 */
+	if (code[0] == 0xe9 || code[0] == 0xeb || code[0] == 0xe8)
+		return 1;                                  /* jmp rel32/rel8, call rel32 */
+	while (i < len && code[i] == 0x66)                 /* operand-size prefixes */
+		i++;
+	if (i < len && code[i] == 0x90)                    /* nop, xchg ax,ax */
+		return 1;
+	if (i + 1 < len && code[i] == 0x0f && code[i + 1] == 0x1f)
+		return 1;                                  /* multi-byte nop */
+	return 0;
+}

@@ -1,0 +1,48 @@
+/* An ELF executable as asyncscope needs it: its function symbols
+ * (demangled), build id, loadable segments (for virtual address to file
+ * offset translation) and the first bytes of a function. libelf only. */
+#ifndef AS_SYM_ELF_IMAGE_H
+#define AS_SYM_ELF_IMAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct elf_sym {
+	uint64_t addr;
+	uint64_t size;
+	char *name;   /* demangled, hash removed (owned by the image) */
+	char *norm;   /* name without generic arguments (owned by the image) */
+};
+
+struct elf_load {
+	uint64_t vaddr, memsz, offset, filesz;
+	bool exec;
+};
+
+struct elf_image {
+	char *path;
+	char build_id[41];     /* hex, "" if none */
+	bool has_symtab;       /* a .symtab section (not stripped) */
+	bool has_debug_info;   /* a .debug_info section */
+	struct elf_sym *syms;  /* function symbols, sorted by address */
+	size_t n_syms;
+	struct elf_load loads[16];
+	size_t n_loads;
+};
+
+/* Opens and indexes path. Returns NULL and sets errno: ENOENT/EACCES from
+ * open, ENOEXEC when it is not a 64-bit ELF file, ENOMEM. */
+struct elf_image *elf_image__open(const char *path);
+/* File offset of a virtual address (what uprobes attach to): 0 or -ENOENT
+ * when no executable segment maps it. */
+int elf_image__file_offset(const struct elf_image *img, uint64_t vaddr, uint64_t *off);
+/* Copies up to len bytes of file content at vaddr; returns bytes read or -errno. */
+int elf_image__read(const struct elf_image *img, uint64_t vaddr, void *buf, size_t len);
+void elf_image__free(struct elf_image *img);
+
+/* 1 when the x86-64 instruction at code is one uprobes emulate (push reg,
+ * jmp, call rel32, nop), 0 when it is single-stepped (about 15x dearer). */
+int insn_emulated(const uint8_t *code, size_t len);
+
+#endif
