@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Runs every unit test binary given as argument, then the integration tests,
+# and ends with one line "N passed, N failed" over all of them.
+set -u
+cd "$(dirname "$0")/.."
+passed=0 failed=0
+tally() { # reads a test binary's closing "N passed, N failed" line
+	local line p f
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$1" | tail -1)
+	if [ -z "$line" ]; then failed=$((failed + 1)); return; fi
+	p=${line%% passed*}; f=${line#*passed, }; f=${f%% failed*}
+	passed=$((passed + p)); failed=$((failed + f))
+}
+for t in "$@"; do
+	echo "== $t"
+	out=$(mktemp)
+	if ! "$t" >"$out" 2>&1; then cat "$out"; fi
+	tail -1 "$out"
+	tally "$out"
+	rm -f "$out"
+done
+echo "== integration tests (real BPF, real Tokio programs)"
+out=$(mktemp)
+tests/integ/run.sh 2>&1 | tee "$out"
+tally "$out"
+rm -f "$out"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Integration tests: the real BPF programs trace the real Tokio programs of
+# tests/apps (built by `make apps`). Needs root (CAP_BPF, CAP_PERFMON).
+set -u
+cd "$(dirname "$0")/../.."
+. tests/integ/lib.sh
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "integration tests need root (BPF): skipped"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+
+test_multi_thread_exact_polls() {
+	local t=$TMP/multi.trace
+	check "record exits 0" $AS record -o "$t" -- $APPS/yields multi 200 2>"$TMP/multi.err" >/dev/null
+	check "attached line" grep -q "attached" "$TMP/multi.err"
+	check "report json" $AS report --format json "$t" >"$TMP/multi.json"
+	check "exact per-task polls" python3 tests/integ/check_yields.py "$TMP/multi.json" 200
+	check "two worker tasks" json_check "$TMP/multi.json" \
+		'len([t for t in r["tasks"] if t["kind"] == "worker"]) == 2'
+	check "workers listed" json_check "$TMP/multi.json" 'len(r["workers"]) >= 2'
+	check "text report" sh -c "$AS report $t > $TMP/multi.txt"
+	check "text shows lost events" grep -qi "lost" "$TMP/multi.txt"
+	check "text names the task future" grep -q "yields::main" "$TMP/multi.txt"
+}
+
+test_current_thread_exact_polls() {
+	local t=$TMP/current.trace
+	check "record exits 0" $AS record -o "$t" -- $APPS/yields current 200 2>/dev/null >/dev/null
+	check "report json" $AS report --format json "$t" >"$TMP/current.json"
+	check "exact per-task polls" python3 tests/integ/check_yields.py "$TMP/current.json" 200
+	check "no worker task on current_thread" json_check "$TMP/current.json" \
+		'not [t for t in r["tasks"] if t["kind"] == "worker"]'
+}
+
+test_attach_by_pid() {
+	local t=$TMP/pid.trace go=$TMP/go
+	$APPS/yields multi 100 --go-file "$go" >/dev/null &
+	local app=$!
+	$AS record -o "$t" -p $app 2>"$TMP/pid.err" &
+	local rec=$!
+	for _ in $(seq 100); do grep -q attached "$TMP/pid.err" 2>/dev/null && break; sleep 0.1; done
+	check "attached line" grep -q attached "$TMP/pid.err"
+	touch "$go"
+	wait $app
+	check "recorder stops when the target exits" wait $rec
+	check "report json" $AS report --format json "$t" >"$TMP/pid.json"
+	check "exact per-task polls after attach" python3 tests/integ/check_yields.py "$TMP/pid.json" 100
+}
+
+test_blocking_and_stuck_tasks() {
+	local t=$TMP/blocker.trace
+	check "record exits 0" $AS record -o "$t" --duration 2 -- $APPS/blocker 2>/dev/null >/dev/null
+	check "report json" $AS report --format json "$t" >"$TMP/blocker.json"
+	check "blocking task max poll >= 200 ms" json_check "$TMP/blocker.json" \
+		'[t for t in tasks if t["name"] == "blocker::main::{async_block#0}::{async_block#1}" and t["max_poll_ns"] >= 200e6 and t["state"] == "completed"]'
+	check "never-woken task ends idle" json_check "$TMP/blocker.json" \
+		'[t for t in tasks if t["name"] == "blocker::stuck_forever" and t["state"] == "idle" and t["polls"] == 1 and t["wakes"] == 0]'
+	check "ticker is woken by its timer" json_check "$TMP/blocker.json" \
+		'[t for t in tasks if t["name"] == "blocker::main::{async_block#0}::{async_block#2}" and t["wakes"] >= 20]'
+	check "workers parked" json_check "$TMP/blocker.json" \
+		'sum(w["parked_ns"] for w in r["workers"]) > 1e9'
+}
+
+# expect_error "what" PATTERN command...: exits non-zero, one line on stderr matching PATTERN
+expect_error() {
+	local what=$1 pat=$2; shift 2
+	local out=$TMP/err.txt
+	"$@" >/dev/null 2>"$out"
+	local rc=$?
+	check "$what: non-zero exit" test "$rc" -ne 0
+	check "$what: not a crash" test "$rc" -lt 128
+	check "$what: one line" test "$(wc -l < "$out")" -eq 1
+	check "$what: says '$pat'" grep -q "$pat" "$out" || cat "$out"
+}
+
+test_bad_input() {
+	local dead
+	sh -c 'exit 0' & dead=$!; wait $dead
+	expect_error "pid gone" "no process with pid" $AS record -p $dead -o $TMP/x.trace
+	cp /bin/true $TMP/stripped && strip $TMP/stripped
+	expect_error "stripped binary" "stripped" $AS record -o $TMP/x.trace -- $TMP/stripped
+	printf 'int main(void){return 0;}\n' > $TMP/plain.c && cc -g -o $TMP/plain $TMP/plain.c
+	expect_error "no tokio symbols" "no Tokio runtime functions" $AS record -o $TMP/x.trace -- $TMP/plain
+	expect_error "missing command" "cannot run" $AS record -o $TMP/x.trace -- /nonexistent/cmd
+	expect_error "unknown runtime" "unknown runtime" $AS record --runtime nope -o $TMP/x.trace -- $APPS/yields
+	head -c 4096 /dev/urandom > $TMP/garbage.trace
+	expect_error "garbage trace" "not an asyncscope trace" $AS report $TMP/garbage.trace
+	expect_error "missing trace" "No such file" $AS report $TMP/none.trace
+	$AS record -o $TMP/full.trace -- $APPS/yields multi 50 >/dev/null 2>&1
+	local size; size=$(stat -c %s $TMP/full.trace)
+	head -c $((size - 7)) $TMP/full.trace > $TMP/cut.trace
+	expect_error "truncated trace" "truncated" $AS report $TMP/cut.trace
+	check "--partial reports a truncated trace" sh -c "$AS report --partial $TMP/cut.trace >/dev/null 2>&1"
+	cp $TMP/full.trace $TMP/flip.trace
+	printf '\xff\xff\xff\xff' | dd of=$TMP/flip.trace bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+	expect_error "corrupt trace" "corrupt" $AS report $TMP/flip.trace
+	expect_error "usage" "needs either" $AS record -o $TMP/x.trace
+}
+
+test_report_no_leaks_valgrind() {
+	local t=$TMP/vg.trace
+	build/asyncscope record -o "$t" -- $APPS/yields multi 20 >/dev/null 2>&1
+	check "valgrind: report text has no leak or error" valgrind -q --leak-check=full \
+		--errors-for-leak-kinds=definite,indirect --error-exitcode=9 \
+		build/asyncscope report "$t" >/dev/null
+	check "valgrind: report json has no leak or error" valgrind -q --leak-check=full \
+		--errors-for-leak-kinds=definite,indirect --error-exitcode=9 \
+		build/asyncscope report --format json "$t" >/dev/null
+}
+
+for t in ${INTEG_TESTS:-test_multi_thread_exact_polls test_current_thread_exact_polls \
+	test_attach_by_pid test_blocking_and_stuck_tasks test_bad_input test_report_no_leaks_valgrind}; do
+	run_test "$t"
+done
+finish
