@@ -237,7 +237,8 @@ static void poll_close(struct analysis *a, struct thread *t, const struct frame 
 			l->leaf_polls++;
 		}
 	}
-	touch(st, ts);
+	if (how != END_TRACE)
+		touch(st, ts);
 	if (how == END_CUT || how == END_TRACE) {
 		if (how == END_CUT)
 			a->sum.anomalies++;
