@@ -119,26 +119,27 @@ static void task_row(FILE *out, const struct task_stats *t)
 		task_state__str(t->state));
 }
 
-/* Sample (the golden file tests/data/golden/report.txt is a full one):
+/* Sample (tests/data/golden/report.txt is the full one, lines cut here):
  *
- * asyncscope report: /srv/app (pid 4242, runtime tokio)
- * duration 1.00 s, 14 events, lost events 0, missed events 0
+ * asyncscope report: /srv/app/target/release/app (pid 4242, runtime tokio)
+ * duration 1.00 s, 30 events, lost events 0, missed events 0
  *
- * TASKS: 3 tasks, by busy time
+ * TASKS: 4 tasks, by busy time
  *   SEQ     ID  NAME                                     SPAWNED AT            POLLS      BUSY  MAX POLL MEAN POLL      IDLE  WAKES  STATE
- *     2      1  app::handler::{{closure}}                main.rs:12                2   30.0 ms   20.0 ms   15.0 ms   40.0 ms      1  completed
- *     4      -  (unknown)                                -                         0      0 ns      0 ns         -      0 ns      0  runnable
+ *     6      -  (unknown)                                -                         1  300.0 ms  300.0 ms  300.0 ms      0 ns      0  running
+ *     3      3  app::handler::{{closure}}                main.rs:14                2   30.0 ms   20.0 ms   15.0 ms  278.8 ms      1  completed
+ *     5      5  app::connect...ream>::serve::{{closure}} handler.rs:40             1  500.0 us  500.0 us  500.0 us  593.5 ms      1  runnable
  *
- * RUNTIME WORKER TASKS: 1 (executor loops: other tasks were polled inside them)
- *   SEQ     ID  NAME ...
- *     1      -  tokio::runt...thread::worker::run::{{closure}}> -  1    1.00 s ...  running
+ * RUNTIME WORKER TASKS: 2 (executor loops: other tasks were polled inside them)
+ *   SEQ     ID  NAME                                     SPAWNED AT            POLLS      BUSY  MAX POLL MEAN POLL      IDLE  WAKES  STATE
+ *     2      2  tokio::runti...nch::launch::{{closure}}> -                         1  999.9 ms  999.9 ms  999.9 ms      0 ns      0  running
  *
- * WORKERS
- *     TID  NAME              POLLS      BUSY    PARKED  PARKS
- *    4243  tokio-runtime-w       3   45.0 ms   800.0 ms     2
+ * WORKERS: 2 threads
+ *      TID  NAME              POLLS      BUSY    PARKED  PARKS
+ *     4244  tokio-runtime-?       4  301.0 ms  491.0 ms      1
  *
  * TOTALS
- * tasks 4 (3 user, 1 runtime)  polls 4 (3 user)  events 14  lost 0  missed 0  anomalies 0
+ * tasks 6 (4 user, 2 runtime)  polls 8 (6 user)  events 30  lost 0  missed 0  anomalies 0
  */
 int report_text(FILE *out, const struct analysis *a, const struct as_trace_meta *meta,
 		const struct as_trace_end *end)

@@ -384,6 +384,30 @@ static void test_reports_empty(void)
 	analysis__free(a);
 }
 
+/* Long, odd names in the text table: middle ellipsis keeps the end, control
+ * bytes shown as '?', multi-byte characters kept whole, columns aligned. */
+static void test_text_names(void)
+{
+	struct as_probe p[] = {
+		{ .role = AS_ROLE_POLL, .future = "caf\xc3\xa9::a\nb::" "0123456789012345678901234567890123456789::end" },
+	};
+	struct as_trace_meta m = { .target = "t", .runtime = "tokio", .probes = p, .n_probes = 1 };
+	struct as_event ev = { .type = AS_EV_POLL_BEGIN, .tid = 1, .ts = 10, .task = 0x10 };
+	struct analysis *a = analysis__new(&m);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	CHECK_EQ_U64(analysis__add(a, &ev), 0);
+	CHECK_EQ_U64(analysis__finish(a, NULL), 0);
+	f = open_memstream(&buf, &len);
+	CHECK_EQ_U64(report_text(f, a, &m, NULL), 0);
+	fclose(f);
+	CHECK(strstr(buf, "    1      -  caf\xc3\xa9::a?b::0...01234567890123456789::end -") != NULL);
+	free(buf);
+	analysis__free(a);
+}
+
 /* Writes one string value and returns the output (caller frees). */
 static char *json_str(const char *s, size_t len)
 {
@@ -505,6 +529,7 @@ int main(void)
 	RUN(test_json_golden);
 	RUN(test_reports_unfinished);
 	RUN(test_reports_empty);
+	RUN(test_text_names);
 	RUN(test_json_escapes);
 	RUN(test_json_structure);
 	RUN(test_fmt_duration);
