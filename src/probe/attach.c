@@ -66,9 +66,10 @@ struct attachment *attachment__load(const struct probe_plan *plan, pid_t tgid,
 	a->skel->rodata->targ_tgid = (__u32)tgid;
 	a->skel->rodata->hdr_vtable_off = plan->profile->hdr_vtable_off;
 	a->skel->rodata->vtable_id_off_slot = plan->profile->vtable_id_off_slot;
+	a->skel->rodata->bare_probes = getenv("ASYNCSCOPE_BARE_PROBES") != NULL;
 	ret = asyncscope_bpf__load(a->skel);
 	if (ret) {
-		if (ret == -EPERM || ret == -EACCES)
+		if (ret == -EPERM || (ret == -EACCES && geteuid() != 0))
 			snprintf(err, errlen, "not allowed to load BPF programs: run as root (sudo) "
 				 "or grant CAP_BPF and CAP_PERFMON");
 		else
