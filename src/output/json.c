@@ -2,7 +2,7 @@
  * scripts and tests. Formatting only; writes only to the FILE* it is given.
  *
  * {"format_version", "target", "pid", "runtime", "duration_ns", "events",
- *  "lost_events", "missed_events",
+ *  "lost_events", "missed_events", "truncated" (no end record),
  *  "tasks": [{"id" (tokio id or null), "seq", "header" ("0x..."), "name" (or null),
  *             "kind" ("task"|"worker"), "spawn_location" ("file:line:col" or null),
  *             "spawned_in_trace", "parent" (seq or null), "polls", "pending_polls",
@@ -77,7 +77,7 @@ static void task_json(struct json_writer *w, const struct task_stats *t)
 }
 
 int report_json(FILE *out, const struct analysis *a, const struct as_trace_meta *meta,
-		const struct as_trace_end *end)
+		const struct as_trace_end *end, const struct report_opts *opts)
 {
 	const struct summary *s = analysis__summary(a);
 	const struct task_stats *tasks;
@@ -114,6 +114,7 @@ int report_json(FILE *out, const struct analysis *a, const struct as_trace_meta 
 	json_writer__kv_u64(w, "events", s->events);
 	json_writer__kv_u64(w, "lost_events", lost);
 	json_writer__kv_u64(w, "missed_events", missed);
+	json_writer__kv_bool(w, "truncated", opts && opts->truncated);
 
 	json_writer__key(w, "tasks");
 	json_writer__begin_array(w);

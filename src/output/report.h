@@ -5,25 +5,32 @@
 #ifndef AS_OUTPUT_REPORT_H
 #define AS_OUTPUT_REPORT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "analysis/tasks.h"
 #include "trace/event.h"
 
+/* Options of a report; NULL means all false. */
+struct report_opts {
+	bool truncated;   /* the trace had no end record: it stops at its last event */
+};
+
 /* Write the report of a (finished with analysis__finish()) to out. meta gives
  * the target, pid, runtime and format version (NULL: unknown); end gives the
  * lost and missed counts (NULL: those of the analysis summary, which are the
- * same when the analysis was finished with this end). All borrowed. Return 0,
+ * same when the analysis was finished with this end); opts may be NULL. All
+ * borrowed. Return 0,
  * -EINVAL if a is NULL or not finished, -ENOMEM, or -EIO on a write error. */
 
 /* Human-readable: header, TASKS (by busy time, runtime worker tasks apart),
  * WORKERS, TOTALS. Durations as "1.23 ms". */
 int report_text(FILE *out, const struct analysis *a, const struct as_trace_meta *meta,
-		const struct as_trace_end *end);
+		const struct as_trace_end *end, const struct report_opts *opts);
 
 /* One JSON document, stable schema (keys listed in json.c), tasks in seq
  * order. Durations in integer ns. */
 int report_json(FILE *out, const struct analysis *a, const struct as_trace_meta *meta,
-		const struct as_trace_end *end);
+		const struct as_trace_end *end, const struct report_opts *opts);
 
 #endif

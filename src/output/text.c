@@ -142,7 +142,7 @@ static void task_row(FILE *out, const struct task_stats *t)
  * tasks 6 (4 user, 2 runtime)  polls 8 (6 user)  events 30  lost 0  missed 0  anomalies 0
  */
 int report_text(FILE *out, const struct analysis *a, const struct as_trace_meta *meta,
-		const struct as_trace_end *end)
+		const struct as_trace_end *end, const struct report_opts *opts)
 {
 	const struct summary *s = analysis__summary(a);
 	const struct task_stats *tasks, **order = NULL;
@@ -168,6 +168,9 @@ int report_text(FILE *out, const struct analysis *a, const struct as_trace_meta 
 		fprintf(out, "!!! WARNING: %" PRIu64 " events lost in the kernel (ring buffer full) and "
 			"%" PRIu64 " missed by the recorder: the numbers below undercount !!!\n",
 			lost, missed);
+	if (opts && opts->truncated)
+		fprintf(out, "!!! WARNING: the trace is truncated (no end record): it stops at its "
+			"last event !!!\n");
 
 	order = calloc(n_tasks ? n_tasks : 1, sizeof(*order));
 	if (!order) {

@@ -109,8 +109,9 @@ static struct analysis *analyse(uint64_t lost, uint64_t missed, struct as_trace_
 
 /* Runs fn into a memory buffer; returns it (caller frees) or NULL. */
 static char *render(int (*fn)(FILE *, const struct analysis *, const struct as_trace_meta *,
-			      const struct as_trace_end *),
-		    const struct analysis *a, const struct as_trace_end *end, size_t *len)
+			      const struct as_trace_end *, const struct report_opts *),
+		    const struct analysis *a, const struct as_trace_end *end,
+		    const struct report_opts *opts, size_t *len)
 {
 	char *buf = NULL;
 	FILE *f = open_memstream(&buf, len);
@@ -118,7 +119,7 @@ static char *render(int (*fn)(FILE *, const struct analysis *, const struct as_t
 	CHECK(f != NULL);
 	if (!f)
 		return NULL;
-	CHECK_EQ_U64(fn(f, a, &meta, end), 0);
+	CHECK_EQ_U64(fn(f, a, &meta, end, opts), 0);
 	fclose(f);
 	return buf;
 }
@@ -307,7 +308,7 @@ static void test_text_golden(void)
 	struct as_trace_end end;
 	struct analysis *a = analyse(0, 0, &end);
 	size_t len = 0;
-	char *out = render(report_text, a, &end, &len);
+	char *out = render(report_text, a, &end, NULL, &len);
 
 	if (out) {
 		check_golden("report.txt", out, len);
@@ -323,7 +324,7 @@ static void test_text_lost_warning(void)
 	struct as_trace_end end;
 	struct analysis *a = analyse(12, 3, &end);
 	size_t len = 0;
-	char *out = render(report_text, a, &end, &len);
+	char *out = render(report_text, a, &end, NULL, &len);
 
 	if (out) {
 		CHECK(strstr(out, "lost events 12") != NULL);
@@ -334,12 +335,28 @@ static void test_text_lost_warning(void)
 	analysis__free(a);
 }
 
+static void test_truncated(void)
+{
+	struct as_trace_end end;
+	struct analysis *a = analyse(0, 0, &end);
+	struct report_opts ro = { .truncated = true };
+	size_t len = 0;
+	char *out = render(report_text, a, &end, &ro, &len);
+
+	CHECK(out && strstr(out, "WARNING: the trace is truncated") != NULL);
+	free(out);
+	out = render(report_json, a, &end, &ro, &len);
+	CHECK(out && json_valid(out, len) && strstr(out, "\"truncated\": true") != NULL);
+	free(out);
+	analysis__free(a);
+}
+
 static void test_json_golden(void)
 {
 	struct as_trace_end end;
 	struct analysis *a = analyse(0, 0, &end);
 	size_t len = 0;
-	char *out = render(report_json, a, &end, &len);
+	char *out = render(report_json, a, &end, NULL, &len);
 
 	if (out) {
 		CHECK(json_valid(out, len));
@@ -354,9 +371,9 @@ static void test_reports_unfinished(void)
 	struct analysis *a = analysis__new(&meta);
 	struct as_trace_end end = { 0 };
 
-	CHECK_EQ_U64(report_text(stdout, a, &meta, &end), -EINVAL);
-	CHECK_EQ_U64(report_json(stdout, a, &meta, &end), -EINVAL);
-	CHECK_EQ_U64(report_json(stdout, NULL, &meta, &end), -EINVAL);
+	CHECK_EQ_U64(report_text(stdout, a, &meta, &end, NULL), -EINVAL);
+	CHECK_EQ_U64(report_json(stdout, a, &meta, &end, NULL), -EINVAL);
+	CHECK_EQ_U64(report_json(stdout, NULL, &meta, &end, NULL), -EINVAL);
 	analysis__free(a);
 }
 
@@ -370,14 +387,14 @@ static void test_reports_empty(void)
 
 	CHECK_EQ_U64(analysis__finish(a, NULL), 0);
 	f = open_memstream(&buf, &len);
-	CHECK_EQ_U64(report_json(f, a, NULL, NULL), 0);
+	CHECK_EQ_U64(report_json(f, a, NULL, NULL, NULL), 0);
 	fclose(f);
 	CHECK(json_valid(buf, len));
 	CHECK(strstr(buf, "\"target\": null") != NULL);
 	free(buf);
 	buf = NULL;
 	f = open_memstream(&buf, &len);
-	CHECK_EQ_U64(report_text(f, a, NULL, NULL), 0);
+	CHECK_EQ_U64(report_text(f, a, NULL, NULL, NULL), 0);
 	fclose(f);
 	CHECK(strstr(buf, "TASKS: 0 tasks") != NULL);
 	free(buf);
@@ -401,7 +418,7 @@ static void test_text_names(void)
 	CHECK_EQ_U64(analysis__add(a, &ev), 0);
 	CHECK_EQ_U64(analysis__finish(a, NULL), 0);
 	f = open_memstream(&buf, &len);
-	CHECK_EQ_U64(report_text(f, a, &m, NULL), 0);
+	CHECK_EQ_U64(report_text(f, a, &m, NULL, NULL), 0);
 	fclose(f);
 	CHECK(strstr(buf, "    1      -  caf\xc3\xa9::a?b::0...01234567890123456789::end -") != NULL);
 	free(buf);
@@ -527,6 +544,7 @@ int main(void)
 	RUN(test_text_golden);
 	RUN(test_text_lost_warning);
 	RUN(test_json_golden);
+	RUN(test_truncated);
 	RUN(test_reports_unfinished);
 	RUN(test_reports_empty);
 	RUN(test_text_names);
