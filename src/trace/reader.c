@@ -1,0 +1,577 @@
+/* Trace reader: checks the header, then loads one CRC-checked chunk at a time
+ * and decodes its events against the decoder state model of trace/format.h.
+ * Nothing read from the file is trusted. Depends on zlib (crc32) and util/. */
+#include "trace/reader.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "trace/format.h"
+#include "trace/writer.h"
+#include "util/strtab.h"
+#include "util/varint.h"
+
+struct trace_reader {
+	FILE *f;
+	char *path;
+	struct as_trace_meta meta;
+	struct as_trace_end end;
+	bool done;            /* trailer read */
+	int err;              /* sticky -errno */
+	char msg[512];
+	uint8_t *buf;         /* payload of the current chunk */
+	size_t cap, len, pos;
+	uint32_t chunk_count; /* events the chunk header announces */
+	uint32_t chunk_seen;  /* events decoded from it */
+	uint32_t seq;         /* number of the next chunk */
+	uint64_t chunk_off;   /* file offset of the current chunk */
+	uint64_t off;         /* file offset of the next unread byte */
+	uint64_t events;
+	struct fmt_state st;
+	struct strtab strs;
+};
+
+/* ---- header ---- */
+
+struct rd {
+	const uint8_t *p, *end;
+	bool bad;             /* short or malformed */
+	bool oom;
+};
+
+static const uint8_t *rd_take(struct rd *c, size_t n)
+{
+	if (c->bad || (size_t)(c->end - c->p) < n) {
+		c->bad = true;
+		return NULL;
+	}
+	const uint8_t *p = c->p;
+	c->p += n;
+	return p;
+}
+
+static uint8_t rd_u8(struct rd *c) { const uint8_t *p = rd_take(c, 1); return p ? *p : 0; }
+static uint16_t rd_u16(struct rd *c) { const uint8_t *p = rd_take(c, 2); return p ? fmt_rd16(p) : 0; }
+static uint32_t rd_u32(struct rd *c) { const uint8_t *p = rd_take(c, 4); return p ? fmt_rd32(p) : 0; }
+static uint64_t rd_u64(struct rd *c) { const uint8_t *p = rd_take(c, 8); return p ? fmt_rd64(p) : 0; }
+
+/* Returns an owned string; absent gives "" (or NULL with keep_null). */
+static char *rd_str(struct rd *c, bool keep_null)
+{
+	uint32_t n = rd_u32(c);
+	const uint8_t *p = NULL;
+	if (c->bad)
+		return NULL;
+	if (n == FMT_STR_ABSENT) {
+		if (keep_null)
+			return NULL;
+		n = 0;
+	} else if (!(p = rd_take(c, n))) {
+		return NULL;
+	}
+	char *s = malloc((size_t)n + 1);
+	if (!s) {
+		c->oom = c->bad = true;
+		return NULL;
+	}
+	if (n)
+		memcpy(s, p, n);
+	s[n] = '\0';
+	return s;
+}
+
+static void meta_free(struct as_trace_meta *m)
+{
+	free(m->target);
+	free(m->build_id);
+	free(m->runtime);
+	free(m->cmdline);
+	for (uint32_t i = 0; m->probes && i < m->n_probes; i++) {
+		free(m->probes[i].symbol);
+		free(m->probes[i].future);
+	}
+	free(m->probes);
+	memset(m, 0, sizeof(*m));
+}
+
+/* Parses the header payload into m; returns NULL or the reason it is bad. */
+static const char *parse_meta(struct as_trace_meta *m, const uint8_t *p, size_t n, bool *oom)
+{
+	struct rd c = { .p = p, .end = p + n };
+	const char *why = "malformed header fields";
+
+	m->pid = rd_u32(&c);
+	m->clock_mono_ns = rd_u64(&c);
+	m->clock_real_ns = rd_u64(&c);
+	m->target = rd_str(&c, false);
+	m->build_id = rd_str(&c, false);
+	m->runtime = rd_str(&c, false);
+	m->cmdline = rd_str(&c, false);
+	uint32_t np = rd_u32(&c);
+	if (c.bad)
+		goto out;
+	/* each probe takes at least 20 bytes */
+	if (np > 65536 || np > (size_t)(c.end - c.p) / 20) {
+		why = "impossible probe count";
+		goto out;
+	}
+	if (np) {
+		m->probes = calloc(np, sizeof(*m->probes));
+		if (!m->probes) {
+			c.oom = true;
+			goto out;
+		}
+	}
+	m->n_probes = np;
+	for (uint32_t i = 0; i < np && !c.bad; i++) {
+		struct as_probe *pr = &m->probes[i];
+		pr->role = rd_u16(&c);
+		pr->arg_reg = rd_u8(&c);
+		pr->emulated = rd_u8(&c);
+		pr->addr = rd_u64(&c);
+		pr->symbol = rd_str(&c, false);
+		pr->future = rd_str(&c, true);
+		if (!c.bad && (pr->role < 1 || pr->role >= AS_ROLE__MAX)) {
+			why = "unknown probe role";
+			goto out;
+		}
+	}
+	if (c.bad)
+		goto out;
+	if (c.p != c.end) {
+		why = "bytes after the header fields";
+		goto out;
+	}
+	return NULL;
+out:
+	*oom = c.oom;
+	return c.oom ? "out of memory" : why;
+}
+
+static void set_msg(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_msg(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+struct trace_reader *trace_reader__open(const char *path, char *err, size_t errlen)
+{
+	struct trace_reader *r = NULL;
+	uint8_t fixed[FMT_HDR_FIXED];
+	uint8_t *payload = NULL;
+	int eno = EBADMSG;
+	const char *why = NULL;
+	bool oom = false;
+
+	set_msg(err, errlen, "%s", "");
+	r = calloc(1, sizeof(*r));
+	if (!r || !(r->path = strdup(path))) {
+		eno = ENOMEM;
+		set_msg(err, errlen, "cannot read %s: out of memory", path);
+		goto cleanup;
+	}
+	fmt_state_init(&r->st);
+	r->f = fopen(path, "rbe");
+	if (!r->f) {
+		eno = errno;
+		set_msg(err, errlen, "cannot open %s: %s: check the path and that you may read it",
+			path, strerror(eno));
+		goto cleanup;
+	}
+	size_t n = fread(fixed, 1, sizeof(fixed), r->f);
+	if (n < sizeof(fixed) && ferror(r->f)) {
+		eno = EIO;
+		set_msg(err, errlen, "cannot read %s: input/output error", path);
+		goto cleanup;
+	}
+	if (memcmp(fixed, FMT_MAGIC, n < FMT_MAGIC_LEN ? n : FMT_MAGIC_LEN)) {
+		eno = EINVAL;
+		set_msg(err, errlen, "%s is not an asyncscope trace (bad magic): "
+			"give a file written by asyncscope record", path);
+		goto cleanup;
+	}
+	if (n == 0) {
+		why = "the file is empty";
+		goto corrupt;
+	}
+	if (n < FMT_MAGIC_LEN + 4) {
+		why = "the file ends inside the header";
+		goto corrupt;
+	}
+	uint32_t version = fmt_rd32(fixed + FMT_MAGIC_LEN);
+	if (version != AS_TRACE_FORMAT_VERSION) {
+		eno = EPROTONOSUPPORT;
+		set_msg(err, errlen, "%s has trace format version %u but this asyncscope reads "
+			"version %d only: it was written by %s asyncscope, read it with that version%s",
+			path, version, AS_TRACE_FORMAT_VERSION,
+			version > AS_TRACE_FORMAT_VERSION ? "a newer" : "an older",
+			version > AS_TRACE_FORMAT_VERSION ? " or upgrade" : " or record it again");
+		goto cleanup;
+	}
+	if (n < sizeof(fixed)) {
+		why = "the file ends inside the header";
+		goto corrupt;
+	}
+	uint32_t plen = fmt_rd32(fixed + FMT_MAGIC_LEN + 4);
+	if (plen > FMT_HDR_MAX) {
+		why = "impossible header length";
+		goto corrupt;
+	}
+	payload = malloc((size_t)plen + 4);
+	if (!payload) {
+		eno = ENOMEM;
+		set_msg(err, errlen, "cannot read %s: out of memory", path);
+		goto cleanup;
+	}
+	if (fread(payload, 1, (size_t)plen + 4, r->f) != (size_t)plen + 4) {
+		why = "the file ends inside the header";
+		goto corrupt;
+	}
+	if ((uint32_t)crc32(0, payload, plen) != fmt_rd32(payload + plen)) {
+		why = "header checksum mismatch";
+		goto corrupt;
+	}
+	why = parse_meta(&r->meta, payload, plen, &oom);
+	if (oom) {
+		eno = ENOMEM;
+		set_msg(err, errlen, "cannot read %s: out of memory", path);
+		goto cleanup;
+	}
+	if (why)
+		goto corrupt;
+	r->meta.format_version = version;
+	r->off = FMT_HDR_FIXED + (uint64_t)plen + 4;
+	free(payload);
+	return r;
+corrupt:
+	eno = EBADMSG;
+	set_msg(err, errlen, "%s has a corrupt header (%s): the file is damaged or is not a "
+		"finished recording, record it again", path, why);
+cleanup:
+	free(payload);
+	trace_reader__free(r);
+	errno = eno;
+	return NULL;
+}
+
+/* ---- events ---- */
+
+static int fail(struct trace_reader *r, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct trace_reader *r, int err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->msg, sizeof(r->msg), fmt, ap);
+	va_end(ap);
+	r->err = err;
+	return err;
+}
+
+static int truncated(struct trace_reader *r)
+{
+	if (ferror(r->f))
+		return fail(r, -EIO, "cannot read %s at offset %llu: input/output error",
+			    r->path, (unsigned long long)r->off);
+	return fail(r, -ENODATA, "%s is truncated after %llu events (the recording did not "
+		    "finish): rerun the report with --partial to use them",
+		    r->path, (unsigned long long)r->events);
+}
+
+static int malformed(struct trace_reader *r, const char *what)
+{
+	return fail(r, -EBADMSG, "%s is corrupt: chunk %u at offset %llu has a malformed "
+		    "event record (%s): use the %llu events before it with --partial",
+		    r->path, r->seq - 1, (unsigned long long)r->chunk_off, what,
+		    (unsigned long long)r->events);
+}
+
+/* Loads the next record: returns 1 after loading a chunk, 0 after a valid
+ * trailer at the end of the file, or a negative error. */
+static int read_record(struct trace_reader *r)
+{
+	uint8_t h[FMT_END_SIZE];
+	int kind = getc(r->f);
+
+	if (kind == EOF)
+		return truncated(r);
+	h[0] = (uint8_t)kind;
+	if (kind == FMT_REC_CHUNK) {
+		if (fread(h + 1, 1, FMT_CHUNK_HDR - 1, r->f) != FMT_CHUNK_HDR - 1)
+			return truncated(r);
+		uint32_t seq = fmt_rd32(h + 1), len = fmt_rd32(h + 5), count = fmt_rd32(h + 9);
+		if (seq != r->seq || len > FMT_CHUNK_MAX)
+			return fail(r, -EBADMSG, "%s is corrupt: chunk %u at offset %llu has a bad "
+				    "header: use the %llu events before it with --partial", r->path,
+				    r->seq, (unsigned long long)r->off, (unsigned long long)r->events);
+		if (len > r->cap) {
+			size_t cap = r->cap ? r->cap : 4096;
+			while (cap < len)
+				cap *= 2;
+			uint8_t *b = realloc(r->buf, cap);
+			if (!b)
+				return fail(r, -ENOMEM, "cannot read %s: out of memory", r->path);
+			r->buf = b;
+			r->cap = cap;
+		}
+		if (fread(r->buf, 1, len, r->f) != len)
+			return truncated(r);
+		uint32_t crc = (uint32_t)crc32(0, h + 1, 12);
+		crc = (uint32_t)crc32(crc, r->buf, len);
+		if (crc != fmt_rd32(h + 13))
+			return fail(r, -EBADMSG, "%s is corrupt: chunk %u at offset %llu fails its "
+				    "checksum: use the %llu events before it with --partial", r->path,
+				    r->seq, (unsigned long long)r->off, (unsigned long long)r->events);
+		r->len = len;
+		r->pos = 0;
+		r->chunk_count = count;
+		r->chunk_seen = 0;
+		r->chunk_off = r->off;
+		r->off += FMT_CHUNK_HDR + (uint64_t)len;
+		r->seq++;
+		return 1;
+	}
+	if (kind == FMT_REC_END) {
+		if (fread(h + 1, 1, FMT_END_SIZE - 1, r->f) != FMT_END_SIZE - 1)
+			return truncated(r);
+		if ((uint32_t)crc32(0, h, 33) != fmt_rd32(h + 33))
+			return fail(r, -EBADMSG, "%s is corrupt: the trailer at offset %llu fails its "
+				    "checksum: use its %llu events with --partial", r->path,
+				    (unsigned long long)r->off, (unsigned long long)r->events);
+		uint64_t events = fmt_rd64(h + 1);
+		if (events != r->events)
+			return fail(r, -EBADMSG, "%s is corrupt: its trailer counts %llu events but "
+				    "it holds %llu", r->path, (unsigned long long)events,
+				    (unsigned long long)r->events);
+		r->off += FMT_END_SIZE;
+		if (getc(r->f) != EOF)
+			return fail(r, -EBADMSG, "%s is corrupt: bytes follow the trailer at offset "
+				    "%llu: use its %llu events with --partial", r->path,
+				    (unsigned long long)r->off, (unsigned long long)r->events);
+		r->end.events = events;
+		r->end.lost = fmt_rd64(h + 9);
+		r->end.missed = fmt_rd64(h + 17);
+		r->end.end_ns = fmt_rd64(h + 25);
+		r->done = true;
+		return 0;
+	}
+	return fail(r, -EBADMSG, "%s is corrupt: unknown record at offset %llu: use the %llu "
+		    "events before it with --partial", r->path, (unsigned long long)r->off,
+		    (unsigned long long)r->events);
+}
+
+/* Decodes one record of the current chunk: returns 1 with an event, 0 after
+ * a control record, or a negative error. */
+static int decode(struct trace_reader *r, struct as_event *ev)
+{
+	struct fmt_state *st = &r->st;
+	const uint8_t *p = r->buf + r->pos, *end = r->buf + r->len;
+	uint64_t v;
+	int err;
+
+	uint8_t h = *p++;
+	uint8_t type = h & 0x0f;
+	if (type == 0) {
+		if ((h >> 4) != FMT_CTL_RESET)
+			return malformed(r, "unknown control record");
+		fmt_tasks_reset(st);
+		r->pos = (size_t)(p - r->buf);
+		return 0;
+	}
+	if (type >= AS_EV__MAX)
+		return malformed(r, "unknown event type");
+	uint8_t x = 0;
+	if (h & FMT_H_EXT) {
+		if (p >= end)
+			return malformed(r, "cut record");
+		x = *p++;
+		if (x & ~FMT_X_MASK)
+			return malformed(r, "unknown extension bits");
+	}
+
+	uint32_t thread = st->cur_thread;
+	if (h & FMT_H_THREAD) {
+		if (varint_get(&p, end, &v))
+			return malformed(r, "bad thread reference");
+		if (v == FMT_THREAD_NEW) {
+			uint64_t tid;
+			if (varint_get(&p, end, &tid) || tid > UINT32_MAX)
+				return malformed(r, "bad thread id");
+			err = fmt_thread_add(st, (uint32_t)tid, &thread);
+			if (err == -ENOMEM)
+				return fail(r, -ENOMEM, "cannot read %s: out of memory", r->path);
+			if (err)
+				return malformed(r, "too many threads");
+		} else {
+			if (v - 1 >= st->n_threads)
+				return malformed(r, "undefined thread");
+			thread = (uint32_t)(v - 1);
+		}
+	} else if (thread == FMT_NONE) {
+		return malformed(r, "event without a thread");
+	}
+
+	if (varint_get(&p, end, &v))
+		return malformed(r, "bad timestamp");
+	uint64_t ts = zigzag_apply(st->prev_ts, v);
+
+	uint32_t slot;
+	if (h & FMT_H_TASK) {
+		if (varint_get(&p, end, &v))
+			return malformed(r, "bad task reference");
+		if (v == FMT_TASK_NONE) {
+			slot = FMT_NONE;
+		} else if (v == FMT_TASK_NEW) {
+			if (varint_get(&p, end, &v))
+				return malformed(r, "bad task address");
+			uint64_t addr = zigzag_apply(st->prev_new_task, v);
+			if (!addr)
+				return malformed(r, "task 0 defined");
+			err = fmt_task_new(st, addr, &slot);
+			if (err == -ENOMEM)
+				return fail(r, -ENOMEM, "cannot read %s: out of memory", r->path);
+			if (err)
+				return malformed(r, "too many live tasks");
+		} else if (v == FMT_TASK_CUR) {
+			slot = fmt_cur_slot(st, thread);
+		} else {
+			v -= FMT_TASK_SLOT0;
+			if (v >= st->n_slots || !st->slots[v].live)
+				return malformed(r, "undefined task");
+			slot = (uint32_t)v;
+		}
+	} else {
+		slot = fmt_default_task(st, thread, type);
+	}
+
+	uint64_t other;
+	if (h & FMT_H_OTHER) {
+		if (varint_get(&p, end, &v))
+			return malformed(r, "bad other field");
+		other = zigzag_apply(st->last_other[type], v);
+	} else {
+		other = fmt_default_other(st, thread, slot, type);
+	}
+
+	uint16_t probe;
+	if (x & FMT_X_PROBE) {
+		if (varint_get(&p, end, &v) || v > UINT16_MAX)
+			return malformed(r, "bad probe");
+		probe = (uint16_t)v;
+	} else {
+		probe = fmt_default_probe(st, slot, type);
+	}
+	if (type == AS_EV_POLL_BEGIN && probe >= r->meta.n_probes)
+		return malformed(r, "undefined probe");
+
+	uint8_t flags = 0;
+	if (x & FMT_X_FLAGS) {
+		if (p >= end)
+			return malformed(r, "cut record");
+		flags = *p++;
+	}
+
+	const char *str = NULL;
+	if (x & FMT_X_STR) {
+		if (varint_get(&p, end, &v))
+			return malformed(r, "bad string reference");
+		if (v == FMT_STR_NEW) {
+			uint64_t n;
+			uint32_t idx;
+			if (varint_get(&p, end, &n) || n > FMT_MAX_STR || n > (uint64_t)(end - p))
+				return malformed(r, "bad string length");
+			err = strtab__add(&r->strs, (const char *)p, (size_t)n, &idx);
+			if (err == -ENOMEM)
+				return fail(r, -ENOMEM, "cannot read %s: out of memory", r->path);
+			if (err)
+				return malformed(r, "too many strings");
+			p += n;
+			str = strtab__get(&r->strs, idx);
+		} else if (v != FMT_STR_NULL) {
+			if (v - FMT_STR_IDX0 >= r->strs.n)
+				return malformed(r, "undefined string");
+			str = strtab__get(&r->strs, (uint32_t)(v - FMT_STR_IDX0));
+		}
+	}
+
+	*ev = (struct as_event){
+		.type = type, .flags = flags, .probe = probe, .tid = st->threads[thread].tid,
+		.ts = ts, .task = fmt_slot_addr(st, slot), .other = other, .str = str,
+	};
+	fmt_apply(st, thread, slot, ev);
+	r->pos = (size_t)(p - r->buf);
+	return 1;
+}
+
+int trace_reader__next(struct trace_reader *r, struct as_event *ev)
+{
+	if (r->err)
+		return r->err;
+	if (r->done)
+		return 0;
+	for (;;) {
+		if (r->pos < r->len) {
+			int rc = decode(r, ev);
+			if (rc < 0)
+				return rc;
+			if (rc == 0)
+				continue;
+			if (++r->chunk_seen > r->chunk_count)
+				return malformed(r, "more events than its header says");
+			r->events++;
+			return 1;
+		}
+		if (r->chunk_seen != r->chunk_count)
+			return malformed(r, "fewer events than its header says");
+		int rc = read_record(r);
+		if (rc <= 0)
+			return rc;
+	}
+}
+
+const char *trace_reader__error(const struct trace_reader *r)
+{
+	return r->err ? r->msg : "";
+}
+
+const struct as_trace_meta *trace_reader__meta(const struct trace_reader *r)
+{
+	return &r->meta;
+}
+
+const struct as_trace_end *trace_reader__end(const struct trace_reader *r)
+{
+	return r->done && !r->err ? &r->end : NULL;
+}
+
+uint64_t trace_reader__events(const struct trace_reader *r)
+{
+	return r->events;
+}
+
+void trace_reader__free(struct trace_reader *r)
+{
+	if (!r)
+		return;
+	if (r->f)
+		fclose(r->f);
+	free(r->path);
+	meta_free(&r->meta);
+	free(r->buf);
+	fmt_state_free(&r->st);
+	strtab__clear(&r->strs);
+	free(r);
+}

@@ -1,0 +1,52 @@
+/* Trace file reader: validates and decodes a file written by trace/writer.h,
+ * one chunk at a time (memory: one chunk plus the live tables and every
+ * string of the file). Every length, count and index read from the file is
+ * checked: any input gives events, a clean end, or an error, never a crash.
+ * No libbpf; never prints. */
+#ifndef AS_TRACE_READER_H
+#define AS_TRACE_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace/event.h"
+
+struct trace_reader;
+
+/* Opens path and reads and validates its header. Returns NULL and sets errno
+ * on failure, and then (when err and errlen > 0) writes into err a one-line
+ * lowercase message that names the problem and the fix: cannot open (errno
+ * of open), not an asyncscope trace (EINVAL), unsupported format version
+ * (EPROTONOSUPPORT), corrupt or cut header (EBADMSG), or ENOMEM. */
+struct trace_reader *trace_reader__open(const char *path, char *err, size_t errlen);
+
+/* The header, owned by the reader (valid until trace_reader__free()).
+ * format_version is the file's. target, build_id, runtime, cmdline and every
+ * probe symbol are never NULL: absent (NULL when written) reads back as "".
+ * probe future keeps the NULL / "" distinction. */
+const struct as_trace_meta *trace_reader__meta(const struct trace_reader *r);
+
+/* Reads the next event into *ev. Returns 1 with an event (ev->str, NULL or
+ * not, borrowed until trace_reader__free()), 0 at the clean end (trailer
+ * read; see trace_reader__end()), -EBADMSG if the file is corrupt (checksum
+ * mismatch, malformed record, undefined reference, trailer disagreeing with
+ * the events, bytes after the trailer), -ENODATA if it is truncated (ends
+ * before the trailer: every event of every complete chunk before the cut has
+ * been returned first), or -ENOMEM / -EIO. Errors and the end are sticky:
+ * later calls return the same value. */
+int trace_reader__next(struct trace_reader *r, struct as_event *ev);
+
+/* After next() returned an error: a one-line lowercase message naming the
+ * file, the problem and what to do; "" otherwise. Owned by the reader. */
+const char *trace_reader__error(const struct trace_reader *r);
+
+/* The trailer once next() has returned 0, else NULL. Owned by the reader. */
+const struct as_trace_end *trace_reader__end(const struct trace_reader *r);
+
+/* Events returned by next() so far. */
+uint64_t trace_reader__events(const struct trace_reader *r);
+
+/* Closes and frees everything, including strings lent out; accepts NULL. */
+void trace_reader__free(struct trace_reader *r);
+
+#endif

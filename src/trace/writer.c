@@ -1,0 +1,461 @@
+/* Trace writer: encodes events against the decoder state model of
+ * trace/format.h into a chunk buffer, and writes each full chunk with its
+ * length, event count and crc32. Depends on zlib (crc32) and util/ only. */
+#include "trace/writer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "trace/format.h"
+#include "util/strtab.h"
+#include "util/u64map.h"
+#include "util/varint.h"
+
+#define BUF_SIZE (FMT_CHUNK_HDR + FMT_CHUNK_TARGET + FMT_EV_MAX_FIXED + FMT_MAX_STR)
+
+struct trace_writer {
+	int fd;
+	int err;              /* sticky -errno */
+	bool io_failed;       /* a write failed: the file may end in a partial chunk */
+	bool finished;
+	uint32_t n_probes;
+	uint8_t *buf;         /* chunk header room, then the pending payload */
+	size_t len;           /* pending payload bytes */
+	uint32_t count;       /* pending events */
+	uint32_t seq;         /* next chunk number */
+	uint64_t written;     /* bytes in the file */
+	uint64_t events;
+	struct fmt_state st;
+	struct u64map threads; /* tid + 1 -> thread index */
+	struct u64map tasks;   /* task address -> slot (UINT64_MAX: max_slot) */
+	uint32_t max_slot;
+	struct strtab strs;
+};
+
+/* Growable buffer for the header. */
+struct hbuf {
+	uint8_t *p;
+	size_t len, cap;
+	int err;
+};
+
+static uint8_t *hb_room(struct hbuf *b, size_t n)
+{
+	if (b->err)
+		return NULL;
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		while (cap < b->len + n)
+			cap *= 2;
+		uint8_t *p = realloc(b->p, cap);
+		if (!p) {
+			b->err = -ENOMEM;
+			return NULL;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	uint8_t *p = b->p + b->len;
+	b->len += n;
+	return p;
+}
+
+static void hb_u8(struct hbuf *b, uint8_t v) { uint8_t *p = hb_room(b, 1); if (p) *p = v; }
+static void hb_u16(struct hbuf *b, uint16_t v) { uint8_t *p = hb_room(b, 2); if (p) fmt_le16(p, v); }
+static void hb_u32(struct hbuf *b, uint32_t v) { uint8_t *p = hb_room(b, 4); if (p) fmt_le32(p, v); }
+static void hb_u64(struct hbuf *b, uint64_t v) { uint8_t *p = hb_room(b, 8); if (p) fmt_le64(p, v); }
+
+static void hb_str(struct hbuf *b, const char *s)
+{
+	if (!s) {
+		hb_u32(b, FMT_STR_ABSENT);
+		return;
+	}
+	size_t n = strlen(s);
+	if (n >= FMT_HDR_MAX) {
+		b->err = -EINVAL;
+		return;
+	}
+	hb_u32(b, (uint32_t)n);
+	uint8_t *p = hb_room(b, n);
+	if (p && n)
+		memcpy(p, s, n);
+}
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t k = write(fd, p, n);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (k == 0)
+			return -EIO;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+static int write_header(struct trace_writer *w, const struct as_trace_meta *meta)
+{
+	struct hbuf b = { 0 };
+	int err;
+
+	uint8_t *fixed = hb_room(&b, FMT_HDR_FIXED);
+	if (fixed)
+		memcpy(fixed, FMT_MAGIC, FMT_MAGIC_LEN);
+	hb_u32(&b, meta->pid);
+	hb_u64(&b, meta->clock_mono_ns);
+	hb_u64(&b, meta->clock_real_ns);
+	hb_str(&b, meta->target);
+	hb_str(&b, meta->build_id);
+	hb_str(&b, meta->runtime);
+	hb_str(&b, meta->cmdline);
+	hb_u32(&b, meta->n_probes);
+	for (uint32_t i = 0; i < meta->n_probes; i++) {
+		const struct as_probe *p = &meta->probes[i];
+		hb_u16(&b, p->role);
+		hb_u8(&b, p->arg_reg);
+		hb_u8(&b, p->emulated);
+		hb_u64(&b, p->addr);
+		hb_str(&b, p->symbol);
+		hb_str(&b, p->future);
+	}
+	err = b.err;
+	if (!err && b.len - FMT_HDR_FIXED > FMT_HDR_MAX)
+		err = -EINVAL;
+	if (err)
+		goto cleanup;
+	size_t plen = b.len - FMT_HDR_FIXED;
+	uint32_t crc = (uint32_t)crc32(0, b.p + FMT_HDR_FIXED, (uInt)plen);
+	hb_u32(&b, crc);
+	if ((err = b.err))
+		goto cleanup;
+	fmt_le32(b.p + FMT_MAGIC_LEN, AS_TRACE_FORMAT_VERSION);
+	fmt_le32(b.p + FMT_MAGIC_LEN + 4, (uint32_t)plen);
+	err = write_all(w->fd, b.p, b.len);
+	if (!err)
+		w->written += b.len;
+cleanup:
+	free(b.p);
+	return err;
+}
+
+struct trace_writer *trace_writer__new(const char *path, const struct as_trace_meta *meta)
+{
+	struct trace_writer *w = NULL;
+	int err = -EINVAL;
+
+	if (!path || !meta || meta->n_probes > 65536 || (meta->n_probes && !meta->probes))
+		goto cleanup;
+	for (uint32_t i = 0; i < meta->n_probes; i++)
+		if (meta->probes[i].role < 1 || meta->probes[i].role >= AS_ROLE__MAX)
+			goto cleanup;
+	err = -ENOMEM;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		goto cleanup;
+	w->fd = -1;
+	w->max_slot = FMT_NONE;
+	fmt_state_init(&w->st);
+	w->n_probes = meta->n_probes;
+	w->buf = malloc(BUF_SIZE);
+	if (!w->buf)
+		goto cleanup;
+	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (w->fd < 0) {
+		err = -errno;
+		goto cleanup;
+	}
+	err = write_header(w, meta);
+	if (err)
+		goto cleanup;
+	return w;
+cleanup:
+	trace_writer__free(w);
+	errno = -err;
+	return NULL;
+}
+
+static int flush_chunk(struct trace_writer *w)
+{
+	if (!w->len)
+		return 0;
+	uint8_t *h = w->buf;
+	h[0] = FMT_REC_CHUNK;
+	fmt_le32(h + 1, w->seq);
+	fmt_le32(h + 5, (uint32_t)w->len);
+	fmt_le32(h + 9, w->count);
+	uint32_t crc = (uint32_t)crc32(0, h + 1, 12);
+	crc = (uint32_t)crc32(crc, h + FMT_CHUNK_HDR, (uInt)w->len);
+	fmt_le32(h + 13, crc);
+	int err = write_all(w->fd, h, FMT_CHUNK_HDR + w->len);
+	if (err) {
+		w->io_failed = true;
+		return err;
+	}
+	w->written += FMT_CHUNK_HDR + w->len;
+	w->seq++;
+	w->len = 0;
+	w->count = 0;
+	return 0;
+}
+
+int trace_writer__flush(struct trace_writer *w)
+{
+	if (w->finished)
+		return -EINVAL;
+	if (w->err)
+		return w->err;
+	int err = flush_chunk(w);
+	if (err)
+		w->err = err;
+	return err;
+}
+
+static bool task_lookup(const struct trace_writer *w, uint64_t addr, uint32_t *slot)
+{
+	uint64_t v;
+	if (addr == UINT64_MAX) {
+		*slot = w->max_slot;
+		return w->max_slot != FMT_NONE;
+	}
+	if (!u64map__get(&w->tasks, addr, &v))
+		return false;
+	*slot = (uint32_t)v;
+	return true;
+}
+
+static int task_remember(struct trace_writer *w, uint64_t addr, uint32_t slot)
+{
+	if (addr == UINT64_MAX) {
+		w->max_slot = slot;
+		return 0;
+	}
+	return u64map__set(&w->tasks, addr, slot);
+}
+
+static void task_forget(struct trace_writer *w, uint64_t addr)
+{
+	if (addr == UINT64_MAX)
+		w->max_slot = FMT_NONE;
+	else
+		u64map__del(&w->tasks, addr);
+}
+
+/* Encodes ev at the end of the pending payload; the caller made room. */
+static int encode(struct trace_writer *w, const struct as_event *ev)
+{
+	struct fmt_state *st = &w->st;
+	uint8_t type = ev->type;
+	uint8_t *out = w->buf + FMT_CHUNK_HDR + w->len;
+	uint8_t *p = out;
+	uint64_t v;
+	int err;
+
+	/* Resolve the thread. */
+	uint32_t thread;
+	bool new_thread = false;
+	if (u64map__get(&w->threads, (uint64_t)ev->tid + 1, &v)) {
+		thread = (uint32_t)v;
+	} else {
+		if ((err = fmt_thread_add(st, ev->tid, &thread)))
+			return err;
+		if ((err = u64map__set(&w->threads, (uint64_t)ev->tid + 1, thread)))
+			return err; /* state now differs from the file: sticky */
+		new_thread = true;
+	}
+
+	/* Resolve the task: a new one may need a reset of the slot table first,
+	 * written as a control record before this event. */
+	uint32_t slot = FMT_NONE;
+	bool new_task = false;
+	if (ev->task && !task_lookup(w, ev->task, &slot)) {
+		if (st->live >= FMT_MAX_TASKS) {
+			*p++ = FMT_CTL_RESET;
+			fmt_tasks_reset(st);
+			u64map__clear(&w->tasks);
+			w->max_slot = FMT_NONE;
+		}
+		uint64_t prev = st->prev_new_task;
+		if ((err = fmt_task_new(st, ev->task, &slot)))
+			return err;
+		if ((err = task_remember(w, ev->task, slot)))
+			return err;
+		st->prev_new_task = prev; /* restored: the delta below needs it */
+		new_task = true;
+	}
+
+	uint8_t h = type;
+	uint8_t x = 0;
+	uint32_t cur = fmt_cur_slot(st, thread);
+	bool task_default = !new_task && slot == fmt_default_task(st, thread, type);
+	uint64_t other_default = fmt_default_other(st, thread, slot, type);
+	uint16_t probe_default = fmt_default_probe(st, slot, type);
+	/* A brand-new slot reports its defaults too: the reader creates it
+	 * before it computes them, as here. */
+
+	if (new_thread || thread != st->cur_thread)
+		h |= FMT_H_THREAD;
+	if (!task_default)
+		h |= FMT_H_TASK;
+	if (ev->other != other_default)
+		h |= FMT_H_OTHER;
+	if (ev->probe != probe_default)
+		x |= FMT_X_PROBE;
+	if (ev->flags)
+		x |= FMT_X_FLAGS;
+	if (ev->str)
+		x |= FMT_X_STR;
+	if (x)
+		h |= FMT_H_EXT;
+
+	*p++ = h;
+	if (x)
+		*p++ = x;
+	if (h & FMT_H_THREAD) {
+		if (new_thread) {
+			p += varint_put(p, FMT_THREAD_NEW);
+			p += varint_put(p, ev->tid);
+		} else {
+			p += varint_put(p, (uint64_t)thread + 1);
+		}
+	}
+	p += varint_put(p, zigzag_delta(ev->ts, st->prev_ts));
+	if (h & FMT_H_TASK) {
+		if (new_task) {
+			p += varint_put(p, FMT_TASK_NEW);
+			p += varint_put(p, zigzag_delta(ev->task, st->prev_new_task));
+			st->prev_new_task = ev->task;
+		} else if (!ev->task) {
+			p += varint_put(p, FMT_TASK_NONE);
+		} else if (slot == cur) {
+			p += varint_put(p, FMT_TASK_CUR);
+		} else {
+			p += varint_put(p, (uint64_t)slot + FMT_TASK_SLOT0);
+		}
+	}
+	if (h & FMT_H_OTHER)
+		p += varint_put(p, zigzag_delta(ev->other, st->last_other[type]));
+	if (x & FMT_X_PROBE)
+		p += varint_put(p, ev->probe);
+	if (x & FMT_X_FLAGS)
+		*p++ = ev->flags;
+	if (x & FMT_X_STR) {
+		size_t n = strlen(ev->str);
+		uint32_t idx;
+		if (strtab__find(&w->strs, ev->str, n, &idx)) {
+			p += varint_put(p, (uint64_t)idx + FMT_STR_IDX0);
+		} else {
+			if ((err = strtab__add(&w->strs, ev->str, n, &idx)))
+				return err;
+			p += varint_put(p, FMT_STR_NEW);
+			p += varint_put(p, n);
+			memcpy(p, ev->str, n);
+			p += n;
+		}
+	}
+
+	uint64_t freed = ev->type == AS_EV_FREE && slot != FMT_NONE ? ev->task : 0;
+	fmt_apply(st, thread, slot, ev);
+	if (freed)
+		task_forget(w, freed);
+	w->len = (size_t)(p - (w->buf + FMT_CHUNK_HDR));
+	return 0;
+}
+
+int trace_writer__write(struct trace_writer *w, const struct as_event *ev)
+{
+	if (w->finished)
+		return -EINVAL;
+	if (w->err)
+		return w->err;
+	if (ev->type < 1 || ev->type >= AS_EV__MAX)
+		return -EINVAL;
+	if (ev->type == AS_EV_POLL_BEGIN && ev->probe >= w->n_probes)
+		return -EINVAL;
+	size_t slen = ev->str ? strlen(ev->str) : 0;
+	if (slen > FMT_MAX_STR)
+		return -EINVAL;
+	if (w->len && w->len + FMT_EV_MAX_FIXED + slen > FMT_CHUNK_TARGET) {
+		int err = flush_chunk(w);
+		if (err)
+			return (w->err = err);
+	}
+	size_t start = w->len;
+	int err = encode(w, ev);
+	if (err) {
+		/* Tables may be half-updated: keep the complete events before this
+		 * one (free() flushes them) and refuse anything more. */
+		w->len = start;
+		return (w->err = err);
+	}
+	w->count++;
+	w->events++;
+	return 0;
+}
+
+int trace_writer__finish(struct trace_writer *w, const struct as_trace_end *end)
+{
+	if (w->finished)
+		return -EINVAL;
+	int err = w->err;
+	if (!err)
+		err = flush_chunk(w);
+	if (err) {
+		w->err = err;
+		return err;
+	}
+	uint8_t t[FMT_END_SIZE];
+	t[0] = FMT_REC_END;
+	fmt_le64(t + 1, w->events);
+	fmt_le64(t + 9, end->lost);
+	fmt_le64(t + 17, end->missed);
+	fmt_le64(t + 25, end->end_ns);
+	fmt_le32(t + 33, (uint32_t)crc32(0, t, 33));
+	err = write_all(w->fd, t, sizeof(t));
+	w->finished = true;
+	w->io_failed = err != 0;
+	if (!err)
+		w->written += sizeof(t);
+	if (close(w->fd) && !err)
+		err = -errno;
+	w->fd = -1;
+	if (err)
+		w->err = err;
+	return err;
+}
+
+uint64_t trace_writer__bytes(const struct trace_writer *w)
+{
+	return w->written + w->len;
+}
+
+uint64_t trace_writer__events(const struct trace_writer *w)
+{
+	return w->events;
+}
+
+void trace_writer__free(struct trace_writer *w)
+{
+	if (!w)
+		return;
+	if (!w->finished && !w->io_failed && w->fd >= 0)
+		flush_chunk(w); /* best effort; a half-encoded event was dropped */
+	if (w->fd >= 0)
+		close(w->fd);
+	free(w->buf);
+	fmt_state_free(&w->st);
+	u64map__clear(&w->threads);
+	u64map__clear(&w->tasks);
+	strtab__clear(&w->strs);
+	free(w);
+}

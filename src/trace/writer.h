@@ -1,0 +1,56 @@
+/* Trace file writer: stores a struct as_trace_meta, a stream of struct
+ * as_event and a struct as_trace_end trailer in asyncscope's compact, chunked,
+ * checksummed trace format (docs/trace-format.md). Streaming: it buffers one
+ * chunk (about 64 KiB) plus the live tables (threads, live tasks, strings).
+ * No libbpf; never prints. */
+#ifndef AS_TRACE_WRITER_H
+#define AS_TRACE_WRITER_H
+
+#include <stdint.h>
+
+#include "trace/event.h"
+
+/* Format version written into every file; readers accept this one only. */
+#define AS_TRACE_FORMAT_VERSION 1
+
+struct trace_writer;
+
+/* Creates or truncates path (mode 0644) and writes the header: magic, format
+ * version and every field of meta (meta->format_version is ignored: the file
+ * gets AS_TRACE_FORMAT_VERSION). meta is copied; the caller keeps it. NULL
+ * strings in meta are stored as absent (see trace_reader__meta()). Returns
+ * NULL and sets errno on failure: EINVAL for a bad meta (n_probes > 65536,
+ * probes NULL with n_probes > 0, a probe role outside enum as_probe_role),
+ * or the error of open/write/malloc. */
+struct trace_writer *trace_writer__new(const char *path, const struct as_trace_meta *meta);
+
+/* Appends one event (ev and ev->str are only read during the call). Returns
+ * 0, or -EINVAL for a type outside 1..AS_EV__MAX-1, a POLL_BEGIN probe
+ * >= n_probes, or a str longer than 65535 bytes (nothing is written then, and
+ * the writer stays usable), or the -errno of a failed write or allocation,
+ * which is sticky: every later call returns it. Events may be written with
+ * any timestamps (out of order is fine). */
+int trace_writer__write(struct trace_writer *w, const struct as_event *ev);
+
+/* Ends the current chunk and writes it to the file, so that a recorder that
+ * crashes later leaves every flushed event readable. No-op with no pending
+ * event. No fsync. Returns 0 or -errno (sticky). */
+int trace_writer__flush(struct trace_writer *w);
+
+/* Flushes, writes the trailer and closes the file: the file is complete.
+ * end->lost, missed and end_ns are stored as given; end->events is ignored and
+ * the number of events actually written is stored instead. Returns 0 or
+ * -errno; later write/flush/finish calls return -EINVAL. */
+int trace_writer__finish(struct trace_writer *w, const struct as_trace_end *end);
+
+/* Bytes written to the file so far, plus the payload of the pending chunk. */
+uint64_t trace_writer__bytes(const struct trace_writer *w);
+/* Events accepted by trace_writer__write(). */
+uint64_t trace_writer__events(const struct trace_writer *w);
+
+/* Closes and frees; accepts NULL. Without a successful finish, pending events
+ * are flushed (best effort) but no trailer is written: the file then reads as
+ * truncated (-ENODATA after the last event). */
+void trace_writer__free(struct trace_writer *w);
+
+#endif
