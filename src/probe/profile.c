@@ -15,6 +15,15 @@ static const struct profile_point tokio_points[] = {
 	{ AS_ROLE_READY, 0, 0, MATCH_NORM, "tokio::runtime::task::harness::Harness::complete" },
 	/* A task becomes runnable: multi-thread, current-thread, blocking pool.
 	 * rsi = the task (Notified / Task wrap the header pointer). */
+	/* multi-thread: a waker schedules through the Schedule impl, which
+	 * inlines schedule_task; spawn calls schedule_task itself. Both start
+	 * with `sub rsp` (single-stepped, ~9 us a wake). Where one calls the
+	 * other out of line the recorder drops the nested duplicate. */
+	{ AS_ROLE_WAKE, 1, 0, MATCH_NORM,
+	  "tokio::runtime::scheduler::multi_thread::worker::<impl tokio::runtime::task::Schedule for alloc::sync::Arc>::schedule" },
+	/* the task woke itself while running: rescheduled when its poll ends */
+	{ AS_ROLE_WAKE, 1, 0, MATCH_NORM,
+	  "tokio::runtime::scheduler::multi_thread::worker::<impl tokio::runtime::task::Schedule for alloc::sync::Arc>::yield_now" },
 	{ AS_ROLE_WAKE, 1, 0, MATCH_NORM,
 	  "tokio::runtime::scheduler::multi_thread::worker::<impl tokio::runtime::scheduler::multi_thread::handle::Handle>::schedule_task" },
 	{ AS_ROLE_WAKE, 1, 0, MATCH_NORM, /* v0 mangling */

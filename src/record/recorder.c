@@ -24,12 +24,50 @@
 #include "trace/writer.h"
 #include "util/u64map.h"
 
+/* The last event of a thread, when it was a wake: a runtime whose wake
+ * paths call one another out of line reports one wake at two probe points. */
+struct last_wake {
+	uint64_t task, ts;
+	uint16_t probe;
+	bool valid;
+};
+
 struct rec {
 	struct trace_writer *w;
-	struct u64map live;   /* task headers seen and not freed */
-	uint64_t tasks, missed, write_errors;
+	struct u64map live;        /* task headers seen and not freed */
+	struct u64map thread_idx;  /* tid + 1 -> index into last */
+	struct last_wake *last;
+	size_t n_threads;
+	uint64_t tasks, missed, write_errors, nested_wakes;
 	size_t n_probes;
 };
+
+#define NESTED_WAKE_NS 20000
+
+/* true when ev repeats the wake that this thread just reported */
+static bool nested_wake(struct rec *r, const struct as_event *ev)
+{
+	uint64_t idx;
+
+	if (!u64map__get(&r->thread_idx, (uint64_t)ev->tid + 1, &idx)) {
+		struct last_wake *l = realloc(r->last, (r->n_threads + 1) * sizeof(*l));
+		if (!l)
+			return false;
+		r->last = l;
+		idx = r->n_threads;
+		if (u64map__set(&r->thread_idx, (uint64_t)ev->tid + 1, idx))
+			return false;
+		r->last[r->n_threads++] = (struct last_wake){ 0 };
+	}
+	struct last_wake *l = &r->last[idx];
+	bool dup = ev->type == AS_EV_WAKE && l->valid && l->task == ev->task &&
+		   l->probe != ev->probe && ev->ts - l->ts < NESTED_WAKE_NS;
+	if (ev->type == AS_EV_WAKE && !dup)
+		*l = (struct last_wake){ .task = ev->task, .ts = ev->ts, .probe = ev->probe, .valid = true };
+	else if (ev->type != AS_EV_WAKE)
+		l->valid = false;
+	return dup;
+}
 
 static uint64_t now_ns(clockid_t clk)
 {
@@ -112,6 +150,10 @@ static int on_record(void *ctx, void *data, size_t size)
 	default:
 		goto bad;
 	}
+	if (nested_wake(r, &ev)) {
+		r->nested_wakes++;
+		return 0;
+	}
 	if (trace_writer__write(r->w, &ev))
 		r->write_errors++;
 	return 0;
@@ -126,7 +168,7 @@ static int resolve_command(const char *cmd, char *out, size_t len)
 	if (strchr(cmd, '/')) {
 		if (access(cmd, X_OK))
 			return -errno;
-		return realpath(cmd, out) ? 0 : -errno;
+		return len >= PATH_MAX && realpath(cmd, out) ? 0 : -errno;
 	}
 	const char *path = getenv("PATH");
 	if (!path)
@@ -137,7 +179,7 @@ static int resolve_command(const char *cmd, char *out, size_t len)
 		char cand[PATH_MAX];
 		if (n && snprintf(cand, sizeof(cand), "%.*s/%s", (int)n, path, cmd) < (int)sizeof(cand) &&
 		    !access(cand, X_OK))
-			return realpath(cand, out) ? 0 : -errno;
+			return len >= PATH_MAX && realpath(cand, out) ? 0 : -errno;
 		path += n + (end ? 1 : 0);
 	}
 	return -ENOENT;
@@ -413,6 +455,8 @@ cleanup:
 	trace_writer__free(r.w);
 	attachment__free(att);
 	u64map__clear(&r.live);
+	u64map__clear(&r.thread_idx);
+	free(r.last);
 	probe_plan__free(plan);
 	elf_image__free(img);
 	free(meta.cmdline);
