@@ -4,6 +4,7 @@
 
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,9 +27,31 @@ static int silent_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return 0;
 }
 
+/* Effective capabilities from /proc/self/status (no libcap dependency). */
+static bool may_trace(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	unsigned long long eff = 0;
+
+	if (!f)
+		return geteuid() == 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			break;
+	fclose(f);
+	const unsigned long long sys_admin = 1ull << 21, perfmon = 1ull << 38, bpf = 1ull << 39;
+	return (eff & sys_admin) || ((eff & bpf) && (eff & perfmon));
+}
+
 int attach_check_kernel(char *err, size_t errlen)
 {
 	libbpf_set_print(silent_print);
+	if (!may_trace()) {
+		snprintf(err, errlen, "not allowed to use BPF: run as root (sudo) or grant "
+			 "CAP_BPF and CAP_PERFMON (setcap cap_bpf,cap_perfmon+ep asyncscope)");
+		return -EPERM;
+	}
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		snprintf(err, errlen, "kernel has no BTF (/sys/kernel/btf/vmlinux missing): "
 			 "use a kernel built with CONFIG_DEBUG_INFO_BTF=y");

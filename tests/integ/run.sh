@@ -97,6 +97,8 @@ test_bad_input() {
 	printf '\xff\xff\xff\xff' | dd of=$TMP/flip.trace bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
 	expect_error "corrupt trace" "corrupt" $AS report $TMP/flip.trace
 	expect_error "usage" "needs either" $AS record -o $TMP/x.trace
+	expect_error "not root" "run as root" setpriv --reuid 65534 --regid 65534 --clear-groups \
+		$AS record -o /tmp/x.trace -- $APPS/yields
 }
 
 test_report_no_leaks_valgrind() {
