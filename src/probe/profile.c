@@ -13,17 +13,17 @@ static const struct profile_point tokio_points[] = {
 	/* Entered only on completion (Ready or cancel): classifies the poll
 	 * outcome without reading the racy state word at return. */
 	{ AS_ROLE_READY, 0, 0, MATCH_NORM, "tokio::runtime::task::harness::Harness::complete" },
-	/* A task becomes runnable: multi-thread, current-thread, blocking pool.
-	 * rsi = the task (Notified / Task wrap the header pointer). */
-	/* multi-thread: a waker schedules through the Schedule impl, which
-	 * inlines schedule_task; spawn calls schedule_task itself. Both start
-	 * with `sub rsp` (single-stepped, ~9 us a wake). Where one calls the
-	 * other out of line the recorder drops the nested duplicate. */
-	{ AS_ROLE_WAKE, 1, 0, MATCH_NORM,
-	  "tokio::runtime::scheduler::multi_thread::worker::<impl tokio::runtime::task::Schedule for alloc::sync::Arc>::schedule" },
-	/* the task woke itself while running: rescheduled when its poll ends */
-	{ AS_ROLE_WAKE, 1, 0, MATCH_NORM,
-	  "tokio::runtime::scheduler::multi_thread::worker::<impl tokio::runtime::task::Schedule for alloc::sync::Arc>::yield_now" },
+	/* Wakes. A waker's wake_by_val (push first: emulated, ~0.6 us) is how
+	 * timers, I/O, channels and deferred yields wake a task; wake_by_ref
+	 * (single-stepped) is rarer. The multi-thread Schedule impl that they
+	 * reach starts with `sub rsp` (single-stepped, ~9 us), so it is not
+	 * probed: a wake is the waker call, even for a task already notified. */
+	{ AS_ROLE_WAKE, 0, 0, MATCH_NORM, "tokio::runtime::task::waker::wake_by_val" },
+	{ AS_ROLE_WAKE, 0, 0, MATCH_NORM, "tokio::runtime::task::waker::wake_by_ref" },
+	/* A new task's first schedule (spawn). multi-thread spawn calls
+	 * schedule_task out of line (single-stepped, once per task). The
+	 * current-thread Schedule impl (emulated) serves spawns and wakes; the
+	 * recorder drops a schedule nested in the wake it belongs to. rsi = task. */
 	{ AS_ROLE_WAKE, 1, 0, MATCH_NORM,
 	  "tokio::runtime::scheduler::multi_thread::worker::<impl tokio::runtime::scheduler::multi_thread::handle::Handle>::schedule_task" },
 	{ AS_ROLE_WAKE, 1, 0, MATCH_NORM, /* v0 mangling */
@@ -32,6 +32,7 @@ static const struct profile_point tokio_points[] = {
 	  "tokio::runtime::scheduler::current_thread::<impl tokio::runtime::task::Schedule for alloc::sync::Arc>::schedule" },
 	{ AS_ROLE_WAKE, 1, 0, MATCH_NORM,
 	  "<alloc::sync::Arc as tokio::runtime::task::Schedule>::schedule" },
+	/* spawn_blocking and the multi-thread workers themselves */
 	{ AS_ROLE_WAKE, 1, 0, MATCH_NORM, "tokio::runtime::blocking::pool::Spawner::spawn_task" },
 	{ AS_ROLE_WAKE, 1, 0, MATCH_NORM, "<tokio::runtime::blocking::pool::Spawner>::spawn_task" },
 	/* #[track_caller] Handle::current(&'static Location) runs once per

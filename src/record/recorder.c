@@ -42,7 +42,9 @@ struct rec {
 	size_t n_probes;
 };
 
-#define NESTED_WAKE_NS 20000
+/* A nested schedule arrives a few us after its waker call (tens of us on a
+ * cold path); nothing else from the thread may come between them. */
+#define NESTED_WAKE_NS 1000000
 
 /* true when ev repeats the wake that this thread just reported */
 static bool nested_wake(struct rec *r, const struct as_event *ev)

@@ -1,0 +1,54 @@
+/* `asyncscope events FILE`: the decoded event stream, one line each, for
+ * debugging a trace or a runtime profile. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "cli/commands.h"
+#include "trace/reader.h"
+
+/* Sample:
+ *   +0.000123456 tid 4243 poll_begin task 0x55d1c3a0f2c0 id 3 probe 1
+ */
+int cmd_events(int argc, char **argv)
+{
+	static const char *const names[AS_EV__MAX] = {
+		[AS_EV_THREAD] = "thread", [AS_EV_POLL_BEGIN] = "poll_begin",
+		[AS_EV_POLL_END] = "poll_end", [AS_EV_WAKE] = "wake", [AS_EV_SPAWN] = "spawn",
+		[AS_EV_FREE] = "free", [AS_EV_PARK] = "park", [AS_EV_UNPARK] = "unpark",
+	};
+	char err[1024];
+	struct as_event ev;
+	int n;
+
+	if (argc != 2) {
+		cli_error("usage: asyncscope events FILE");
+		return 2;
+	}
+	struct trace_reader *r = trace_reader__open(argv[1], err, sizeof(err));
+	if (!r) {
+		cli_error("%s", err);
+		return 1;
+	}
+	uint64_t base = trace_reader__meta(r)->clock_mono_ns;
+	while ((n = trace_reader__next(r, &ev)) == 1) {
+		int64_t rel = (int64_t)(ev.ts - base);
+		printf("%+.9f tid %" PRIu32 " %-10s", (double)rel / 1e9, ev.tid,
+		       ev.type < AS_EV__MAX && names[ev.type] ? names[ev.type] : "?");
+		if (ev.task)
+			printf(" task 0x%" PRIx64, ev.task);
+		switch (ev.type) {
+		case AS_EV_POLL_BEGIN: printf(" id %" PRIu64, ev.other); break;
+		case AS_EV_POLL_END: printf(" %s", ev.flags & AS_POLL_READY ? "ready" : "pending"); break;
+		case AS_EV_WAKE: if (ev.other) printf(" from 0x%" PRIx64, ev.other); break;
+		case AS_EV_SPAWN: printf(" %s:%" PRIu64 ":%" PRIu64, ev.str ? ev.str : "?",
+					 ev.other >> 32, ev.other & 0xffffffff); break;
+		case AS_EV_THREAD: printf(" %s", ev.str ? ev.str : ""); break;
+		}
+		printf(" probe %u\n", ev.probe);
+	}
+	if (n < 0)
+		cli_error("%s", trace_reader__error(r));
+	trace_reader__free(r);
+	return n < 0 ? 1 : 0;
+}
