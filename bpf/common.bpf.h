@@ -75,6 +75,14 @@ static __always_inline __u64 arg_reg(struct pt_regs *ctx, __u32 reg)
 	}
 }
 
+/* Wake the consumer only when a quarter of the buffer is used: it polls
+ * every few ms anyway, and a wakeup per event costs more than the event. */
+static __always_inline __u64 submit_flags(void)
+{
+	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > (2 << 20) ?
+	       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
 static __always_inline void fill_hdr(struct raw_hdr *h, __u8 type, __u16 probe, __u32 tid)
 {
 	h->type = type;
@@ -103,7 +111,7 @@ static __always_inline struct poll_stack *thread_state(__u32 tid)
 	if (t) {
 		fill_hdr(&t->h, RAW_THREAD, 0, tid);
 		bpf_get_current_comm(t->comm, sizeof(t->comm));
-		bpf_ringbuf_submit(t, 0);
+		bpf_ringbuf_submit(t, submit_flags());
 	} else {
 		__sync_fetch_and_add(&counters.lost, 1);
 	}
@@ -123,7 +131,7 @@ static __always_inline void emit(__u8 type, __u8 flags, __u16 probe, __u32 tid,
 	e->h.flags = flags;
 	e->task = task;
 	e->arg = arg;
-	bpf_ringbuf_submit(e, 0);
+	bpf_ringbuf_submit(e, submit_flags());
 }
 
 #endif

@@ -134,7 +134,7 @@ int task_spawn(struct pt_regs *ctx)
 	if (bpf_probe_read_user(s->file, n & (AS_LOC_FILE_MAX - 1 + AS_LOC_FILE_MAX), (void *)l.ptr))
 		n = 0;
 	s->file_len = n;
-	bpf_ringbuf_submit(s, 0);
+	bpf_ringbuf_submit(s, submit_flags());
 	return 0;
 }
 

@@ -387,7 +387,10 @@ int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
 	uint64_t start = now_ns(CLOCK_MONOTONIC), last_flush = start;
 	uint64_t deadline = o->duration > 0 ? start + (uint64_t)(o->duration * 1e9) : 0;
 	while (!*o->stop) {
-		int n = ring_buffer__poll(rb, 100);
+		/* BPF wakes us only when the buffer fills up: drain on a timer */
+		int n = ring_buffer__poll(rb, 20);
+		if (n >= 0 || n == -EINTR)
+			n = ring_buffer__consume(rb);
 		if (n < 0 && n != -EINTR) {
 			ret = n;
 			snprintf(err, errlen, "reading the ring buffer: %s", strerror(-n));
