@@ -29,7 +29,9 @@ struct {
 
 struct poll_stack {
 	__u32 depth;
-	__u32 named;       /* RAW_THREAD already sent for this thread */
+	__u16 named;       /* RAW_THREAD already sent for this thread */
+	__u8 in_io;        /* nesting of I/O driver calls */
+	__u8 in_timer;     /* nesting of timer processing calls */
 	__u64 task[AS_MAX_DEPTH];
 	__u8 ready[AS_MAX_DEPTH];
 };

@@ -27,12 +27,19 @@ enum raw_type {
 
 #define RAW_F_READY 1
 #define RAW_F_UNMATCHED 2  /* poll return without a known entry (depth underflow) */
+#define RAW_F_WAKE_IO 4    /* RAW_WAKE inside the I/O driver */
+#define RAW_F_WAKE_TIMER 8 /* RAW_WAKE inside timer processing */
+
+/* Kinds of runtime context a thread can be in (cookie kind of ctx probes). */
+#define AS_CTX_IO 1
+#define AS_CTX_TIMER 2
 
 /* The cookie attached to each uprobe: probe index in the plan and the
  * argument register that holds the task (0 rdi, 1 rsi, 2 rdx, 3 rcx). */
-#define AS_COOKIE(idx, reg) ((__u64)(idx) | ((__u64)(reg) << 32))
+#define AS_COOKIE(idx, reg, kind) ((__u64)(idx) | ((__u64)(reg) << 32) | ((__u64)(kind) << 40))
 #define AS_COOKIE_IDX(c) ((__u32)(c))
 #define AS_COOKIE_REG(c) ((__u32)((c) >> 32) & 0xff)
+#define AS_COOKIE_KIND(c) ((__u32)((c) >> 40) & 0xff)
 
 struct raw_hdr {
 	__u8 type;

@@ -92,6 +92,7 @@ int task_wake(struct pt_regs *ctx)
 	__u64 cookie = bpf_get_attach_cookie(ctx);
 	__u64 task = arg_reg(ctx, AS_COOKIE_REG(cookie));
 	__u64 waker = 0;
+	__u8 flags = 0;
 	__u32 tid;
 
 	if (!is_target(&tid))
@@ -101,8 +102,12 @@ int task_wake(struct pt_regs *ctx)
 		__u32 d = st->depth;
 		if (d > 0 && d <= AS_MAX_DEPTH)
 			waker = st->task[d - 1];
+		if (st->in_io)
+			flags |= RAW_F_WAKE_IO;
+		else if (st->in_timer)
+			flags |= RAW_F_WAKE_TIMER;
 	}
-	emit(RAW_WAKE, 0, AS_COOKIE_IDX(cookie), tid, task, waker);
+	emit(RAW_WAKE, flags, AS_COOKIE_IDX(cookie), tid, task, waker);
 	return 0;
 }
 

@@ -24,4 +24,38 @@ int park_exit(struct pt_regs *ctx)
 	return 0;
 }
 
+/* Runtime driver context (I/O driver turn, timer processing): wakes made
+ * inside are attributed to it. Entry and return adjust a per-thread count. */
+static __always_inline int driver_ctx(struct pt_regs *ctx, int delta)
+{
+	__u32 kind = AS_COOKIE_KIND(bpf_get_attach_cookie(ctx));
+	__u32 tid;
+
+	if (!is_target(&tid))
+		return 0;
+	struct poll_stack *st = delta > 0 ? thread_state(tid) : bpf_map_lookup_elem(&threads, &tid);
+	if (!st)
+		return 0;
+	if (kind == AS_CTX_IO) {
+		if (delta > 0 || st->in_io)
+			st->in_io += delta;
+	} else if (kind == AS_CTX_TIMER) {
+		if (delta > 0 || st->in_timer)
+			st->in_timer += delta;
+	}
+	return 0;
+}
+
+SEC("uprobe")
+int driver_enter(struct pt_regs *ctx)
+{
+	return driver_ctx(ctx, 1);
+}
+
+SEC("uretprobe")
+int driver_exit(struct pt_regs *ctx)
+{
+	return driver_ctx(ctx, -1);
+}
+
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

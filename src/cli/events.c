@@ -40,7 +40,14 @@ int cmd_events(int argc, char **argv)
 		switch (ev.type) {
 		case AS_EV_POLL_BEGIN: printf(" id %" PRIu64, ev.other); break;
 		case AS_EV_POLL_END: printf(" %s", ev.flags & AS_POLL_READY ? "ready" : "pending"); break;
-		case AS_EV_WAKE: if (ev.other) printf(" from 0x%" PRIx64, ev.other); break;
+		case AS_EV_WAKE:
+			if (ev.other)
+				printf(" from 0x%" PRIx64, ev.other);
+			if (ev.flags & AS_WAKE_IO)
+				printf(" by io");
+			if (ev.flags & AS_WAKE_TIMER)
+				printf(" by timer");
+			break;
 		case AS_EV_SPAWN: printf(" %s:%" PRIu64 ":%" PRIu64, ev.str ? ev.str : "?",
 					 ev.other >> 32, ev.other & 0xffffffff); break;
 		case AS_EV_THREAD: printf(" %s", ev.str ? ev.str : ""); break;

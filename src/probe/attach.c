@@ -137,7 +137,8 @@ int attachment__attach(struct attachment *a, const char *binary, char *err, size
 	}
 	for (size_t i = 0; i < plan->n; i++) {
 		const struct as_probe *p = &plan->probes[i];
-		uint64_t off, cookie = AS_COOKIE(i, p->arg_reg);
+		uint64_t off, cookie = AS_COOKIE(i, p->arg_reg, p->role == AS_ROLE_IO_DRIVER ? AS_CTX_IO :
+					   p->role == AS_ROLE_TIMER ? AS_CTX_TIMER : 0);
 		struct bpf_program *entry = NULL, *exit = NULL;
 
 		switch (p->role) {
@@ -147,6 +148,8 @@ int attachment__attach(struct attachment *a, const char *binary, char *err, size
 		case AS_ROLE_SPAWN: entry = a->skel->progs.task_spawn; break;
 		case AS_ROLE_FREE: entry = a->skel->progs.task_free; break;
 		case AS_ROLE_PARK: entry = a->skel->progs.park_enter; exit = a->skel->progs.park_exit; break;
+		case AS_ROLE_IO_DRIVER:
+		case AS_ROLE_TIMER: entry = a->skel->progs.driver_enter; exit = a->skel->progs.driver_exit; break;
 		default: continue;
 		}
 		ret = elf_image__file_offset(img, p->addr, &off);

@@ -54,6 +54,13 @@ static const struct profile_point tokio_points[] = {
 	{ AS_ROLE_PARK, 0, 0, MATCH_NORM, "<tokio::runtime::scheduler::multi_thread::worker::Context>::park_timeout" },
 	{ AS_ROLE_PARK, 0, 0, MATCH_NORM, "tokio::runtime::scheduler::current_thread::Context::park" },
 	{ AS_ROLE_PARK, 0, 0, MATCH_NORM, "<tokio::runtime::scheduler::current_thread::Context>::park" },
+	/* Driver context: wakes made inside come from I/O or the timer. */
+	{ AS_ROLE_IO_DRIVER, 0, 0, MATCH_NORM, "tokio::runtime::io::Driver::turn" },
+	{ AS_ROLE_IO_DRIVER, 0, 0, MATCH_NORM, "<tokio::runtime::io::Driver>::turn" },
+	{ AS_ROLE_IO_DRIVER, 0, 0, MATCH_NORM, "tokio::runtime::io::driver::Driver::turn" },
+	{ AS_ROLE_TIMER, 0, 0, MATCH_NORM,
+	  "tokio::runtime::time::<impl tokio::runtime::time::handle::Handle>::process_at_time" },
+	{ AS_ROLE_TIMER, 0, 0, MATCH_NORM, "<tokio::runtime::time::handle::Handle>::process_at_time" },
 };
 
 static const struct runtime_profile tokio_profile = {

@@ -142,7 +142,11 @@ static int on_record(void *ctx, void *data, size_t size)
 		ev.type = map[h->type];
 		ev.task = e->task;
 		ev.other = e->arg;
-		ev.flags = (h->type == RAW_POLL_END && (h->flags & RAW_F_READY)) ? AS_POLL_READY : 0;
+		if (h->type == RAW_POLL_END && (h->flags & RAW_F_READY))
+			ev.flags = AS_POLL_READY;
+		else if (h->type == RAW_WAKE)
+			ev.flags = (h->flags & RAW_F_WAKE_IO ? AS_WAKE_IO : 0) |
+				   (h->flags & RAW_F_WAKE_TIMER ? AS_WAKE_TIMER : 0);
 		if (ev.type == AS_EV_FREE)
 			u64map__del(&r->live, e->task);
 		else

@@ -24,6 +24,8 @@ enum as_ev_type {
 
 enum as_ev_flags {
 	AS_POLL_READY = 1, /* AS_EV_POLL_END: the poll completed the task (Ready or cancelled) */
+	AS_WAKE_IO = 2,    /* AS_EV_WAKE: woken by the runtime's I/O driver */
+	AS_WAKE_TIMER = 4, /* AS_EV_WAKE: woken by the runtime's timer */
 };
 
 /* One event. Strings (str) are borrowed: from the producer until the call
@@ -46,6 +48,8 @@ enum as_probe_role {
 	AS_ROLE_SPAWN,     /* spawn call site (&'static Location argument) */
 	AS_ROLE_FREE,      /* task memory freed */
 	AS_ROLE_PARK,      /* worker park entry + return */
+	AS_ROLE_IO_DRIVER, /* entry + return: wakes inside come from the I/O driver */
+	AS_ROLE_TIMER,     /* entry + return: wakes inside come from the timer */
 	AS_ROLE__MAX,
 };
 
