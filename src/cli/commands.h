@@ -7,6 +7,8 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_probes(int argc, char **argv);
 int cmd_events(int argc, char **argv);
+int cmd_export(int argc, char **argv);   /* src/cli/export.c */
+int cmd_trace(int argc, char **argv);    /* src/cli/trace.c */
 
 /* Prints "asyncscope: <msg>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

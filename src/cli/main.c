@@ -14,6 +14,8 @@ static const struct {
 } commands[] = {
 	{ "record", cmd_record, "record [-o FILE] [--duration SEC] [--runtime NAME] (-p PID | -- CMD [ARGS...])" },
 	{ "report", cmd_report, "report [--format text|json] [--partial] FILE" },
+	{ "export", cmd_export, "export --format perfetto|folded -o OUT FILE" },
+	{ "trace", cmd_trace, "trace (-p PID | -- CMD [ARGS...]) [--duration SEC] -o report.html" },
 	{ "events", cmd_events, "events FILE    print the decoded event stream of a trace" },
 	{ "probes", cmd_probes, "probes [--runtime NAME] BINARY    list the probe points a binary offers" },
 };
