@@ -19,6 +19,8 @@ const volatile __u32 vtable_id_off_slot __weak = 0;
 /* Benchmarks only: every program returns at once, to measure the bare cost
  * of the probe points themselves. */
 const volatile __u32 bare_probes __weak = 0;
+/* Wake the consumer once this many bytes wait in the ring buffer. */
+const volatile __u64 wakeup_bytes __weak = 2 << 20;
 
 struct raw_counters counters __weak = {};
 
@@ -81,7 +83,7 @@ static __always_inline __u64 arg_reg(struct pt_regs *ctx, __u32 reg)
  * every few ms anyway, and a wakeup per event costs more than the event. */
 static __always_inline __u64 submit_flags(void)
 {
-	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > (2 << 20) ?
+	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > wakeup_bytes ?
 	       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 }
 

@@ -12,7 +12,7 @@ static const struct {
 	int (*fn)(int argc, char **argv);
 	const char *help;
 } commands[] = {
-	{ "record", cmd_record, "record [-o FILE] [--duration SEC] [--runtime NAME] (-p PID | -- CMD [ARGS...])" },
+	{ "record", cmd_record, "record [-o FILE] [--duration SEC] [--runtime NAME] [--buffer-size KIB] (-p PID | -- CMD [ARGS...])" },
 	{ "report", cmd_report, "report [--format text|json] [--partial] FILE" },
 	{ "export", cmd_export, "export --format perfetto|folded -o OUT FILE" },
 	{ "trace", cmd_trace, "trace (-p PID | -- CMD [ARGS...]) [--duration SEC] -o report.html" },

@@ -38,6 +38,7 @@ int cmd_record(int argc, char **argv)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "runtime", required_argument, NULL, 'r' },
+		{ "buffer-size", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -47,7 +48,7 @@ int cmd_record(int argc, char **argv)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:d:p:r:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:d:p:r:b:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': o.output = optarg; break;
 		case 'd': {
@@ -66,9 +67,23 @@ int cmd_record(int argc, char **argv)
 			}
 			break;
 		case 'r': o.runtime = optarg; break;
+		case 'b': {
+			char *end;
+			unsigned long kib = strtoul(optarg, &end, 10);
+			if (*end || kib < 4 || kib > (1ul << 20)) {
+				cli_error("--buffer-size takes KiB from 4 to 1048576, not '%s'", optarg);
+				return 2;
+			}
+			o.ringbuf_bytes = kib << 10;
+			break;
+		}
 		case 'h':
-			printf("usage: asyncscope record [-o FILE] [--duration SEC] [--runtime NAME] "
-			       "(-p PID | -- CMD [ARGS...])\n");
+			printf("usage: asyncscope record [-o FILE] [--duration SEC] [--runtime NAME]\n"
+			       "                         [--buffer-size KIB] (-p PID | -- CMD [ARGS...])\n"
+			       "  -o FILE          trace file (default asyncscope.trace)\n"
+			       "  --duration SEC   stop after SEC seconds (a launched command is then ended)\n"
+			       "  --runtime NAME   runtime profile (default: detected; known: tokio)\n"
+			       "  --buffer-size K  BPF ring buffer in KiB (default 8192)\n");
 			return 0;
 		default:
 			return 2;

@@ -70,8 +70,19 @@ int attach_check_kernel(char *err, size_t errlen)
 	return 0;
 }
 
+size_t attach_ringbuf_size(size_t bytes)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), size = page;
+
+	if (bytes == 0)
+		bytes = 8u << 20;
+	while (size < bytes && size < (1u << 30))
+		size <<= 1;
+	return size;
+}
+
 struct attachment *attachment__load(const struct probe_plan *plan, pid_t tgid,
-				    char *err, size_t errlen)
+				    size_t ringbuf_bytes, char *err, size_t errlen)
 {
 	struct attachment *a = calloc(1, sizeof(*a));
 	int ret;
@@ -90,6 +101,9 @@ struct attachment *attachment__load(const struct probe_plan *plan, pid_t tgid,
 	a->skel->rodata->hdr_vtable_off = plan->profile->hdr_vtable_off;
 	a->skel->rodata->vtable_id_off_slot = plan->profile->vtable_id_off_slot;
 	a->skel->rodata->bare_probes = getenv("ASYNCSCOPE_BARE_PROBES") != NULL;
+	size_t rb = attach_ringbuf_size(ringbuf_bytes);
+	a->skel->rodata->wakeup_bytes = rb / 4;
+	bpf_map__set_max_entries(a->skel->maps.events, (__u32)rb);
 	ret = asyncscope_bpf__load(a->skel);
 	if (ret) {
 		if (ret == -EPERM || (ret == -EACCES && geteuid() != 0))

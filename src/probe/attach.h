@@ -20,7 +20,10 @@ int attach_check_kernel(char *err, size_t errlen);
 /* Opens and loads the BPF object for tgid with the plan's settings. No
  * probe is attached yet. NULL with a message in err on failure. */
 struct attachment *attachment__load(const struct probe_plan *plan, pid_t tgid,
-				    char *err, size_t errlen);
+				    size_t ringbuf_bytes, char *err, size_t errlen);
+/* ringbuf_bytes rounded up to what the kernel accepts (power of two, at
+ * least a page); 0 gives the default of 8 MiB. */
+size_t attach_ringbuf_size(size_t ringbuf_bytes);
 /* Attaches every planned probe to binary (a path the kernel can open, e.g.
  * /proc/PID/exe). Returns the number of probes attached (uretprobes count
  * separately), or -errno with a message in err. */

@@ -346,7 +346,7 @@ int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
 		tgid = child;
 	}
 
-	att = attachment__load(plan, tgid, err, errlen);
+	att = attachment__load(plan, tgid, o->ringbuf_bytes, err, errlen);
 	if (!att) {
 		ret = -EPERM;
 		goto cleanup;

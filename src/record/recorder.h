@@ -16,6 +16,7 @@ struct recorder_opts {
 	pid_t pid;                   /* attach to this process, or */
 	char *const *argv;           /* launch this command (NULL-terminated) */
 	const char *runtime;         /* profile name, NULL = detect */
+	size_t ringbuf_bytes;        /* BPF ring buffer size, 0 = default */
 	bool progress;               /* a live status line on stderr */
 	volatile sig_atomic_t *stop; /* set by the caller's signal handler */
 };

@@ -101,6 +101,19 @@ test_bad_input() {
 		$AS record -o /tmp/x.trace -- $APPS/yields
 }
 
+test_lost_events_reported() {
+	# a 4 KiB ring buffer cannot keep up with 200k polls: drops must be
+	# counted in BPF and shown by the recorder and every report format
+	local t=$TMP/lost.trace
+	check "record exits 0" $AS record --buffer-size 4 -o "$t" -- $APPS/pollbench 500 200 \
+		>/dev/null 2>"$TMP/lost.err"
+	check "recorder warns about lost events" grep -q "warning: [0-9]* events were lost" "$TMP/lost.err"
+	check "report json" $AS report --format json "$t" >"$TMP/lost.json"
+	check "json lost_events > 0" json_check "$TMP/lost.json" 'r["lost_events"] > 0'
+	$AS report "$t" >"$TMP/lost.txt" 2>&1
+	check "text warns" grep -q "WARNING" "$TMP/lost.txt"
+}
+
 test_report_no_leaks_valgrind() {
 	local t=$TMP/vg.trace
 	build/asyncscope record -o "$t" -- $APPS/yields multi 20 >/dev/null 2>&1
@@ -113,7 +126,8 @@ test_report_no_leaks_valgrind() {
 }
 
 for t in ${INTEG_TESTS:-test_multi_thread_exact_polls test_current_thread_exact_polls \
-	test_attach_by_pid test_blocking_and_stuck_tasks test_bad_input test_report_no_leaks_valgrind}; do
+	test_attach_by_pid test_blocking_and_stuck_tasks test_bad_input test_lost_events_reported \
+	test_report_no_leaks_valgrind}; do
 	run_test "$t"
 done
 finish
