@@ -136,7 +136,11 @@ int task_spawn(struct pt_regs *ctx)
 	s->line = l.line;
 	s->col = l.col;
 	s->pad = 0;
-	if (bpf_probe_read_user(s->file, n & (AS_LOC_FILE_MAX - 1 + AS_LOC_FILE_MAX), (void *)l.ptr))
+	/* keep the verifier's bound on n: clang may fold the clamp above */
+	asm volatile("" : "+r"(n));
+	if (n > AS_LOC_FILE_MAX)
+		n = AS_LOC_FILE_MAX;
+	if (bpf_probe_read_user(s->file, n, (void *)l.ptr))
 		n = 0;
 	s->file_len = n;
 	bpf_ringbuf_submit(s, submit_flags());
