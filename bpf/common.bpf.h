@@ -110,7 +110,10 @@ static __always_inline struct poll_stack *thread_state(__u32 tid)
 		return NULL;
 	__builtin_memset(st, 0, sizeof(*st));
 	st->named = 1;
-	bpf_map_update_elem(&threads, &tid, st, BPF_NOEXIST);
+	if (bpf_map_update_elem(&threads, &tid, st, BPF_NOEXIST)) {
+		__sync_fetch_and_add(&counters.no_thread_slot, 1);
+		return NULL;
+	}
 	struct raw_thread *t = bpf_ringbuf_reserve(&events, sizeof(*t), 0);
 	if (t) {
 		fill_hdr(&t->h, RAW_THREAD, 0, tid);

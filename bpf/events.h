@@ -73,6 +73,7 @@ struct raw_spawn {
 struct raw_counters {
 	__u64 lost;        /* ring-buffer reservations that failed */
 	__u64 depth_overflow;  /* polls nested deeper than AS_MAX_DEPTH */
+	__u64 no_thread_slot;  /* events dropped: the per-thread map was full */
 };
 
 _Static_assert(sizeof(struct raw_hdr) == 16, "raw_hdr layout");

@@ -1,5 +1,6 @@
 /* Worker thread probes: entering and leaving the runtime's park function. */
 #include "common.bpf.h"
+#include <bpf/bpf_core_read.h>
 
 SEC("uprobe")
 int park_enter(struct pt_regs *ctx)
@@ -56,6 +57,19 @@ SEC("uretprobe")
 int driver_exit(struct pt_regs *ctx)
 {
 	return driver_ctx(ctx, -1);
+}
+
+/* A target thread exits: forget its poll stack, so thread churn (the
+ * blocking pool) cannot fill the map, and a reused tid starts afresh. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(thread_exit, struct task_struct *p)
+{
+	__u32 tid = BPF_CORE_READ(p, pid);
+
+	if (BPF_CORE_READ(p, tgid) != targ_tgid)
+		return 0;
+	bpf_map_delete_elem(&threads, &tid);
+	return 0;
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

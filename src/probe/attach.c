@@ -138,7 +138,7 @@ int attachment__attach(struct attachment *a, const char *binary, char *err, size
 	struct elf_image *img = NULL;
 	int ret = 0;
 
-	a->links = calloc(plan->n * 2 + 1, sizeof(*a->links));
+	a->links = calloc(plan->n * 2 + 2, sizeof(*a->links));
 	if (!a->links) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
@@ -149,6 +149,15 @@ int attachment__attach(struct attachment *a, const char *binary, char *err, size
 		snprintf(err, errlen, "cannot read %s: %s", binary, strerror(errno));
 		return ret;
 	}
+	struct bpf_link *exit_link = bpf_program__attach(a->skel->progs.thread_exit);
+	if (!exit_link) {
+		ret = -errno;
+		snprintf(err, errlen, "failed to attach to the sched_process_exit tracepoint: %s",
+			 strerror(errno));
+		elf_image__free(img);
+		return ret;
+	}
+	a->links[a->n_links++] = exit_link;
 	for (size_t i = 0; i < plan->n; i++) {
 		const struct as_probe *p = &plan->probes[i];
 		uint64_t off, cookie = AS_COOKIE(i, p->arg_reg, p->role == AS_ROLE_IO_DRIVER ? AS_CTX_IO :
@@ -191,6 +200,7 @@ void attachment__counters(const struct attachment *a, struct raw_counters *out)
 	/* .bss is memory-mapped: read each counter once */
 	out->lost = __atomic_load_n(&a->skel->bss->counters.lost, __ATOMIC_RELAXED);
 	out->depth_overflow = __atomic_load_n(&a->skel->bss->counters.depth_overflow, __ATOMIC_RELAXED);
+	out->no_thread_slot = __atomic_load_n(&a->skel->bss->counters.no_thread_slot, __ATOMIC_RELAXED);
 }
 
 void attachment__free(struct attachment *a)

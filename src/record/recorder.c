@@ -436,7 +436,7 @@ int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
 	struct as_trace_end end = {
 		.events = trace_writer__events(r.w),
 		.lost = c.lost,
-		.missed = r.missed + r.write_errors + c.depth_overflow,
+		.missed = r.missed + r.write_errors + c.depth_overflow + c.no_thread_slot,
 		.end_ns = now_ns(CLOCK_MONOTONIC),
 	};
 	int fret = trace_writer__finish(r.w, &end);
