@@ -25,7 +25,8 @@ SAN_OBJS  := $(patsubst src/%.c,$(OUT)/san/%.o,$(SRCS))
 SAN_PURE_OBJS := $(patsubst src/%.c,$(OUT)/san/%.o,$(PURE_SRCS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
-HEADERS   := $(wildcard src/*/*.h) bpf/events.h
+# Header dependencies come from the compiler (-MMD); see the include at the end.
+DEPFLAGS  := -MMD -MP
 # Only src/probe and src/record include the BPF skeleton.
 SKEL_USERS := $(patsubst src/%.c,$(OUT)/obj/%.o,$(wildcard src/probe/*.c src/record/*.c)) \
               $(patsubst src/%.c,$(OUT)/san/%.o,$(wildcard src/probe/*.c src/record/*.c))
@@ -49,13 +50,13 @@ $(OUT)/asyncscope.bpf.o: $(BPF_OBJS)
 $(OUT)/asyncscope.skel.h: $(OUT)/asyncscope.bpf.o
 	$(BPFTOOL) gen skeleton $< name asyncscope_bpf > $@.tmp && mv $@.tmp $@
 
-$(OUT)/obj/%.o: src/%.c $(HEADERS)
+$(OUT)/obj/%.o: src/%.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(OUT)/san/%.o: src/%.c $(HEADERS)
+$(OUT)/san/%.o: src/%.c
 	@mkdir -p $(@D)
-	$(CC) $(SANFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc -Ibpf -I$(OUT) -c $< -o $@
+	$(CC) $(SANFLAGS) $(WARN) $(DEPFLAGS) -std=gnu11 -D_GNU_SOURCE -Isrc -Ibpf -I$(OUT) -c $< -o $@
 
 $(OUT)/asyncscope: $(OBJS)
 	$(CC) $(ALL_CFLAGS) $^ $(LIBS) -o $@
@@ -91,3 +92,5 @@ bench: all apps
 
 clean:
 	rm -rf $(OUT)
+
+-include $(OBJS:.o=.d) $(SAN_OBJS:.o=.d)
