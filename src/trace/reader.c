@@ -562,6 +562,11 @@ uint64_t trace_reader__events(const struct trace_reader *r)
 	return r->events;
 }
 
+uint64_t trace_reader__offset(const struct trace_reader *r)
+{
+	return r->off;
+}
+
 void trace_reader__free(struct trace_reader *r)
 {
 	if (!r)

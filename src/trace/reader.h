@@ -46,6 +46,10 @@ const struct as_trace_end *trace_reader__end(const struct trace_reader *r);
 /* Events returned by next() so far. */
 uint64_t trace_reader__events(const struct trace_reader *r);
 
+/* File offset of the next unread byte (a whole chunk is read at once): for
+ * progress against the file size. */
+uint64_t trace_reader__offset(const struct trace_reader *r);
+
 /* Closes and frees everything, including strings lent out; accepts NULL. */
 void trace_reader__free(struct trace_reader *r);
 
