@@ -1,0 +1,576 @@
+/* perfetto: Chrome trace-event JSON (see perfetto.h for what it holds). The
+ * poll tracker of output/folded.h follows the tasks; this file turns what it
+ * reports into trace events, one JSON object per line, written with unlocked
+ * stdio and hand-rolled number formatting (a 10M-event trace gives tens of
+ * millions of objects). Strings are escaped once and cached by name id.
+ * Pure C: no libbpf, no reader; writes only to the FILE* given. */
+#include "output/perfetto.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output/folded.h"
+#include "util/fmt.h"
+
+/* Sample (one object a line):
+ *   {"ph":"X","pid":12407,"tid":12409,"ts":3182.726,"dur":5.099,"name":"chain::producer",
+ *    "cat":"poll","args":{"task":5,"tokio_id":5,"outcome":"Pending",
+ *    "spawned_at":"src/bin/chain.rs:43:17","header":"0x56327f1d7580"}}
+ *   {"ph":"s","pid":12407,"tid":12409,"ts":3182.731,"id":7,"name":"wake","cat":"wake"}
+ *   {"ph":"f","bp":"e","pid":12407,"tid":12409,"ts":3182.739,"id":7,"name":"wake","cat":"wake"}
+ *   {"ph":"C","pid":12407,"ts":3182.726,"name":"runnable tasks","args":{"tasks":1}}
+ */
+
+struct perfetto {
+	FILE *out;
+	struct ptrack *pt;
+	uint32_t pid;
+	char *target, *cmdline, *runtime, *build_id;   /* copies of meta's, for metadata */
+	uint64_t base;          /* ts origin, ns */
+	bool have_base;
+	uint64_t clock_mono;
+	uint64_t last_ts;
+	bool first;             /* no event written yet: no comma */
+	char **esc_names;       /* by name_id: escaped future name (NULL: not yet) */
+	size_t n_esc_names;
+	char **esc_files;       /* by spawn_id */
+	size_t n_esc_files;
+	uint64_t runnable_shown, parked_shown;
+	bool counters_shown;
+	uint64_t events, slices, flows, flow_id;
+	bool finished;
+	int err;                /* sticky -errno of the callback */
+};
+
+/* ---- writing ---- */
+
+static void put(struct perfetto *p, const char *s)
+{
+	fputs_unlocked(s, p->out);
+}
+
+static void put_u64(struct perfetto *p, uint64_t v)
+{
+	char b[24];
+	int i = sizeof(b);
+
+	do
+		b[--i] = (char)('0' + v % 10);
+	while (v /= 10);
+	fwrite_unlocked(b + i, 1, sizeof(b) - i, p->out);
+}
+
+static void put_hex(struct perfetto *p, uint64_t v)
+{
+	static const char digits[] = "0123456789abcdef";
+	char b[20];
+	int i = sizeof(b);
+
+	do
+		b[--i] = digits[v & 15];
+	while (v >>= 4);
+	b[--i] = 'x';
+	b[--i] = '0';
+	fwrite_unlocked(b + i, 1, sizeof(b) - i, p->out);
+}
+
+/* ns as microseconds with three decimals: 1234567 -> 1234.567. */
+static void put_us(struct perfetto *p, int64_t ns)
+{
+	uint64_t a;
+	unsigned frac;
+
+	if (ns < 0) {
+		putc_unlocked('-', p->out);
+		a = (uint64_t)(-(ns + 1)) + 1;
+	} else {
+		a = (uint64_t)ns;
+	}
+	put_u64(p, a / 1000);
+	frac = (unsigned)(a % 1000);
+	putc_unlocked('.', p->out);
+	putc_unlocked((char)('0' + frac / 100), p->out);
+	putc_unlocked((char)('0' + frac / 10 % 10), p->out);
+	putc_unlocked((char)('0' + frac % 10), p->out);
+}
+
+static void put_ts(struct perfetto *p, uint64_t ts)
+{
+	put_us(p, (int64_t)(ts - p->base));
+}
+
+/* Returns a malloc'd JSON string body for s (no quotes): escapes quotes,
+ * backslashes and control characters, invalid UTF-8 -> U+FFFD. NULL on ENOMEM. */
+static char *escape(const char *s)
+{
+	size_t n = strlen(s), o = 0;
+	char *r = malloc(n * 6 + 1);
+
+	if (!r)
+		return NULL;
+	for (size_t i = 0; i < n;) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\') {
+			r[o++] = '\\';
+			r[o++] = (char)c;
+			i++;
+		} else if (c < 0x20 || c == 0x7f) {
+			o += (size_t)sprintf(r + o, "\\u%04x", c);
+			i++;
+		} else if (c < 0x80) {
+			r[o++] = (char)c;
+			i++;
+		} else {
+			size_t len = fmt_utf8_len(s + i, n - i);
+
+			if (!len) {
+				memcpy(r + o, "\\ufffd", 6);
+				o += 6;
+				i++;
+			} else {
+				memcpy(r + o, s + i, len);
+				o += len;
+				i += len;
+			}
+		}
+	}
+	r[o] = '\0';
+	return r;
+}
+
+static void put_str(struct perfetto *p, const char *s)
+{
+	char *e = escape(s ? s : "");
+
+	putc_unlocked('"', p->out);
+	if (e)
+		put(p, e);
+	else
+		p->err = -ENOMEM;
+	putc_unlocked('"', p->out);
+	free(e);
+}
+
+/* The cached escaped string of id in (*cache, *n), escaping s on first use. */
+static const char *cached(struct perfetto *p, char ***cache, size_t *n, uint32_t id,
+			  const char *s)
+{
+	if (id >= *n) {
+		size_t nn = *n ? *n : 16;
+		char **c;
+
+		while (nn <= id)
+			nn *= 2;
+		c = realloc(*cache, nn * sizeof(*c));
+		if (!c) {
+			p->err = -ENOMEM;
+			return "";
+		}
+		memset(c + *n, 0, (nn - *n) * sizeof(*c));
+		*cache = c;
+		*n = nn;
+	}
+	if (!(*cache)[id] && !((*cache)[id] = escape(s))) {
+		p->err = -ENOMEM;
+		return "";
+	}
+	return (*cache)[id];
+}
+
+static const char *task_name(struct perfetto *p, const struct ptrack_task *t)
+{
+	if (!t->name)
+		return "unknown";
+	return cached(p, &p->esc_names, &p->n_esc_names, t->name_id, t->name);
+}
+
+/* Starts one trace event object: separator, phase, pid, tid. */
+static void begin_ev(struct perfetto *p, const char *ph, uint32_t pid, uint64_t tid)
+{
+	put(p, p->first ? "\n{\"ph\":\"" : ",\n{\"ph\":\"");
+	p->first = false;
+	put(p, ph);
+	put(p, "\",\"pid\":");
+	put_u64(p, pid);
+	put(p, ",\"tid\":");
+	put_u64(p, tid);
+}
+
+/* A complete slice ("X") from..to; name is already escaped. Leaves the object
+ * open for args: the caller ends it with "}" or ",\"args\":{...}}". */
+static void slice(struct perfetto *p, uint32_t pid, uint64_t tid, uint64_t from, uint64_t to,
+		  const char *name, const char *cat)
+{
+	begin_ev(p, "X", pid, tid);
+	put(p, ",\"ts\":");
+	put_ts(p, from);
+	put(p, ",\"dur\":");
+	put_us(p, (int64_t)(to - from));
+	put(p, ",\"name\":\"");
+	put(p, name);
+	put(p, "\",\"cat\":\"");
+	put(p, cat);
+	put(p, "\"");
+}
+
+static uint64_t task_tid(uint64_t seq)
+{
+	return PERFETTO_TASKS_PID + seq;
+}
+
+static void meta_name(struct perfetto *p, uint32_t pid, uint64_t tid, const char *what,
+		      const char *name)
+{
+	begin_ev(p, "M", pid, tid);
+	put(p, ",\"name\":\"");
+	put(p, what);
+	put(p, "\",\"args\":{\"name\":");
+	put_str(p, name);
+	put(p, "}}");
+}
+
+static void meta_sort(struct perfetto *p, uint32_t pid, uint64_t tid, const char *what,
+		      uint64_t index)
+{
+	begin_ev(p, "M", pid, tid);
+	put(p, ",\"name\":\"");
+	put(p, what);
+	put(p, "\",\"args\":{\"sort_index\":");
+	put_u64(p, index);
+	put(p, "}}");
+}
+
+static const char *outcome(enum ptrack_end how)
+{
+	switch (how) {
+	case PTRACK_READY: return "Ready";
+	case PTRACK_PENDING: return "Pending";
+	case PTRACK_CUT: return "cut short";
+	case PTRACK_TRACE_END: return "running at end";
+	}
+	return "?";
+}
+
+/* The wake that made the task runnable -> this poll: a flow, its start on the
+ * waker's poll slice or on a 1 ns "wake" slice written here. */
+static void flow(struct perfetto *p, const struct ptrack_poll *poll)
+{
+	const struct ptrack_wake *w = &poll->wake;
+	const char *name = w->spawn ? "spawn" : "wake";
+	uint64_t id = ++p->flow_id;
+
+	if (!w->in_user_poll) {
+		slice(p, p->pid, w->tid, w->ts, w->ts + 1, name, "wake");
+		put(p, ",\"args\":{\"task\":");
+		put_u64(p, poll->task.seq);
+		put(p, ",\"by\":\"");
+		put(p, w->spawn ? "spawn" : w->flags & AS_WAKE_IO ? "io driver" :
+		       w->flags & AS_WAKE_TIMER ? "timer" : "runtime");
+		put(p, "\"}}");
+	}
+	begin_ev(p, "s", p->pid, w->tid);
+	put(p, ",\"ts\":");
+	put_ts(p, w->ts);
+	put(p, ",\"id\":");
+	put_u64(p, id);
+	put(p, ",\"name\":\"");
+	put(p, name);
+	put(p, "\",\"cat\":\"wake\"}");
+	begin_ev(p, "f", p->pid, poll->tid);
+	put(p, ",\"bp\":\"e\",\"ts\":");
+	put_ts(p, poll->begin);
+	put(p, ",\"id\":");
+	put_u64(p, id);
+	put(p, ",\"name\":\"");
+	put(p, name);
+	put(p, "\",\"cat\":\"wake\"}");
+	p->flows++;
+}
+
+static void on_poll(struct perfetto *p, const struct ptrack_poll *poll)
+{
+	const char *name = task_name(p, &poll->task);
+
+	/* the task's own track: every poll, runtime workers' included */
+	slice(p, PERFETTO_TASKS_PID, task_tid(poll->task.seq), poll->begin, poll->end,
+	      "running", "task");
+	put(p, ",\"args\":{\"thread\":");
+	put_u64(p, poll->tid);
+	put(p, "}}");
+	if (!poll->user)
+		return;
+	slice(p, p->pid, poll->tid, poll->begin, poll->end, name, "poll");
+	put(p, ",\"args\":{\"task\":");
+	put_u64(p, poll->task.seq);
+	if (poll->task.tokio_id) {
+		put(p, ",\"tokio_id\":");
+		put_u64(p, poll->task.tokio_id);
+	}
+	put(p, ",\"outcome\":\"");
+	put(p, outcome(poll->how));
+	put(p, "\"");
+	if (poll->task.spawn_file) {
+		put(p, ",\"spawned_at\":\"");
+		put(p, cached(p, &p->esc_files, &p->n_esc_files, poll->task.spawn_id,
+			      poll->task.spawn_file));
+		putc_unlocked(':', p->out);
+		put_u64(p, poll->task.spawn_line);
+		putc_unlocked(':', p->out);
+		put_u64(p, poll->task.spawn_col);
+		put(p, "\"");
+	}
+	put(p, ",\"header\":\"");
+	put_hex(p, poll->task.header);
+	put(p, "\"}}");
+	p->slices++;
+	/* after the slice, so that a viewer sorting by time (stable) has the
+	 * slice open when it binds the flow end to it */
+	if (poll->has_wake)
+		flow(p, poll);
+}
+
+static int on_out(void *ctx, const struct ptrack_out *o)
+{
+	struct perfetto *p = ctx;
+	char buf[64];
+
+	switch (o->type) {
+	case PTRACK_POLL:
+		on_poll(p, o->poll);
+		break;
+	case PTRACK_SCHEDULED:
+	case PTRACK_IDLE:
+		if (o->to == o->from)
+			break;
+		slice(p, PERFETTO_TASKS_PID, task_tid(o->task->seq), o->from, o->to,
+		      o->type == PTRACK_IDLE ? "idle" : "scheduled", "task");
+		put(p, "}");
+		break;
+	case PTRACK_PARKED:
+		slice(p, p->pid, o->tid, o->from, o->to, "parked", "park");
+		put(p, "}");
+		break;
+	case PTRACK_TASK_GONE: {
+		const char *name = o->task->name ? o->task->name : "unknown";
+		size_t len = strlen(name);
+		char *label = malloc(len + 48);
+
+		if (!label)
+			return -ENOMEM;
+		snprintf(buf, sizeof(buf), "task %" PRIu64 " ", o->task->seq);
+		memcpy(label, buf, strlen(buf));
+		memcpy(label + strlen(buf), name, len + 1);
+		meta_name(p, PERFETTO_TASKS_PID, task_tid(o->task->seq), "thread_name", label);
+		meta_sort(p, PERFETTO_TASKS_PID, task_tid(o->task->seq), "thread_sort_index",
+			  o->task->seq);
+		free(label);
+		break;
+	}
+	}
+	if (p->err)
+		return p->err;
+	return ferror(p->out) ? -EIO : 0;
+}
+
+struct perfetto *perfetto__new(FILE *out, const struct as_trace_meta *meta)
+{
+	struct perfetto *p = calloc(1, sizeof(*p));
+	char *label = NULL;
+
+	if (!p)
+		return NULL;
+	p->out = out;
+	p->first = true;
+	p->pid = meta ? meta->pid : 0;
+	p->clock_mono = meta ? meta->clock_mono_ns : 0;
+	p->pt = ptrack__new(meta, on_out, p);
+	if (!p->pt)
+		goto fail;
+	if (!(p->target = strdup(meta && meta->target ? meta->target : "")) ||
+	    !(p->cmdline = strdup(meta && meta->cmdline ? meta->cmdline : "")) ||
+	    !(p->runtime = strdup(meta && meta->runtime ? meta->runtime : "")) ||
+	    !(p->build_id = strdup(meta && meta->build_id ? meta->build_id : "")))
+		goto fail;
+	const char *target = meta && meta->target && *meta->target ? meta->target : "target";
+
+	if (asprintf(&label, "%s pid %" PRIu32, target, p->pid) < 0) {
+		label = NULL;
+		goto fail;
+	}
+	put(p, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
+	meta_name(p, p->pid, 0, "process_name", label);
+	meta_sort(p, p->pid, 0, "process_sort_index", 0);
+	meta_name(p, PERFETTO_TASKS_PID, 0, "process_name", "tasks");
+	meta_sort(p, PERFETTO_TASKS_PID, 0, "process_sort_index", 1);
+	free(label);
+	if (p->err || ferror(out)) {
+		errno = p->err ? -p->err : EIO;
+		perfetto__free(p);
+		return NULL;
+	}
+	return p;
+fail:
+	free(label);
+	perfetto__free(p);
+	errno = ENOMEM;
+	return NULL;
+}
+
+/* Counter values after an event, written when they change. */
+static void counters(struct perfetto *p, uint64_t ts)
+{
+	uint64_t runnable = ptrack__runnable(p->pt), parked = ptrack__parked(p->pt);
+
+	if (!p->counters_shown || runnable != p->runnable_shown) {
+		begin_ev(p, "C", p->pid, 0);
+		put(p, ",\"ts\":");
+		put_ts(p, ts);
+		put(p, ",\"name\":\"runnable tasks\",\"args\":{\"tasks\":");
+		put_u64(p, runnable);
+		put(p, "}}");
+		p->runnable_shown = runnable;
+	}
+	if (!p->counters_shown || parked != p->parked_shown) {
+		begin_ev(p, "C", p->pid, 0);
+		put(p, ",\"ts\":");
+		put_ts(p, ts);
+		put(p, ",\"name\":\"parked workers\",\"args\":{\"workers\":");
+		put_u64(p, parked);
+		put(p, "}}");
+		p->parked_shown = parked;
+	}
+	p->counters_shown = true;
+}
+
+int perfetto__add(struct perfetto *p, const struct as_event *ev)
+{
+	int err;
+
+	if (!p || !ev || p->finished)
+		return -EINVAL;
+	if (!p->have_base) {
+		p->base = p->clock_mono && p->clock_mono <= ev->ts ? p->clock_mono : ev->ts;
+		p->have_base = true;
+	}
+	if (ev->ts > p->last_ts)
+		p->last_ts = ev->ts;
+	p->events++;
+	if (ev->type == AS_EV_THREAD && ev->str && ptrack__thread_name(p->pt, ev->tid) == NULL)
+		meta_name(p, p->pid, ev->tid, "thread_name", ev->str);
+	if ((err = ptrack__add(p->pt, ev)))
+		return err;
+	counters(p, ev->ts);
+	if (p->err)
+		return p->err;
+	return ferror(p->out) ? -EIO : 0;
+}
+
+static void instant(struct perfetto *p, uint64_t ts, const char *name)
+{
+	begin_ev(p, "i", p->pid, 0);
+	put(p, ",\"s\":\"g\",\"ts\":");
+	put_ts(p, ts);
+	put(p, ",\"name\":");
+	put_str(p, name);
+	put(p, "}");
+}
+
+static void kv_str(struct perfetto *p, const char *key, const char *v)
+{
+	put(p, ",\"");
+	put(p, key);
+	put(p, "\":");
+	put_str(p, v);
+}
+
+static void kv_u64(struct perfetto *p, const char *key, uint64_t v)
+{
+	put(p, ",\"");
+	put(p, key);
+	put(p, "\":");
+	put_u64(p, v);
+}
+
+int perfetto__finish(struct perfetto *p, const struct as_trace_end *end, bool truncated)
+{
+	uint64_t end_ns, lost = end ? end->lost : 0, missed = end ? end->missed : 0;
+	char msg[96];
+	int err;
+
+	if (!p || p->finished)
+		return -EINVAL;
+	p->finished = true;
+	end_ns = end && end->end_ns ? end->end_ns : p->last_ts;
+	if (!p->have_base) {
+		p->base = p->clock_mono && p->clock_mono <= end_ns ? p->clock_mono : end_ns;
+		p->have_base = true;
+	}
+	if (end_ns < p->last_ts)
+		end_ns = p->last_ts;
+	if ((err = ptrack__finish(p->pt, end_ns)))
+		return err;
+	counters(p, end_ns);
+	if (lost) {
+		snprintf(msg, sizeof(msg), "lost %" PRIu64 " events", lost);
+		instant(p, end_ns, msg);
+	}
+	if (missed) {
+		snprintf(msg, sizeof(msg), "missed %" PRIu64 " events (not decoded)", missed);
+		instant(p, end_ns, msg);
+	}
+	if (truncated)
+		instant(p, end_ns, "trace truncated: the recording stops here");
+	put(p, "\n],\"metadata\":{\"producer\":\"asyncscope\"");
+	kv_str(p, "target", p->target);
+	kv_u64(p, "pid", p->pid);
+	kv_str(p, "cmdline", p->cmdline);
+	kv_str(p, "runtime", p->runtime);
+	kv_str(p, "build_id", p->build_id);
+	kv_u64(p, "clock_mono_ns", p->base);
+	kv_u64(p, "events", p->events);
+	kv_u64(p, "lost_events", lost);
+	kv_u64(p, "missed_events", missed);
+	put(p, ",\"truncated\":");
+	put(p, truncated ? "true" : "false");
+	kv_u64(p, "poll_slices", p->slices);
+	kv_u64(p, "flows", p->flows);
+	kv_str(p, "worker_task_polls", "on the tasks process tracks only");
+	kv_u64(p, "tasks_pid", PERFETTO_TASKS_PID);
+	put(p, "}}\n");
+	if (p->err)
+		return p->err;
+	if (fflush(p->out) || ferror(p->out))
+		return -EIO;
+	return 0;
+}
+
+uint64_t perfetto__slices(const struct perfetto *p)
+{
+	return p ? p->slices : 0;
+}
+
+uint64_t perfetto__flows(const struct perfetto *p)
+{
+	return p ? p->flows : 0;
+}
+
+void perfetto__free(struct perfetto *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n_esc_names; i++)
+		free(p->esc_names[i]);
+	free(p->esc_names);
+	for (size_t i = 0; i < p->n_esc_files; i++)
+		free(p->esc_files[i]);
+	free(p->esc_files);
+	ptrack__free(p->pt);
+	free(p->target);
+	free(p->cmdline);
+	free(p->runtime);
+	free(p->build_id);
+	free(p);
+}
