@@ -1,0 +1,247 @@
+/* Unit tests for the HTML report (src/output/html.c): the page around small
+ * JSON inputs. The rendering itself (JS in the page) is checked in a browser
+ * by scripts/html-check.sh, run from tests/integ/html.sh.
+ *
+ * With arguments, `test_html REPORT.json OUT.html` runs no test: it writes the
+ * page for that JSON file, for tests/integ/html.sh until `asyncscope report
+ * --html` exists. Exit 0, 1 on failure (one line on stderr), 2 on usage. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "output/html.h"
+
+#define OPEN_TAG "<script type=\"application/json\" id=\"data\">"
+
+/* Renders json into a malloc'd NUL-terminated string (caller frees); NULL on failure. */
+static char *render(const char *json, size_t len, int *err)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+
+	if (!f)
+		return NULL;
+	*err = report_html(f, json, len);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* The bytes between the data block's tags, unescaped ("<\/" -> "</",
+ * "\u003c!--" -> "<!--"), malloc'd; NULL if the block is missing or appears
+ * twice. */
+static char *embedded(const char *page)
+{
+	const char *start = strstr(page, OPEN_TAG), *end;
+	char *out, *o;
+
+	if (!start || strstr(start + 1, OPEN_TAG))
+		return NULL;
+	start += strlen(OPEN_TAG);
+	end = strstr(start, "</script>");
+	if (!end)
+		return NULL;
+	out = o = malloc(end - start + 1);
+	if (!out)
+		return NULL;
+	for (const char *p = start; p < end;) {
+		if (!strncmp(p, "<\\/", 3)) {
+			*o++ = '<';
+			*o++ = '/';
+			p += 3;
+		} else if (!strncmp(p, "\\u003c!--", 9)) {
+			memcpy(o, "<!--", 4);
+			o += 4;
+			p += 9;
+		} else {
+			*o++ = *p++;
+		}
+	}
+	*o = 0;
+	return out;
+}
+
+/* The page outside the data block holds no URL: nothing can be fetched. */
+static int has_url_outside_data(const char *page)
+{
+	const char *start = strstr(page, OPEN_TAG), *end = start ? strstr(start, "</script>") : NULL;
+	char *copy = strdup(page);
+	int found;
+
+	if (!copy)
+		return 1;
+	if (start && end)
+		memset(copy + (start - page), ' ', end - start);
+	found = strstr(copy, "http://") || strstr(copy, "https://") || strstr(copy, "//cdn") ||
+		strstr(copy, "src=\"") || strstr(copy, "@import") || strstr(copy, "url(http");
+	free(copy);
+	return found;
+}
+
+static void roundtrip(const char *json)
+{
+	int err = -1;
+	char *page = render(json, strlen(json), &err);
+	char *back = page ? embedded(page) : NULL;
+
+	CHECK(page);
+	CHECK_EQ_U64(err, 0);
+	if (page) {
+		CHECK(!strncmp(page, "<!DOCTYPE html>\n", 16));
+		CHECK(strstr(page, "</html>\n"));
+		CHECK(!has_url_outside_data(page));
+	}
+	CHECK_STR(back, json);
+	free(back);
+	free(page);
+}
+
+static void test_doctype_and_roundtrip(void)
+{
+	roundtrip("{\"target\": \"/srv/app\", \"pid\": 42, \"tasks\": [], \"workers\": []}\n");
+	roundtrip("{\"format_version\":1,\"target\":null,\"pid\":null,\"runtime\":null,"
+		  "\"duration_ns\":0,\"events\":0,\"lost_events\":0,\"missed_events\":0,"
+		  "\"truncated\":false,\"tasks\":[],\"workers\":[],\"totals\":{}}");
+}
+
+static void test_minimal_and_empty(void)
+{
+	int err = -1;
+	char *page;
+
+	roundtrip("{}");
+	roundtrip("");
+	page = render(NULL, 0, &err);
+	CHECK(page);
+	CHECK_EQ_U64(err, 0);
+	if (page)
+		CHECK(strstr(page, OPEN_TAG "</script>"));
+	free(page);
+}
+
+static void test_script_end_escaped(void)
+{
+	const char *json = "{\"name\": \"</script><script>alert(1)</script>\", "
+			   "\"n2\": \"<!--<script>\", \"n3\": \"a</b\", \"n4\": \"<\"}";
+	int err = -1;
+	char *page = render(json, strlen(json), &err);
+	const char *data;
+
+	roundtrip(json);
+	CHECK(page);
+	if (!page)
+		return;
+	data = strstr(page, OPEN_TAG);
+	CHECK(data);
+	if (data) {
+		data += strlen(OPEN_TAG);
+		/* the first "</" after the opening tag is the block's own end */
+		CHECK(!strncmp(strstr(data, "</"), "</script>\n", 10));
+		CHECK(strstr(data, "\"<\\/script><script>alert(1)<\\/script>\""));
+		CHECK(strstr(data, "\"\\u003c!--<script>\""));
+		CHECK(strstr(data, "\"a<\\/b\""));
+		CHECK(!strstr(data, "<!--<"));
+	}
+	free(page);
+}
+
+static void test_urls_in_data_only(void)
+{
+	roundtrip("{\"target\": \"https://example.com/x\", \"runtime\": \"http://y\"}");
+}
+
+static void test_not_nul_terminated(void)
+{
+	const char json[] = "{\"a\":1}XXXX";
+	int err = -1;
+	char *page = render(json, 7, &err), *back = page ? embedded(page) : NULL;
+
+	CHECK_EQ_U64(err, 0);
+	CHECK_STR(back, "{\"a\":1}");
+	free(back);
+	free(page);
+}
+
+static void test_errors(void)
+{
+	FILE *ro = fopen("/dev/null", "r");
+	FILE *full = fopen("/dev/full", "w");
+
+	CHECK_EQ_U64(report_html(NULL, "{}", 2), (unsigned long long)-EINVAL);
+	CHECK_EQ_U64(report_html(stdout, NULL, 2), (unsigned long long)-EINVAL);
+	if (ro) {
+		CHECK_EQ_U64(report_html(ro, "{}", 2), (unsigned long long)-EIO);
+		fclose(ro);
+	}
+	if (full) {
+		CHECK_EQ_U64(report_html(full, "{}", 2), (unsigned long long)-EIO);
+		fclose(full);
+	}
+}
+
+/* test_html IN.json OUT.html: write the page for a JSON file (see the top). */
+static int convert(const char *in_path, const char *out_path)
+{
+	FILE *in = fopen(in_path, "rb"), *out = NULL;
+	char *json = NULL;
+	size_t len = 0, cap = 0, n;
+	int err = 0;
+
+	if (!in) {
+		fprintf(stderr, "test_html: cannot open %s: %s\n", in_path, strerror(errno));
+		return 1;
+	}
+	do {
+		if (len == cap) {
+			char *p = realloc(json, cap = cap ? 2 * cap : 65536);
+			if (!p) {
+				err = -ENOMEM;
+				goto out;
+			}
+			json = p;
+		}
+		n = fread(json + len, 1, cap - len, in);
+		len += n;
+	} while (n);
+	if (ferror(in)) {
+		err = -EIO;
+		goto out;
+	}
+	out = fopen(out_path, "w");
+	if (!out) {
+		fprintf(stderr, "test_html: cannot create %s: %s\n", out_path, strerror(errno));
+		fclose(in);
+		free(json);
+		return 1;
+	}
+	err = report_html(out, json, len);
+out:
+	if (out && fclose(out) && !err)
+		err = -EIO;
+	fclose(in);
+	free(json);
+	if (err)
+		fprintf(stderr, "test_html: failed to write %s: %s\n", out_path, strerror(-err));
+	return err ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3)
+		return convert(argv[1], argv[2]);
+	if (argc != 1) {
+		fprintf(stderr, "usage: test_html [REPORT.json OUT.html]\n");
+		return 2;
+	}
+	RUN(test_doctype_and_roundtrip);
+	RUN(test_minimal_and_empty);
+	RUN(test_script_end_escaped);
+	RUN(test_urls_in_data_only);
+	RUN(test_not_nul_terminated);
+	RUN(test_errors);
+	TEST_MAIN_END();
+}
