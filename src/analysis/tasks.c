@@ -3,6 +3,14 @@
  * progress, a pending spawn site, a park in progress); final per-task numbers
  * go to a compact array indexed by seq - 1. Strings kept are interned once
  * (util/strtab).
+ *
+ * Every change of a live task's state goes through enter() and leave(), which
+ * keep the sums, the histograms, the stall and starve counts and the observer
+ * in step. A live task's histograms are folded into its row and into the
+ * totals when it goes (FREE or the end), then freed. Wake edges are keyed by
+ * (waker code, woken seq): code 1..5 a wake_source, seq + EDGE_TASK a task;
+ * whether a waker task was the runtime's loop is only known at the end, so
+ * edges are resolved and merged in analysis__finish().
  * Pure C: no libbpf, no I/O, no globals. */
 #include "analysis/tasks.h"
 
@@ -14,6 +22,16 @@
 #include "util/u64map.h"
 
 enum live_state { LIVE_RUNNING, LIVE_RUNNABLE, LIVE_IDLE, LIVE_COMPLETED };
+
+#define PEND_MAX 4             /* timed wakes waiting for a poll, per task */
+#define EDGE_TASK 8            /* edge code of task seq s: s + EDGE_TASK */
+#define BLOCKING_PREFIX "tokio::runtime::blocking::task::BlockingTask"
+
+/* A wake waiting for the woken task's next poll, to time its edge. */
+struct pend {
+	uint32_t edge;         /* into a->edges */
+	uint64_t ts;
+};
 
 /* A task whose header has not been freed yet. */
 struct live {
@@ -27,6 +45,9 @@ struct live {
 	uint64_t leaf_ns, leaf_polls;
 	uint32_t leaf_tid;
 	bool leaf_mixed;       /* leaf polls on more than one thread */
+	uint8_t n_pend;
+	struct pend pend[PEND_MAX];
+	struct hist h[DIST__MAX];
 };
 
 /* A poll in progress on a thread. */
@@ -51,9 +72,18 @@ struct thread {
 	struct worker_stats st; /* st.name is interned */
 };
 
+/* Wakes of one (waker code, woken seq) pair while events come in. */
+struct edge_acc {
+	uint64_t code, to_seq, count, timed;
+	struct hist delay;
+};
+
 struct analysis {
 	struct as_trace_meta meta;        /* shallow copy: probes read in add() only */
 	bool has_meta, finished;
+	struct analysis_opts opts;        /* defaults filled in */
+	struct analysis_observer obs;
+	int err;                          /* -ENOMEM met inside the current add() */
 
 	struct task_stats *tasks;
 	size_t n_tasks, cap_tasks;
@@ -70,11 +100,39 @@ struct analysis {
 	struct summary sum;
 	bool seen_event;
 	uint64_t last_ts;                 /* largest timestamp seen */
+
+	struct hist dist[DIST__MAX];      /* user tasks, folded in as they go */
+	struct edge_acc *eacc;
+	size_t n_eacc, cap_eacc;
+	struct u64map edge_of;            /* code << 32 | to_seq -> index + 1 */
+	struct long_poll *heap;           /* min-heap on duration, absolute start */
+	size_t n_heap;
+
+	/* Results of finish(). */
+	struct wake_edge *edges;
+	size_t n_edges;
+	struct stall *stalls;
+	size_t n_stalls;
+	struct starve *starves;
+	size_t n_starves;
 };
 
 const char *task_kind__str(enum task_kind kind)
 {
 	return kind == TASK_KIND_WORKER ? "worker" : "task";
+}
+
+const char *wake_source__str(enum wake_source src)
+{
+	switch (src) {
+	case WAKE_FROM_TASK: return "task";
+	case WAKE_FROM_IO: return "io";
+	case WAKE_FROM_TIMER: return "timer";
+	case WAKE_FROM_RUNTIME: return "runtime";
+	case WAKE_FROM_BLOCKING: return "blocking";
+	case WAKE_FROM_THREAD: return "thread";
+	}
+	return "unknown";
 }
 
 const char *task_state__str(enum task_state state)
@@ -135,7 +193,7 @@ static const char *intern(struct analysis *a, const char *s, int *err)
 	return strtab__get(&a->strs, idx);
 }
 
-static struct thread *thread_get(struct analysis *a, uint32_t tid)
+static struct thread *thread_get(struct analysis *a, uint32_t tid, uint64_t ts)
 {
 	uint64_t v;
 	struct thread *t;
@@ -150,6 +208,8 @@ static struct thread *thread_get(struct analysis *a, uint32_t tid)
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;
 	t->st.tid = tid;
+	if (a->obs.thread)
+		a->obs.thread(a->obs.ctx, tid, ts);
 	return t;
 }
 
@@ -195,12 +255,189 @@ static struct live *task_new(struct analysis *a, uint64_t header, uint64_t ts)
 	return l;
 }
 
+static void nomem(struct analysis *a, int err)
+{
+	if (err)
+		a->err = -ENOMEM;
+}
+
+/* Adds v to a live task's distribution d (kept until it goes). */
+static void sample(struct analysis *a, struct live *l, enum dist d, uint64_t v)
+{
+	if (!a->opts.states_only)
+		nomem(a, hist__add(&l->h[d], v));
+}
+
+/* Task l goes: its distributions become percentiles in its row and, for a
+ * user task, part of the totals; then they are freed. */
+static void fold(struct analysis *a, struct live *l)
+{
+	struct task_stats *st = &a->tasks[l->idx];
+	const struct hist *h = l->h;
+
+	st->poll_p50_ns = hist__quantile(&h[DIST_POLL], 0.5);
+	st->poll_p99_ns = hist__quantile(&h[DIST_POLL], 0.99);
+	st->sched_p50_ns = hist__quantile(&h[DIST_SCHED], 0.5);
+	st->sched_p99_ns = hist__quantile(&h[DIST_SCHED], 0.99);
+	st->sched_max_ns = h[DIST_SCHED].max;
+	st->idle_p50_ns = hist__quantile(&h[DIST_IDLE], 0.5);
+	st->idle_p99_ns = hist__quantile(&h[DIST_IDLE], 0.99);
+	for (int d = 0; d < DIST__MAX; d++) {
+		if (st->kind == TASK_KIND_TASK)
+			nomem(a, hist__merge(&a->dist[d], &l->h[d]));
+		hist__clear(&l->h[d]);
+	}
+	l->n_pend = 0;
+}
+
 /* The task is gone (FREE, or its address reused without a FREE). */
 static void task_retire(struct analysis *a, uint64_t header, struct live *l)
 {
 	a->tasks[l->idx].state = TASK_STATE_COMPLETED;
+	fold(a, l);
 	u64map__del(&a->live, header);
 	free(l);
+}
+
+/* l enters state s (RUNNABLE or IDLE) at ts. */
+static void enter(struct analysis *a, struct live *l, enum live_state s, uint64_t ts)
+{
+	l->state = s;
+	l->since = ts;
+	if (s == LIVE_RUNNABLE && a->obs.runnable)
+		a->obs.runnable(a->obs.ctx, a->tasks[l->idx].seq, ts, 1);
+}
+
+enum leave_by { BY_POLL, BY_WAKE, BY_FREE, BY_END };
+
+/* l leaves its RUNNABLE or IDLE state at ts, ended by `by`: the sums (a
+ * runnable wait counts in sched_ns only when a poll ends it, as before),
+ * distributions, stall and starve accounting, the observer. */
+static void leave(struct analysis *a, struct live *l, uint64_t ts, enum leave_by by)
+{
+	struct task_stats *st = &a->tasks[l->idx];
+	uint64_t d;
+
+	if (l->state != LIVE_RUNNABLE && l->state != LIVE_IDLE)
+		return;
+	d = span(a, l->since, ts);
+	if (a->obs.span)
+		a->obs.span(a->obs.ctx, st->seq, l->state == LIVE_RUNNABLE ? TASK_STATE_RUNNABLE
+					   : TASK_STATE_IDLE, 0, false, l->since, l->since + d);
+	if (l->state == LIVE_RUNNABLE) {
+		if (a->obs.runnable)
+			a->obs.runnable(a->obs.ctx, st->seq, ts, -1);
+		if (by == BY_POLL) {
+			st->sched_ns += d;
+			sample(a, l, DIST_SCHED, d);
+		}
+		if (d > st->starve_max_ns)
+			st->starve_max_ns = d;
+		if (d > a->opts.starve_ns && !a->opts.states_only)
+			st->starved++;
+		return;
+	}
+	st->idle_ns += d;
+	if (by == BY_POLL || by == BY_WAKE)
+		sample(a, l, DIST_IDLE, d);
+	if (d > a->opts.stall_ns && !a->opts.states_only) {
+		st->stalls++;
+		if (by == BY_END || (!st->stall_until_end && d > st->stall_ns)) {
+			st->stall_since_ns = l->since; /* absolute until finish */
+			st->stall_ns = d;
+			st->stall_until_end = by == BY_END;
+		}
+	}
+}
+
+/* Keeps the long poll p if it is among the longest opts.long_poll_keep. */
+static void long_poll_add(struct analysis *a, const struct long_poll *p)
+{
+	struct long_poll *h = a->heap;
+	size_t n = a->n_heap, i;
+
+	if (n == a->opts.long_poll_keep) {
+		if (p->duration_ns <= h[0].duration_ns)
+			return;
+		i = 0; /* replace the shortest, sift down */
+		for (;;) {
+			size_t c = 2 * i + 1;
+
+			if (c >= n)
+				break;
+			if (c + 1 < n && h[c + 1].duration_ns < h[c].duration_ns)
+				c++;
+			if (h[c].duration_ns >= p->duration_ns)
+				break;
+			h[i] = h[c];
+			i = c;
+		}
+		h[i] = *p;
+		return;
+	}
+	for (i = a->n_heap++; i > 0 && h[(i - 1) / 2].duration_ns > p->duration_ns; i = (i - 1) / 2)
+		h[i] = h[(i - 1) / 2];
+	h[i] = *p;
+}
+
+/* The edge of (code, to_seq): its index, or -1 (out of memory or a seq too
+ * large for the key). */
+static long edge_get(struct analysis *a, uint64_t code, uint64_t to_seq)
+{
+	uint64_t key, v;
+	struct edge_acc *e;
+
+	if (code >= UINT32_MAX || to_seq >= UINT32_MAX || a->n_eacc >= UINT32_MAX) {
+		a->sum.anomalies++;
+		return -1;
+	}
+	key = code << 32 | to_seq;
+	if (u64map__get(&a->edge_of, key, &v))
+		return (long)(v - 1);
+	if (reserve((void **)&a->eacc, &a->cap_eacc, a->n_eacc, sizeof(*a->eacc)) ||
+	    u64map__set(&a->edge_of, key, a->n_eacc + 1)) {
+		a->err = -ENOMEM;
+		return -1;
+	}
+	e = &a->eacc[a->n_eacc];
+	memset(e, 0, sizeof(*e));
+	e->code = code;
+	e->to_seq = to_seq;
+	return (long)a->n_eacc++;
+}
+
+/* A wake of task l by (ev->flags, ev->other): counted on its edge and, when
+ * first from that waker since the last poll, timed at the next poll. */
+static void wake_edge(struct analysis *a, struct live *l, const struct as_event *ev)
+{
+	struct live *w;
+	uint64_t code;
+	long e;
+
+	if (a->opts.states_only)
+		return;
+	if (ev->flags & AS_WAKE_IO)
+		code = WAKE_FROM_IO;
+	else if (ev->flags & AS_WAKE_TIMER)
+		code = WAKE_FROM_TIMER;
+	else if (!ev->other)
+		code = WAKE_FROM_THREAD;
+	else if ((w = live_get(a, ev->other)))
+		code = a->tasks[w->idx].seq + EDGE_TASK;
+	else
+		code = WAKE_FROM_RUNTIME; /* a poll begun before the recording: the runtime's loop */
+	e = edge_get(a, code, a->tasks[l->idx].seq);
+	if (e < 0)
+		return;
+	a->eacc[e].count++;
+	for (unsigned i = 0; i < l->n_pend; i++)
+		if (l->pend[i].edge == (uint32_t)e)
+			return;
+	if (l->n_pend == PEND_MAX) {
+		a->sum.unsampled_wakes++;
+		return;
+	}
+	l->pend[l->n_pend++] = (struct pend){ .edge = (uint32_t)e, .ts = ev->ts };
 }
 
 static void touch(struct task_stats *st, uint64_t ts)
@@ -223,6 +460,25 @@ static void poll_close(struct analysis *a, struct thread *t, const struct frame 
 
 	if (l && l->idx != f->idx)
 		l = NULL;
+	if (a->obs.span)
+		a->obs.span(a->obs.ctx, st->seq, TASK_STATE_RUNNING, t->tid, !f->nested, f->begin,
+			    f->begin + d);
+	if (how != END_TRACE && !a->opts.states_only) {
+		if (l)
+			sample(a, l, DIST_POLL, d);
+		else if (st->kind == TASK_KIND_TASK)
+			nomem(a, hist__add(&a->dist[DIST_POLL], d)); /* its row is closed */
+	}
+	if (!f->nested && st->kind == TASK_KIND_TASK && d > a->opts.long_poll_ns &&
+	    !a->opts.states_only) {
+		struct long_poll p = {
+			.seq = st->seq, .tid = t->tid, .until_end = how == END_TRACE,
+			.start_ns = f->begin, .duration_ns = d,
+		};
+
+		st->long_polls++;
+		long_poll_add(a, &p);
+	}
 	st->busy_ns += d;
 	if (d > st->max_poll_ns)
 		st->max_poll_ns = d;
@@ -244,8 +500,7 @@ static void poll_close(struct analysis *a, struct thread *t, const struct frame 
 			a->sum.anomalies++;
 		if (l && how == END_CUT && l->state == LIVE_RUNNING) {
 			/* Unknown outcome: assume Pending. */
-			l->state = l->woken_in_poll ? LIVE_RUNNABLE : LIVE_IDLE;
-			l->since = ts;
+			enter(a, l, l->woken_in_poll ? LIVE_RUNNABLE : LIVE_IDLE, ts);
 			l->woken_in_poll = false;
 		}
 		return;
@@ -259,8 +514,7 @@ static void poll_close(struct analysis *a, struct thread *t, const struct frame 
 	st->pending_polls++;
 	if (!l)
 		return;
-	l->state = l->woken_in_poll ? LIVE_RUNNABLE : LIVE_IDLE;
-	l->since = ts;
+	enter(a, l, l->woken_in_poll ? LIVE_RUNNABLE : LIVE_IDLE, ts);
 	l->woken_in_poll = false;
 }
 
@@ -286,8 +540,7 @@ static void unrun(struct analysis *a, uint64_t header, struct live *l, uint64_t 
 				return;
 			}
 	a->sum.anomalies++;
-	l->state = LIVE_IDLE;
-	l->since = ts;
+	enter(a, l, LIVE_IDLE, ts);
 }
 
 /* The task in stats slot idx turned out to be a worker: take back the time
@@ -315,7 +568,7 @@ static void make_worker(struct analysis *a, const struct frame *f)
 
 static int on_poll_begin(struct analysis *a, const struct as_event *ev)
 {
-	struct thread *t = thread_get(a, ev->tid);
+	struct thread *t = thread_get(a, ev->tid, ev->ts);
 	struct live *l;
 	struct task_stats *st;
 	int err = 0;
@@ -338,11 +591,17 @@ static int on_poll_begin(struct analysis *a, const struct as_event *ev)
 		l = task_new(a, ev->task, ev->ts);
 		if (!l)
 			return -ENOMEM;
-	} else if (l->state == LIVE_RUNNABLE) {
-		a->tasks[l->idx].sched_ns += span(a, l->since, ev->ts);
-	} else if (l->state == LIVE_IDLE) {
-		a->tasks[l->idx].idle_ns += span(a, l->since, ev->ts);
+	} else {
+		leave(a, l, ev->ts, BY_POLL);
 	}
+	for (unsigned i = 0; i < l->n_pend; i++) {
+		struct edge_acc *e = &a->eacc[l->pend[i].edge];
+
+		e->timed++;
+		/* out of order: already counted as an anomaly by leave() */
+		nomem(a, hist__add(&e->delay, ev->ts > l->pend[i].ts ? ev->ts - l->pend[i].ts : 0));
+	}
+	l->n_pend = 0;
 	if (reserve((void **)&t->stack, &t->cap, t->depth, sizeof(*t->stack)))
 		return -ENOMEM;
 	st = &a->tasks[l->idx];
@@ -371,7 +630,7 @@ static int on_poll_begin(struct analysis *a, const struct as_event *ev)
 
 static int on_poll_end(struct analysis *a, const struct as_event *ev)
 {
-	struct thread *t = thread_get(a, ev->tid);
+	struct thread *t = thread_get(a, ev->tid, ev->ts);
 	size_t i;
 
 	if (!t)
@@ -400,7 +659,7 @@ static int on_wake(struct analysis *a, const struct as_event *ev)
 
 	if (!l) {
 		/* First sight: the spawn-time schedule, not a wake. */
-		t = thread_get(a, ev->tid);
+		t = thread_get(a, ev->tid, ev->ts);
 		if (!t)
 			return -ENOMEM;
 		l = task_new(a, ev->task, ev->ts);
@@ -415,8 +674,7 @@ static int on_wake(struct analysis *a, const struct as_event *ev)
 			st->parent = t->spawn_parent;
 			t->spawn_pending = false;
 		}
-		l->state = LIVE_RUNNABLE;
-		l->since = ev->ts;
+		enter(a, l, LIVE_RUNNABLE, ev->ts);
 		return 0;
 	}
 	st = &a->tasks[l->idx];
@@ -428,11 +686,11 @@ static int on_wake(struct analysis *a, const struct as_event *ev)
 	st->wakes++;
 	if (ev->other == ev->task)
 		st->self_wakes++;
+	wake_edge(a, l, ev);
 	switch (l->state) {
 	case LIVE_IDLE:
-		st->idle_ns += span(a, l->since, ev->ts);
-		l->state = LIVE_RUNNABLE;
-		l->since = ev->ts;
+		leave(a, l, ev->ts, BY_WAKE);
+		enter(a, l, LIVE_RUNNABLE, ev->ts);
 		break;
 	case LIVE_RUNNING:
 		l->woken_in_poll = true;
@@ -445,7 +703,7 @@ static int on_wake(struct analysis *a, const struct as_event *ev)
 
 static int on_spawn(struct analysis *a, const struct as_event *ev)
 {
-	struct thread *t = thread_get(a, ev->tid);
+	struct thread *t = thread_get(a, ev->tid, ev->ts);
 	int err = 0;
 
 	if (!t)
@@ -470,8 +728,7 @@ static int on_free(struct analysis *a, const struct as_event *ev)
 	st = &a->tasks[l->idx];
 	if (l->state == LIVE_RUNNING)
 		unrun(a, ev->task, l, ev->ts);
-	if (l->state == LIVE_IDLE)
-		st->idle_ns += span(a, l->since, ev->ts);
+	leave(a, l, ev->ts, BY_FREE);
 	touch(st, ev->ts);
 	task_retire(a, ev->task, l);
 	return 0;
@@ -479,7 +736,7 @@ static int on_free(struct analysis *a, const struct as_event *ev)
 
 static int on_thread(struct analysis *a, const struct as_event *ev)
 {
-	struct thread *t = thread_get(a, ev->tid);
+	struct thread *t = thread_get(a, ev->tid, ev->ts);
 	int err = 0;
 
 	if (!t)
@@ -491,7 +748,7 @@ static int on_thread(struct analysis *a, const struct as_event *ev)
 
 static int on_park(struct analysis *a, const struct as_event *ev, bool park)
 {
-	struct thread *t = thread_get(a, ev->tid);
+	struct thread *t = thread_get(a, ev->tid, ev->ts);
 
 	if (!t)
 		return -ENOMEM;
@@ -512,10 +769,13 @@ static int on_park(struct analysis *a, const struct as_event *ev, bool park)
 	}
 	t->st.parked_ns += span(a, t->park_start, ev->ts);
 	t->parked = false;
+	if (a->obs.park)
+		a->obs.park(a->obs.ctx, t->tid, t->park_start, ev->ts);
 	return 0;
 }
 
-struct analysis *analysis__new(const struct as_trace_meta *meta)
+struct analysis *analysis__new_opts(const struct as_trace_meta *meta,
+				    const struct analysis_opts *opts)
 {
 	struct analysis *a = calloc(1, sizeof(*a));
 
@@ -525,13 +785,52 @@ struct analysis *analysis__new(const struct as_trace_meta *meta)
 		a->meta = *meta;
 		a->has_meta = true;
 	}
+	if (opts)
+		a->opts = *opts;
+	if (a->opts.observer)
+		a->obs = *a->opts.observer;
+	a->opts.observer = NULL;
+	if (!a->opts.long_poll_ns)
+		a->opts.long_poll_ns = ANALYSIS_LONG_POLL_NS;
+	if (!a->opts.stall_ns)
+		a->opts.stall_ns = ANALYSIS_STALL_NS;
+	if (!a->opts.starve_ns)
+		a->opts.starve_ns = ANALYSIS_STARVE_NS;
+	if (!a->opts.long_poll_keep)
+		a->opts.long_poll_keep = ANALYSIS_LONG_POLL_KEEP;
+	a->sum.long_poll_ns = a->opts.long_poll_ns;
+	a->sum.stall_ns = a->opts.stall_ns;
+	a->sum.starve_ns = a->opts.starve_ns;
+	if (!a->opts.states_only) {
+		a->heap = calloc(a->opts.long_poll_keep, sizeof(*a->heap));
+		if (!a->heap) {
+			free(a);
+			return NULL;
+		}
+	}
 	return a;
 }
 
+struct analysis *analysis__new(const struct as_trace_meta *meta)
+{
+	return analysis__new_opts(meta, NULL);
+}
+
+static int add(struct analysis *a, const struct as_event *ev);
+
 int analysis__add(struct analysis *a, const struct as_event *ev)
 {
+	int err;
+
 	if (!a || !ev || a->finished)
 		return -EINVAL;
+	a->err = 0;
+	err = add(a, ev);
+	return err ? err : a->err;
+}
+
+static int add(struct analysis *a, const struct as_event *ev)
+{
 	a->sum.events++;
 	if (!a->seen_event || ev->ts < a->sum.start_ns)
 		a->sum.start_ns = ev->ts;
@@ -569,6 +868,156 @@ int analysis__add(struct analysis *a, const struct as_event *ev)
 	}
 }
 
+static int by_duration(const void *x, const void *y)
+{
+	const struct long_poll *a = x, *b = y;
+
+	if (a->duration_ns != b->duration_ns)
+		return a->duration_ns < b->duration_ns ? 1 : -1;
+	return a->start_ns < b->start_ns ? -1 : a->start_ns > b->start_ns;
+}
+
+static int by_stall(const void *x, const void *y)
+{
+	const struct stall *a = x, *b = y;
+
+	if (a->stalled_ns != b->stalled_ns)
+		return a->stalled_ns < b->stalled_ns ? 1 : -1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static int by_wait(const void *x, const void *y)
+{
+	const struct starve *a = x, *b = y;
+
+	if (a->max_wait_ns != b->max_wait_ns)
+		return a->max_wait_ns < b->max_wait_ns ? 1 : -1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static int by_count(const void *x, const void *y)
+{
+	const struct wake_edge *a = x, *b = y;
+
+	if (a->count != b->count)
+		return a->count < b->count ? 1 : -1;
+	if (a->to_seq != b->to_seq)
+		return a->to_seq < b->to_seq ? -1 : 1;
+	if (a->from_kind != b->from_kind)
+		return a->from_kind < b->from_kind ? -1 : 1;
+	return a->from_seq < b->from_seq ? -1 : a->from_seq > b->from_seq;
+}
+
+/* Long polls (those of tasks that turned out to be workers dropped, start
+ * made relative), stalled and starved tasks. */
+static int finish_lists(struct analysis *a)
+{
+	const struct summary *s = &a->sum;
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->n_heap; i++) {
+		struct long_poll p = a->heap[i];
+
+		if (a->tasks[p.seq - 1].kind != TASK_KIND_TASK)
+			continue;
+		p.start_ns = p.start_ns > s->start_ns ? p.start_ns - s->start_ns : 0;
+		a->heap[n++] = p;
+	}
+	a->n_heap = n;
+	qsort(a->heap, a->n_heap, sizeof(*a->heap), by_duration);
+
+	a->stalls = calloc(s->stalled_tasks ? s->stalled_tasks : 1, sizeof(*a->stalls));
+	a->starves = calloc(s->starved_tasks ? s->starved_tasks : 1, sizeof(*a->starves));
+	if (!a->stalls || !a->starves)
+		return -ENOMEM;
+	for (size_t i = 0; i < a->n_tasks; i++) {
+		const struct task_stats *st = &a->tasks[i];
+
+		if (st->kind != TASK_KIND_TASK)
+			continue;
+		if (st->stalls)
+			a->stalls[a->n_stalls++] = (struct stall){
+				.seq = st->seq, .since_ns = st->stall_since_ns,
+				.stalled_ns = st->stall_ns, .until_end = st->stall_until_end,
+				.count = st->stalls,
+			};
+		if (st->starved)
+			a->starves[a->n_starves++] = (struct starve){
+				.seq = st->seq, .max_wait_ns = st->starve_max_ns, .count = st->starved,
+			};
+	}
+	qsort(a->stalls, a->n_stalls, sizeof(*a->stalls), by_stall);
+	qsort(a->starves, a->n_starves, sizeof(*a->starves), by_wait);
+	return 0;
+}
+
+/* The waker kind of edge code, now that every task's kind is known. */
+static enum wake_source resolve(const struct analysis *a, uint64_t code, uint64_t *from_seq)
+{
+	const struct task_stats *w;
+
+	*from_seq = 0;
+	if (code < EDGE_TASK)
+		return (enum wake_source)code;
+	w = &a->tasks[code - EDGE_TASK - 1];
+	if (w->kind == TASK_KIND_WORKER)
+		return WAKE_FROM_RUNTIME;
+	if (w->name && !strncmp(w->name, BLOCKING_PREFIX, strlen(BLOCKING_PREFIX)))
+		return WAKE_FROM_BLOCKING;
+	*from_seq = w->seq;
+	return WAKE_FROM_TASK;
+}
+
+/* Wake edges: resolved, merged per (kind, woken) for the runtime and blocking
+ * tasks, percentiles taken, sorted. Frees the accumulators' histograms. */
+static int finish_edges(struct analysis *a)
+{
+	struct u64map merged = { 0 };
+	int err = 0;
+
+	a->edges = calloc(a->n_eacc ? a->n_eacc : 1, sizeof(*a->edges));
+	if (!a->edges)
+		return -ENOMEM;
+	for (size_t i = 0; i < a->n_eacc && !err; i++) {
+		struct edge_acc *e = &a->eacc[i];
+		uint64_t from_seq, v, key;
+		enum wake_source k = resolve(a, e->code, &from_seq);
+
+		key = (uint64_t)k << 32 | e->to_seq;
+		if (k != WAKE_FROM_TASK && u64map__get(&merged, key, &v)) {
+			struct edge_acc *into = &a->eacc[v - 1];
+
+			into->count += e->count;
+			into->timed += e->timed;
+			err = hist__merge(&into->delay, &e->delay);
+			hist__clear(&e->delay);
+			e->count = 0; /* merged away */
+			continue;
+		}
+		if (k != WAKE_FROM_TASK)
+			err = u64map__set(&merged, key, i + 1);
+	}
+	u64map__clear(&merged);
+	for (size_t i = 0; i < a->n_eacc; i++) {
+		struct edge_acc *e = &a->eacc[i];
+		struct wake_edge *o = &a->edges[a->n_edges];
+
+		if (!e->count)
+			continue;
+		o->from_kind = resolve(a, e->code, &o->from_seq);
+		o->to_seq = e->to_seq;
+		o->count = e->count;
+		o->timed = e->timed;
+		o->delay_p50_ns = hist__quantile(&e->delay, 0.5);
+		o->delay_p99_ns = hist__quantile(&e->delay, 0.99);
+		o->delay_max_ns = e->delay.max;
+		hist__clear(&e->delay);
+		a->n_edges++;
+	}
+	qsort(a->edges, a->n_edges, sizeof(*a->edges), by_count);
+	return err;
+}
+
 int analysis__finish(struct analysis *a, const struct as_trace_end *end)
 {
 	struct summary *s;
@@ -600,6 +1049,8 @@ int analysis__finish(struct analysis *a, const struct as_trace_end *end)
 		if (t->parked) {
 			t->st.parked_ns += span(a, t->park_start, end_ns);
 			t->parked = false;
+			if (a->obs.park)
+				a->obs.park(a->obs.ctx, t->tid, t->park_start, end_ns);
 		}
 	}
 	/* Live tasks: state at the end. */
@@ -621,17 +1072,28 @@ int analysis__finish(struct analysis *a, const struct as_trace_end *end)
 			break;
 		case LIVE_IDLE:
 			st->state = TASK_STATE_IDLE;
-			st->idle_ns += span(a, l->since, end_ns);
 			break;
 		case LIVE_COMPLETED:
 			st->state = TASK_STATE_COMPLETED;
 			break;
 		}
+		leave(a, l, end_ns, BY_END);
+		fold(a, l);
 	}
 	for (size_t i = 0; i < a->n_tasks; i++) {
 		struct task_stats *st = &a->tasks[i];
 
 		st->mean_poll_ns = st->polls ? st->busy_ns / st->polls : 0;
+		st->pending_ratio = st->polls ? (double)st->pending_polls / (double)st->polls : 0;
+		st->self_wake_ratio = st->wakes ? (double)st->self_wakes / (double)st->wakes : 0;
+		if (st->stalls)
+			st->stall_since_ns = st->stall_since_ns > s->start_ns
+					     ? st->stall_since_ns - s->start_ns : 0;
+		if (st->kind == TASK_KIND_TASK) {
+			s->long_polls += st->long_polls;
+			s->stalled_tasks += st->stalls > 0;
+			s->starved_tasks += st->starved > 0;
+		}
 		s->tasks++;
 		s->polls += st->polls;
 		if (st->kind == TASK_KIND_WORKER) {
@@ -649,6 +1111,10 @@ int analysis__finish(struct analysis *a, const struct as_trace_end *end)
 		if (a->threads[i].worker)
 			a->workers[a->n_workers++] = a->threads[i].st;
 	s->workers = a->n_workers;
+	if (!a->opts.states_only && (finish_lists(a) || finish_edges(a)))
+		return -ENOMEM;
+	if (a->err)
+		return a->err;
 	a->finished = true;
 	return 0;
 }
@@ -670,16 +1136,89 @@ const struct summary *analysis__summary(const struct analysis *a)
 	return a && a->finished ? &a->sum : NULL;
 }
 
+const struct hist *analysis__dist(const struct analysis *a, enum dist d)
+{
+	return a && a->finished && d >= 0 && d < DIST__MAX ? &a->dist[d] : NULL;
+}
+
+const struct long_poll *analysis__long_polls(const struct analysis *a, size_t *n)
+{
+	*n = a && a->finished ? a->n_heap : 0;
+	return *n ? a->heap : NULL;
+}
+
+const struct stall *analysis__stalled(const struct analysis *a, size_t *n)
+{
+	*n = a && a->finished ? a->n_stalls : 0;
+	return *n ? a->stalls : NULL;
+}
+
+const struct starve *analysis__starved(const struct analysis *a, size_t *n)
+{
+	*n = a && a->finished ? a->n_starves : 0;
+	return *n ? a->starves : NULL;
+}
+
+const struct wake_edge *analysis__edges(const struct analysis *a, size_t *n)
+{
+	*n = a && a->finished ? a->n_edges : 0;
+	return *n ? a->edges : NULL;
+}
+
+void analysis__mem(const struct analysis *a, struct analysis_mem *m)
+{
+	memset(m, 0, sizeof(*m));
+	if (!a)
+		return;
+	for (size_t i = 0; i < a->live.cap; i++) {
+		uint64_t k = a->live.keys[i];
+		const struct live *l;
+
+		if (k == 0 || k == UINT64_MAX)
+			continue;
+		l = (const struct live *)(uintptr_t)a->live.vals[i];
+		m->live_tasks++;
+		for (int d = 0; d < DIST__MAX; d++)
+			m->live_hist_bytes += hist__mem(&l->h[d]);
+	}
+	m->rows = a->n_tasks;
+	m->edges = a->n_eacc;
+	m->threads = a->n_threads;
+	m->bytes = m->live_hist_bytes + m->live_tasks * sizeof(struct live) +
+		   a->cap_tasks * sizeof(*a->tasks) + a->cap_eacc * sizeof(*a->eacc) +
+		   (a->live.cap + a->edge_of.cap + a->thread_of.cap) * 2 * sizeof(uint64_t) +
+		   a->cap_threads * sizeof(*a->threads) + a->opts.long_poll_keep * sizeof(*a->heap);
+	for (size_t i = 0; i < a->n_eacc; i++)
+		m->bytes += hist__mem(&a->eacc[i].delay);
+	for (int d = 0; d < DIST__MAX; d++)
+		m->bytes += hist__mem(&a->dist[d]);
+}
+
 void analysis__free(struct analysis *a)
 {
 	if (!a)
 		return;
 	for (size_t i = 0; i < a->live.cap; i++) {
 		uint64_t k = a->live.keys[i];
+		struct live *l;
 
-		if (k != 0 && k != UINT64_MAX)
-			free((void *)(uintptr_t)a->live.vals[i]);
+		if (k == 0 || k == UINT64_MAX)
+			continue;
+		l = (struct live *)(uintptr_t)a->live.vals[i];
+		for (int d = 0; d < DIST__MAX; d++)
+			hist__clear(&l->h[d]);
+		free(l);
 	}
+	for (size_t i = 0; i < a->n_eacc; i++)
+		hist__clear(&a->eacc[i].delay);
+	free(a->eacc);
+	u64map__clear(&a->edge_of);
+	for (int d = 0; d < DIST__MAX; d++)
+		hist__clear(&a->dist[d]);
+	free(a->heap);
+	free(a->edges);
+	free(a->stalls);
+	free(a->starves);
 	u64map__clear(&a->live);
 	for (size_t i = 0; i < a->n_threads; i++)
 		free(a->threads[i].stack);

@@ -5,9 +5,14 @@
  * middle of polls, lost events. Such oddities never fail the analysis: they
  * are clamped (no negative durations) and counted in summary.anomalies.
  *
- * Use: analysis__new(meta); analysis__add() for each event in order;
- * analysis__finish(end) once; then read the results through the accessors,
- * valid until analysis__free(). */
+ * Use: analysis__new(meta) (or analysis__new_opts()); analysis__add() for
+ * each event in order; analysis__finish(end) once; then read the results
+ * through the accessors, valid until analysis__free().
+ *
+ * Memory is bounded by the live tasks (their state, their histograms until
+ * they finish), by the distinct (waker, woken) pairs, by the threads, and by
+ * one compact row per task seen (the report lists every task). Nothing is
+ * kept per poll or per event: long polls keep only the top N. */
 #ifndef AS_ANALYSIS_TASKS_H
 #define AS_ANALYSIS_TASKS_H
 
@@ -15,7 +20,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analysis/hist.h"
 #include "trace/event.h"
+
+#define ANALYSIS_LONG_POLL_NS 1000000ULL     /* default --long-poll: 1 ms */
+#define ANALYSIS_STALL_NS 1000000000ULL      /* default --stall: 1 s */
+#define ANALYSIS_STARVE_NS 10000000ULL       /* default --starve: 10 ms */
+#define ANALYSIS_LONG_POLL_KEEP 1000         /* long polls listed (the longest) */
 
 enum task_kind {
 	TASK_KIND_TASK = 0,   /* an ordinary (user) task */
@@ -63,6 +74,29 @@ struct task_stats {
 	uint64_t self_wakes;      /* wakes from inside its own poll */
 	uint64_t first_ns;        /* first event about it */
 	uint64_t last_ns;         /* last event about it */
+
+	/* Distributions (hist.h precision; 0 without samples). Poll: polls that
+	 * ended (not one still running at the end). Sched: runnable -> poll
+	 * begin, as sched_ns. Idle: Pending poll end -> the wake (or poll) that
+	 * ended it; idle time cut by FREE or the end of the trace is in idle_ns
+	 * but not sampled. */
+	uint64_t poll_p50_ns, poll_p99_ns;
+	uint64_t sched_p50_ns, sched_p99_ns, sched_max_ns;
+	uint64_t idle_p50_ns, idle_p99_ns;
+	double pending_ratio;     /* pending_polls / polls, 0 without polls */
+	double self_wake_ratio;   /* self_wakes / wakes, 0 without wakes */
+	uint64_t long_polls;      /* its polls longer than the long-poll threshold */
+	/* Starved: runnable longer than the starve threshold before its next poll
+	 * (a wait still open at FREE or at the end counts too). */
+	uint64_t starved;         /* such waits */
+	uint64_t starve_max_ns;   /* its longest runnable wait, starved or not */
+	/* Stalled: idle (last poll Pending, no wake) longer than the stall
+	 * threshold. The stall shown is the one still open at the end of the
+	 * trace if it qualifies, else the longest. */
+	uint64_t stalls;          /* such idle intervals */
+	uint64_t stall_since_ns;  /* start of the stall shown, relative to summary.start_ns */
+	uint64_t stall_ns;        /* its length */
+	bool stall_until_end;     /* it lasted until the end of the trace */
 };
 
 /* One thread that polled a task or parked. */
@@ -89,6 +123,111 @@ struct summary {
 	uint64_t lost;            /* from the trailer */
 	uint64_t missed;          /* from the trailer */
 	uint64_t anomalies;       /* events that did not fit (see the top of this file) */
+	uint64_t long_poll_ns;    /* thresholds in effect */
+	uint64_t stall_ns;
+	uint64_t starve_ns;
+	uint64_t long_polls;      /* user-task polls longer than long_poll_ns */
+	uint64_t stalled_tasks;   /* entries of analysis__stalled() */
+	uint64_t starved_tasks;   /* entries of analysis__starved() */
+	uint64_t unsampled_wakes; /* wakes counted on their edge but not timed (more
+	                             than 4 distinct wakers between two polls) */
+};
+
+/* Distributions over all user (kind "task") tasks. */
+enum dist {
+	DIST_POLL = 0,            /* poll durations */
+	DIST_SCHED,               /* scheduling delays: runnable -> poll begin */
+	DIST_IDLE,                /* idle times: Pending poll end -> wake */
+	DIST__MAX,
+};
+
+/* A poll longer than the long-poll threshold (user tasks only). */
+struct long_poll {
+	uint64_t seq;             /* the task */
+	uint32_t tid;             /* the thread that ran it */
+	bool until_end;           /* still running when the trace ended */
+	uint64_t start_ns;        /* relative to summary.start_ns */
+	uint64_t duration_ns;
+};
+
+/* A stalled task (see task_stats.stalls), user tasks only. */
+struct stall {
+	uint64_t seq;
+	uint64_t since_ns;        /* relative to summary.start_ns */
+	uint64_t stalled_ns;
+	bool until_end;           /* still idle when the trace ended */
+	uint64_t count;           /* stalls of that task */
+};
+
+/* A starved task (see task_stats.starved), user tasks only. */
+struct starve {
+	uint64_t seq;
+	uint64_t max_wait_ns;
+	uint64_t count;
+};
+
+/* Who woke a task (the waker side of a wake edge). */
+enum wake_source {
+	WAKE_FROM_TASK = 0,       /* a user task, inside its poll */
+	WAKE_FROM_IO,             /* the I/O driver (AS_WAKE_IO) */
+	WAKE_FROM_TIMER,          /* the timer (AS_WAKE_TIMER) */
+	WAKE_FROM_RUNTIME,        /* the runtime's own loop (a worker-kind task, or a
+	                             poll begun before the recording started) */
+	WAKE_FROM_BLOCKING,       /* a spawn_blocking task (BlockingTask, not a worker) */
+	WAKE_FROM_THREAD,         /* a thread outside any poll */
+};
+
+/* "task", "io", "timer", "runtime", "blocking", "thread" (static strings). */
+const char *wake_source__str(enum wake_source src);
+
+/* Wakes of one task by one waker. Delay: from the wake to the woken task's
+ * next poll begin; when a waker wakes it several times between two polls,
+ * the first of those wakes is timed. */
+struct wake_edge {
+	enum wake_source from_kind;
+	uint64_t from_seq;        /* WAKE_FROM_TASK: the waker task's seq; else 0 */
+	uint64_t to_seq;
+	uint64_t count;           /* wakes */
+	uint64_t timed;           /* wakes followed by a poll: delay samples */
+	uint64_t delay_p50_ns, delay_p99_ns, delay_max_ns;
+};
+
+/* Observer of the task state machine: called while events are added (and by
+ * analysis__finish() for what the end of the trace closes), in event order.
+ * Used by the timeline (timeline.h) in a second pass. Any callback may be
+ * NULL; ctx is passed back. */
+struct analysis_observer {
+	void *ctx;
+	/* Task seq was in state what (RUNNING: a poll on tid, leaf: no other
+	 * poll nested in it; RUNNABLE or IDLE: tid 0) over [begin, end). */
+	void (*span)(void *ctx, uint64_t seq, enum task_state what, uint32_t tid, bool leaf,
+		     uint64_t begin, uint64_t end);
+	/* Task seq became runnable (delta +1) or stopped being runnable (-1) at ts. */
+	void (*runnable)(void *ctx, uint64_t seq, uint64_t ts, int delta);
+	/* Thread tid was parked over [begin, end). */
+	void (*park)(void *ctx, uint32_t tid, uint64_t begin, uint64_t end);
+	/* Thread tid was seen for the first time at ts (any event). */
+	void (*thread)(void *ctx, uint32_t tid, uint64_t ts);
+};
+
+struct analysis_opts {
+	uint64_t long_poll_ns;    /* 0: ANALYSIS_LONG_POLL_NS */
+	uint64_t stall_ns;        /* 0: ANALYSIS_STALL_NS */
+	uint64_t starve_ns;       /* 0: ANALYSIS_STARVE_NS */
+	size_t long_poll_keep;    /* 0: ANALYSIS_LONG_POLL_KEEP */
+	bool states_only;         /* no distributions, edges, long polls, stalls:
+	                             the task rows and the observer only */
+	const struct analysis_observer *observer; /* copied; NULL: none */
+};
+
+/* What the analysis holds now (for tests and figures). */
+struct analysis_mem {
+	size_t live_tasks;        /* tasks not freed yet */
+	size_t live_hist_bytes;   /* their histograms' allocations */
+	size_t rows;              /* compact rows (every task seen) */
+	size_t edges;             /* distinct (waker, woken) pairs */
+	size_t threads;
+	size_t bytes;             /* estimate of everything allocated */
 };
 
 struct analysis;
@@ -97,6 +236,9 @@ struct analysis;
  * borrowed until analysis__finish() returns: its probes' future names are
  * read by analysis__add() and copied. */
 struct analysis *analysis__new(const struct as_trace_meta *meta);
+/* Same with options (NULL: defaults); opts is copied. */
+struct analysis *analysis__new_opts(const struct as_trace_meta *meta,
+				    const struct analysis_opts *opts);
 
 /* Feeds one event (its strings are copied if kept). Returns 0, -EINVAL after
  * analysis__finish() or for a NULL event, -ENOMEM. Malformed or unexpected
@@ -116,6 +258,22 @@ int analysis__finish(struct analysis *a, const struct as_trace_end *end);
 const struct task_stats *analysis__tasks(const struct analysis *a, size_t *n);
 const struct worker_stats *analysis__workers(const struct analysis *a, size_t *n);
 const struct summary *analysis__summary(const struct analysis *a);
+
+/* Distribution d over all user tasks (merged when each task finished); NULL
+ * before finish or for a bad d. */
+const struct hist *analysis__dist(const struct analysis *a, enum dist d);
+/* The longest polls (at most long_poll_keep), longest first; the total is
+ * summary.long_polls. */
+const struct long_poll *analysis__long_polls(const struct analysis *a, size_t *n);
+/* Stalled tasks, longest stall first. */
+const struct stall *analysis__stalled(const struct analysis *a, size_t *n);
+/* Starved tasks, longest wait first. */
+const struct starve *analysis__starved(const struct analysis *a, size_t *n);
+/* Wake edges, most wakes first (then by woken seq, waker kind and seq).
+ * Edges from the runtime or blocking tasks are merged per woken task. */
+const struct wake_edge *analysis__edges(const struct analysis *a, size_t *n);
+/* Current memory use; works before and after finish. */
+void analysis__mem(const struct analysis *a, struct analysis_mem *m);
 
 /* Frees a and everything it owns; NULL accepted. */
 void analysis__free(struct analysis *a);
