@@ -778,8 +778,7 @@ int folded__add(struct folded *f, const struct as_event *ev)
 	return ptrack__add(f->pt, ev);
 }
 
-/* Ordering of the aggregated lines: thread name, tid, then future (name_id:
- * order of first sight of the name among the probes). */
+/* Ordering of the aggregated lines: thread name, tid, then future name. */
 static int cell_cmp(const void *a, const void *b, void *arg)
 {
 	const struct folded *f = arg;
@@ -792,7 +791,9 @@ static int cell_cmp(const void *a, const void *b, void *arg)
 		return c;
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
-	return x->name_id < y->name_id ? -1 : x->name_id > y->name_id;
+	nx = name_of(&f->pt->names, x->name_id);
+	ny = name_of(&f->pt->names, y->name_id);
+	return strcmp(nx ? nx : "unknown", ny ? ny : "unknown");
 }
 
 int folded__finish(struct folded *f, uint64_t end_ns)
