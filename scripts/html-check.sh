@@ -2,8 +2,10 @@
 # html-check.sh FILE.html OUT.png: opens an asyncscope HTML report in headless
 # Chromium (Debian's `chromium` package), checks that its script finished
 # (body data-rendered="ok") with no error (body data-errors="0"), and saves a
-# 1400x2400 screenshot to OUT.png (HTML_CHECK_SIZE=W,H for another size). Network is off in the page (CSP) and in the
-# browser flags. Exit 0, or 1 with a one-line reason.
+# 1400x2400 screenshot to OUT.png (HTML_CHECK_SIZE=W,H for another size;
+# HTML_CHECK_DOM=FILE also keeps the rendered DOM there, for tests to grep).
+# Network is off in the page (CSP) and in the browser flags. Exit 0, or 1
+# with a one-line reason (2 on usage).
 set -u
 if [ $# -ne 2 ]; then
 	echo "usage: html-check.sh FILE.html OUT.png" >&2
@@ -33,6 +35,7 @@ rendered=$(sed -n 's/.*data-rendered="\([^"]*\)".*/\1/p' <<<"$body")
 errors=$(sed -n 's/.*data-errors="\([^"]*\)".*/\1/p' <<<"$body")
 [ "$rendered" = ok ] || fail "page did not finish rendering (data-rendered=\"$rendered\")"
 [ "$errors" = 0 ] || fail "page reported $errors script error(s) (data-errors=\"$errors\")"
+if [ -n "${HTML_CHECK_DOM:-}" ]; then cp "$dom" "$HTML_CHECK_DOM" || fail "cannot write $HTML_CHECK_DOM"; fi
 
 rm -f "$png"
 timeout 60 "$browser" "${flags[@]}" --window-size="${HTML_CHECK_SIZE:-1400,2400}" --screenshot="$(realpath -m "$png")" "$url" \
