@@ -1,36 +1,211 @@
-/* `asyncscope report`: trace file -> analysis -> text or JSON. */
+/* `asyncscope report`: trace file -> analysis -> text, JSON or HTML.
+ *
+ * The file is read twice when the output has a timeline (JSON, HTML): pass 1
+ * is the analysis; pass 2 reopens the file and feeds a timeline, which needs
+ * the trace's start and end (known only after pass 1) for its buckets. The
+ * text report has no timeline and reads the file once. Memory stays bounded
+ * by the live tasks, the distinct wake pairs and one row per task. */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "analysis/tasks.h"
+#include "analysis/timeline.h"
 #include "cli/commands.h"
+#include "output/html.h"
 #include "output/report.h"
 #include "trace/reader.h"
+
+#define USAGE "usage: asyncscope report [--format text|json] [--html FILE] [--partial]\n" \
+	"         [--long-poll DURATION] [--stall DURATION] [--starve DURATION] FILE\n" \
+	"DURATION: ns, or with a unit: 500us, 1ms, 1.5s"
+
+#define PROGRESS_EVENTS 1000000   /* show progress past this many events even off a tty */
+
+/* Parses "1500", "1500ns", "500us", "1ms", "1.5s" into ns. Returns 0 or -EINVAL. */
+static int parse_duration(const char *s, uint64_t *ns)
+{
+	static const struct { const char *unit; double mult; } units[] = {
+		{ "", 1 }, { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+	};
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !(v >= 0) || *s == '-' || *s == '+')
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].unit))
+			continue;
+		v *= units[i].mult;
+		if (v < 1 || v > 1e18)
+			return -EINVAL;
+		*ns = (uint64_t)(v + 0.5);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* "\rreading trace: 42% (4.2M events)" on stderr, at most 10 times a second,
+ * when stderr is a terminal or once the trace has shown itself large. */
+struct progress {
+	const char *what;
+	bool tty, shown;
+	uint64_t size;                /* file size, 0 unknown */
+	struct timespec last;
+};
+
+static void progress_update(struct progress *p, const struct trace_reader *r, uint64_t events)
+{
+	struct timespec now;
+	double pct;
+
+	if ((events & 4095) || (!p->tty && events < PROGRESS_EVENTS))
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (p->shown && (now.tv_sec - p->last.tv_sec) * 1000000000L +
+	    (now.tv_nsec - p->last.tv_nsec) < 100000000L)
+		return;
+	p->last = now;
+	p->shown = true;
+	pct = p->size ? 100.0 * (double)trace_reader__offset(r) / (double)p->size : 0;
+	fprintf(stderr, "\r%s: %3.0f%% (%.1fM events)", p->what, pct > 100 ? 100 : pct,
+		(double)events / 1e6);
+}
+
+static void progress_erase(struct progress *p)
+{
+	if (p->shown)
+		fprintf(stderr, "\r%60s\r", "");
+	p->shown = false;
+}
+
+/* Reads every event of r into an (pass 1) or tl (pass 2). Returns 0, or 1
+ * (runtime failure, message printed). *truncated: the trace ends without its
+ * trailer (accepted with partial); *cut: the end to use then. */
+static int drain(struct trace_reader *r, struct progress *pg, bool partial, struct analysis *an,
+		 struct timeline *tl, bool *truncated, struct as_trace_end *cut)
+{
+	struct as_event ev;
+	uint64_t count = 0, last_ts = 0;
+	int n;
+
+	while ((n = trace_reader__next(r, &ev)) == 1) {
+		if ((an ? analysis__add(an, &ev) : timeline__add(tl, &ev)) == -ENOMEM) {
+			progress_erase(pg);
+			cli_error("out of memory after %" PRIu64 " events", count);
+			return 1;
+		}
+		count++;
+		if (ev.ts > last_ts)
+			last_ts = ev.ts;
+		progress_update(pg, r, count);
+	}
+	progress_erase(pg);
+	*truncated = false;
+	if (n == -ENODATA && partial) {
+		*truncated = true;
+	} else if (n < 0) {
+		cli_error("%s", trace_reader__error(r));
+		return 1;
+	}
+	*cut = (struct as_trace_end){ .events = count, .end_ns = last_ts };
+	return 0;
+}
+
+/* Writes the report of an in the chosen form. Returns 0 or -errno. */
+static int write_report(const char *format, const char *html, const struct analysis *an,
+			const struct as_trace_meta *meta, const struct as_trace_end *end,
+			const struct report_opts *ro)
+{
+	char *json = NULL;
+	size_t len = 0;
+	FILE *mem, *out;
+	int err;
+
+	if (!html)
+		return !strcmp(format, "json") ? report_json(stdout, an, meta, end, ro)
+					       : report_text(stdout, an, meta, end, ro);
+	mem = open_memstream(&json, &len);
+	if (!mem)
+		return -errno;
+	err = report_json(mem, an, meta, end, ro);
+	if (fclose(mem) && !err)
+		err = -EIO;
+	if (err) {
+		free(json);
+		return err;
+	}
+	out = fopen(html, "w");
+	if (!out) {
+		err = -errno;
+		cli_error("cannot write %s: %s", html, strerror(errno));
+		free(json);
+		return err;
+	}
+	err = report_html(out, json, len);
+	if (fclose(out) && !err)
+		err = -EIO;
+	free(json);
+	if (!err)
+		fprintf(stderr, "wrote %s\n", html);
+	return err;
+}
 
 int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "partial", no_argument, NULL, 'P' },
+		{ "long-poll", required_argument, NULL, 'L' },
+		{ "stall", required_argument, NULL, 'S' },
+		{ "starve", required_argument, NULL, 'W' },
+		{ "html", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *format = "text";
-	bool partial = false;
-	struct trace_reader *r = NULL;
+	const char *format = "text", *html = NULL, *path;
+	bool partial = false, truncated = false, truncated2 = false, two_pass;
+	struct trace_reader *r = NULL, *r2 = NULL;
 	struct analysis *an = NULL;
+	struct timeline *tl = NULL;
+	struct analysis_opts ao = { 0 };
+	struct as_trace_end cut, cut2;
+	const struct as_trace_end *end;
+	const struct as_trace_meta *meta;
+	struct progress pg = { .tty = isatty(STDERR_FILENO) };
+	struct stat sb;
 	char err[1024] = "";
+	size_t ntasks;
 	int c, ret = 1;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "f:h", longopts, NULL)) != -1) {
+		uint64_t *dst = c == 'L' ? &ao.long_poll_ns : c == 'S' ? &ao.stall_ns : &ao.starve_ns;
+
 		switch (c) {
 		case 'f': format = optarg; break;
 		case 'P': partial = true; break;
+		case 'H': html = optarg; break;
+		case 'L':
+		case 'S':
+		case 'W':
+			if (parse_duration(optarg, dst)) {
+				cli_error("bad duration '%s' for --%s: use ns or a unit, e.g. 500us, "
+					  "1ms, 2s", optarg, c == 'L' ? "long-poll" : c == 'S'
+					  ? "stall" : "starve");
+				return 2;
+			}
+			break;
 		case 'h':
-			printf("usage: asyncscope report [--format text|json] [--partial] FILE\n");
+			printf("%s\n", USAGE);
 			return 0;
 		default:
 			return 2;
@@ -41,62 +216,76 @@ int cmd_report(int argc, char **argv)
 		return 2;
 	}
 	if (optind + 1 != argc) {
-		cli_error("usage: asyncscope report [--format text|json] [--partial] FILE");
+		cli_error("usage: asyncscope report [--format text|json] [--html FILE] [--partial] "
+			  "[--long-poll D] [--stall D] [--starve D] FILE");
 		return 2;
 	}
-	r = trace_reader__open(argv[optind], err, sizeof(err));
+	path = argv[optind];
+	pg.size = stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0;
+	two_pass = html || !strcmp(format, "json");
+
+	/* Pass 1: the analysis. */
+	r = trace_reader__open(path, err, sizeof(err));
 	if (!r) {
 		cli_error("%s", err);
 		return 1;
 	}
-	const struct as_trace_meta *meta = trace_reader__meta(r);
-	an = analysis__new(meta);
+	meta = trace_reader__meta(r);
+	an = analysis__new_opts(meta, &ao);
 	if (!an) {
 		cli_error("out of memory");
 		goto cleanup;
 	}
-	struct as_event ev;
-	int n;
-	uint64_t count = 0, last_ts = 0;
-	bool truncated = false;
-	while ((n = trace_reader__next(r, &ev)) == 1) {
-		if (analysis__add(an, &ev) == -ENOMEM) {
-			cli_error("out of memory after %llu events", (unsigned long long)count);
-			goto cleanup;
-		}
-		count++;
-		if (ev.ts > last_ts)
-			last_ts = ev.ts;
-	}
-	if (n == -ENODATA && partial) {
-		truncated = true;
-		cli_error("warning: %s", trace_reader__error(r));
-	} else if (n < 0) {
-		cli_error("%s", trace_reader__error(r));
+	pg.what = two_pass ? "reading trace (pass 1 of 2)" : "reading trace";
+	if (drain(r, &pg, partial, an, NULL, &truncated, &cut))
 		goto cleanup;
-	}
-	const struct as_trace_end *end = trace_reader__end(r);
-	struct as_trace_end cut = { .events = count, .end_ns = last_ts };
-	if (analysis__finish(an, end ? end : &cut)) {
+	if (truncated)
+		cli_error("warning: %s", trace_reader__error(r));
+	end = trace_reader__end(r);
+	if (!end)
+		end = &cut;
+	if (analysis__finish(an, end)) {
 		cli_error("out of memory");
 		goto cleanup;
 	}
-	struct report_opts ro = { .truncated = truncated };
-	ret = !strcmp(format, "json") ? report_json(stdout, an, meta, end ? end : &cut, &ro)
-				      : report_text(stdout, an, meta, end ? end : &cut, &ro);
+
+	/* Pass 2: the timeline, now that the trace's bounds are known. */
+	if (two_pass) {
+		r2 = trace_reader__open(path, err, sizeof(err));
+		if (!r2) {
+			cli_error("%s", err);
+			goto cleanup;
+		}
+		tl = timeline__new(an, trace_reader__meta(r2), NULL);
+		if (!tl) {
+			cli_error("out of memory");
+			goto cleanup;
+		}
+		pg.what = "reading trace (pass 2 of 2)";
+		if (drain(r2, &pg, partial, NULL, tl, &truncated2, &cut2))
+			goto cleanup;
+		if (timeline__finish(tl, end)) {
+			cli_error("out of memory");
+			goto cleanup;
+		}
+	}
+
+	struct report_opts ro = { .truncated = truncated, .timeline = tl };
+	ret = write_report(format, html, an, meta, end, &ro);
 	if (ret) {
 		cli_error("writing the report: %s", strerror(-ret));
 		ret = 1;
 		goto cleanup;
 	}
-	size_t ntasks;
 	analysis__tasks(an, &ntasks);
 	if (ntasks == 0)
 		cli_error("warning: the trace holds no task activity: the target ran no task "
 			  "while it was recorded");
 	ret = 0;
 cleanup:
+	timeline__free(tl);
 	analysis__free(an);
 	trace_reader__free(r);
+	trace_reader__free(r2);
 	return ret;
 }

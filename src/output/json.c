@@ -1,5 +1,14 @@
 /* json: the task report as one JSON document with a stable schema, for
- * scripts and tests. Formatting only; writes only to the FILE* it is given.
+ * scripts, tests and the HTML report (html.c reads exactly these names).
+ * Formatting only; writes only to the FILE* it is given.
+ *
+ * Times: keys ending in _ns are durations in integer ns, except "start_ns"
+ * and "since_ns" inside long_polls and stalled, which are instants in ns
+ * relative to the start of the trace (the first event, or the recording
+ * start if earlier), and timeline.start_ns, which is that start itself,
+ * absolute CLOCK_MONOTONIC ns (the clock of "first_seen_ns"). Bucket i of
+ * the timeline covers [start_ns + i * bucket_ns, start_ns + (i + 1) *
+ * bucket_ns), the last one clipped to the end of the trace.
  *
  * {"format_version", "target", "pid", "runtime", "duration_ns", "events",
  *  "lost_events", "missed_events", "truncated" (no end record),
@@ -9,10 +18,37 @@
  *             "ready_polls", "busy_ns", "max_poll_ns", "mean_poll_ns", "idle_ns",
  *             "sched_ns", "wakes", "self_wakes",
  *             "state" ("completed"|"running"|"runnable"|"idle"),
- *             "first_seen_ns", "last_seen_ns"}],
+ *             "first_seen_ns", "last_seen_ns",
+ *             "poll_p50_ns", "poll_p99_ns", "sched_p50_ns", "sched_p99_ns",
+ *             "sched_max_ns", "idle_p50_ns", "idle_p99_ns",
+ *             "pending_ratio" (pending polls / polls), "self_wake_ratio"
+ *             (self wakes / wakes), "long_polls"}],
  *  "workers": [{"tid", "name" (or null), "polls", "busy_ns", "parked_ns", "parks"}],
  *  "totals": {"tasks", "user_tasks", "worker_tasks", "polls", "user_polls", "workers",
- *             "events", "lost_events", "missed_events", "anomalies"}}
+ *             "events", "lost_events", "missed_events", "anomalies"},
+ *  "histograms": {"poll_ns": H, "sched_ns": H, "idle_ns": H} (user tasks), with
+ *     H = {"count", "min", "max", "mean", "p50", "p90", "p99", "p999",
+ *          "buckets": [[low_ns, high_ns (inclusive), count], ...] (non-empty,
+ *          at most 200, lowest first)},
+ *  "long_poll_threshold_ns", "long_polls_total",
+ *  "long_polls": [{"seq", "id", "name", "tid", "start_ns", "duration_ns",
+ *                  "until_end" (still running at the end)}] (longest first, <= 1000),
+ *  "stall_threshold_ns",
+ *  "stalled": [{"seq", "id", "name", "since_ns", "stalled_ns", "until_end",
+ *               "count"}] (longest first),
+ *  "starve_threshold_ns", "starved": [{"seq", "id", "name", "max_wait_ns", "count"}],
+ *  "wake_edges": [{"from_kind" ("task"|"io"|"timer"|"runtime"|"blocking"|"thread"),
+ *                  "from_seq" (null unless task), "from_name" (task name or
+ *                  from_kind), "to_seq", "to_name", "count", "timed" (wakes
+ *                  with a delay sample), "delay_p50_ns", "delay_p99_ns",
+ *                  "delay_max_ns"}] (most wakes first),
+ *  "timeline" (only when computed): {"start_ns", "bucket_ns", "buckets",
+ *     "workers": [{"tid", "name", "busy_ns": [..], "idle_ns": [..],
+ *                  "parked_ns": [..], "polls": [..]}],
+ *     "runnable_max": [..], "runnable_avg": [..],
+ *     "tasks": [{"seq", "name", "running": [..], "scheduled": [..],
+ *                "idle": [..]}] (fractions 0..1 of each bucket; the 50
+ *                busiest user tasks)}}
  * Keys are only ever added, never renamed or removed. */
 #include <errno.h>
 #include <inttypes.h>
@@ -23,7 +59,54 @@
 #include "output/report.h"
 #include "util/json.h"
 
-static void task_json(struct json_writer *w, const struct task_stats *t)
+/* A non-negative decimal with at most `decimals` digits after the point.
+ * util/json writes integers only: the integer part goes through the writer
+ * (separators, state), the fraction is appended right after it, before the
+ * writer writes anything else, so the output stays one valid number. */
+static void number(struct json_writer *w, FILE *out, double v, int decimals)
+{
+	uint64_t scale = 1, x, frac;
+	char buf[24];
+	int len;
+
+	for (int i = 0; i < decimals; i++)
+		scale *= 10;
+	if (!(v > 0))
+		v = 0;
+	if (v > 1e12)
+		v = 1e12;
+	x = (uint64_t)(v * (double)scale + 0.5);
+	json_writer__u64(w, x / scale);
+	frac = x % scale;
+	if (!frac)
+		return;
+	len = snprintf(buf, sizeof(buf), "%0*" PRIu64, decimals, frac);
+	while (len > 0 && buf[len - 1] == '0')
+		buf[--len] = '\0';
+	fprintf(out, ".%s", buf);
+}
+
+static void kv_number(struct json_writer *w, FILE *out, const char *key, double v)
+{
+	json_writer__key(w, key);
+	number(w, out, v, 4);
+}
+
+static void id_or_null(struct json_writer *w, const char *key, const struct task_stats *t)
+{
+	json_writer__key(w, key);
+	if (t && t->tokio_id)
+		json_writer__u64(w, t->tokio_id);
+	else
+		json_writer__null(w);
+}
+
+static const struct task_stats *row(const struct task_stats *tasks, size_t n, uint64_t seq)
+{
+	return seq && seq <= n ? &tasks[seq - 1] : NULL;
+}
+
+static void task_json(struct json_writer *w, FILE *out, const struct task_stats *t)
 {
 	char buf[64];
 
@@ -73,7 +156,214 @@ static void task_json(struct json_writer *w, const struct task_stats *t)
 	json_writer__kv_string(w, "state", task_state__str(t->state));
 	json_writer__kv_u64(w, "first_seen_ns", t->first_ns);
 	json_writer__kv_u64(w, "last_seen_ns", t->last_ns);
+	json_writer__kv_u64(w, "poll_p50_ns", t->poll_p50_ns);
+	json_writer__kv_u64(w, "poll_p99_ns", t->poll_p99_ns);
+	json_writer__kv_u64(w, "sched_p50_ns", t->sched_p50_ns);
+	json_writer__kv_u64(w, "sched_p99_ns", t->sched_p99_ns);
+	json_writer__kv_u64(w, "sched_max_ns", t->sched_max_ns);
+	json_writer__kv_u64(w, "idle_p50_ns", t->idle_p50_ns);
+	json_writer__kv_u64(w, "idle_p99_ns", t->idle_p99_ns);
+	kv_number(w, out, "pending_ratio", t->pending_ratio);
+	kv_number(w, out, "self_wake_ratio", t->self_wake_ratio);
+	json_writer__kv_u64(w, "long_polls", t->long_polls);
 	json_writer__end_object(w);
+}
+
+static void hist_json(struct json_writer *w, const char *key, const struct hist *h)
+{
+	struct hist_bucket b[200];
+	size_t n = h ? hist__buckets(h, b, 200) : 0;
+
+	json_writer__key(w, key);
+	json_writer__begin_object(w);
+	json_writer__kv_u64(w, "count", h ? h->count : 0);
+	json_writer__kv_u64(w, "min", h ? h->min : 0);
+	json_writer__kv_u64(w, "max", h ? h->max : 0);
+	json_writer__kv_u64(w, "mean", h ? hist__mean(h) : 0);
+	json_writer__kv_u64(w, "p50", h ? hist__quantile(h, 0.5) : 0);
+	json_writer__kv_u64(w, "p90", h ? hist__quantile(h, 0.9) : 0);
+	json_writer__kv_u64(w, "p99", h ? hist__quantile(h, 0.99) : 0);
+	json_writer__kv_u64(w, "p999", h ? hist__quantile(h, 0.999) : 0);
+	json_writer__key(w, "buckets");
+	json_writer__begin_array(w);
+	for (size_t i = 0; i < n; i++) {
+		json_writer__begin_array(w);
+		json_writer__u64(w, b[i].low);
+		json_writer__u64(w, b[i].high);
+		json_writer__u64(w, b[i].count);
+		json_writer__end_array(w);
+	}
+	json_writer__end_array(w);
+	json_writer__end_object(w);
+}
+
+static void u64_array(struct json_writer *w, const char *key, const uint64_t *v, size_t n)
+{
+	json_writer__key(w, key);
+	json_writer__begin_array(w);
+	for (size_t i = 0; i < n; i++)
+		json_writer__u64(w, v[i]);
+	json_writer__end_array(w);
+}
+
+static void frac_array(struct json_writer *w, FILE *out, const char *key, const double *v,
+		       size_t n)
+{
+	json_writer__key(w, key);
+	json_writer__begin_array(w);
+	for (size_t i = 0; i < n; i++)
+		number(w, out, v[i], 4);
+	json_writer__end_array(w);
+}
+
+static void timeline_json(struct json_writer *w, FILE *out, const struct timeline *tl)
+{
+	size_t nb = timeline__buckets(tl), nw, nt;
+	const struct timeline_worker *ws = timeline__workers(tl, &nw);
+	const struct timeline_task *ts = timeline__tasks(tl, &nt);
+
+	if (!timeline__runnable_max(tl))
+		return; /* not finished: no section */
+	json_writer__key(w, "timeline");
+	json_writer__begin_object(w);
+	json_writer__kv_u64(w, "start_ns", timeline__start_ns(tl));
+	json_writer__kv_u64(w, "bucket_ns", timeline__bucket_ns(tl));
+	json_writer__kv_u64(w, "buckets", nb);
+	json_writer__key(w, "workers");
+	json_writer__begin_array(w);
+	for (size_t i = 0; i < nw; i++) {
+		json_writer__begin_object(w);
+		json_writer__kv_u64(w, "tid", ws[i].tid);
+		json_writer__kv_string(w, "name", ws[i].name);
+		u64_array(w, "busy_ns", ws[i].busy_ns, nb);
+		u64_array(w, "idle_ns", ws[i].idle_ns, nb);
+		u64_array(w, "parked_ns", ws[i].parked_ns, nb);
+		u64_array(w, "polls", ws[i].polls, nb);
+		json_writer__end_object(w);
+	}
+	json_writer__end_array(w);
+	u64_array(w, "runnable_max", timeline__runnable_max(tl), nb);
+	json_writer__key(w, "runnable_avg");
+	json_writer__begin_array(w);
+	for (size_t i = 0; i < nb; i++)
+		number(w, out, timeline__runnable_avg(tl)[i], 3);
+	json_writer__end_array(w);
+	json_writer__key(w, "tasks");
+	json_writer__begin_array(w);
+	for (size_t i = 0; i < nt; i++) {
+		json_writer__begin_object(w);
+		json_writer__kv_u64(w, "seq", ts[i].seq);
+		json_writer__kv_string(w, "name", ts[i].name);
+		frac_array(w, out, "running", ts[i].running, nb);
+		frac_array(w, out, "scheduled", ts[i].scheduled, nb);
+		frac_array(w, out, "idle", ts[i].idle, nb);
+		json_writer__end_object(w);
+	}
+	json_writer__end_array(w);
+	json_writer__end_object(w);
+}
+
+/* The scheduling sections: histograms, long polls, stalled, starved, edges. */
+static void sched_json(struct json_writer *w, const struct analysis *a,
+		       const struct task_stats *tasks, size_t n_tasks)
+{
+	const struct summary *s = analysis__summary(a);
+	const struct long_poll *lp;
+	const struct stall *st;
+	const struct starve *sv;
+	const struct wake_edge *e;
+	size_t n;
+
+	json_writer__key(w, "histograms");
+	json_writer__begin_object(w);
+	hist_json(w, "poll_ns", analysis__dist(a, DIST_POLL));
+	hist_json(w, "sched_ns", analysis__dist(a, DIST_SCHED));
+	hist_json(w, "idle_ns", analysis__dist(a, DIST_IDLE));
+	json_writer__end_object(w);
+
+	json_writer__kv_u64(w, "long_poll_threshold_ns", s->long_poll_ns);
+	json_writer__kv_u64(w, "long_polls_total", s->long_polls);
+	json_writer__key(w, "long_polls");
+	json_writer__begin_array(w);
+	lp = analysis__long_polls(a, &n);
+	for (size_t i = 0; i < n; i++) {
+		const struct task_stats *t = row(tasks, n_tasks, lp[i].seq);
+
+		json_writer__begin_object(w);
+		json_writer__kv_u64(w, "seq", lp[i].seq);
+		id_or_null(w, "id", t);
+		json_writer__kv_string(w, "name", t ? t->name : NULL);
+		json_writer__kv_u64(w, "tid", lp[i].tid);
+		json_writer__kv_u64(w, "start_ns", lp[i].start_ns);
+		json_writer__kv_u64(w, "duration_ns", lp[i].duration_ns);
+		json_writer__kv_bool(w, "until_end", lp[i].until_end);
+		json_writer__end_object(w);
+	}
+	json_writer__end_array(w);
+
+	json_writer__kv_u64(w, "stall_threshold_ns", s->stall_ns);
+	json_writer__key(w, "stalled");
+	json_writer__begin_array(w);
+	st = analysis__stalled(a, &n);
+	for (size_t i = 0; i < n; i++) {
+		const struct task_stats *t = row(tasks, n_tasks, st[i].seq);
+
+		json_writer__begin_object(w);
+		json_writer__kv_u64(w, "seq", st[i].seq);
+		id_or_null(w, "id", t);
+		json_writer__kv_string(w, "name", t ? t->name : NULL);
+		json_writer__kv_u64(w, "since_ns", st[i].since_ns);
+		json_writer__kv_u64(w, "stalled_ns", st[i].stalled_ns);
+		json_writer__kv_bool(w, "until_end", st[i].until_end);
+		json_writer__kv_u64(w, "count", st[i].count);
+		json_writer__end_object(w);
+	}
+	json_writer__end_array(w);
+
+	json_writer__kv_u64(w, "starve_threshold_ns", s->starve_ns);
+	json_writer__key(w, "starved");
+	json_writer__begin_array(w);
+	sv = analysis__starved(a, &n);
+	for (size_t i = 0; i < n; i++) {
+		const struct task_stats *t = row(tasks, n_tasks, sv[i].seq);
+
+		json_writer__begin_object(w);
+		json_writer__kv_u64(w, "seq", sv[i].seq);
+		id_or_null(w, "id", t);
+		json_writer__kv_string(w, "name", t ? t->name : NULL);
+		json_writer__kv_u64(w, "max_wait_ns", sv[i].max_wait_ns);
+		json_writer__kv_u64(w, "count", sv[i].count);
+		json_writer__end_object(w);
+	}
+	json_writer__end_array(w);
+
+	json_writer__key(w, "wake_edges");
+	json_writer__begin_array(w);
+	e = analysis__edges(a, &n);
+	for (size_t i = 0; i < n; i++) {
+		const struct task_stats *from = row(tasks, n_tasks, e[i].from_seq);
+		const struct task_stats *to = row(tasks, n_tasks, e[i].to_seq);
+
+		json_writer__begin_object(w);
+		json_writer__kv_string(w, "from_kind", wake_source__str(e[i].from_kind));
+		json_writer__key(w, "from_seq");
+		if (e[i].from_kind == WAKE_FROM_TASK)
+			json_writer__u64(w, e[i].from_seq);
+		else
+			json_writer__null(w);
+		json_writer__kv_string(w, "from_name", e[i].from_kind == WAKE_FROM_TASK
+				       ? (from ? from->name : NULL)
+				       : wake_source__str(e[i].from_kind));
+		json_writer__kv_u64(w, "to_seq", e[i].to_seq);
+		json_writer__kv_string(w, "to_name", to ? to->name : NULL);
+		json_writer__kv_u64(w, "count", e[i].count);
+		json_writer__kv_u64(w, "timed", e[i].timed);
+		json_writer__kv_u64(w, "delay_p50_ns", e[i].delay_p50_ns);
+		json_writer__kv_u64(w, "delay_p99_ns", e[i].delay_p99_ns);
+		json_writer__kv_u64(w, "delay_max_ns", e[i].delay_max_ns);
+		json_writer__end_object(w);
+	}
+	json_writer__end_array(w);
 }
 
 int report_json(FILE *out, const struct analysis *a, const struct as_trace_meta *meta,
@@ -119,7 +409,7 @@ int report_json(FILE *out, const struct analysis *a, const struct as_trace_meta 
 	json_writer__key(w, "tasks");
 	json_writer__begin_array(w);
 	for (size_t i = 0; i < n_tasks; i++)
-		task_json(w, &tasks[i]);
+		task_json(w, out, &tasks[i]);
 	json_writer__end_array(w);
 
 	json_writer__key(w, "workers");
@@ -149,6 +439,9 @@ int report_json(FILE *out, const struct analysis *a, const struct as_trace_meta 
 	json_writer__kv_u64(w, "missed_events", missed);
 	json_writer__kv_u64(w, "anomalies", s->anomalies);
 	json_writer__end_object(w);
+	sched_json(w, a, tasks, n_tasks);
+	if (opts && opts->timeline)
+		timeline_json(w, out, opts->timeline);
 	json_writer__end_object(w);
 
 	err = json_writer__finish(w);

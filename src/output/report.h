@@ -9,11 +9,14 @@
 #include <stdio.h>
 
 #include "analysis/tasks.h"
+#include "analysis/timeline.h"
 #include "trace/event.h"
 
-/* Options of a report; NULL means all false. */
+/* Options of a report; NULL means all false / NULL. */
 struct report_opts {
 	bool truncated;   /* the trace had no end record: it stops at its last event */
+	const struct timeline *timeline; /* finished second pass over the same trace,
+	                                    or NULL: no timeline section (borrowed) */
 };
 
 /* Write the report of a (finished with analysis__finish()) to out. meta gives
@@ -24,12 +27,14 @@ struct report_opts {
  * -EINVAL if a is NULL or not finished, -ENOMEM, or -EIO on a write error. */
 
 /* Human-readable: header, TASKS (by busy time, runtime worker tasks apart),
- * WORKERS, TOTALS. Durations as "1.23 ms". */
+ * WORKERS, DISTRIBUTIONS (one line per histogram), LONG POLLS (top 10),
+ * STALLED, STARVED, WAKE EDGES (top 10), TOTALS. Durations as "1.23 ms".
+ * The timeline is not shown in text. */
 int report_text(FILE *out, const struct analysis *a, const struct as_trace_meta *meta,
 		const struct as_trace_end *end, const struct report_opts *opts);
 
 /* One JSON document, stable schema (keys listed in json.c), tasks in seq
- * order. Durations in integer ns. */
+ * order. Durations in integer ns; ratios and fractions as decimals. */
 int report_json(FILE *out, const struct analysis *a, const struct as_trace_meta *meta,
 		const struct as_trace_end *end, const struct report_opts *opts);
 

@@ -119,6 +119,182 @@ static void task_row(FILE *out, const struct task_stats *t)
 		task_state__str(t->state));
 }
 
+#define TOP_LONG_POLLS 10
+#define TOP_EDGES 10
+#define SPARK_MAX 40   /* sparkline: one character per power of two, at most */
+
+static const struct task_stats *row(const struct task_stats *tasks, size_t n, uint64_t seq)
+{
+	return seq && seq <= n ? &tasks[seq - 1] : NULL;
+}
+
+static const char *task_name(const struct task_stats *t)
+{
+	return t && t->name ? t->name : "(unknown)";
+}
+
+static void id_column(FILE *out, const struct task_stats *t)
+{
+	char id[24];
+
+	if (t && t->tokio_id)
+		snprintf(id, sizeof(id), "%" PRIu64, t->tokio_id);
+	else
+		snprintf(id, sizeof(id), "-");
+	fprintf(out, "%5" PRIu64 " %6s  ", t ? t->seq : 0, id);
+}
+
+/* The shape of h as one character per power of two from its min to its max,
+ * " .:-=+*#%@" from none to the fullest; "" when it would be too wide. */
+static void sparkline(char *buf, size_t n, const struct hist *h)
+{
+	static const char levels[] = " .:-=+*#%@";
+	struct hist_bucket b[64];
+	uint64_t per[64] = { 0 }, top = 0;
+	size_t nb = hist__buckets(h, b, 64);
+	int lo = 64, hi = -1, o = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < nb; i++) {
+		int oct = b[i].low ? 63 - __builtin_clzll(b[i].low) : 0;
+
+		per[oct] += b[i].count;
+		if (per[oct] > top)
+			top = per[oct];
+		lo = oct < lo ? oct : lo;
+		hi = oct > hi ? oct : hi;
+	}
+	if (hi < 0 || hi - lo + 1 > SPARK_MAX || (size_t)(hi - lo + 4) > n)
+		return;
+	buf[o++] = '|';
+	for (int i = lo; i <= hi; i++)
+		buf[o++] = levels[per[i] ? 1 + (int)((per[i] * 8 + top - 1) / top) : 0];
+	buf[o++] = '|';
+	buf[o] = '\0';
+}
+
+/* One line per distribution:
+ *   poll duration   count 303     p50 1.54 us   p90 2.47 us   p99 8.22 us   p99.9 44.2 us   max 44.2 us   from 512 ns |#@=::::|
+ */
+static void dist_line(FILE *out, const char *what, const struct hist *h)
+{
+	char b[6][FMT_DURATION_MAX], spark[SPARK_MAX + 4];
+
+	fprintf(out, "  %-15s count %-7" PRIu64, what, h ? h->count : 0);
+	if (!h || !h->count) {
+		fputc('\n', out);
+		return;
+	}
+	sparkline(spark, sizeof(spark), h);
+	fprintf(out, " p50 %-9s p90 %-9s p99 %-9s p99.9 %-9s max %-9s", dur(b[0],
+		hist__quantile(h, 0.5)), dur(b[1], hist__quantile(h, 0.9)),
+		dur(b[2], hist__quantile(h, 0.99)), dur(b[3], hist__quantile(h, 0.999)),
+		dur(b[4], h->max));
+	if (spark[0])
+		fprintf(out, " from %s %s", dur(b[5], (uint64_t)1 << (h->min > 1 ? 63 -
+			__builtin_clzll(h->min) : 0)), spark);
+	fputc('\n', out);
+}
+
+/* The scheduling sections (sample from chain-100.trace):
+ *
+ * DISTRIBUTIONS (user tasks; sparkline: one character per power of two from the smallest)
+ *   poll duration   count 303     p50 1.54 us  p90 2.47 us  p99 8.22 us  p99.9 44.2 us  max 44.2 us  512 ns |@%:--|
+ *
+ * LONG POLLS: 1 poll over 1.00 ms, longest first
+ *   SEQ     ID  NAME                                          TID     START  DURATION
+ *     3      3  blocker::mai...block#0}::{async_block#1}    11992  +301.2 ms  200.4 ms
+ *
+ * WAKE EDGES: 3 (waker -> woken), by wakes
+ *   chain::relay -> chain::consumer  100 wakes, delay p50 1.31 us p99 3.10 us
+ */
+static void sched_text(FILE *out, const struct analysis *a, const struct task_stats *tasks,
+		       size_t n_tasks)
+{
+	const struct summary *s = analysis__summary(a);
+	const struct long_poll *lp;
+	const struct stall *st;
+	const struct starve *sv;
+	const struct wake_edge *e;
+	char b1[FMT_DURATION_MAX], b2[FMT_DURATION_MAX], b3[FMT_DURATION_MAX];
+	size_t n;
+
+	fprintf(out, "\nDISTRIBUTIONS (user tasks; |shape|: one character per power of two "
+		"from the one shown)\n");
+	dist_line(out, "poll duration", analysis__dist(a, DIST_POLL));
+	dist_line(out, "sched delay", analysis__dist(a, DIST_SCHED));
+	dist_line(out, "idle time", analysis__dist(a, DIST_IDLE));
+
+	lp = analysis__long_polls(a, &n);
+	fprintf(out, "\nLONG POLLS: %" PRIu64 " poll%s over %s", s->long_polls,
+		s->long_polls == 1 ? "" : "s", dur(b1, s->long_poll_ns));
+	if (n > TOP_LONG_POLLS)
+		fprintf(out, ", the %d longest", TOP_LONG_POLLS);
+	else if (n)
+		fprintf(out, ", longest first");
+	fputc('\n', out);
+	if (n)
+		fprintf(out, "%5s %6s  %-*s %8s %10s %9s\n", "SEQ", "ID", NAME_W, "NAME", "TID",
+			"START", "DURATION");
+	for (size_t i = 0; i < n && i < TOP_LONG_POLLS; i++) {
+		const struct task_stats *t = row(tasks, n_tasks, lp[i].seq);
+
+		id_column(out, t);
+		column(out, task_name(t), NAME_W, 12);
+		snprintf(b2, sizeof(b2), "+%s", dur(b3, lp[i].start_ns));
+		fprintf(out, "%8" PRIu32 " %10s %9s%s\n", lp[i].tid, b2,
+			dur(b1, lp[i].duration_ns), lp[i].until_end ? "  (still running at the end)" : "");
+	}
+
+	st = analysis__stalled(a, &n);
+	fprintf(out, "\nSTALLED: %zu task%s idle (last poll Pending, no wake) for over %s\n", n,
+		n == 1 ? "" : "s", dur(b1, s->stall_ns));
+	if (n)
+		fprintf(out, "%5s %6s  %-*s %10s %9s %6s  %s\n", "SEQ", "ID", NAME_W, "NAME", "SINCE",
+			"STALLED", "TIMES", "UNTIL");
+	for (size_t i = 0; i < n; i++) {
+		const struct task_stats *t = row(tasks, n_tasks, st[i].seq);
+
+		id_column(out, t);
+		column(out, task_name(t), NAME_W, 12);
+		snprintf(b2, sizeof(b2), "+%s", dur(b3, st[i].since_ns));
+		fprintf(out, "%10s %9s %6" PRIu64 "  %s\n", b2, dur(b1, st[i].stalled_ns), st[i].count,
+			st[i].until_end ? "end of trace (still idle)" : "woken or dropped");
+	}
+
+	sv = analysis__starved(a, &n);
+	fprintf(out, "\nSTARVED: %zu task%s runnable but not polled for over %s\n", n,
+		n == 1 ? "" : "s", dur(b1, s->starve_ns));
+	if (n)
+		fprintf(out, "%5s %6s  %-*s %9s %6s\n", "SEQ", "ID", NAME_W, "NAME", "MAX WAIT",
+			"TIMES");
+	for (size_t i = 0; i < n; i++) {
+		const struct task_stats *t = row(tasks, n_tasks, sv[i].seq);
+
+		id_column(out, t);
+		column(out, task_name(t), NAME_W, 12);
+		fprintf(out, "%9s %6" PRIu64 "\n", dur(b1, sv[i].max_wait_ns), sv[i].count);
+	}
+
+	e = analysis__edges(a, &n);
+	fprintf(out, "\nWAKE EDGES: %zu (waker -> woken)%s\n", n,
+		n > TOP_EDGES ? ", the 10 with most wakes" : n ? ", most wakes first" : "");
+	for (size_t i = 0; i < n && i < TOP_EDGES; i++) {
+		const struct task_stats *from = row(tasks, n_tasks, e[i].from_seq);
+		char fb[4 * 60 + 8], tb[4 * 60 + 8];
+
+		fit(fb, sizeof(fb), e[i].from_kind == WAKE_FROM_TASK ? task_name(from)
+				    : wake_source__str(e[i].from_kind), 60, 20);
+		fit(tb, sizeof(tb), task_name(row(tasks, n_tasks, e[i].to_seq)), 60, 20);
+		fprintf(out, "  %s -> %s  %" PRIu64 " wake%s", fb, tb, e[i].count,
+			e[i].count == 1 ? "" : "s");
+		if (e[i].timed)
+			fprintf(out, ", delay p50 %s p99 %s", dur(b1, e[i].delay_p50_ns),
+				dur(b2, e[i].delay_p99_ns));
+		fputc('\n', out);
+	}
+}
+
 /* Sample (tests/data/golden/report.txt is the full one, lines cut here):
  *
  * asyncscope report: /srv/app/target/release/app (pid 4242, runtime tokio)
@@ -210,6 +386,8 @@ int report_text(FILE *out, const struct analysis *a, const struct as_trace_meta 
 		fprintf(out, "%6" PRIu64 " %9s %9s %6" PRIu64 "\n", w->polls, dur(b1, w->busy_ns),
 			dur(b2, w->parked_ns), w->parks);
 	}
+
+	sched_text(out, a, tasks, n_tasks);
 
 	fprintf(out, "\nTOTALS\n");
 	fprintf(out, "tasks %" PRIu64 " (%" PRIu64 " user, %" PRIu64 " runtime)  polls %" PRIu64

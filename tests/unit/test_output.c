@@ -290,7 +290,29 @@ static bool value(struct jp *j)
 	else
 		while (j->p < j->end && *j->p >= '0' && *j->p <= '9')
 			j->p++;
-	return j->p > start && j->p[-1] != '-';
+	if (j->p == start || j->p[-1] == '-')
+		return false;
+	if (j->p < j->end && *j->p == '.') {     /* fraction: at least one digit */
+		const char *f = ++j->p;
+
+		while (j->p < j->end && *j->p >= '0' && *j->p <= '9')
+			j->p++;
+		if (j->p == f)
+			return false;
+	}
+	if (j->p < j->end && (*j->p == 'e' || *j->p == 'E')) {
+		const char *e;
+
+		j->p++;
+		if (j->p < j->end && (*j->p == '+' || *j->p == '-'))
+			j->p++;
+		e = j->p;
+		while (j->p < j->end && *j->p >= '0' && *j->p <= '9')
+			j->p++;
+		if (j->p == e)
+			return false;
+	}
+	return true;
 }
 
 static bool json_valid(const char *s, size_t len)
