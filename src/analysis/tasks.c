@@ -8,9 +8,13 @@
  * keep the sums, the histograms, the stall and starve counts and the observer
  * in step. A live task's histograms are folded into its row and into the
  * totals when it goes (FREE or the end), then freed. Wake edges are keyed by
- * (waker code, woken seq): code 1..5 a wake_source, seq + EDGE_TASK a task;
- * whether a waker task was the runtime's loop is only known at the end, so
- * edges are resolved and merged in analysis__finish().
+ * (waker code, woken seq): code 1..5 a wake_source, seq + EDGE_TASK a task.
+ * The edges into a task are listed from it and folded when it goes too
+ * (percentiles taken, delay histogram freed; edges from the runtime's loops
+ * or blocking tasks merged per kind), so only the edges into live tasks hold
+ * histograms. A waker task is known to be the runtime's loop only once a
+ * poll nests in it, so analysis__finish() resolves the kinds again and
+ * merges what became duplicates (approximately: see finish_edges()).
  * Pure C: no libbpf, no I/O, no globals. */
 #include "analysis/tasks.h"
 
@@ -47,6 +51,7 @@ struct live {
 	bool leaf_mixed;       /* leaf polls on more than one thread */
 	uint8_t n_pend;
 	struct pend pend[PEND_MAX];
+	uint32_t edges_head;   /* edges into it: index + 1 into a->eacc, 0 none */
 	struct hist h[DIST__MAX];
 };
 
@@ -75,7 +80,10 @@ struct thread {
 /* Wakes of one (waker code, woken seq) pair while events come in. */
 struct edge_acc {
 	uint64_t code, to_seq, count, timed;
-	struct hist delay;
+	struct hist delay;     /* until folded */
+	uint32_t next_to;      /* next edge into the same task: index + 1, 0 none */
+	bool folded;
+	uint64_t p50, p99, max; /* once folded */
 };
 
 struct analysis {
@@ -268,8 +276,51 @@ static void sample(struct analysis *a, struct live *l, enum dist d, uint64_t v)
 		nomem(a, hist__add(&l->h[d], v));
 }
 
+static enum wake_source resolve(const struct analysis *a, uint64_t code, uint64_t *from_seq);
+
+/* The edges into task l are final: edges from the runtime or from blocking
+ * tasks (as far as known now) merged per kind, percentiles taken, delay
+ * histograms freed. */
+static void fold_edges(struct analysis *a, struct live *l)
+{
+	uint32_t merged[WAKE_FROM_THREAD + 1] = { 0 };
+
+	for (uint32_t i = l->edges_head; i; i = a->eacc[i - 1].next_to) {
+		struct edge_acc *e = &a->eacc[i - 1], *into;
+		uint64_t from_seq;
+		enum wake_source k = resolve(a, e->code, &from_seq);
+
+		if (k == WAKE_FROM_RUNTIME || k == WAKE_FROM_BLOCKING) {
+			if (!merged[k]) {
+				merged[k] = i;
+			} else {
+				into = &a->eacc[merged[k] - 1];
+				into->count += e->count;
+				into->timed += e->timed;
+				nomem(a, hist__merge(&into->delay, &e->delay));
+				hist__clear(&e->delay);
+				e->count = 0; /* merged away */
+				e->folded = true;
+			}
+		}
+	}
+	for (uint32_t i = l->edges_head; i; i = a->eacc[i - 1].next_to) {
+		struct edge_acc *e = &a->eacc[i - 1];
+
+		if (e->folded)
+			continue;
+		e->p50 = hist__quantile(&e->delay, 0.5);
+		e->p99 = hist__quantile(&e->delay, 0.99);
+		e->max = e->delay.max;
+		hist__clear(&e->delay);
+		e->folded = true;
+	}
+	l->edges_head = 0;
+}
+
 /* Task l goes: its distributions become percentiles in its row and, for a
- * user task, part of the totals; then they are freed. */
+ * user task, part of the totals; then they are freed; so are the delay
+ * histograms of the edges into it. */
 static void fold(struct analysis *a, struct live *l)
 {
 	struct task_stats *st = &a->tasks[l->idx];
@@ -288,6 +339,7 @@ static void fold(struct analysis *a, struct live *l)
 		hist__clear(&l->h[d]);
 	}
 	l->n_pend = 0;
+	fold_edges(a, l);
 }
 
 /* The task is gone (FREE, or its address reused without a FREE). */
@@ -380,11 +432,11 @@ static void long_poll_add(struct analysis *a, const struct long_poll *p)
 	h[i] = *p;
 }
 
-/* The edge of (code, to_seq): its index, or -1 (out of memory or a seq too
+/* The edge of (code, task l): its index, or -1 (out of memory or a seq too
  * large for the key). */
-static long edge_get(struct analysis *a, uint64_t code, uint64_t to_seq)
+static long edge_get(struct analysis *a, uint64_t code, struct live *l)
 {
-	uint64_t key, v;
+	uint64_t key, v, to_seq = a->tasks[l->idx].seq;
 	struct edge_acc *e;
 
 	if (code >= UINT32_MAX || to_seq >= UINT32_MAX || a->n_eacc >= UINT32_MAX) {
@@ -403,6 +455,8 @@ static long edge_get(struct analysis *a, uint64_t code, uint64_t to_seq)
 	memset(e, 0, sizeof(*e));
 	e->code = code;
 	e->to_seq = to_seq;
+	e->next_to = l->edges_head;
+	l->edges_head = (uint32_t)(a->n_eacc + 1);
 	return (long)a->n_eacc++;
 }
 
@@ -426,7 +480,7 @@ static void wake_edge(struct analysis *a, struct live *l, const struct as_event 
 		code = a->tasks[w->idx].seq + EDGE_TASK;
 	else
 		code = WAKE_FROM_RUNTIME; /* a poll begun before the recording: the runtime's loop */
-	e = edge_get(a, code, a->tasks[l->idx].seq);
+	e = edge_get(a, code, l);
 	if (e < 0)
 		return;
 	a->eacc[e].count++;
@@ -968,8 +1022,11 @@ static enum wake_source resolve(const struct analysis *a, uint64_t code, uint64_
 	return WAKE_FROM_TASK;
 }
 
-/* Wake edges: resolved, merged per (kind, woken) for the runtime and blocking
- * tasks, percentiles taken, sorted. Frees the accumulators' histograms. */
+/* Wake edges: every edge was folded when its woken task went; resolved
+ * again now that every task's kind is known, duplicates (a waker that turned
+ * out to be a worker after its edges were folded) merged: counts add up, the
+ * maximum is exact, the percentiles are those of the part with the most
+ * timed wakes. Then sorted. */
 static int finish_edges(struct analysis *a)
 {
 	struct u64map merged = { 0 };
@@ -980,40 +1037,39 @@ static int finish_edges(struct analysis *a)
 		return -ENOMEM;
 	for (size_t i = 0; i < a->n_eacc && !err; i++) {
 		struct edge_acc *e = &a->eacc[i];
+		struct wake_edge *o;
 		uint64_t from_seq, v, key;
-		enum wake_source k = resolve(a, e->code, &from_seq);
+		enum wake_source k;
 
+		if (!e->count)
+			continue; /* merged away */
+		k = resolve(a, e->code, &from_seq);
 		key = (uint64_t)k << 32 | e->to_seq;
 		if (k != WAKE_FROM_TASK && u64map__get(&merged, key, &v)) {
-			struct edge_acc *into = &a->eacc[v - 1];
-
-			into->count += e->count;
-			into->timed += e->timed;
-			err = hist__merge(&into->delay, &e->delay);
-			hist__clear(&e->delay);
-			e->count = 0; /* merged away */
+			o = &a->edges[v - 1];
+			if (e->timed > o->timed) {
+				o->delay_p50_ns = e->p50;
+				o->delay_p99_ns = e->p99;
+			}
+			o->count += e->count;
+			o->timed += e->timed;
+			if (e->max > o->delay_max_ns)
+				o->delay_max_ns = e->max;
 			continue;
 		}
 		if (k != WAKE_FROM_TASK)
-			err = u64map__set(&merged, key, i + 1);
-	}
-	u64map__clear(&merged);
-	for (size_t i = 0; i < a->n_eacc; i++) {
-		struct edge_acc *e = &a->eacc[i];
-		struct wake_edge *o = &a->edges[a->n_edges];
-
-		if (!e->count)
-			continue;
-		o->from_kind = resolve(a, e->code, &o->from_seq);
+			err = u64map__set(&merged, key, a->n_edges + 1);
+		o = &a->edges[a->n_edges++];
+		o->from_kind = k;
+		o->from_seq = from_seq;
 		o->to_seq = e->to_seq;
 		o->count = e->count;
 		o->timed = e->timed;
-		o->delay_p50_ns = hist__quantile(&e->delay, 0.5);
-		o->delay_p99_ns = hist__quantile(&e->delay, 0.99);
-		o->delay_max_ns = e->delay.max;
-		hist__clear(&e->delay);
-		a->n_edges++;
+		o->delay_p50_ns = e->p50;
+		o->delay_p99_ns = e->p99;
+		o->delay_max_ns = e->max;
 	}
+	u64map__clear(&merged);
 	qsort(a->edges, a->n_edges, sizeof(*a->edges), by_count);
 	return err;
 }

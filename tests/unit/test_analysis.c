@@ -4,11 +4,14 @@
 #include <stdlib.h>
 
 #include "analysis/tasks.h"
+#include "analysis/timeline.h"
 #include "harness.h"
 
 #define P_USER 0    /* poll probe of app::main::{{closure}} */
 #define P_WORKER 1  /* poll probe of the runtime worker loop */
 #define P_NONAME 2  /* poll probe without a future name */
+#define P_BLOCKING 3 /* poll probe of a spawn_blocking task */
+#define P_USER2 4   /* poll probe of app::other */
 
 static struct as_probe probes[] = {
 	{ .role = AS_ROLE_POLL, .symbol = "tokio::runtime::task::raw::poll",
@@ -16,11 +19,15 @@ static struct as_probe probes[] = {
 	{ .role = AS_ROLE_POLL, .symbol = "tokio::runtime::task::raw::poll",
 	  .future = "tokio::runtime::blocking::task::BlockingTask<worker::run>" },
 	{ .role = AS_ROLE_POLL, .symbol = "tokio::runtime::task::raw::poll", .future = NULL },
+	{ .role = AS_ROLE_POLL, .symbol = "tokio::runtime::task::raw::poll",
+	  .future = "tokio::runtime::blocking::task::BlockingTask<app::load::{{closure}}>" },
+	{ .role = AS_ROLE_POLL, .symbol = "tokio::runtime::task::raw::poll",
+	  .future = "app::other" },
 };
 
 static struct as_trace_meta meta = {
 	.format_version = 1, .pid = 42, .target = "/bin/app", .build_id = "",
-	.runtime = "tokio", .cmdline = "app", .probes = probes, .n_probes = 3,
+	.runtime = "tokio", .cmdline = "app", .probes = probes, .n_probes = 5,
 };
 
 static struct analysis *new_a(void)
@@ -555,6 +562,458 @@ static void test_many(void)
 	analysis__free(a);
 }
 
+static void wake_flags(struct analysis *a, uint32_t tid, uint64_t ts, uint64_t task,
+		       uint64_t by, uint8_t flags)
+{
+	add(a, AS_EV_WAKE, tid, ts, task, by, 0, flags, NULL);
+}
+
+static struct analysis *new_opts(uint64_t long_poll, uint64_t stall, uint64_t starve,
+				 size_t keep)
+{
+	struct analysis_opts o = {
+		.long_poll_ns = long_poll, .stall_ns = stall, .starve_ns = starve,
+		.long_poll_keep = keep,
+	};
+	struct analysis *a = analysis__new_opts(&meta, &o);
+
+	CHECK(a != NULL);
+	return a;
+}
+
+/* Per-task and overall distributions; ratios. */
+static void test_distributions(void)
+{
+	struct analysis *a = new_a();
+	const struct task_stats *t;
+	const struct hist *h;
+
+	wake(a, 1, 0, 0x100, 0);              /* spawn schedule */
+	begin(a, 2, 10, 0x100, P_USER, 1);    /* sched 10 */
+	end(a, 2, 110, 0x100, 0);             /* poll 100 */
+	wake(a, 1, 1110, 0x100, 0);           /* idle 1000 */
+	begin(a, 2, 1140, 0x100, P_USER, 1);  /* sched 30 */
+	end(a, 2, 1440, 0x100, 0);            /* poll 300 */
+	wake(a, 1, 3440, 0x100, 0);           /* idle 2000 */
+	begin(a, 2, 3460, 0x100, P_USER, 1);  /* sched 20 */
+	end(a, 2, 3660, 0x100, 1);            /* poll 200, Ready */
+	free_ev(a, 2, 3700, 0x100);
+	wake(a, 1, 3800, 0x200, 0);           /* a second task, still live at the end */
+	begin(a, 2, 3900, 0x200, P_USER, 2);  /* sched 100 */
+	end(a, 2, 4000, 0x200, 0);            /* poll 100, then idle to the end: not sampled */
+	finish(a, 10000, 0, 0);
+
+	t = task(a, 1);
+	CHECK_EQ_U64(t->poll_p50_ns, 200);
+	CHECK_EQ_U64(t->poll_p99_ns, 300);
+	CHECK_EQ_U64(t->sched_p50_ns, 20);
+	CHECK_EQ_U64(t->sched_p99_ns, 30);
+	CHECK_EQ_U64(t->sched_max_ns, 30);
+	CHECK_EQ_U64(t->idle_p50_ns, 1000);
+	CHECK_EQ_U64(t->idle_p99_ns, 2000);
+	CHECK(t->pending_ratio > 0.66 && t->pending_ratio < 0.67);
+	CHECK(t->self_wake_ratio == 0);
+	t = task(a, 2);
+	CHECK_EQ_U64(t->idle_p50_ns, 0);
+	CHECK_EQ_U64(t->idle_ns, 6000);
+	CHECK(t->pending_ratio == 1);
+
+	h = analysis__dist(a, DIST_POLL);
+	CHECK(h != NULL);
+	CHECK_EQ_U64(h->count, 4);
+	CHECK_EQ_U64(h->sum, 700);
+	CHECK_EQ_U64(hist__quantile(h, 0.5), 100);
+	h = analysis__dist(a, DIST_SCHED);
+	CHECK_EQ_U64(h->count, 4);
+	CHECK_EQ_U64(h->max, 100);
+	h = analysis__dist(a, DIST_IDLE);
+	CHECK_EQ_U64(h->count, 2);
+	CHECK_EQ_U64(h->min, 1000);
+	CHECK(analysis__dist(a, DIST__MAX) == NULL);
+	analysis__free(a);
+}
+
+/* Polls above the threshold: kept longest first, at most `keep`, total
+ * counted; a worker's polls and polls at the threshold are not long. */
+static void test_long_polls(void)
+{
+	struct analysis *a = new_opts(1000, 0, 0, 3);
+	const struct long_poll *lp;
+	size_t n;
+	uint64_t ts = 0;
+
+	static const uint64_t durs[] = { 1000, 5000, 1001, 9000, 2000, 7000, 500 };
+	for (size_t i = 0; i < sizeof(durs) / sizeof(durs[0]); i++) {
+		begin(a, 7, ts, 0x100, P_USER, 1);
+		end(a, 7, ts + durs[i], 0x100, 0);
+		ts += durs[i] + 100;
+	}
+	begin(a, 8, ts, 0x900, P_WORKER, 0);   /* worker: long but nested */
+	begin(a, 8, ts + 10, 0x200, P_USER2, 2);
+	end(a, 8, ts + 20, 0x200, 0);
+	end(a, 8, ts + 50000, 0x900, 0);
+	begin(a, 9, ts + 60000, 0x300, P_USER, 3); /* running at the end: 4000 */
+	finish(a, ts + 64000, 0, 0);
+
+	lp = analysis__long_polls(a, &n);
+	CHECK_EQ_U64(n, 3);
+	CHECK_EQ_U64(analysis__summary(a)->long_polls, 6); /* 5000 1001 9000 2000 7000 4000 */
+	CHECK_EQ_U64(analysis__summary(a)->long_poll_ns, 1000);
+	if (n == 3) {
+		CHECK_EQ_U64(lp[0].duration_ns, 9000);
+		CHECK_EQ_U64(lp[1].duration_ns, 7000);
+		CHECK_EQ_U64(lp[2].duration_ns, 5000);
+		CHECK_EQ_U64(lp[0].seq, 1);
+		CHECK_EQ_U64(lp[0].tid, 7);
+		CHECK_EQ_U64(lp[0].start_ns, 1000 + 5000 + 1001 + 300);
+		CHECK(!lp[0].until_end);
+	}
+	CHECK_EQ_U64(task(a, 1)->long_polls, 5);
+	CHECK_EQ_U64(task(a, 4)->long_polls, 1);
+	analysis__free(a);
+
+	/* keep 1000 by default; a poll running at the end is marked */
+	a = new_a();
+	begin(a, 1, 0, 0x100, P_USER, 1);
+	finish(a, 5000000, 0, 0);
+	lp = analysis__long_polls(a, &n);
+	CHECK_EQ_U64(n, 1);
+	CHECK(n == 1 && lp[0].until_end && lp[0].duration_ns == 5000000);
+	analysis__free(a);
+}
+
+/* Stalls: idle longer than the threshold, ended by a wake, by FREE, or open
+ * at the end (which wins over a longer earlier one). */
+static void test_stalls(void)
+{
+	struct analysis *a = new_opts(0, 1000, 0, 0);
+	const struct stall *st;
+	size_t n;
+
+	/* task 1: stall of 5000 ended by a wake, then one open at the end (3000) */
+	begin(a, 1, 0, 0x100, P_USER, 1);
+	end(a, 1, 10, 0x100, 0);
+	wake(a, 2, 5010, 0x100, 0);
+	begin(a, 1, 5020, 0x100, P_USER, 1);
+	end(a, 1, 5030, 0x100, 0);
+	/* task 2: a stall of 2000 ended by a wake, nothing at the end */
+	begin(a, 1, 100, 0x200, P_USER, 2);
+	end(a, 1, 200, 0x200, 0);
+	wake(a, 2, 2200, 0x200, 0);
+	begin(a, 1, 2300, 0x200, P_USER, 2);
+	end(a, 1, 2400, 0x200, 1);
+	/* task 3: idle 999 (not a stall) then woken */
+	begin(a, 1, 300, 0x300, P_USER, 3);
+	end(a, 1, 310, 0x300, 0);
+	wake(a, 2, 1309, 0x300, 0);
+	/* task 4: dropped after idling 1500 */
+	begin(a, 1, 400, 0x400, P_USER, 4);
+	end(a, 1, 500, 0x400, 0);
+	free_ev(a, 2, 2000, 0x400);
+	finish(a, 8030, 0, 0);
+
+	st = analysis__stalled(a, &n);
+	CHECK_EQ_U64(n, 3);
+	CHECK_EQ_U64(analysis__summary(a)->stalled_tasks, 3);
+	if (n == 3) {
+		CHECK_EQ_U64(st[0].seq, 1);        /* 3000, open at the end */
+		CHECK_EQ_U64(st[0].stalled_ns, 3000);
+		CHECK_EQ_U64(st[0].since_ns, 5030);
+		CHECK(st[0].until_end);
+		CHECK_EQ_U64(st[0].count, 2);
+		CHECK_EQ_U64(st[1].seq, 2);
+		CHECK_EQ_U64(st[1].stalled_ns, 2000);
+		CHECK_EQ_U64(st[1].since_ns, 200);
+		CHECK(!st[1].until_end);
+		CHECK_EQ_U64(st[2].seq, 4);
+		CHECK_EQ_U64(st[2].stalled_ns, 1500);
+	}
+	CHECK_EQ_U64(task(a, 3)->stalls, 0);
+	analysis__free(a);
+}
+
+/* Starved: runnable longer than the threshold before a poll (or until the
+ * end); worst wait and count per task. */
+static void test_starved(void)
+{
+	struct analysis *a = new_opts(0, 0, 100, 0);
+	const struct starve *sv;
+	size_t n;
+
+	wake(a, 1, 0, 0x100, 0);
+	begin(a, 2, 150, 0x100, P_USER, 1);   /* waited 150: starved */
+	end(a, 2, 160, 0x100, 0);
+	wake(a, 1, 200, 0x100, 0);
+	begin(a, 2, 300, 0x100, P_USER, 1);   /* 100: not over */
+	end(a, 2, 310, 0x100, 0);
+	wake(a, 1, 400, 0x100, 0);
+	begin(a, 2, 700, 0x100, P_USER, 1);   /* 300: starved */
+	end(a, 2, 710, 0x100, 1);
+	wake(a, 1, 800, 0x200, 0);            /* runnable until the end: 1200 */
+	wake(a, 1, 900, 0x300, 0);
+	begin(a, 2, 950, 0x300, P_USER, 3);   /* 50: fine */
+	finish(a, 2000, 0, 0);
+
+	sv = analysis__starved(a, &n);
+	CHECK_EQ_U64(n, 2);
+	if (n == 2) {
+		CHECK_EQ_U64(sv[0].seq, 2);
+		CHECK_EQ_U64(sv[0].max_wait_ns, 1200);
+		CHECK_EQ_U64(sv[0].count, 1);
+		CHECK_EQ_U64(sv[1].seq, 1);
+		CHECK_EQ_U64(sv[1].max_wait_ns, 300);
+		CHECK_EQ_U64(sv[1].count, 2);
+	}
+	CHECK_EQ_U64(task(a, 1)->sched_max_ns, 300);
+	CHECK_EQ_U64(analysis__summary(a)->starve_ns, 100);
+	analysis__free(a);
+}
+
+static const struct wake_edge *find_edge(struct analysis *a, enum wake_source k,
+					 uint64_t from, uint64_t to)
+{
+	size_t n;
+	const struct wake_edge *e = analysis__edges(a, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if (e[i].from_kind == k && e[i].from_seq == from && e[i].to_seq == to)
+			return &e[i];
+	fprintf(stderr, "no edge %s:%llu -> %llu\n", wake_source__str(k),
+		(unsigned long long)from, (unsigned long long)to);
+	th_failed_checks++;
+	return NULL;
+}
+
+/* Wake edges of every waker kind; delays from the first wake of a waker to
+ * the next poll; runtime edges merged across worker tasks. */
+static void test_edges(void)
+{
+	struct analysis *a = new_a();
+	const struct wake_edge *e;
+	size_t n;
+
+	/* seq 1, 2: worker loops on threads 10, 11 (known as such once polls nest) */
+	begin(a, 10, 0, 0xA1, P_WORKER, 0);
+	begin(a, 11, 0, 0xA2, P_WORKER, 0);
+	/* seq 3: user task T, seq 4: user task U, seq 5: a blocking task B */
+	begin(a, 10, 10, 0x100, P_USER, 3);
+	end(a, 10, 20, 0x100, 0);
+	begin(a, 10, 30, 0x200, P_USER2, 4);
+	wake(a, 10, 35, 0x100, 0x200);               /* U -> T (task) */
+	wake(a, 10, 36, 0x100, 0x200);               /* again: counted, not re-timed */
+	end(a, 10, 40, 0x200, 0);
+	begin(a, 10, 50, 0x100, P_USER, 3);          /* U -> T delay 15 */
+	end(a, 10, 60, 0x100, 0);
+	wake_flags(a, 10, 100, 0x100, 0xA1, AS_WAKE_IO);     /* io -> T */
+	wake_flags(a, 10, 101, 0x200, 0xA1, AS_WAKE_TIMER);  /* timer -> U */
+	begin(a, 10, 110, 0x100, P_USER, 3);         /* io delay 10 */
+	end(a, 10, 120, 0x100, 0);
+	begin(a, 11, 130, 0x200, P_USER2, 4);        /* timer delay 29 */
+	end(a, 11, 140, 0x200, 0);
+	wake(a, 10, 200, 0x100, 0xA1);               /* runtime (worker seq 1) -> T */
+	begin(a, 10, 210, 0x100, P_USER, 3);
+	end(a, 10, 220, 0x100, 0);
+	wake(a, 11, 300, 0x100, 0xA2);               /* runtime (worker seq 2) -> T: merged */
+	begin(a, 11, 340, 0x100, P_USER, 3);
+	end(a, 11, 350, 0x100, 0);
+	wake(a, 20, 400, 0x100, 0);                  /* thread -> T */
+	wake(a, 21, 400, 0x100, 0xDEAD);             /* unknown poll -> runtime */
+	begin(a, 30, 500, 0x300, P_BLOCKING, 5);
+	wake(a, 30, 510, 0x200, 0x300);              /* blocking -> U */
+	end(a, 30, 520, 0x300, 1);
+	begin(a, 10, 600, 0x100, P_USER, 3);         /* thread, runtime delays 200 */
+	end(a, 10, 610, 0x100, 0);
+	wake(a, 10, 620, 0x100, 0x100);              /* self: T -> T, never polled again */
+	finish(a, 1000, 0, 0);
+
+	e = analysis__edges(a, &n);
+	CHECK_EQ_U64(n, 7);
+	CHECK_EQ_U64(analysis__summary(a)->anomalies, 0);
+	if (n)
+		CHECK_EQ_U64(e[0].count, 3);             /* runtime -> T first */
+	e = find_edge(a, WAKE_FROM_TASK, 4, 3);
+	CHECK(e && e->count == 2 && e->timed == 1 && e->delay_p50_ns == 15);
+	e = find_edge(a, WAKE_FROM_IO, 0, 3);
+	CHECK(e && e->count == 1 && e->delay_max_ns == 10);
+	e = find_edge(a, WAKE_FROM_TIMER, 0, 4);
+	CHECK(e && e->count == 1 && e->delay_p99_ns == 29);
+	e = find_edge(a, WAKE_FROM_RUNTIME, 0, 3);
+	CHECK(e && e->count == 3 && e->timed == 3);
+	CHECK(e && e->delay_p50_ns == 40 && e->delay_max_ns == 200);
+	e = find_edge(a, WAKE_FROM_THREAD, 0, 3);
+	CHECK(e && e->count == 1 && e->delay_p50_ns == 200);
+	e = find_edge(a, WAKE_FROM_BLOCKING, 0, 4);
+	CHECK(e && e->count == 1 && e->timed == 0);
+	e = find_edge(a, WAKE_FROM_TASK, 3, 3);
+	CHECK(e && e->count == 1 && e->timed == 0);
+	CHECK_STR(wake_source__str(WAKE_FROM_BLOCKING), "blocking");
+	CHECK_EQ_U64(task(a, 1)->kind, TASK_KIND_WORKER);
+	CHECK_EQ_U64(task(a, 5)->kind, TASK_KIND_TASK);
+	analysis__free(a);
+}
+
+/* More distinct wakers between two polls than are timed: counted, not timed. */
+static void test_edges_unsampled(void)
+{
+	struct analysis *a = new_a();
+	const struct wake_edge *e;
+	size_t n;
+
+	begin(a, 1, 0, 0x100, P_USER, 1);
+	end(a, 1, 10, 0x100, 0);
+	for (uint64_t i = 0; i < 6; i++) {
+		begin(a, 2, 20 + i * 10, 0x1000 + i * 0x100, P_USER2, 10 + i);
+		wake(a, 2, 25 + i * 10, 0x100, 0x1000 + i * 0x100);
+		end(a, 2, 28 + i * 10, 0x1000 + i * 0x100, 0);
+	}
+	begin(a, 1, 100, 0x100, P_USER, 1);
+	finish(a, 200, 0, 0);
+	e = analysis__edges(a, &n);
+	CHECK_EQ_U64(n, 6);
+	uint64_t timed = 0;
+	for (size_t i = 0; i < n; i++)
+		timed += e[i].timed;
+	CHECK_EQ_U64(timed, 4);
+	CHECK_EQ_U64(analysis__summary(a)->unsampled_wakes, 2);
+	analysis__free(a);
+}
+
+/* Timeline on a hand-built stream: 10 buckets of 100 ns over [0, 1000). */
+static void test_timeline(void)
+{
+	struct analysis *a;
+	struct timeline *tl;
+	struct timeline_opts to = { .buckets = 10, .top_tasks = 1 };
+	size_t n;
+
+	/* Run twice over the same events: pass 1 analysis, pass 2 timeline. */
+	#define STREAM(x) do { \
+		thread(x, 1, 0, "w1"); \
+		wake(x, 9, 0, 0x100, 0);             /* T runnable 0..50 */ \
+		wake(x, 9, 20, 0x200, 0);            /* U runnable 20..250 */ \
+		begin(x, 1, 50, 0x100, P_USER, 1);   /* T runs 50..250 on 1 */ \
+		end(x, 1, 250, 0x100, 0);            /* idle 250..600 */ \
+		begin(x, 1, 250, 0x200, P_USER2, 2); /* U runs 250..300 */ \
+		end(x, 1, 300, 0x200, 1); \
+		park(x, 1, 300, 1);                  /* parked 300..700 */ \
+		park(x, 1, 700, 0); \
+		wake(x, 9, 600, 0x100, 0);           /* T runnable 600..720 */ \
+		begin(x, 1, 720, 0x100, P_USER, 1);  /* runs 720..1000 (end) */ \
+	} while (0)
+	a = new_a();
+	STREAM(a);
+	finish(a, 1000, 0, 0);
+	tl = timeline__new(a, &meta, &to);
+	CHECK(tl != NULL);
+	if (!tl) {
+		analysis__free(a);
+		return;
+	}
+	struct timeline *x = tl;
+	struct as_trace_end e = { .end_ns = 1000 };
+	#define TL_ADD(type_, tid_, ts_, task_, other_, probe_, flags_, str_) do { \
+		struct as_event ev_ = { .type = type_, .flags = flags_, .probe = probe_, \
+			.tid = tid_, .ts = ts_, .task = task_, .other = other_, .str = str_ }; \
+		CHECK_EQ_U64(timeline__add(x, &ev_), 0); } while (0)
+	TL_ADD(AS_EV_THREAD, 1, 0, 0, 0, 0, 0, "w1");
+	TL_ADD(AS_EV_WAKE, 9, 0, 0x100, 0, 0, 0, NULL);
+	TL_ADD(AS_EV_WAKE, 9, 20, 0x200, 0, 0, 0, NULL);
+	TL_ADD(AS_EV_POLL_BEGIN, 1, 50, 0x100, 1, P_USER, 0, NULL);
+	TL_ADD(AS_EV_POLL_END, 1, 250, 0x100, 0, 0, 0, NULL);
+	TL_ADD(AS_EV_POLL_BEGIN, 1, 250, 0x200, 2, P_USER2, 0, NULL);
+	TL_ADD(AS_EV_POLL_END, 1, 300, 0x200, 0, 0, AS_POLL_READY, NULL);
+	TL_ADD(AS_EV_PARK, 1, 300, 0, 0, 0, 0, NULL);
+	TL_ADD(AS_EV_UNPARK, 1, 700, 0, 0, 0, 0, NULL);
+	TL_ADD(AS_EV_WAKE, 9, 600, 0x100, 0, 0, 0, NULL);
+	TL_ADD(AS_EV_POLL_BEGIN, 1, 720, 0x100, 1, P_USER, 0, NULL);
+	CHECK_EQ_U64(timeline__finish(tl, &e), 0);
+	CHECK_EQ_U64(timeline__finish(tl, &e), -EINVAL);
+
+	CHECK_EQ_U64(timeline__start_ns(tl), 0);
+	CHECK_EQ_U64(timeline__bucket_ns(tl), 100);
+	CHECK_EQ_U64(timeline__buckets(tl), 10);
+	const struct timeline_worker *w = timeline__workers(tl, &n);
+	CHECK_EQ_U64(n, 1);
+	static const uint64_t busy[10] = { 50, 100, 100, 0, 0, 0, 0, 80, 100, 100 };
+	static const uint64_t parked[10] = { 0, 0, 0, 100, 100, 100, 100, 0, 0, 0 };
+	static const uint64_t idle[10] = { 50, 0, 0, 0, 0, 0, 0, 20, 0, 0 };
+	static const uint64_t polls[10] = { 1, 0, 1, 0, 0, 0, 0, 1, 0, 0 };
+	static const uint64_t rmax[10] = { 2, 1, 1, 0, 0, 0, 1, 1, 0, 0 };
+	static const double ravg[10] = { 1.3, 1, 0.5, 0, 0, 0, 1, 0.2, 0, 0 };
+	static const double run[10] = { 0.5, 1, 0.5, 0, 0, 0, 0, 0.8, 1, 1 };
+	static const double sch[10] = { 0.5, 0, 0, 0, 0, 0, 1, 0.2, 0, 0 };
+	static const double idl[10] = { 0, 0, 0.5, 1, 1, 1, 0, 0, 0, 0 };
+	const uint64_t *mx = timeline__runnable_max(tl);
+	const double *av = timeline__runnable_avg(tl);
+	const struct timeline_task *t = timeline__tasks(tl, &n);
+	CHECK_EQ_U64(n, 1);
+	CHECK(n == 1 && t[0].seq == 1);
+	for (int i = 0; i < 10 && w && t; i++) {
+		CHECK_EQ_U64(w[0].busy_ns[i], busy[i]);
+		CHECK_EQ_U64(w[0].parked_ns[i], parked[i]);
+		CHECK_EQ_U64(w[0].idle_ns[i], idle[i]);
+		CHECK_EQ_U64(w[0].polls[i], polls[i]);
+		CHECK_EQ_U64(mx[i], rmax[i]);
+		CHECK(av[i] > ravg[i] - 1e-9 && av[i] < ravg[i] + 1e-9);
+		CHECK(t[0].running[i] > run[i] - 1e-9 && t[0].running[i] < run[i] + 1e-9);
+		CHECK(t[0].scheduled[i] > sch[i] - 1e-9 && t[0].scheduled[i] < sch[i] + 1e-9);
+		CHECK(t[0].idle[i] > idl[i] - 1e-9 && t[0].idle[i] < idl[i] + 1e-9);
+		if (mx[i] != rmax[i] || !(av[i] > ravg[i] - 1e-9 && av[i] < ravg[i] + 1e-9))
+			fprintf(stderr, "bucket %d: max %llu avg %f\n", i, (unsigned long long)mx[i], av[i]);
+	}
+	timeline__free(tl);
+	analysis__free(a);
+	#undef STREAM
+	#undef TL_ADD
+}
+
+/* A million short-lived tasks: the live map and the histograms stay small;
+ * only the compact rows grow. */
+static void test_bounded_memory(void)
+{
+	struct analysis *a = new_a();
+	struct analysis_mem m;
+	uint64_t ts = 0, peak_live = 0, peak_hist = 0;
+	const uint64_t N = 1000000;
+
+	for (uint64_t i = 0; i < N; i++) {
+		uint64_t h = 0x10000 + (i % 64) * 64;
+
+		wake(a, 1, ts += 10, h, 0);
+		/* the first tasks poll enough to leave the inline values (dense
+		 * histograms), the rest poll once (time) */
+		int polls = i < 20000 ? 6 : 1;
+
+		for (int k = 0; k < polls; k++) {
+			begin(a, 2, ts += 10, h, P_USER, i + 1);
+			wake(a, 2, ts += 1 + (i % 7) * 1000, h, 0x77);
+			end(a, 2, ts += 5, h, k == polls - 1);
+		}
+		free_ev(a, 2, ts += 1, h);
+		if (i % 4096 == 0) {
+			analysis__mem(a, &m);
+			if (m.live_tasks > peak_live)
+				peak_live = m.live_tasks;
+			if (m.live_hist_bytes > peak_hist)
+				peak_hist = m.live_hist_bytes;
+		}
+	}
+	analysis__mem(a, &m);
+	CHECK(peak_live <= 64);
+	CHECK(peak_hist <= 64 * 3 * 16 * 1024);
+	CHECK_EQ_U64(m.rows, N);
+	/* one edge per task (runtime -> it: 0x77 is no task seen), folded when
+	 * the task went: no histogram left, a few hundred bytes per task in all */
+	CHECK_EQ_U64(m.edges, N);
+	CHECK(m.bytes < N * 1024);
+	finish(a, ts + 1, 0, 0);
+	analysis__mem(a, &m);
+	CHECK_EQ_U64(m.live_tasks, 0);
+	CHECK_EQ_U64(m.live_hist_bytes, 0);
+	CHECK_EQ_U64(analysis__dist(a, DIST_POLL)->count, N + 5 * 20000);
+	analysis__free(a);
+}
+
 int main(void)
 {
 	RUN(test_lifecycle);
@@ -570,5 +1029,13 @@ int main(void)
 	RUN(test_free);
 	RUN(test_summary_and_api);
 	RUN(test_many);
+	RUN(test_distributions);
+	RUN(test_long_polls);
+	RUN(test_stalls);
+	RUN(test_starved);
+	RUN(test_edges);
+	RUN(test_edges_unsampled);
+	RUN(test_timeline);
+	RUN(test_bounded_memory);
 	TEST_MAIN_END();
 }
