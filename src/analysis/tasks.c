@@ -102,6 +102,8 @@ struct analysis {
 	struct u64map thread_of;          /* tid + 1 -> index + 1 into threads */
 
 	struct strtab strs;               /* interned strings (names, files) */
+	const char **worker_names;        /* root future types of worker tasks (interned) */
+	size_t n_worker_names, cap_worker_names;
 
 	struct worker_stats *workers;
 	size_t n_workers;
@@ -599,7 +601,7 @@ static void unrun(struct analysis *a, uint64_t header, struct live *l, uint64_t 
 
 /* The task in stats slot idx turned out to be a worker: take back the time
  * its earlier polls were charged to threads as user-task time. */
-static void make_worker(struct analysis *a, const struct frame *f)
+static void make_worker_one(struct analysis *a, const struct frame *f)
 {
 	struct task_stats *st = &a->tasks[f->idx];
 	struct live *l = live_get(a, f->header);
@@ -618,6 +620,37 @@ static void make_worker(struct analysis *a, const struct frame *f)
 		a->sum.anomalies++;
 	}
 	l->leaf_polls = l->leaf_ns = 0;
+}
+
+static bool worker_name(const struct analysis *a, const char *name)
+{
+	for (size_t i = 0; name && i < a->n_worker_names; i++)
+		if (a->worker_names[i] == name) /* interned: one pointer per string */
+			return true;
+	return false;
+}
+
+/* The task of frame f is the runtime's loop (a poll nested in it). So is
+ * every task with the same root future type polled outermost on its thread:
+ * a worker that never ran a task (an idle one) has nothing nested in its poll
+ * but the same type. Its poll in progress is turned now; later ones when
+ * they begin (on_poll_begin). */
+static void make_worker(struct analysis *a, const struct frame *f)
+{
+	const char *name = a->tasks[f->idx].name;
+
+	make_worker_one(a, f);
+	if (!name || worker_name(a, name))
+		return;
+	if (reserve((void **)&a->worker_names, &a->cap_worker_names, a->n_worker_names,
+		    sizeof(*a->worker_names))) {
+		a->err = -ENOMEM;
+		return;
+	}
+	a->worker_names[a->n_worker_names++] = name;
+	for (size_t i = 0; i < a->n_threads; i++)
+		if (a->threads[i].depth && a->tasks[a->threads[i].stack[0].idx].name == name)
+			make_worker_one(a, &a->threads[i].stack[0]);
 }
 
 static int on_poll_begin(struct analysis *a, const struct as_event *ev)
@@ -676,6 +709,8 @@ static int on_poll_begin(struct analysis *a, const struct as_event *ev)
 	t->stack[t->depth++] = (struct frame){
 		.header = ev->task, .idx = l->idx, .begin = ev->ts,
 	};
+	if (t->depth == 1 && st->kind == TASK_KIND_TASK && worker_name(a, st->name))
+		make_worker_one(a, &t->stack[0]);
 	l->state = LIVE_RUNNING;
 	l->run_tid = ev->tid;
 	l->woken_in_poll = false;
@@ -1281,6 +1316,7 @@ void analysis__free(struct analysis *a)
 	free(a->threads);
 	u64map__clear(&a->thread_of);
 	strtab__clear(&a->strs);
+	free(a->worker_names);
 	free(a->tasks);
 	free(a->workers);
 	free(a);

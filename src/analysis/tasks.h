@@ -31,7 +31,9 @@
 enum task_kind {
 	TASK_KIND_TASK = 0,   /* an ordinary (user) task */
 	TASK_KIND_WORKER,     /* another task's poll nested inside one of its polls:
-	                         the runtime's own executor loop (multi_thread worker) */
+	                         the runtime's own executor loop (multi_thread worker);
+	                         also a task of the same root future type as such a
+	                         task (an idle worker, nothing nested in it) */
 };
 
 enum task_state {             /* at the end of the trace */

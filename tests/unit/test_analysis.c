@@ -581,6 +581,34 @@ static struct analysis *new_opts(uint64_t long_poll, uint64_t stall, uint64_t st
 	return a;
 }
 
+/* A worker that never runs a task is known by its type: the same root future
+ * as a worker whose poll holds others, whether its poll began before or
+ * after that one was found out. */
+static void test_idle_worker(void)
+{
+	struct analysis *a = new_a();
+
+	begin(a, 10, 0, 0xA1, P_WORKER, 1);      /* idle worker: nothing nests */
+	begin(a, 11, 5, 0xA2, P_WORKER, 2);
+	begin(a, 11, 10, 0x100, P_USER, 3);      /* nests in 0xA2 */
+	end(a, 11, 20, 0x100, 1);
+	begin(a, 12, 30, 0xA3, P_WORKER, 4);     /* begins once the type is known */
+	end(a, 12, 40, 0xA3, 1);
+	finish(a, 5000000, 0, 0);
+
+	CHECK_EQ_U64(task(a, 1)->kind, TASK_KIND_WORKER);
+	CHECK_EQ_U64(task(a, 2)->kind, TASK_KIND_WORKER);
+	CHECK_EQ_U64(task(a, 4)->kind, TASK_KIND_WORKER);
+	CHECK_EQ_U64(task(a, 3)->kind, TASK_KIND_TASK);
+	CHECK_EQ_U64(worker(a, 10)->busy_ns, 0);
+	CHECK_EQ_U64(worker(a, 10)->polls, 0);
+	CHECK_EQ_U64(worker(a, 12)->polls, 0);
+	CHECK_EQ_U64(worker(a, 11)->polls, 1);
+	CHECK_EQ_U64(analysis__summary(a)->long_polls, 0);
+	CHECK_EQ_U64(analysis__summary(a)->user_tasks, 1);
+	analysis__free(a);
+}
+
 /* Per-task and overall distributions; ratios. */
 static void test_distributions(void)
 {
@@ -1029,6 +1057,7 @@ int main(void)
 	RUN(test_free);
 	RUN(test_summary_and_api);
 	RUN(test_many);
+	RUN(test_idle_worker);
 	RUN(test_distributions);
 	RUN(test_long_polls);
 	RUN(test_stalls);
