@@ -1,6 +1,8 @@
 /* hist: log-linear histograms (see hist.h). Bucket index of v: v itself below
  * 128; above, group g = msb(v) - 6 holds [2^(g+6), 2^(g+7)) in 128 buckets of
  * width 2^(g-1), and the index is g * 128 + the 7 bits after the top one.
+ * Three storage modes, each moved to only forward: inline exact values,
+ * sparse (sorted bucket list), dense (counts over a range of groups).
  * Pure C, no I/O, no globals. */
 #include "analysis/hist.h"
 
@@ -41,7 +43,60 @@ static uint64_t mid(size_t index)
 	return lo + (hi - lo) / 2;
 }
 
-/* Makes the dense counts cover group g; returns 0 or -ENOMEM. */
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* In-order walk over (bucket index, count), whatever the mode. */
+struct walk {
+	const struct hist *h;
+	size_t pos;
+	uint64_t v[HIST_INLINE];
+};
+
+static void walk_start(struct walk *w, const struct hist *h)
+{
+	w->h = h;
+	w->pos = 0;
+	if (!h->counts && !h->entries) {
+		memcpy(w->v, h->vals, h->n_inline * sizeof(*w->v));
+		qsort(w->v, h->n_inline, sizeof(*w->v), cmp_u64);
+	}
+}
+
+static bool walk_next(struct walk *w, size_t *idx, uint64_t *n)
+{
+	const struct hist *h = w->h;
+
+	if (h->counts) {
+		size_t total = (size_t)(h->hi - h->lo + 1) * HIST_SUB;
+
+		while (w->pos < total && !h->counts[w->pos])
+			w->pos++;
+		if (w->pos == total)
+			return false;
+		*idx = w->pos + (size_t)h->lo * HIST_SUB;
+		*n = h->counts[w->pos++];
+		return true;
+	}
+	if (h->entries) {
+		if (w->pos == h->n_entries)
+			return false;
+		*idx = h->entries[w->pos].index;
+		*n = h->entries[w->pos++].count;
+		return true;
+	}
+	if (w->pos == h->n_inline)
+		return false;
+	*idx = hist__index(w->v[w->pos++]);
+	*n = 1;
+	return true;
+}
+
+/* Dense mode: makes the counts cover group g; returns 0 or -ENOMEM. */
 static int cover(struct hist *h, unsigned g)
 {
 	unsigned lo, hi;
@@ -65,69 +120,150 @@ static int cover(struct hist *h, unsigned g)
 	return 0;
 }
 
-/* Adds n to the dense bucket of v (range already covered). */
-static void bump(struct hist *h, uint64_t v, uint64_t n)
-{
-	size_t i = hist__index(v);
-
-	h->counts[i - (size_t)h->lo * HIST_SUB] += n;
-}
-
-static void account(struct hist *h, uint64_t v, uint64_t n)
-{
-	uint64_t add = v * n;
-
-	if (!h->count || v < h->min)
-		h->min = v;
-	if (!h->count || v > h->max)
-		h->max = v;
-	h->count += n;
-	if ((n && add / n != v) || h->sum + add < h->sum)
-		h->sum = UINT64_MAX;
-	else
-		h->sum += add;
-}
-
-/* Turns the inline values into dense counts covering at least group g. */
-static int densify(struct hist *h, unsigned g)
+/* Moves h to dense counts covering at least groups g_lo..g_hi. */
+static int densify(struct hist *h, unsigned g_lo, unsigned g_hi)
 {
 	struct hist d = { 0 };
+	struct walk w;
+	size_t idx;
+	uint64_t n;
 	int err;
 
-	err = cover(&d, g);
-	for (unsigned i = 0; !err && i < h->n_inline; i++)
-		err = cover(&d, (unsigned)(hist__index(h->vals[i]) / HIST_SUB));
+	if (h->counts)
+		return cover(h, g_lo) ?: cover(h, g_hi);
+	err = cover(&d, g_lo) ?: cover(&d, g_hi);
+	walk_start(&w, h);
+	while (!err && walk_next(&w, &idx, &n))
+		err = cover(&d, (unsigned)(idx / HIST_SUB));
 	if (err) {
 		free(d.counts);
 		return err;
 	}
-	for (unsigned i = 0; i < h->n_inline; i++)
-		bump(&d, h->vals[i], 1);
+	walk_start(&w, h);
+	while (walk_next(&w, &idx, &n))
+		d.counts[idx - (size_t)d.lo * HIST_SUB] += n;
+	free(h->entries);
+	h->entries = NULL;
+	h->n_entries = h->cap_entries = 0;
+	h->n_inline = 0;
 	h->counts = d.counts;
 	h->lo = d.lo;
 	h->hi = d.hi;
+	return 0;
+}
+
+/* Moves h from inline values to a bucket list. */
+static int sparsify(struct hist *h)
+{
+	struct hist_entry *e;
+	struct walk w;
+	size_t idx, n_e = 0;
+	uint64_t n;
+
+	e = malloc(8 * sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	walk_start(&w, h);
+	while (walk_next(&w, &idx, &n)) {
+		if (n_e && e[n_e - 1].index == idx) {
+			e[n_e - 1].count++;
+			continue;
+		}
+		e[n_e++] = (struct hist_entry){ .index = (uint16_t)idx, .count = 1 };
+	}
+	h->entries = e;
+	h->n_entries = (uint32_t)n_e;
+	h->cap_entries = 8;
 	h->n_inline = 0;
 	return 0;
 }
 
+/* Adds n to bucket idx (h not inline). Returns 0 or -ENOMEM. */
+static int put(struct hist *h, size_t idx, uint64_t n)
+{
+	uint32_t lo = 0, hi;
+	unsigned g = (unsigned)(idx / HIST_SUB);
+	int err;
+
+	if (h->entries) {
+		hi = h->n_entries;
+		while (lo < hi) {
+			uint32_t m = lo + (hi - lo) / 2;
+
+			if (h->entries[m].index < idx)
+				lo = m + 1;
+			else
+				hi = m;
+		}
+		if (lo < h->n_entries && h->entries[lo].index == idx &&
+		    h->entries[lo].count <= UINT32_MAX - n) {
+			h->entries[lo].count += (uint32_t)n;
+			return 0;
+		}
+		if (n <= UINT32_MAX && !(lo < h->n_entries && h->entries[lo].index == idx) &&
+		    h->n_entries < HIST_SPARSE_MAX) {
+			if (h->n_entries == h->cap_entries) {
+				struct hist_entry *p = realloc(h->entries,
+							       2 * h->cap_entries * sizeof(*p));
+
+				if (!p)
+					return -ENOMEM;
+				h->entries = p;
+				h->cap_entries *= 2;
+			}
+			memmove(&h->entries[lo + 1], &h->entries[lo],
+				(h->n_entries - lo) * sizeof(*h->entries));
+			h->entries[lo] = (struct hist_entry){ .index = (uint16_t)idx,
+							      .count = (uint32_t)n };
+			h->n_entries++;
+			return 0;
+		}
+		err = densify(h, g, g); /* full, or a count past 32 bits */
+	} else {
+		err = cover(h, g);
+	}
+	if (err)
+		return err;
+	h->counts[idx - (size_t)h->lo * HIST_SUB] += n;
+	return 0;
+}
+
+static void account(struct hist *h, uint64_t min, uint64_t max, uint64_t n, uint64_t sum)
+{
+	if (!h->count || min < h->min)
+		h->min = min;
+	if (!h->count || max > h->max)
+		h->max = max;
+	h->count += n;
+	h->sum = h->sum + sum < h->sum || sum == UINT64_MAX ? UINT64_MAX : h->sum + sum;
+}
+
+static uint64_t times(uint64_t v, uint64_t n)
+{
+	return n && v > UINT64_MAX / n ? UINT64_MAX : v * n;
+}
+
 int hist__add_n(struct hist *h, uint64_t v, uint64_t n)
 {
-	unsigned g = (unsigned)(hist__index(v) / HIST_SUB);
 	int err;
 
 	if (!n)
 		return 0;
-	if (!h->counts && h->count + n <= HIST_INLINE) {
-		for (uint64_t i = 0; i < n; i++)
-			h->vals[h->n_inline++] = v;
-		account(h, v, n);
-		return 0;
+	if (!h->counts && !h->entries) {
+		if (h->count + n <= HIST_INLINE) {
+			for (uint64_t i = 0; i < n; i++)
+				h->vals[h->n_inline++] = v;
+			account(h, v, v, n, times(v, n));
+			return 0;
+		}
+		err = sparsify(h);
+		if (err)
+			return err;
 	}
-	err = h->counts ? cover(h, g) : densify(h, g);
+	err = put(h, hist__index(v), n);
 	if (err)
 		return err;
-	bump(h, v, n);
-	account(h, v, n);
+	account(h, v, v, n, times(v, n));
 	return 0;
 }
 
@@ -138,47 +274,35 @@ int hist__add(struct hist *h, uint64_t v)
 
 int hist__merge(struct hist *dst, const struct hist *src)
 {
-	uint64_t count, sum;
-	int err;
+	struct walk w;
+	size_t idx;
+	uint64_t n;
+	int err = 0;
 
 	if (!src->count)
 		return 0;
-	if (!src->counts) {
-		for (unsigned i = 0; i < src->n_inline; i++) {
+	if (!src->counts && !src->entries) {
+		for (unsigned i = 0; i < src->n_inline && !err; i++)
 			err = hist__add(dst, src->vals[i]);
-			if (err)
-				return err;
-		}
-		return 0;
-	}
-	err = dst->counts ? cover(dst, src->lo) : densify(dst, src->lo);
-	if (!err)
-		err = cover(dst, src->hi);
-	if (err)
 		return err;
-	for (size_t i = 0; i < (size_t)(src->hi - src->lo + 1) * HIST_SUB; i++)
-		dst->counts[i + (size_t)(src->lo - dst->lo) * HIST_SUB] += src->counts[i];
-	if (!dst->count || src->min < dst->min)
-		dst->min = src->min;
-	if (!dst->count || src->max > dst->max)
-		dst->max = src->max;
-	count = dst->count;
-	sum = dst->sum;
-	dst->count = count + src->count;
-	dst->sum = sum + src->sum < sum ? UINT64_MAX : sum + src->sum;
-	return 0;
-}
-
-static int cmp_u64(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-
-	return a < b ? -1 : a > b;
+	}
+	if (src->counts && !dst->counts)
+		err = densify(dst, src->lo, src->hi);
+	else if (!dst->counts && !dst->entries)
+		err = sparsify(dst);
+	walk_start(&w, src);
+	while (!err && walk_next(&w, &idx, &n))
+		err = put(dst, idx, n);
+	if (!err)
+		account(dst, src->min, src->max, src->count, src->sum);
+	return err;
 }
 
 uint64_t hist__quantile(const struct hist *h, double q)
 {
-	uint64_t rank, seen = 0;
+	uint64_t rank, seen = 0, n;
+	struct walk w;
+	size_t idx;
 	double r;
 
 	if (!h->count)
@@ -193,17 +317,13 @@ uint64_t hist__quantile(const struct hist *h, double q)
 		rank++;
 	if (rank < 1)
 		rank = 1;
-	if (!h->counts) {
-		uint64_t v[HIST_INLINE];
-
-		memcpy(v, h->vals, h->n_inline * sizeof(*v));
-		qsort(v, h->n_inline, sizeof(*v), cmp_u64);
-		return v[rank - 1];
-	}
-	for (size_t i = 0; i < (size_t)(h->hi - h->lo + 1) * HIST_SUB; i++) {
-		seen += h->counts[i];
+	walk_start(&w, h);
+	if (!h->counts && !h->entries)
+		return w.v[rank - 1]; /* inline: exact */
+	while (walk_next(&w, &idx, &n)) {
+		seen += n;
 		if (seen >= rank) {
-			uint64_t m = mid(i + (size_t)h->lo * HIST_SUB);
+			uint64_t m = mid(idx);
 
 			return m < h->min ? h->min : m > h->max ? h->max : m;
 		}
@@ -220,49 +340,28 @@ uint64_t hist__mean(const struct hist *h)
  * most max of them into out (may be NULL) and returns how many there are. */
 static size_t coarse(const struct hist *h, unsigned k, struct hist_bucket *out, size_t max)
 {
-	size_t n = 0, cur = (size_t)-1;
-	uint64_t lo, hi;
+	size_t n_out = 0, cur = (size_t)-1, idx;
+	struct walk w;
+	uint64_t lo, hi, n;
 
-	if (!h->counts) {
-		uint64_t v[HIST_INLINE];
+	walk_start(&w, h);
+	while (walk_next(&w, &idx, &n)) {
+		size_t c = idx >> k;
 
-		memcpy(v, h->vals, h->n_inline * sizeof(*v));
-		qsort(v, h->n_inline, sizeof(*v), cmp_u64);
-		for (unsigned i = 0; i < h->n_inline; i++) {
-			size_t c = hist__index(v[i]) >> k;
-
-			if (c == cur) {
-				if (out && n - 1 < max)
-					out[n - 1].count++;
-				continue;
-			}
-			cur = c;
-			if (out && n < max) {
-				hist__bounds(c << k, &out[n].low, &hi);
-				hist__bounds(((c + 1) << k) - 1, &lo, &out[n].high);
-				out[n].count = 1;
-			}
-			n++;
-		}
-		return n;
-	}
-	for (size_t i = 0; i < (size_t)(h->hi - h->lo + 1) * HIST_SUB; i += (size_t)1 << k) {
-		uint64_t sum = 0;
-
-		for (size_t j = 0; j < ((size_t)1 << k); j++)
-			sum += h->counts[i + j];
-		if (!sum)
+		if (c == cur) {
+			if (out && n_out - 1 < max)
+				out[n_out - 1].count += n;
 			continue;
-		if (out && n < max) {
-			size_t idx = i + (size_t)h->lo * HIST_SUB;
-
-			hist__bounds(idx, &out[n].low, &hi);
-			hist__bounds(idx + ((size_t)1 << k) - 1, &lo, &out[n].high);
-			out[n].count = sum;
 		}
-		n++;
+		cur = c;
+		if (out && n_out < max) {
+			hist__bounds(c << k, &out[n_out].low, &hi);
+			hist__bounds(((c + 1) << k) - 1, &lo, &out[n_out].high);
+			out[n_out].count = n;
+		}
+		n_out++;
 	}
-	return n;
+	return n_out;
 }
 
 size_t hist__buckets(const struct hist *h, struct hist_bucket *out, size_t max)
@@ -276,11 +375,14 @@ size_t hist__buckets(const struct hist *h, struct hist_bucket *out, size_t max)
 
 size_t hist__mem(const struct hist *h)
 {
-	return h->counts ? (size_t)(h->hi - h->lo + 1) * HIST_SUB * sizeof(*h->counts) : 0;
+	if (h->counts)
+		return (size_t)(h->hi - h->lo + 1) * HIST_SUB * sizeof(*h->counts);
+	return h->cap_entries * sizeof(*h->entries);
 }
 
 void hist__clear(struct hist *h)
 {
 	free(h->counts);
+	free(h->entries);
 	memset(h, 0, sizeof(*h));
 }

@@ -6,9 +6,11 @@
  * exact.
  *
  * Memory: a histogram starts as a small inline array of exact values (no
- * allocation: a task polled a few times costs nothing more), then turns into
- * dense counts over the range of powers of two actually seen (1 KiB per
- * power of two; 20 KiB for values spread from 1 us to 1 s).
+ * allocation: a task polled a few times costs nothing more), then keeps a
+ * sorted list of its non-empty buckets (8 bytes each: a task polled 100 times
+ * costs at most 800 bytes), and only past HIST_SPARSE_MAX distinct buckets
+ * turns into dense counts over the range of powers of two actually seen
+ * (1 KiB per power of two; 20 KiB for values spread from 1 us to 1 s).
  *
  * The struct is public so that it can be embedded (per task, per wake edge);
  * its fields are private to hist.c. Zero-initialised is empty. Pure C, no
@@ -23,14 +25,22 @@
 #define HIST_SUB_BITS 7                      /* 128 sub-buckets per power of two */
 #define HIST_SUB (1u << HIST_SUB_BITS)
 #define HIST_GROUPS (64 - HIST_SUB_BITS + 1) /* group 0: [0, 128) exact */
-#define HIST_INLINE 4                        /* exact values kept before counts */
+#define HIST_INLINE 4                        /* exact values kept before buckets */
+#define HIST_SPARSE_MAX 512                  /* bucket list entries before dense */
+
+struct hist_entry {                          /* sparse mode: one non-empty bucket */
+	uint16_t index;
+	uint32_t count;
+};
 
 struct hist {
 	uint64_t count, sum, min, max; /* sum saturates at UINT64_MAX */
-	uint64_t *counts;              /* HIST_SUB per group in [lo, hi], or NULL */
+	uint64_t *counts;              /* dense: HIST_SUB per group in [lo, hi], or NULL */
+	struct hist_entry *entries;    /* sparse: n_entries by index, or NULL */
+	uint32_t n_entries, cap_entries;
 	uint8_t lo, hi;
 	uint8_t n_inline;
-	uint64_t vals[HIST_INLINE];    /* while counts is NULL: the values */
+	uint64_t vals[HIST_INLINE];    /* neither counts nor entries: the values */
 };
 
 /* One output bucket: values in [low, high] (inclusive), count of them. */

@@ -121,6 +121,7 @@ static void task_row(FILE *out, const struct task_stats *t)
 
 #define TOP_LONG_POLLS 10
 #define TOP_EDGES 10
+#define TOP_STALLS 20  /* stalled and starved tasks listed (JSON has them all) */
 #define SPARK_MAX 40   /* sparkline: one character per power of two, at most */
 
 static const struct task_stats *row(const struct task_stats *tasks, size_t n, uint64_t seq)
@@ -252,7 +253,7 @@ static void sched_text(FILE *out, const struct analysis *a, const struct task_st
 	if (n)
 		fprintf(out, "%5s %6s  %-*s %10s %9s %6s  %s\n", "SEQ", "ID", NAME_W, "NAME", "SINCE",
 			"STALLED", "TIMES", "UNTIL");
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && i < TOP_STALLS; i++) {
 		const struct task_stats *t = row(tasks, n_tasks, st[i].seq);
 
 		id_column(out, t);
@@ -261,6 +262,8 @@ static void sched_text(FILE *out, const struct analysis *a, const struct task_st
 		fprintf(out, "%10s %9s %6" PRIu64 "  %s\n", b2, dur(b1, st[i].stalled_ns), st[i].count,
 			st[i].until_end ? "end of trace (still idle)" : "woken or dropped");
 	}
+	if (n > TOP_STALLS)
+		fprintf(out, "  ... and %zu more (all in --format json)\n", n - TOP_STALLS);
 
 	sv = analysis__starved(a, &n);
 	fprintf(out, "\nSTARVED: %zu task%s runnable but not polled for over %s\n", n,
@@ -268,13 +271,15 @@ static void sched_text(FILE *out, const struct analysis *a, const struct task_st
 	if (n)
 		fprintf(out, "%5s %6s  %-*s %9s %6s\n", "SEQ", "ID", NAME_W, "NAME", "MAX WAIT",
 			"TIMES");
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && i < TOP_STALLS; i++) {
 		const struct task_stats *t = row(tasks, n_tasks, sv[i].seq);
 
 		id_column(out, t);
 		column(out, task_name(t), NAME_W, 12);
 		fprintf(out, "%9s %6" PRIu64 "\n", dur(b1, sv[i].max_wait_ns), sv[i].count);
 	}
+	if (n > TOP_STALLS)
+		fprintf(out, "  ... and %zu more (all in --format json)\n", n - TOP_STALLS);
 
 	e = analysis__edges(a, &n);
 	fprintf(out, "\nWAKE EDGES: %zu (waker -> woken)%s\n", n,

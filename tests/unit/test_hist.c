@@ -126,8 +126,9 @@ static void test_empty_and_inline(void)
 	CHECK_EQ_U64(b[0].low, 7);
 	CHECK_EQ_U64(b[0].count, HIST_INLINE - 1);
 	CHECK(b[1].low <= 5000 && b[1].high >= 5000);
-	hist__add(&h, 9);                        /* now dense, one group per power of two */
-	CHECK(hist__mem(&h) > 0);
+	hist__add(&h, 9);                        /* now a bucket list */
+	CHECK(hist__mem(&h) > 0 && hist__mem(&h) <= 64);
+	CHECK(h.entries != NULL && h.counts == NULL);
 	CHECK_EQ_U64(h.count, HIST_INLINE + 1);
 	CHECK_EQ_U64(hist__quantile(&h, 0), 7);
 	CHECK_EQ_U64(hist__quantile(&h, 1), 5000);
@@ -137,6 +138,45 @@ static void test_empty_and_inline(void)
 	hist__clear(&h);
 	CHECK_EQ_U64(h.count, 0);
 	hist__clear(&h);
+}
+
+/* Bucket list while few buckets are used (a task polled 100 times costs
+ * under 1 KiB), dense past HIST_SPARSE_MAX; same answers either way. */
+static void test_modes(void)
+{
+	struct hist h = { 0 }, ref = { 0 };
+
+	for (int i = 0; i < 100; i++)
+		hist__add(&h, 1000 + rnd() % 100000000);
+	CHECK(h.entries != NULL && h.counts == NULL);
+	CHECK(hist__mem(&h) <= 1024);
+	for (int i = 0; i < 100000; i++)
+		hist__add(&h, 1000 + rnd() % 100000000);
+	CHECK(h.counts != NULL && h.entries == NULL);
+	hist__clear(&h);
+
+	/* the error bound holds in list mode too */
+	uint64_t v[300];
+	for (int i = 0; i < 300; i++)
+		v[i] = 1000 + rnd() % 1000000;
+	for (int i = 0; i < 300; i++)
+		hist__add(&h, v[i]);
+	CHECK(h.entries != NULL && h.counts == NULL);
+	hist__clear(&h);
+	check_quantiles(v, 300);
+	/* a bucket count past 32 bits in a list */
+	hist__clear(&h);
+	hist__add(&h, 1);
+	hist__add(&h, 2);
+	hist__add(&h, 3);
+	hist__add(&h, 4);
+	hist__add(&h, 5);
+	CHECK(h.entries != NULL);
+	CHECK_EQ_U64(hist__add_n(&h, 5, 5000000000ULL), 0);
+	CHECK_EQ_U64(h.count, 5000000005ULL);
+	CHECK_EQ_U64(hist__quantile(&h, 0.5), 5);
+	hist__clear(&h);
+	hist__clear(&ref);
 }
 
 /* Merge of parts equals the whole, in every mode combination. */
@@ -150,10 +190,14 @@ static void test_merge(void)
 
 		if (p == 3 && parts[3].count >= 2)
 			p = 2;                   /* part 3 stays inline */
+		if (p == 1 && parts[1].count >= 50)
+			p = 0;                   /* part 1 stays a list */
 		hist__add(&whole, v);
 		hist__add(&parts[p], v);
 	}
-	CHECK(parts[3].counts == NULL);
+	CHECK(parts[3].counts == NULL && parts[3].entries == NULL);
+	CHECK(parts[1].entries != NULL);
+	CHECK(parts[0].counts != NULL);
 	for (int p = 3; p >= 0; p--)
 		CHECK_EQ_U64(hist__merge(&sum, &parts[p]), 0);
 	CHECK_EQ_U64(sum.count, whole.count);
@@ -199,6 +243,7 @@ int main(void)
 	RUN(test_layout);
 	RUN(test_error_bound);
 	RUN(test_empty_and_inline);
+	RUN(test_modes);
 	RUN(test_merge);
 	RUN(test_buckets);
 	TEST_MAIN_END();
