@@ -4,20 +4,52 @@
 
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "events.h"
 #include "asyncscope.skel.h"
 
+/* Kernel ABI for uprobe_multi links (Linux 6.6), which libbpf 1.1 and the
+ * distribution's UAPI headers predate: one link attaches a program at many
+ * offsets of one binary, and is released with one grace period instead of
+ * one per probe (~0.1 s each, which made stopping take seconds). */
+#define AS_BPF_TRACE_UPROBE_MULTI 48
+#define AS_BPF_F_UPROBE_MULTI_RETURN 1
+#define AS_BPF_LINK_CREATE 28
+
+struct uprobe_multi_attr {
+	__u32 prog_fd;
+	__u32 target_fd;
+	__u32 attach_type;
+	__u32 flags;
+	__u64 path;
+	__u64 offsets;
+	__u64 ref_ctr_offsets;
+	__u64 cookies;
+	__u32 cnt;
+	__u32 um_flags;
+	__u32 pid;
+	__u8 pad[128 - 60];
+};
+_Static_assert(sizeof(struct uprobe_multi_attr) == 128, "link_create attr layout");
+
 struct attachment {
 	struct asyncscope_bpf *skel;
 	const struct probe_plan *plan;
+	pid_t tgid;
+	size_t ringbuf_bytes;
+	bool multi;             /* programs loaded for uprobe_multi links */
 	struct bpf_link **links;
 	size_t n_links;
+	int *fds;               /* uprobe_multi link fds */
+	size_t n_fds;
 };
 
 static int silent_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -81,29 +113,68 @@ size_t attach_ringbuf_size(size_t bytes)
 	return size;
 }
 
-struct attachment *attachment__load(const struct probe_plan *plan, pid_t tgid,
-				    size_t ringbuf_bytes, char *err, size_t errlen)
+/* uprobe_multi exists from Linux 6.6; ASYNCSCOPE_NO_UPROBE_MULTI=1 forces
+ * one perf-event link per probe. */
+static bool kernel_has_uprobe_multi(void)
 {
-	struct attachment *a = calloc(1, sizeof(*a));
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	if (getenv("ASYNCSCOPE_NO_UPROBE_MULTI") || uname(&u) ||
+	    sscanf(u.release, "%d.%d", &major, &minor) != 2)
+		return false;
+	return major > 6 || (major == 6 && minor >= 6);
+}
+
+/* The entry and return programs serving a role (NULL where none). */
+static void role_progs(struct asyncscope_bpf *skel, unsigned role,
+		       struct bpf_program **entry, struct bpf_program **exit)
+{
+	*entry = *exit = NULL;
+	switch (role) {
+	case AS_ROLE_POLL: *entry = skel->progs.poll_enter; *exit = skel->progs.poll_exit; break;
+	case AS_ROLE_READY: *entry = skel->progs.task_ready; break;
+	case AS_ROLE_WAKE: *entry = skel->progs.task_wake; break;
+	case AS_ROLE_SPAWN: *entry = skel->progs.task_spawn; break;
+	case AS_ROLE_FREE: *entry = skel->progs.task_free; break;
+	case AS_ROLE_PARK: *entry = skel->progs.park_enter; *exit = skel->progs.park_exit; break;
+	case AS_ROLE_IO_DRIVER:
+	case AS_ROLE_TIMER: *entry = skel->progs.driver_enter; *exit = skel->progs.driver_exit; break;
+	default: break;
+	}
+}
+
+static uint64_t probe_cookie(const struct as_probe *p, size_t idx)
+{
+	return AS_COOKIE(idx, p->arg_reg, p->role == AS_ROLE_IO_DRIVER ? AS_CTX_IO :
+			 p->role == AS_ROLE_TIMER ? AS_CTX_TIMER : 0);
+}
+
+static int open_and_load(struct attachment *a, bool multi, char *err, size_t errlen)
+{
+	const struct probe_plan *plan = a->plan;
 	int ret;
 
-	if (!a) {
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
-	a->plan = plan;
+	a->multi = multi;
 	a->skel = asyncscope_bpf__open();
 	if (!a->skel) {
+		ret = -errno;
 		snprintf(err, errlen, "failed to open BPF object: %s", strerror(errno));
-		goto fail;
+		return ret;
 	}
-	a->skel->rodata->targ_tgid = (__u32)tgid;
+	a->skel->rodata->targ_tgid = (__u32)a->tgid;
 	a->skel->rodata->hdr_vtable_off = plan->profile->hdr_vtable_off;
 	a->skel->rodata->vtable_id_off_slot = plan->profile->vtable_id_off_slot;
 	a->skel->rodata->bare_probes = getenv("ASYNCSCOPE_BARE_PROBES") != NULL;
-	size_t rb = attach_ringbuf_size(ringbuf_bytes);
+	size_t rb = attach_ringbuf_size(a->ringbuf_bytes);
 	a->skel->rodata->wakeup_bytes = rb / 4;
 	bpf_map__set_max_entries(a->skel->maps.events, (__u32)rb);
+	if (multi) {
+		struct bpf_program *prog;
+		bpf_object__for_each_program(prog, a->skel->obj)
+			if (prog != a->skel->progs.thread_exit)
+				bpf_program__set_expected_attach_type(prog, AS_BPF_TRACE_UPROBE_MULTI);
+	}
 	ret = asyncscope_bpf__load(a->skel);
 	if (ret) {
 		if (ret == -EPERM || (ret == -EACCES && geteuid() != 0))
@@ -112,12 +183,79 @@ struct attachment *attachment__load(const struct probe_plan *plan, pid_t tgid,
 		else
 			snprintf(err, errlen, "failed to load BPF programs: %s (rerun with "
 				 "ASYNCSCOPE_DEBUG=1 for the verifier log)", strerror(-ret));
-		goto fail;
+		asyncscope_bpf__destroy(a->skel);
+		a->skel = NULL;
+	}
+	return ret;
+}
+
+struct attachment *attachment__load(const struct probe_plan *plan, pid_t tgid,
+				    size_t ringbuf_bytes, char *err, size_t errlen)
+{
+	struct attachment *a = calloc(1, sizeof(*a));
+
+	if (!a) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	a->plan = plan;
+	a->tgid = tgid;
+	a->ringbuf_bytes = ringbuf_bytes;
+	bool multi = kernel_has_uprobe_multi();
+	if (open_and_load(a, multi, err, errlen) && (!multi || open_and_load(a, false, err, errlen))) {
+		attachment__free(a);
+		return NULL;
 	}
 	return a;
-fail:
-	attachment__free(a);
-	return NULL;
+}
+
+/* One uprobe_multi link for prog at every plan point it serves; returns
+ * the number of points, or -errno. */
+static int attach_multi(struct attachment *a, struct bpf_program *prog, bool ret_probe,
+			const struct elf_image *img, const char *binary)
+{
+	const struct probe_plan *plan = a->plan;
+	uint64_t *offs = calloc(plan->n ? plan->n : 1, sizeof(*offs));
+	uint64_t *cookies = calloc(plan->n ? plan->n : 1, sizeof(*cookies));
+	size_t cnt = 0;
+	int ret = 0;
+
+	if (!offs || !cookies) {
+		ret = -ENOMEM;
+		goto cleanup;
+	}
+	for (size_t i = 0; i < plan->n; i++) {
+		struct bpf_program *entry, *exit;
+		role_progs(a->skel, plan->probes[i].role, &entry, &exit);
+		if ((ret_probe ? exit : entry) != prog)
+			continue;
+		ret = elf_image__file_offset(img, plan->probes[i].addr, &offs[cnt]);
+		if (ret)
+			goto cleanup;
+		cookies[cnt++] = probe_cookie(&plan->probes[i], i);
+	}
+	if (!cnt)
+		goto cleanup;
+	struct uprobe_multi_attr attr;
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_fd = (__u32)bpf_program__fd(prog);
+	attr.attach_type = AS_BPF_TRACE_UPROBE_MULTI;
+	attr.path = (__u64)(uintptr_t)binary;
+	attr.offsets = (__u64)(uintptr_t)offs;
+	attr.cookies = (__u64)(uintptr_t)cookies;
+	attr.cnt = (__u32)cnt;
+	attr.um_flags = ret_probe ? AS_BPF_F_UPROBE_MULTI_RETURN : 0;
+	int fd = (int)syscall(__NR_bpf, AS_BPF_LINK_CREATE, &attr, sizeof(attr));
+	if (fd < 0) {
+		ret = -errno;
+		goto cleanup;
+	}
+	a->fds[a->n_fds++] = fd;
+	ret = (int)cnt;
+cleanup:
+	free(offs);
+	free(cookies);
+	return ret;
 }
 
 static int attach_one(struct attachment *a, struct bpf_program *prog, bool ret,
@@ -132,14 +270,47 @@ static int attach_one(struct attachment *a, struct bpf_program *prog, bool ret,
 	return 0;
 }
 
+/* Fallback for kernels without uprobe_multi: one perf-event link per probe. */
+static int attach_each(struct attachment *a, const struct elf_image *img, const char *binary,
+		       char *err, size_t errlen)
+{
+	const struct probe_plan *plan = a->plan;
+	int ret = 0, n = 0;
+
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct as_probe *p = &plan->probes[i];
+		struct bpf_program *entry, *exit;
+		uint64_t off;
+
+		role_progs(a->skel, p->role, &entry, &exit);
+		if (!entry)
+			continue;
+		ret = elf_image__file_offset(img, p->addr, &off);
+		if (!ret)
+			ret = attach_one(a, entry, false, binary, off, probe_cookie(p, i));
+		if (!ret && exit)
+			ret = attach_one(a, exit, true, binary, off, probe_cookie(p, i));
+		if (ret) {
+			snprintf(err, errlen, "failed to attach uprobe to %s at 0x%llx in %s: %s",
+				 p->symbol, (unsigned long long)p->addr, binary, strerror(-ret));
+			return ret;
+		}
+		n += exit ? 2 : 1;
+	}
+	return n;
+}
+
+static void detach_all(struct attachment *a);
+
 int attachment__attach(struct attachment *a, const char *binary, char *err, size_t errlen)
 {
 	const struct probe_plan *plan = a->plan;
 	struct elf_image *img = NULL;
-	int ret = 0;
+	int ret = 0, n = 0;
 
 	a->links = calloc(plan->n * 2 + 2, sizeof(*a->links));
-	if (!a->links) {
+	a->fds = calloc(32, sizeof(*a->fds));
+	if (!a->links || !a->fds) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
@@ -149,45 +320,49 @@ int attachment__attach(struct attachment *a, const char *binary, char *err, size
 		snprintf(err, errlen, "cannot read %s: %s", binary, strerror(errno));
 		return ret;
 	}
+	if (a->multi) {
+		struct bpf_program *prog;
+		bpf_object__for_each_program(prog, a->skel->obj) {
+			if (prog == a->skel->progs.thread_exit)
+				continue;
+			bool is_ret = !strcmp(bpf_program__section_name(prog), "uretprobe");
+			ret = attach_multi(a, prog, is_ret, img, binary);
+			if (ret < 0)
+				break;
+			n += ret;
+		}
+		if (ret == -EINVAL || ret == -EOPNOTSUPP || ret == -ENOSYS) {
+			/* the kernel does not take uprobe_multi after all: reload */
+			detach_all(a);
+			asyncscope_bpf__destroy(a->skel);
+			a->skel = NULL;
+			ret = open_and_load(a, false, err, errlen);
+			if (ret)
+				goto cleanup;
+			n = 0;
+		} else if (ret < 0) {
+			snprintf(err, errlen, "failed to attach uprobes in %s: %s", binary, strerror(-ret));
+			goto cleanup;
+		}
+	}
+	if (!a->multi) {
+		ret = attach_each(a, img, binary, err, errlen);
+		if (ret < 0)
+			goto cleanup;
+		n = ret;
+	}
 	struct bpf_link *exit_link = bpf_program__attach(a->skel->progs.thread_exit);
 	if (!exit_link) {
 		ret = -errno;
 		snprintf(err, errlen, "failed to attach to the sched_process_exit tracepoint: %s",
 			 strerror(errno));
-		elf_image__free(img);
-		return ret;
+		goto cleanup;
 	}
 	a->links[a->n_links++] = exit_link;
-	for (size_t i = 0; i < plan->n; i++) {
-		const struct as_probe *p = &plan->probes[i];
-		uint64_t off, cookie = AS_COOKIE(i, p->arg_reg, p->role == AS_ROLE_IO_DRIVER ? AS_CTX_IO :
-					   p->role == AS_ROLE_TIMER ? AS_CTX_TIMER : 0);
-		struct bpf_program *entry = NULL, *exit = NULL;
-
-		switch (p->role) {
-		case AS_ROLE_POLL: entry = a->skel->progs.poll_enter; exit = a->skel->progs.poll_exit; break;
-		case AS_ROLE_READY: entry = a->skel->progs.task_ready; break;
-		case AS_ROLE_WAKE: entry = a->skel->progs.task_wake; break;
-		case AS_ROLE_SPAWN: entry = a->skel->progs.task_spawn; break;
-		case AS_ROLE_FREE: entry = a->skel->progs.task_free; break;
-		case AS_ROLE_PARK: entry = a->skel->progs.park_enter; exit = a->skel->progs.park_exit; break;
-		case AS_ROLE_IO_DRIVER:
-		case AS_ROLE_TIMER: entry = a->skel->progs.driver_enter; exit = a->skel->progs.driver_exit; break;
-		default: continue;
-		}
-		ret = elf_image__file_offset(img, p->addr, &off);
-		if (!ret)
-			ret = attach_one(a, entry, false, binary, off, cookie);
-		if (!ret && exit)
-			ret = attach_one(a, exit, true, binary, off, cookie);
-		if (ret) {
-			snprintf(err, errlen, "failed to attach uprobe to %s at 0x%llx in %s: %s",
-				 p->symbol, (unsigned long long)p->addr, binary, strerror(-ret));
-			break;
-		}
-	}
+	ret = n;
+cleanup:
 	elf_image__free(img);
-	return ret ? ret : (int)a->n_links;
+	return ret;
 }
 
 struct asyncscope_bpf *attachment__skel(struct attachment *a)
@@ -203,13 +378,53 @@ void attachment__counters(const struct attachment *a, struct raw_counters *out)
 	out->no_thread_slot = __atomic_load_n(&a->skel->bss->counters.no_thread_slot, __ATOMIC_RELAXED);
 }
 
+struct detach_job {
+	struct attachment *a;
+	size_t start, step;
+};
+
+static void *detach_some(void *arg)
+{
+	struct detach_job *j = arg;
+
+	for (size_t i = j->start; i < j->a->n_fds; i += j->step)
+		close(j->a->fds[i]);
+	return NULL;
+}
+
+/* Releasing a uprobe link waits for an RCU tasks-trace grace period (tens
+ * to hundreds of ms under load): the multi links are released from threads
+ * so the waits overlap. Perf-event links serialise in the kernel anyway. */
+static void detach_all(struct attachment *a)
+{
+	enum { MAX_THREADS = 16 };
+	pthread_t tids[MAX_THREADS];
+	struct detach_job jobs[MAX_THREADS];
+	size_t nt = a->n_fds < MAX_THREADS ? a->n_fds : MAX_THREADS, started = 0;
+
+	for (size_t k = 0; k < nt; k++) {
+		jobs[k] = (struct detach_job){ .a = a, .start = k, .step = nt };
+		if (pthread_create(&tids[k], NULL, detach_some, &jobs[k]))
+			break;
+		started++;
+	}
+	for (size_t k = started; k < nt; k++)
+		detach_some(&jobs[k]);
+	for (size_t k = 0; k < started; k++)
+		pthread_join(tids[k], NULL);
+	a->n_fds = 0;
+	for (size_t i = 0; i < a->n_links; i++)
+		bpf_link__destroy(a->links[i]);
+	a->n_links = 0;
+}
+
 void attachment__free(struct attachment *a)
 {
 	if (!a)
 		return;
-	for (size_t i = 0; i < a->n_links; i++)
-		bpf_link__destroy(a->links[i]);
+	detach_all(a);
 	free(a->links);
+	free(a->fds);
 	asyncscope_bpf__destroy(a->skel);
 	free(a);
 }

@@ -367,18 +367,20 @@ int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
 		snprintf(err, errlen, "cannot write trace file %s: %s", o->output, strerror(errno));
 		goto cleanup;
 	}
+	/* attach first: it may reload the programs (and their maps) */
+	ret = attachment__attach(att, attach_path, err, errlen);
+	if (ret < 0)
+		goto cleanup;
+	int attached = ret;
 	rb = ring_buffer__new(bpf_map__fd(attachment__skel(att)->maps.events), on_record, &r, NULL);
 	if (!rb) {
 		ret = -errno;
 		snprintf(err, errlen, "failed to open the BPF ring buffer: %s", strerror(errno));
 		goto cleanup;
 	}
-	ret = attachment__attach(att, attach_path, err, errlen);
-	if (ret < 0)
-		goto cleanup;
 	fprintf(stderr, "asyncscope: attached %d probes (%zu poll, %zu wake, %zu spawn, %zu free, "
 		"%zu park) to pid %d (%s, %s); recording to %s, Ctrl-C to stop\n",
-		ret, plan->per_role[AS_ROLE_POLL], plan->per_role[AS_ROLE_WAKE],
+		attached, plan->per_role[AS_ROLE_POLL], plan->per_role[AS_ROLE_WAKE],
 		plan->per_role[AS_ROLE_SPAWN], plan->per_role[AS_ROLE_FREE],
 		plan->per_role[AS_ROLE_PARK], tgid, binary, plan->profile->name, o->output);
 	ret = 0;
