@@ -37,7 +37,8 @@ static void usage(FILE *f)
 		"Traces the tasks of async Rust programs (Tokio) with eBPF, no recompilation.\n\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  asyncscope %s\n", commands[i].help);
-	fprintf(f, "\n  asyncscope --version\n");
+	fprintf(f, "\n  asyncscope --pid PID --output report.html   (same as trace)\n"
+		"  asyncscope --version\n");
 }
 
 int main(int argc, char **argv)
@@ -54,6 +55,11 @@ int main(int argc, char **argv)
 		printf("asyncscope %s\n", VERSION);
 		return 0;
 	}
+	/* `asyncscope --pid PID --output report.html`: the one-step form of trace */
+	if (argv[1][0] == '-' && strcmp(argv[1], "-") &&
+	    (!strcmp(argv[1], "--pid") || !strcmp(argv[1], "-p") || !strcmp(argv[1], "--output") ||
+	     !strcmp(argv[1], "-o") || !strcmp(argv[1], "--duration") || !strcmp(argv[1], "--")))
+		return cmd_trace(argc, argv);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);
