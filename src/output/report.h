@@ -28,7 +28,7 @@ struct report_opts {
 
 /* Human-readable: header, TASKS (by busy time, runtime worker tasks apart),
  * WORKERS, DISTRIBUTIONS (one line per histogram), LONG POLLS (top 10),
- * STALLED, STARVED, WAKE EDGES (top 10), TOTALS. Durations as "1.23 ms".
+ * STALLED and STARVED (top 20), WAKE EDGES (top 10), TOTALS. Durations as "1.23 ms".
  * The timeline is not shown in text. */
 int report_text(FILE *out, const struct analysis *a, const struct as_trace_meta *meta,
 		const struct as_trace_end *end, const struct report_opts *opts);
