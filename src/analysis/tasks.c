@@ -43,6 +43,7 @@ struct live {
 	enum live_state state;
 	uint32_t run_tid;      /* LIVE_RUNNING: thread whose stack holds its poll */
 	bool woken_in_poll;    /* woken while running: runnable when the poll ends */
+	bool free_pending;     /* freed inside its own poll: retired when it ends */
 	uint64_t since;        /* LIVE_RUNNABLE: sched clock start; LIVE_IDLE: idle start */
 	/* Time of its leaf polls charged to worker threads, taken back if the
 	 * task turns out to be a worker (a poll nests inside a later poll of it). */
@@ -717,6 +718,8 @@ static int on_poll_begin(struct analysis *a, const struct as_event *ev)
 	return 0;
 }
 
+static int on_free(struct analysis *a, const struct as_event *ev);
+
 static int on_poll_end(struct analysis *a, const struct as_event *ev)
 {
 	struct thread *t = thread_get(a, ev->tid, ev->ts);
@@ -737,6 +740,13 @@ static int on_poll_end(struct analysis *a, const struct as_event *ev)
 	t->depth--;
 	poll_close(a, t, &t->stack[i], ev->ts,
 		   (ev->flags & AS_POLL_READY) ? END_READY : END_PENDING);
+	struct live *l = live_get(a, ev->task);
+	if (l && l->free_pending && l->state != LIVE_RUNNING) {
+		struct as_event freed = *ev;
+		freed.type = AS_EV_FREE;
+		l->free_pending = false;
+		return on_free(a, &freed);
+	}
 	return 0;
 }
 
@@ -814,9 +824,15 @@ static int on_free(struct analysis *a, const struct as_event *ev)
 
 	if (!l)
 		return 0; /* never seen: existed before the recording, never ran in it */
+	if (l->state == LIVE_RUNNING && l->run_tid == ev->tid) {
+		/* Tokio frees a completed task from inside its own poll (when its
+		 * JoinHandle is gone): retire it when that poll ends. */
+		l->free_pending = true;
+		return 0;
+	}
 	st = &a->tasks[l->idx];
 	if (l->state == LIVE_RUNNING)
-		unrun(a, ev->task, l, ev->ts);
+		unrun(a, ev->task, l, ev->ts);   /* freed from elsewhere: its end was lost */
 	leave(a, l, ev->ts, BY_FREE);
 	touch(st, ev->ts);
 	task_retire(a, ev->task, l);

@@ -13,7 +13,7 @@ static const struct {
 	const char *help;
 } commands[] = {
 	{ "record", cmd_record, "record [-o FILE] [--duration SEC] [--runtime NAME] [--buffer-size KIB] (-p PID | -- CMD [ARGS...])" },
-	{ "report", cmd_report, "report [--format text|json] [--partial] FILE" },
+	{ "report", cmd_report, "report [--format text|json] [--html FILE] [--long-poll D] [--stall D] [--starve D] [--partial] FILE" },
 	{ "export", cmd_export, "export --format perfetto|folded -o OUT FILE" },
 	{ "trace", cmd_trace, "trace (-p PID | -- CMD [ARGS...]) [--duration SEC] -o report.html" },
 	{ "events", cmd_events, "events FILE    print the decoded event stream of a trace" },

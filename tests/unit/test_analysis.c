@@ -493,6 +493,29 @@ static void test_free(void)
 	analysis__free(a);
 }
 
+/* Tokio frees a finished task inside its own poll (JoinHandle dropped):
+ * the task is retired when that poll ends, with no anomaly. */
+static void test_free_inside_own_poll(void)
+{
+	struct analysis *a = new_a();
+
+	begin(a, 1, 0, 0x300, P_USER, 0);
+	free_ev(a, 1, 8, 0x300);
+	end(a, 1, 10, 0x300, AS_POLL_READY);
+	begin(a, 1, 20, 0x300, P_USER, 0);    /* the address reused: a new task */
+	end(a, 1, 25, 0x300, 0);
+	finish(a, 100, 0, 0);
+
+	CHECK_EQ_U64(task(a, 1)->busy_ns, 10);
+	CHECK_EQ_U64(task(a, 1)->polls, 1);
+	CHECK_EQ_U64(task(a, 1)->state, TASK_STATE_COMPLETED);
+	CHECK_EQ_U64(task(a, 1)->last_ns, 10);
+	CHECK_EQ_U64(task(a, 2)->polls, 1);
+	CHECK_EQ_U64(task(a, 2)->state, TASK_STATE_IDLE);
+	CHECK_EQ_U64(analysis__summary(a)->anomalies, 0);
+	analysis__free(a);
+}
+
 /* Trailer, start time, API misuse. */
 static void test_summary_and_api(void)
 {
@@ -1055,6 +1078,7 @@ int main(void)
 	RUN(test_spawn_sites);
 	RUN(test_out_of_order);
 	RUN(test_free);
+	RUN(test_free_inside_own_poll);
 	RUN(test_summary_and_api);
 	RUN(test_many);
 	RUN(test_idle_worker);
