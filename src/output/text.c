@@ -59,10 +59,41 @@ static int fit(char *buf, size_t n, const char *s, int width, int head)
 	return chars <= width ? chars : width;
 }
 
+/* A type name that does not fit keeps its path and loses its generic
+ * arguments first: "hyper::server::server::new_svc::NewSvcTask<..>" says
+ * more than the middle of the argument list would. Writes into buf. */
+static const char *collapse_generics(char *buf, size_t n, const char *s, int width)
+{
+	size_t o = 0;
+	int depth = 0;
+
+	if ((int)strlen(s) <= width || !strchr(s, '<'))
+		return s;
+	for (const char *p = s; *p && o + 4 < n; p++) {
+		if (*p == '<' && (p == s || p[-1] != '-')) {
+			if (depth++ == 0) {
+				memcpy(buf + o, "<..", 3);
+				o += 3;
+			}
+			continue;
+		}
+		if (*p == '>' && depth > 0 && p[-1] != '-') {
+			if (--depth == 0)
+				buf[o++] = '>';
+			continue;
+		}
+		if (depth == 0)
+			buf[o++] = *p;
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
 /* Prints s left-aligned in a column of width characters, then a space. */
 static void column(FILE *out, const char *s, int width, int head)
 {
-	char buf[256];
+	char buf[256], shorter[256];
+	s = collapse_generics(shorter, sizeof(shorter), s, width);
 	int w = fit(buf, sizeof(buf), s, width, head);
 
 	fprintf(out, "%s%*s ", buf, width > w ? width - w : 0, "");
