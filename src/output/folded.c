@@ -26,13 +26,16 @@ struct live {
 	uint32_t run_tid;       /* LIVE_RUNNING: thread whose stack holds its poll */
 	bool woken_in_poll;
 	bool polled;            /* name taken from its first poll */
-	bool worker;            /* a poll began inside one of its polls */
+	bool worker;            /* a poll began inside one of its polls, or see worker_raw */
+	bool free_pending;      /* freed inside its own poll: retired when it ends */
+	uint32_t raw_id;        /* 1 + index of its raw root future name, 0 none */
 	bool has_wake;
 	struct ptrack_wake wake;
 };
 
 struct frame {
 	struct ptrack_poll p;   /* begin, task, wake; end and how filled at close */
+	uint32_t raw_id;
 	bool nested;
 };
 
@@ -51,8 +54,14 @@ struct ptrack {
 	ptrack_out_fn out;
 	void *ctx;
 	uint32_t *probe_name;   /* per probe: name_id */
+	uint32_t *probe_raw;    /* per probe: raw_id (the analysis compares raw names) */
 	uint32_t n_probes;
 	struct strtab names;    /* distinct pretty future names */
+	struct strtab raws;     /* distinct raw future names */
+	/* raw_ids of the runtime's loops: a task of such a type polled outermost
+	 * on its thread is a worker too (an idle worker has nothing nested) */
+	uint32_t *worker_raw;
+	size_t n_worker_raw, cap_worker_raw;
 	struct strtab files;    /* distinct spawn files */
 	struct u64map live;     /* header -> struct live * */
 	struct thread **threads;
@@ -100,7 +109,8 @@ struct ptrack *ptrack__new(const struct as_trace_meta *meta, ptrack_out_fn out, 
 	t->next_seq = 1;
 	if (meta && meta->probes && meta->n_probes) {
 		t->probe_name = calloc(meta->n_probes, sizeof(*t->probe_name));
-		if (!t->probe_name)
+		t->probe_raw = calloc(meta->n_probes, sizeof(*t->probe_raw));
+		if (!t->probe_name || !t->probe_raw)
 			goto fail;
 		t->n_probes = meta->n_probes;
 		for (uint32_t i = 0; i < meta->n_probes; i++) {
@@ -108,6 +118,8 @@ struct ptrack *ptrack__new(const struct as_trace_meta *meta, ptrack_out_fn out, 
 
 			if (!meta->probes[i].future)
 				continue;
+			if ((err = -intern(&t->raws, meta->probes[i].future, &t->probe_raw[i])))
+				goto fail;
 			pretty = sym_pretty_future(meta->probes[i].future);
 			if (!pretty)
 				goto fail;
@@ -284,6 +296,44 @@ static int unrun(struct ptrack *t, struct live *l, uint64_t ts)
 	return 0;
 }
 
+static bool worker_raw(const struct ptrack *t, uint32_t raw_id)
+{
+	for (size_t i = 0; raw_id && i < t->n_worker_raw; i++)
+		if (t->worker_raw[i] == raw_id)
+			return true;
+	return false;
+}
+
+/* A poll began inside frame f: its task is the runtime's loop, and so is
+ * every task of the same root future type polled outermost on its thread
+ * (as analysis/tasks.c make_worker()). */
+static int make_worker(struct ptrack *t, const struct frame *f)
+{
+	struct live *l = frame_live(t, f);
+
+	if (l)
+		l->worker = true;
+	if (!f->raw_id || worker_raw(t, f->raw_id))
+		return 0;
+	if (t->n_worker_raw == t->cap_worker_raw) {
+		size_t ncap = t->cap_worker_raw ? t->cap_worker_raw * 2 : 4;
+		uint32_t *p = realloc(t->worker_raw, ncap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		t->worker_raw = p;
+		t->cap_worker_raw = ncap;
+	}
+	t->worker_raw[t->n_worker_raw++] = f->raw_id;
+	for (size_t i = 0; i < t->n_threads; i++) {
+		struct thread *th = t->threads[i];
+
+		if (th->depth && th->stack[0].raw_id == f->raw_id && (l = frame_live(t, &th->stack[0])))
+			l->worker = true;
+	}
+	return 0;
+}
+
 static int on_poll_begin(struct ptrack *t, const struct as_event *ev)
 {
 	struct thread *th = thread_get(t, ev->tid);
@@ -324,7 +374,8 @@ static int on_poll_begin(struct ptrack *t, const struct as_event *ev)
 		th->stack = p;
 		th->cap = ncap;
 	}
-	if (!l->polled && !l->info.name_id && ev->probe < t->n_probes) {
+	if (!l->polled && !l->raw_id && ev->probe < t->n_probes) {
+		l->raw_id = t->probe_raw[ev->probe];
 		l->info.name_id = t->probe_name[ev->probe];
 		l->info.name = name_of(&t->names, l->info.name_id);
 	}
@@ -332,15 +383,15 @@ static int on_poll_begin(struct ptrack *t, const struct as_event *ev)
 	if (!l->info.tokio_id && ev->other)
 		l->info.tokio_id = ev->other;
 	if (th->depth) {
-		struct frame *top = &th->stack[th->depth - 1];
-		struct live *outer = frame_live(t, top);
-
-		top->nested = true;
-		if (outer)
-			outer->worker = true;
+		th->stack[th->depth - 1].nested = true;
+		if ((err = make_worker(t, &th->stack[th->depth - 1])))
+			return err;
 	}
 	f = &th->stack[th->depth++];
 	memset(f, 0, sizeof(*f));
+	f->raw_id = l->raw_id;
+	if (th->depth == 1 && worker_raw(t, l->raw_id))
+		l->worker = true;
 	f->p.task = l->info;
 	f->p.tid = ev->tid;
 	f->p.begin = ev->ts;
@@ -372,8 +423,18 @@ static int on_poll_end(struct ptrack *t, const struct as_event *ev)
 		if ((err = frame_drop(t, th, th->depth - 1, ev->ts)))
 			return err;
 	f = th->stack[--th->depth];
-	return poll_close(t, &f, ev->ts,
-			  (ev->flags & AS_POLL_READY) ? PTRACK_READY : PTRACK_PENDING);
+	err = poll_close(t, &f, ev->ts, (ev->flags & AS_POLL_READY) ? PTRACK_READY : PTRACK_PENDING);
+	if (err)
+		return err;
+	struct live *l = live_get(t, ev->task);
+
+	if (l && l->free_pending && l->state != LIVE_RUNNING) {
+		l->free_pending = false;
+		if ((err = close_state(t, l, ev->ts)))
+			return err;
+		return task_retire(t, l, ev->ts, true);
+	}
+	return 0;
 }
 
 /* What the waking thread is doing: for the start of a flow. */
@@ -459,6 +520,12 @@ static int on_free(struct ptrack *t, const struct as_event *ev)
 
 	if (!l)
 		return 0; /* never seen */
+	if (l->state == LIVE_RUNNING && l->run_tid == ev->tid) {
+		/* Tokio frees a completed task inside its own poll (JoinHandle
+		 * gone): retired when that poll ends */
+		l->free_pending = true;
+		return 0;
+	}
 	if (l->state == LIVE_RUNNING && (err = unrun(t, l, ev->ts)))
 		return err;
 	if ((err = close_state(t, l, ev->ts)))
@@ -619,8 +686,11 @@ void ptrack__free(struct ptrack *t)
 	free(t->threads);
 	u64map__clear(&t->thread_of);
 	strtab__clear(&t->names);
+	strtab__clear(&t->raws);
 	strtab__clear(&t->files);
 	free(t->probe_name);
+	free(t->probe_raw);
+	free(t->worker_raw);
 	free(t);
 }
 

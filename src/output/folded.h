@@ -19,8 +19,10 @@
  * rules of analysis/tasks.c, so that what the exporters count agrees with
  * `report`: a task is numbered (seq) in order of first sight, an address seen
  * again after FREE (or polled after completing) is a new task, polls cut
- * short end where the analysis ends them, and a task is a runtime worker once
- * another poll begins inside one of its polls. It reports what it sees as
+ * short end where the analysis ends them, a task freed inside its own poll
+ * goes when that poll ends, and a task is a runtime worker once another poll
+ * begins inside one of its polls (and so is any task of the same root future
+ * type polled outermost on its thread: an idle worker). It reports what it sees as
  * closed intervals, through one callback. Streaming means one difference
  * from the analysis: a task's polls that ended before its first nested poll
  * are reported as user polls (a Tokio worker task has a single poll, so this

@@ -44,7 +44,7 @@ per_task = collections.Counter(e["args"]["task"] for e in polls)
 for t in user:
     if per_task[t["seq"]] != t["polls"]:
         fail("task %d: %d slices, %d polls" % (t["seq"], per_task[t["seq"]], t["polls"]))
-    if t["name"] and not names.get((meta["tasks_pid"], meta["tasks_pid"] + t["seq"]), "").endswith(t["name"]):
+    if not names.get((meta["tasks_pid"], meta["tasks_pid"] + t["seq"]), "").startswith("task %d " % t["seq"]):
         fail("task %d track name" % t["seq"])
 for e in polls:
     if e["args"]["outcome"] not in ("Ready", "Pending", "cut short", "running at end"):
@@ -58,6 +58,7 @@ for e in evs:
         tracks[(e["pid"], e["tid"])].append((e["ts"], e["ts"] + e["dur"], e))
 for key, sl in tracks.items():
     sl.sort(key=lambda s: (s[0], -s[1]))
+    tracks[key] = sl
     stack = []
     for b, en, e in sl:
         while stack and stack[-1] <= b + 1e-9:
@@ -81,7 +82,13 @@ for fid, fl in flows.items():
     s, f = fl["s"], fl["f"]
     if f.get("bp") != "e" or f["ts"] not in begins[(f["pid"], f["tid"])]:
         fail("flow %d end not at a poll begin" % fid)
-    if not any(b <= s["ts"] <= en for b, en, _ in tracks[(s["pid"], s["tid"])]):
+    sl = tracks[(s["pid"], s["tid"])]
+    i = bisect.bisect_right(sl, (s["ts"], float("inf"))) - 1
+    # the slice starting last at or before ts (slices nest: if it ends before
+    # ts, so does every enclosing one of the same start)
+    while i >= 0 and sl[i][1] < s["ts"] and sl[i][0] == sl[max(i - 1, 0)][0]:
+        i -= 1
+    if i < 0 or not any(b <= s["ts"] <= en for b, en, _ in sl[max(0, i - 8):i + 1]):
         fail("flow %d start outside any slice" % fid)
 if meta["flows"] != len(flows):
     fail("metadata flows")
@@ -93,6 +100,8 @@ if meta["truncated"] != rep.get("truncated", False):
     fail("truncated flag")
 for e in errors[:10]:
     print("    " + e, file=sys.stderr)
+if len(errors) > 10:
+    print("    ... %d errors" % len(errors), file=sys.stderr)
 sys.exit(1 if errors else 0)
 PY
 }

@@ -308,7 +308,7 @@ static void test_chain_exact(void)
 	CHECK_EQ_U64(count(r.json, "\"name\":\"spawn\",\"cat\":\"wake\""), 3 * 3);
 	CHECK(strstr(r.json, "\"spawned_at\":\"src/bin/chain.rs:43:17\"") != NULL);
 	CHECK(strstr(r.json, "\"name\":\"task 5 chain::producer\"") != NULL);
-	CHECK(strstr(r.folded, "tokio-runtime-w:12409;chain::relay 169205\n") != NULL);
+	CHECK(strstr(r.folded, "tokio-runtime-w:12409;chain::relay 170161\n") != NULL);
 	CHECK_EQ_U64(r.folded_lines, 4);
 	/* worker tasks: running on their task tracks, not as poll slices */
 	CHECK_EQ_U64(count(r.json, "\"name\":\"tokio::runtime"), 0);
@@ -335,6 +335,7 @@ static struct as_trace_meta meta = {
 #define A 0x2000ULL
 #define B 0x3000ULL
 #define C 0x4000ULL
+#define D 0x5000ULL
 
 #define EV(ty, t, time, ...) { .type = AS_EV_##ty, .tid = (t), .ts = BASE + (time), __VA_ARGS__ }
 
@@ -494,13 +495,17 @@ static const struct as_event cuts[] = {
 	EV(POLL_BEGIN, 101, 10 * US, .task = A, .probe = 1),
 	EV(POLL_END, 101, 20 * US, .task = W),                  /* A cut at 20 */
 	EV(POLL_BEGIN, 102, 30 * US, .task = B, .probe = 1),
-	EV(FREE, 102, 35 * US, .task = B),                      /* B cut at 35 */
+	EV(FREE, 103, 35 * US, .task = B),                      /* B cut at 35 */
 	EV(POLL_BEGIN, 102, 40 * US, .task = C, .probe = 2),
 	EV(POLL_BEGIN, 103, 45 * US, .task = C, .probe = 2),    /* C cut at 45 on 102 */
 	EV(POLL_END, 103, 50 * US, .task = C, .flags = AS_POLL_READY),
 	EV(POLL_BEGIN, 103, 60 * US, .task = C, .probe = 2),    /* completed: a new task */
 	EV(POLL_END, 104, 61 * US, .task = A),                  /* never begun there: ignored */
 	EV(POLL_BEGIN, 104, 70 * US, .task = B, .probe = 1),    /* running at the end */
+	/* D freed inside its own poll (Tokio, JoinHandle gone): gone at its end */
+	EV(POLL_BEGIN, 105, 80 * US, .task = D, .probe = 1),
+	EV(FREE, 105, 82 * US, .task = D),
+	EV(POLL_END, 105, 85 * US, .task = D, .flags = AS_POLL_READY),
 };
 
 static void test_cuts(void)
@@ -516,7 +521,7 @@ static void test_cuts(void)
 	for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++)
 		CHECK_EQ_U64(ptrack__add(t, &cuts[i]), 0);
 	CHECK_EQ_U64(ptrack__finish(t, end.end_ns), 0);
-	CHECK_EQ_U64(c.n_polls, 7);
+	CHECK_EQ_U64(c.n_polls, 8);
 	CHECK(c.polls[0].task.header == A && c.polls[0].how == PTRACK_CUT && c.polls[0].user);
 	CHECK_EQ_U64(c.polls[0].end, BASE + 20 * US);
 	CHECK(c.polls[1].task.header == W && !c.polls[1].user && c.polls[1].how == PTRACK_PENDING);
@@ -525,9 +530,12 @@ static void test_cuts(void)
 	CHECK(c.polls[3].task.header == C && c.polls[3].how == PTRACK_CUT && c.polls[3].tid == 102);
 	CHECK_EQ_U64(c.polls[3].end, BASE + 45 * US);
 	CHECK(c.polls[4].how == PTRACK_READY);
-	CHECK_EQ_U64(c.polls[5].task.seq, c.polls[4].task.seq + 1);
-	CHECK_EQ_U64(c.polls[5].how, PTRACK_TRACE_END);
+	CHECK(c.polls[5].task.header == D && c.polls[5].how == PTRACK_READY && c.polls[5].user);
+	CHECK_EQ_U64(c.polls[5].end, BASE + 85 * US);
+	CHECK_EQ_U64(c.gone_freed, 2); /* B, D (at the end of its poll) */
+	CHECK_EQ_U64(c.polls[6].task.seq, c.polls[4].task.seq + 1);
 	CHECK_EQ_U64(c.polls[6].how, PTRACK_TRACE_END);
+	CHECK_EQ_U64(c.polls[7].how, PTRACK_TRACE_END);
 	ptrack__free(t);
 
 	CHECK(run_all(&r, &meta, cuts, sizeof(cuts) / sizeof(cuts[0]), NULL, &end));
@@ -537,6 +545,31 @@ static void test_cuts(void)
 	CHECK_EQ_U64(r.per_task_ns, user_busy(r.an));
 	CHECK_EQ_U64(count(r.json, "\"outcome\":\"cut short\""), 3);
 	CHECK_EQ_U64(count(r.json, "\"outcome\":\"running at end\""), 2);
+	run_free(&r);
+}
+
+/* An idle worker: same root future type as a worker, outermost on its
+ * thread, nothing nested in it: a runtime worker too (as in the analysis). */
+static const struct as_event idle_worker[] = {
+	EV(POLL_BEGIN, 301, 1 * US, .task = W, .probe = 0),
+	EV(POLL_BEGIN, 302, 2 * US, .task = W + 0x100, .probe = 0),
+	EV(POLL_BEGIN, 301, 10 * US, .task = A, .probe = 1),
+	EV(POLL_END, 301, 12 * US, .task = A),
+	EV(POLL_BEGIN, 303, 20 * US, .task = W + 0x200, .probe = 0), /* a third, begun later */
+};
+
+static void test_idle_worker(void)
+{
+	struct run r = { 0 };
+	struct as_trace_end end = { .end_ns = BASE + 50 * US };
+
+	CHECK(run_all(&r, &meta, idle_worker, sizeof(idle_worker) / sizeof(idle_worker[0]), NULL,
+		      &end));
+	CHECK_EQ_U64(analysis__summary(r.an)->worker_tasks, 3);
+	CHECK_EQ_U64(r.slices, 1);
+	CHECK_EQ_U64(r.slices, analysis__summary(r.an)->user_polls);
+	CHECK_EQ_U64(r.folded_ns, 2 * US);
+	CHECK_EQ_U64(r.folded_ns, user_busy(r.an));
 	run_free(&r);
 }
 
@@ -596,9 +629,11 @@ static void test_random(void)
 				e->other = running[tid - 200];
 				e->flags = (uint8_t)(rand_r(&seed) % 3 * 2);
 			} else if (k < 8) {
+				/* freed from another thread (its poll is cut), or from
+				 * inside its own poll (retired when the poll ends) */
 				e->type = AS_EV_FREE;
 				for (int j = 0; j < 4; j++)
-					if (running[j] == task)
+					if (running[j] == task && j != (int)tid - 200)
 						running[j] = 0;
 			} else if (k < 9) {
 				e->type = AS_EV_SPAWN;
@@ -658,6 +693,7 @@ int main(void)
 	RUN(test_tracker_nested);
 	RUN(test_perfetto_nested);
 	RUN(test_cuts);
+	RUN(test_idle_worker);
 	RUN(test_empty);
 	RUN(test_random);
 	RUN(test_truncated_mark);
