@@ -13,4 +13,7 @@ $AS record -o demo.trace --duration 2 -- tests/apps/target/release/blocker
 echo
 $AS report demo.trace
 echo
-echo "demo: JSON with 'build/asyncscope report --format json demo.trace'"
+$AS report --html demo.html demo.trace
+$AS export --format perfetto -o demo.perfetto.json demo.trace
+echo "demo: open demo.html in a browser, demo.perfetto.json in ui.perfetto.dev;"
+echo "      JSON with 'build/asyncscope report --format json demo.trace'"
