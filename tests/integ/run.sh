@@ -119,7 +119,13 @@ test_lost_events_reported() {
 
 test_report_no_leaks_valgrind() {
 	local t=$TMP/vg.trace
-	build/asyncscope record -o "$t" -- $APPS/yields multi 20 >/dev/null 2>&1
+	# valgrind does not know the uprobe_multi link command: it warns, and
+	# must report no error and no leak
+	check "valgrind: record has no leak or error" valgrind -q --leak-check=full \
+		--suppressions=tests/integ/valgrind.supp \
+		--errors-for-leak-kinds=definite,indirect --error-exitcode=9 \
+		build/asyncscope record -o "$t" -- $APPS/yields multi 20 >/dev/null 2>"$TMP/vg.err"
+	check "valgrind: the recording is complete" sh -c "build/asyncscope report $t >/dev/null"
 	check "valgrind: report text has no leak or error" valgrind -q --leak-check=full \
 		--errors-for-leak-kinds=definite,indirect --error-exitcode=9 \
 		build/asyncscope report "$t" >/dev/null
