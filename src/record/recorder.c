@@ -38,8 +38,9 @@ struct rec {
 	struct u64map thread_idx;  /* tid + 1 -> index into last */
 	struct last_wake *last;
 	size_t n_threads;
-	uint64_t tasks, missed, write_errors, nested_wakes;
+	uint64_t tasks, missed, write_errors, nested_wakes, events;
 	size_t n_probes;
+	const struct recorder_opts *o;
 };
 
 /* A nested schedule arrives a few us after its waker call (tens of us on a
@@ -160,7 +161,10 @@ static int on_record(void *ctx, void *data, size_t size)
 		r->nested_wakes++;
 		return 0;
 	}
-	if (trace_writer__write(r->w, &ev))
+	r->events++;
+	if (r->o->on_event)
+		r->o->on_event(r->o->ctx, &ev);
+	if (r->w && trace_writer__write(r->w, &ev))
 		r->write_errors++;
 	return 0;
 bad:
@@ -361,8 +365,10 @@ int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
 	meta.clock_mono_ns = now_ns(CLOCK_MONOTONIC);
 	meta.clock_real_ns = now_ns(CLOCK_REALTIME);
 	r.n_probes = plan->n;
-	r.w = trace_writer__new(o->output, &meta);
-	if (!r.w) {
+	r.o = o;
+	if (o->output)
+		r.w = trace_writer__new(o->output, &meta);
+	if (o->output && !r.w) {
 		ret = -errno;
 		snprintf(err, errlen, "cannot write trace file %s: %s", o->output, strerror(errno));
 		goto cleanup;
@@ -378,11 +384,13 @@ int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
 		snprintf(err, errlen, "failed to open the BPF ring buffer: %s", strerror(errno));
 		goto cleanup;
 	}
-	fprintf(stderr, "asyncscope: attached %d probes (%zu poll, %zu wake, %zu spawn, %zu free, "
-		"%zu park) to pid %d (%s, %s); recording to %s, Ctrl-C to stop\n",
-		attached, plan->per_role[AS_ROLE_POLL], plan->per_role[AS_ROLE_WAKE],
-		plan->per_role[AS_ROLE_SPAWN], plan->per_role[AS_ROLE_FREE],
-		plan->per_role[AS_ROLE_PARK], tgid, binary, plan->profile->name, o->output);
+	if (!o->quiet)
+		fprintf(stderr, "asyncscope: attached %d probes (%zu poll, %zu wake, %zu spawn, "
+			"%zu free, %zu park) to pid %d (%s, %s); recording to %s, Ctrl-C to stop\n",
+			attached, plan->per_role[AS_ROLE_POLL], plan->per_role[AS_ROLE_WAKE],
+			plan->per_role[AS_ROLE_SPAWN], plan->per_role[AS_ROLE_FREE],
+			plan->per_role[AS_ROLE_PARK], tgid, binary, plan->profile->name,
+			o->output ? o->output : "no file");
 	ret = 0;
 	if (child > 0 && write(gopipe[1], "g", 1) != 1) {
 		ret = -errno;
@@ -405,6 +413,8 @@ int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
 		uint64_t now = now_ns(CLOCK_MONOTONIC);
 		if (deadline && now >= deadline)
 			break;
+		if (o->on_tick && o->on_tick(o->ctx, now))
+			break;
 		if (child > 0 ? waitpid(child, &status, WNOHANG) == child
 			      : (kill(tgid, 0) && errno == ESRCH)) {
 			target_gone = true;
@@ -413,12 +423,13 @@ int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
 		if (now - last_flush >= 1000000000ull) {
 			struct raw_counters c;
 			last_flush = now;
-			trace_writer__flush(r.w);
+			if (r.w)
+				trace_writer__flush(r.w);
 			attachment__counters(att, &c);
 			if (o->progress)
 				fprintf(stderr, "\rasyncscope: %.0f s, %llu events, %llu tasks, %llu lost ",
 					(double)(now - start) / 1e9,
-					(unsigned long long)trace_writer__events(r.w),
+					(unsigned long long)r.events,
 					(unsigned long long)r.tasks, (unsigned long long)c.lost);
 		}
 	}
@@ -436,12 +447,12 @@ int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
 	struct raw_counters c;
 	attachment__counters(att, &c);
 	struct as_trace_end end = {
-		.events = trace_writer__events(r.w),
+		.events = r.w ? trace_writer__events(r.w) : r.events,
 		.lost = c.lost,
 		.missed = r.missed + r.write_errors + c.depth_overflow + c.no_thread_slot,
 		.end_ns = now_ns(CLOCK_MONOTONIC),
 	};
-	int fret = trace_writer__finish(r.w, &end);
+	int fret = r.w ? trace_writer__finish(r.w, &end) : 0;
 	if (fret && !ret) {
 		ret = fret;
 		snprintf(err, errlen, "writing trace file %s: %s", o->output, strerror(-fret));
@@ -450,7 +461,7 @@ int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
 	res->tasks = r.tasks;
 	res->lost = end.lost;
 	res->missed = end.missed;
-	res->bytes = trace_writer__bytes(r.w);
+	res->bytes = r.w ? trace_writer__bytes(r.w) : 0;
 cleanup:
 	if (child > 0) {
 		/* set-up failed after fork: the child is waiting for the go byte */

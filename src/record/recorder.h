@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "trace/event.h"
+
 struct recorder_opts {
 	const char *output;          /* trace file path */
 	double duration;             /* seconds; 0 = until stopped or the target exits */
@@ -18,6 +20,13 @@ struct recorder_opts {
 	const char *runtime;         /* profile name, NULL = detect */
 	size_t ringbuf_bytes;        /* BPF ring buffer size, 0 = default */
 	bool progress;               /* a live status line on stderr */
+	bool quiet;                  /* no "attached" line (a full-screen caller) */
+	/* Live consumers (e.g. `top`): every event as it is decoded, and a tick
+	 * at least every 20 ms; on_tick returning non-zero stops the recording.
+	 * With output NULL no trace file is written. */
+	void (*on_event)(void *ctx, const struct as_event *ev);
+	int (*on_tick)(void *ctx, uint64_t now_ns);
+	void *ctx;
 	volatile sig_atomic_t *stop; /* set by the caller's signal handler */
 };
 
