@@ -10,6 +10,7 @@ int cmd_events(int argc, char **argv);
 int cmd_export(int argc, char **argv);   /* src/cli/export.c */
 int cmd_trace(int argc, char **argv);    /* src/cli/trace.c */
 int cmd_dump(int argc, char **argv);     /* src/cli/dump.c */
+int cmd_top(int argc, char **argv);      /* src/cli/top.c */
 
 /* Prints "asyncscope: <msg>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -17,6 +17,7 @@ static const struct {
 	{ "export", cmd_export, "export --format perfetto|folded -o OUT FILE" },
 	{ "trace", cmd_trace, "trace (-p PID | -- CMD [ARGS...]) [--duration SEC] -o report.html" },
 	{ "dump", cmd_dump, "dump -p PID [--format text|json]    async stack of every task, from memory" },
+	{ "top", cmd_top, "top (-p PID | -- CMD [ARGS...]) [--interval SEC]    live view of the tasks (q quits)" },
 	{ "events", cmd_events, "events FILE    print the decoded event stream of a trace" },
 	{ "probes", cmd_probes, "probes [--runtime NAME] BINARY    list the probe points a binary offers" },
 };

@@ -24,8 +24,10 @@ struct recorder_opts {
 	/* Live consumers (e.g. `top`): every event as it is decoded, and a tick
 	 * at least every 20 ms; on_tick returning non-zero stops the recording.
 	 * With output NULL no trace file is written. */
+	void (*on_start)(void *ctx, const struct as_trace_meta *meta); /* after attaching;
+	                                          meta valid until recorder_run returns */
 	void (*on_event)(void *ctx, const struct as_event *ev);
-	int (*on_tick)(void *ctx, uint64_t now_ns);
+	int (*on_tick)(void *ctx, uint64_t now_ns, uint64_t lost, uint64_t missed);
 	void *ctx;
 	volatile sig_atomic_t *stop; /* set by the caller's signal handler */
 };

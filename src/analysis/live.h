@@ -1,0 +1,92 @@
+/* Live task model for `top`: the same events as the trace analysis, kept as
+ * current state plus per-interval rates (polls/s, busy %, wakes/s) instead of
+ * whole-trace totals. Pure C: no I/O, no globals. Memory is bounded by live
+ * tasks and threads: finished tasks stay listed for LIVE_KEEP_DONE_NS after
+ * they end, then go.
+ *
+ * Use: live__new(meta); live__add() each event; live__tick(now) once per
+ * refresh (it closes the rate window); read live__tasks() / live__workers(),
+ * valid until the next live__add() or live__tick(); live__free(). */
+#ifndef AS_ANALYSIS_LIVE_H
+#define AS_ANALYSIS_LIVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/hist.h"
+#include "trace/event.h"
+
+#define LIVE_KEEP_DONE_NS 5000000000ull
+
+enum live_state { LIVE_ST_RUNNABLE, LIVE_ST_RUNNING, LIVE_ST_IDLE, LIVE_ST_DONE };
+
+enum live_waker { LIVE_WAKER_TASK, LIVE_WAKER_SELF, LIVE_WAKER_IO, LIVE_WAKER_TIMER,
+		  LIVE_WAKER_RUNTIME, LIVE_WAKER_THREAD, LIVE_WAKER__MAX };
+
+struct live_task {
+	uint64_t seq;             /* 1, 2, ... in order of first sight */
+	uint64_t header;
+	uint64_t tokio_id;        /* 0 unknown */
+	const char *name;         /* root future (borrowed from the meta), or NULL */
+	char spawn[128];          /* "file:line", "" unknown */
+	uint64_t parent;          /* seq of the task that spawned it, 0 none/unknown */
+	bool worker;              /* the runtime's executor loop (polls nest in it) */
+	enum live_state state;
+	uint64_t since;           /* ns when it entered its state */
+	uint64_t polls, busy_ns, max_poll_ns, wakes;
+	uint64_t waker_counts[LIVE_WAKER__MAX];
+	struct hist poll_hist;    /* poll durations */
+	struct hist sched_hist;   /* wake -> poll delays */
+	/* rates over the last closed window */
+	double polls_per_s, wakes_per_s, busy_pct;
+	/* private: the open window and bookkeeping */
+	uint64_t w_polls, w_wakes, w_busy, run_begin, woken_at;
+	uint32_t run_tid;
+	bool free_pending;
+	bool freed;               /* its memory was freed: the address may be reused */
+};
+
+struct live_worker {
+	uint32_t tid;
+	char name[24];
+	bool parked;
+	uint64_t since;           /* ns when it parked or unparked */
+	uint64_t polls;
+	double busy_pct, parked_pct;
+	/* private */
+	uint64_t w_busy, w_parked;
+	uint64_t stack[8];        /* headers of the polls in progress */
+	uint64_t begin[8];
+	uint32_t depth;
+	bool polled;              /* ran a task or parked: listed */
+	uint64_t spawn_line;      /* pending spawn site (AS_EV_SPAWN) */
+	char spawn_file[112];
+	bool spawn_pending;
+	uint64_t spawn_parent;
+};
+
+struct live_summary {
+	uint64_t events, events_per_s, lost, missed;
+	uint64_t first_ns, now_ns;
+	uint64_t tasks_live, tasks_done;
+};
+
+struct live;
+
+/* NULL with errno set on failure. meta is borrowed for the life of l. */
+struct live *live__new(const struct as_trace_meta *meta);
+/* 0 or -ENOMEM. */
+int live__add(struct live *l, const struct as_event *ev);
+/* Closes the rate window at now_ns and drops tasks finished long ago. */
+void live__tick(struct live *l, uint64_t now_ns);
+/* Lost / missed counters from the recorder, shown by the view. */
+void live__set_lost(struct live *l, uint64_t lost, uint64_t missed);
+const struct live_task *live__tasks(const struct live *l, size_t *n);
+const struct live_worker *live__workers(const struct live *l, size_t *n);
+const struct live_summary *live__summary(const struct live *l);
+void live__free(struct live *l);
+
+const char *live_state__str(enum live_state s);
+
+#endif

@@ -1,0 +1,388 @@
+/* The `top` screen with ncurses. Works in 80x24 and larger terminals.
+ *
+ *  asyncscope top  pid 4242 chain (tokio)  12.3 s  5.2k ev/s  lost 0  sort busy
+ *  tokio-runtime-w 4243 [#####.......] busy  41%  parked  57%
+ *    SEQ STATE     POLL/S BUSY%  MAX POLL  IDLE FOR WAKE/S NAME
+ *      5 idle         101   0.3   22.1 us    3.1 ms    100 chain::producer
+ *      4 idle         101   0.2    9.2 us    3.1 ms    100  chain::relay
+ *  q quit  s sort  t tree  / filter  enter detail  j/k move
+ */
+#include "output/tui.h"
+
+#include <ctype.h>
+#include <curses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/fmt.h"
+
+#define TREE_MAX 4000   /* beyond this many rows the tree is drawn flat */
+
+const char *tui_sort__str(enum tui_sort s)
+{
+	static const char *const names[TUI_SORT__MAX] = { "busy", "polls", "wakes", "idle", "seq" };
+	return s < TUI_SORT__MAX ? names[s] : "?";
+}
+
+static bool contains_ci(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	if (!n)
+		return true;
+	for (; hay && *hay; hay++)
+		if (!strncasecmp(hay, needle, n))
+			return true;
+	return false;
+}
+
+static uint64_t idle_for(const struct live_task *t, uint64_t now)
+{
+	return t->state == LIVE_ST_IDLE && now > t->since ? now - t->since : 0;
+}
+
+static const struct live_summary *g_sum;   /* for the comparator (qsort has no context) */
+static enum tui_sort g_sort;
+static const struct live_task *g_tasks;
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct live_task *x = &g_tasks[*(const size_t *)a], *y = &g_tasks[*(const size_t *)b];
+	double kx = 0, ky = 0;
+
+	switch (g_sort) {
+	case TUI_SORT_BUSY: kx = x->busy_pct; ky = y->busy_pct;
+		if (kx == ky) { kx = (double)x->busy_ns; ky = (double)y->busy_ns; }
+		break;
+	case TUI_SORT_POLLS: kx = x->polls_per_s; ky = y->polls_per_s;
+		if (kx == ky) { kx = (double)x->polls; ky = (double)y->polls; }
+		break;
+	case TUI_SORT_WAKES: kx = x->wakes_per_s; ky = y->wakes_per_s;
+		if (kx == ky) { kx = (double)x->wakes; ky = (double)y->wakes; }
+		break;
+	case TUI_SORT_IDLE: kx = (double)idle_for(x, g_sum->now_ns);
+		ky = (double)idle_for(y, g_sum->now_ns);
+		break;
+	default: break;
+	}
+	if (kx != ky)
+		return kx > ky ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Indexes of the rows to show, in display order, with their tree depth.
+ * Worker tasks (the runtime's loops) are left out: the WORKERS lines show
+ * them. Caller frees *rows and *depth. */
+static size_t visible_rows(const struct tui_state *st, const struct live *l,
+			   size_t **rows, int **depth)
+{
+	size_t n, k = 0;
+	const struct live_task *t = live__tasks(l, &n);
+	size_t *r = calloc(n ? n : 1, sizeof(*r)), *out = calloc(n ? n : 1, sizeof(*out));
+	int *d = calloc(n ? n : 1, sizeof(*d));
+
+	*rows = NULL;
+	*depth = NULL;
+	if (!r || !out || !d) {
+		free(r);
+		free(out);
+		free(d);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!t[i].worker && (contains_ci(t[i].name, st->filter) ||
+				     contains_ci(t[i].spawn, st->filter)))
+			r[k++] = i;
+	g_sum = live__summary(l);
+	g_sort = st->sort;
+	g_tasks = t;
+	qsort(r, k, sizeof(*r), cmp_rows);
+	if (!st->tree || k > TREE_MAX) {
+		memcpy(out, r, k * sizeof(*r));
+		free(r);
+		*rows = out;
+		*depth = d;
+		return k;
+	}
+	/* tree: roots (parent not shown) in sort order, each followed by its
+	 * descendants depth first, siblings in sort order */
+	size_t o = 0;
+	size_t *stack = calloc(k ? k : 1, sizeof(*stack));
+	int *sdepth = calloc(k ? k : 1, sizeof(*sdepth));
+	bool *done = calloc(k ? k : 1, sizeof(*done));
+	if (!stack || !sdepth || !done) {
+		memcpy(out, r, k * sizeof(*r));
+		o = k;
+		goto tree_done;
+	}
+	for (size_t i = 0; i < k; i++) {
+		bool parent_shown = false;
+		for (size_t j = 0; j < k && t[r[i]].parent; j++)
+			if (t[r[j]].seq == t[r[i]].parent)
+				parent_shown = true;
+		if (parent_shown || done[i])
+			continue;
+		size_t sp = 0;
+		stack[sp] = i;
+		sdepth[sp++] = 0;
+		while (sp) {
+			size_t cur = stack[--sp];
+			int cd = sdepth[sp];
+			if (done[cur])
+				continue;
+			done[cur] = true;
+			out[o] = r[cur];
+			d[o++] = cd;
+			/* push children in reverse sort order so they pop in order */
+			for (size_t j = k; j-- > 0;)
+				if (!done[j] && t[r[j]].parent == t[r[cur]].seq && sp < k) {
+					stack[sp] = j;
+					sdepth[sp++] = cd + 1;
+				}
+		}
+	}
+	for (size_t i = 0; i < k; i++)   /* cycles or leftovers: flat at the end */
+		if (!done[i])
+			out[o++] = r[i];
+tree_done:
+	free(stack);
+	free(sdepth);
+	free(done);
+	free(r);
+	*rows = out;
+	*depth = d;
+	return o;
+}
+
+static const char *dur(char *buf, uint64_t ns)
+{
+	return fmt_duration(buf, FMT_DURATION_MAX, ns);
+}
+
+static void draw_bar(int y, int x, int width, double busy, double parked)
+{
+	int b = (int)(busy * width / 100.0 + 0.5), p = (int)(parked * width / 100.0 + 0.5);
+
+	if (b > width)
+		b = width;
+	if (p > width - b)
+		p = width - b;
+	mvaddch(y, x, '[');
+	for (int i = 0; i < width; i++)
+		addch(i < b ? '#' : i < b + p ? '.' : ' ');
+	addch(']');
+}
+
+static void draw_detail(int y0, const struct live_task *t, const struct live_summary *s)
+{
+	char a[FMT_DURATION_MAX], b[FMT_DURATION_MAX], c[FMT_DURATION_MAX], d[FMT_DURATION_MAX];
+	int y = y0;
+
+	mvhline(y++, 0, '-', COLS);
+	attron(A_BOLD);
+	mvprintw(y++, 0, "task %llu  %s", (unsigned long long)t->seq, t->name ? t->name : "(unknown)");
+	attroff(A_BOLD);
+	mvprintw(y++, 0, "state %s for %s   tokio id %llu   spawned at %s%s",
+		 live_state__str(t->state), dur(a, s->now_ns > t->since ? s->now_ns - t->since : 0),
+		 (unsigned long long)t->tokio_id, t->spawn[0] ? t->spawn : "unknown",
+		 t->parent ? "" : "");
+	if (t->parent)
+		printw(" by task %llu", (unsigned long long)t->parent);
+	mvprintw(y++, 0, "polls %llu   busy %s   max poll %s   wakes %llu",
+		 (unsigned long long)t->polls, dur(a, t->busy_ns), dur(b, t->max_poll_ns),
+		 (unsigned long long)t->wakes);
+	mvprintw(y++, 0, "poll time    p50 %-9s p90 %-9s p99 %-9s max %s",
+		 dur(a, hist__quantile(&t->poll_hist, 0.5)), dur(b, hist__quantile(&t->poll_hist, 0.9)),
+		 dur(c, hist__quantile(&t->poll_hist, 0.99)), dur(d, t->poll_hist.max));
+	mvprintw(y++, 0, "sched delay  p50 %-9s p90 %-9s p99 %-9s max %s",
+		 dur(a, hist__quantile(&t->sched_hist, 0.5)), dur(b, hist__quantile(&t->sched_hist, 0.9)),
+		 dur(c, hist__quantile(&t->sched_hist, 0.99)), dur(d, t->sched_hist.max));
+	mvprintw(y++, 0, "woken by     task %llu  self %llu  io %llu  timer %llu  runtime %llu  thread %llu",
+		 (unsigned long long)t->waker_counts[LIVE_WAKER_TASK],
+		 (unsigned long long)t->waker_counts[LIVE_WAKER_SELF],
+		 (unsigned long long)t->waker_counts[LIVE_WAKER_IO],
+		 (unsigned long long)t->waker_counts[LIVE_WAKER_TIMER],
+		 (unsigned long long)t->waker_counts[LIVE_WAKER_RUNTIME],
+		 (unsigned long long)t->waker_counts[LIVE_WAKER_THREAD]);
+}
+
+void tui_draw(struct tui_state *st, const struct live *l, const struct as_trace_meta *meta)
+{
+	const struct live_summary *s = live__summary(l);
+	size_t nw, n_rows, n_tasks;
+	const struct live_worker *w = live__workers(l, &nw);
+	const struct live_task *t = live__tasks(l, &n_tasks);
+	size_t *rows;
+	int *depth;
+	char a[FMT_DURATION_MAX], b[FMT_DURATION_MAX];
+	int y = 0;
+
+	/* repaint everything: the target may write to the same terminal */
+	clearok(stdscr, TRUE);
+	erase();
+	const char *target = meta && meta->target ? meta->target : "?";
+	const char *base = strrchr(target, '/');
+	attron(A_REVERSE);
+	mvprintw(y, 0, " %s %u (%s) %s  %llu ev/s  lost %llu  sort %s%s%s",
+		 base ? base + 1 : target, meta ? meta->pid : 0, meta && meta->runtime ? meta->runtime : "?",
+		 dur(a, s->now_ns > s->first_ns ? s->now_ns - s->first_ns : 0),
+		 (unsigned long long)s->events_per_s, (unsigned long long)s->lost,
+		 tui_sort__str(st->sort), st->tree ? " tree" : "",
+		 st->filter[0] || st->editing ? "  filter " : "");
+	if (st->filter[0] || st->editing)
+		printw("%s%s", st->filter, st->editing ? "_" : "");
+	for (int x = getcurx(stdscr); x < COLS && getcury(stdscr) == y; x++)
+		addch(' ');
+	attroff(A_REVERSE);
+	y++;
+	if (s->lost || s->missed) {
+		attron(A_BOLD);
+		mvprintw(y++, 0, "!! %llu events lost, %llu missed: rates undercount",
+			 (unsigned long long)s->lost, (unsigned long long)s->missed);
+		attroff(A_BOLD);
+	}
+	int shown_workers = 0;
+	for (size_t i = 0; i < nw && shown_workers < 8; i++) {
+		if (!w[i].polled)
+			continue;
+		mvprintw(y, 0, "%-15.15s %6u ", w[i].name[0] ? w[i].name : "?", w[i].tid);
+		draw_bar(y, 23, COLS >= 100 ? 40 : 20, w[i].busy_pct, w[i].parked_pct);
+		printw(" busy %3.0f%%  parked %3.0f%%", w[i].busy_pct, w[i].parked_pct);
+		y++;
+		shown_workers++;
+	}
+	attron(A_BOLD);
+	mvprintw(y++, 0, "%5s %-8s %7s %5s %9s %9s %6s %s", "SEQ", "STATE", "POLL/S", "BUSY%",
+		 "MAX POLL", "IDLE FOR", "WAKE/S", "NAME");
+	attroff(A_BOLD);
+
+	n_rows = visible_rows(st, l, &rows, &depth);
+	int bottom = LINES - 1 - (st->detail ? 9 : 0);
+	int space = bottom - y;
+	int sel = 0;
+	for (size_t i = 0; i < n_rows; i++)
+		if (t[rows[i]].seq == st->selected)
+			sel = (int)i;
+	if (!st->selected && n_rows)
+		st->selected = t[rows[0]].seq;
+	if (sel < st->top_row)
+		st->top_row = sel;
+	if (space > 0 && sel >= st->top_row + space)
+		st->top_row = sel - space + 1;
+	for (int i = st->top_row; i < (int)n_rows && y < bottom; i++, y++) {
+		const struct live_task *r = &t[rows[i]];
+		char idle[FMT_DURATION_MAX + 4];
+		if (r->state == LIVE_ST_IDLE)
+			dur(idle, idle_for(r, s->now_ns));
+		else
+			snprintf(idle, sizeof(idle), "%s", r->state == LIVE_ST_RUNNING ? "running" :
+				 r->state == LIVE_ST_DONE ? "done" : "-");
+		if (r->seq == st->selected)
+			attron(A_REVERSE);
+		mvprintw(y, 0, "%5llu %-8s %7.0f %5.1f %9s %9s %6.0f %*s",
+			 (unsigned long long)r->seq, live_state__str(r->state), r->polls_per_s,
+			 r->busy_pct, dur(b, r->max_poll_ns), idle, r->wakes_per_s,
+			 depth[i] > 8 ? 8 : depth[i], "");
+		/* the name gets what is left of the line, its end kept */
+		const char *name = r->name ? r->name : "(unknown)";
+		int room = COLS - getcurx(stdscr);
+		if (room > 3 && (int)strlen(name) > room) {
+			addstr("..");
+			addnstr(name + strlen(name) - (size_t)(room - 2), room - 2);
+		} else if (room > 0) {
+			addnstr(name, room);
+		}
+		for (int x = getcurx(stdscr); x < COLS && getcury(stdscr) == y; x++)
+			addch(' ');
+		if (r->seq == st->selected)
+			attroff(A_REVERSE);
+	}
+	if (!n_rows)
+		mvprintw(y, 0, "  (no tasks%s)", st->filter[0] ? " match the filter" : " seen yet");
+	if (st->detail) {
+		for (size_t i = 0; i < n_rows; i++)
+			if (t[rows[i]].seq == st->selected)
+				draw_detail(LINES - 10, &t[rows[i]], s);
+	}
+	attron(A_REVERSE);
+	mvprintw(LINES - 1, 0, " q quit  s sort  t tree  / filter  enter detail  j/k move  %zu tasks (%llu live) ",
+		 n_rows, (unsigned long long)s->tasks_live);
+	for (int x = getcurx(stdscr); x < COLS && getcury(stdscr) == LINES - 1; x++)
+		addch(' ');
+	attroff(A_REVERSE);
+	free(rows);
+	free(depth);
+	refresh();
+}
+
+int tui_key(struct tui_state *st, int ch, const struct live *l)
+{
+	if (st->editing) {
+		size_t n = strlen(st->filter);
+		if (ch == '\n' || ch == KEY_ENTER) {
+			st->editing = false;
+		} else if (ch == 27) {             /* Esc: clear */
+			st->editing = false;
+			st->filter[0] = '\0';
+		} else if ((ch == KEY_BACKSPACE || ch == 127 || ch == 8) && n) {
+			st->filter[n - 1] = '\0';
+		} else if (isprint(ch) && n + 1 < sizeof(st->filter)) {
+			st->filter[n] = (char)ch;
+			st->filter[n + 1] = '\0';
+		}
+		st->top_row = 0;
+		st->selected = 0;
+		return 0;
+	}
+	size_t *rows, n_rows, n_tasks;
+	int *depth, sel = 0;
+	const struct live_task *t = live__tasks(l, &n_tasks);
+
+	switch (ch) {
+	case 'q': case 'Q':
+		return 1;
+	case 's':
+		st->sort = (enum tui_sort)((st->sort + 1) % TUI_SORT__MAX);
+		return 0;
+	case 'S':
+		st->sort = (enum tui_sort)((st->sort + TUI_SORT__MAX - 1) % TUI_SORT__MAX);
+		return 0;
+	case 't':
+		st->tree = !st->tree;
+		return 0;
+	case '/':
+		st->editing = true;
+		return 0;
+	case '\n': case KEY_ENTER: case 'd':
+		st->detail = !st->detail;
+		return 0;
+	case 27:
+		st->detail = false;
+		return 0;
+	case 'j': case KEY_DOWN: case 'k': case KEY_UP: case KEY_NPAGE: case KEY_PPAGE:
+		n_rows = visible_rows(st, l, &rows, &depth);
+		for (size_t i = 0; i < n_rows; i++)
+			if (t[rows[i]].seq == st->selected)
+				sel = (int)i;
+		if (ch == 'j' || ch == KEY_DOWN)
+			sel++;
+		else if (ch == 'k' || ch == KEY_UP)
+			sel--;
+		else if (ch == KEY_NPAGE)
+			sel += LINES / 2;
+		else
+			sel -= LINES / 2;
+		if (sel >= (int)n_rows)
+			sel = (int)n_rows - 1;
+		if (sel < 0)
+			sel = 0;
+		if (n_rows)
+			st->selected = t[rows[sel]].seq;
+		free(rows);
+		free(depth);
+		return 0;
+	default:
+		return 0;
+	}
+}

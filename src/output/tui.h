@@ -1,0 +1,32 @@
+/* The `top` screen: an htop-like ncurses view of a live task model
+ * (src/analysis/live.h). Drawing and key handling only; the caller owns the
+ * terminal (initscr / endwin) and the refresh loop. */
+#ifndef AS_OUTPUT_TUI_H
+#define AS_OUTPUT_TUI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "analysis/live.h"
+#include "trace/event.h"
+
+enum tui_sort { TUI_SORT_BUSY, TUI_SORT_POLLS, TUI_SORT_WAKES, TUI_SORT_IDLE, TUI_SORT_SEQ,
+		TUI_SORT__MAX };
+
+struct tui_state {
+	enum tui_sort sort;
+	bool tree;            /* tasks under the task that spawned them */
+	bool detail;          /* detail pane for the selected task */
+	bool editing;         /* typing a filter */
+	char filter[64];      /* substring of name or spawn location, "" = all */
+	uint64_t selected;    /* seq of the selected task, 0 = first row */
+	int top_row;          /* first task row shown */
+};
+
+/* Draws the whole screen. pid and target label the header. */
+void tui_draw(struct tui_state *st, const struct live *l, const struct as_trace_meta *meta);
+/* Applies one key; returns 1 when the user asked to quit. */
+int tui_key(struct tui_state *st, int ch, const struct live *l);
+const char *tui_sort__str(enum tui_sort s);
+
+#endif
