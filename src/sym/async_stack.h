@@ -1,0 +1,62 @@
+/* The async backtrace of a future in another process's memory, from DWARF:
+ * an async fn or async block is a state machine (a structure whose
+ * variant_part is keyed by `__state`); its variant says where it is
+ * (Unresumed, Returned, Panicked, or SuspendN at the line of its .await)
+ * and a SuspendN variant holds the future it awaits in `__awaitee`, which
+ * is walked in turn. The first future that is not a state machine (a
+ * combinator, a hand-written future, tokio::time::Sleep, ...) ends the
+ * chain as its leaf. Reads go through a callback, so the walk is tested on
+ * synthetic memory; knows nothing of Tokio; never prints. */
+#ifndef AS_SYM_ASYNC_STACK_H
+#define AS_SYM_ASYNC_STACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sym/dwarf_types.h"
+
+#define ASYNC_STACK_MAX_DEPTH 64
+
+struct async_frame {
+	char *type;          /* DWARF type name: "app::f::{async_fn_env#0}" */
+	char *future;        /* readable: "app::f" (sym_pretty_future) */
+	char *state;         /* "Unresumed", "Suspend0", "Returned", "Panicked" */
+	char *file;          /* source of the variant (relative to the unit's
+	                        compilation directory when below it), or NULL */
+	unsigned line;       /* SuspendN: the line of the .await; 0 unknown */
+	uint64_t addr;       /* of the state machine in the target */
+	uint64_t discr_addr; /* its __state, as read */
+	uint64_t discr;
+	unsigned discr_size;
+};
+
+struct async_stack {
+	struct async_frame *frames;  /* outermost first, innermost last */
+	size_t n;
+	char *leaf;          /* readable name of the awaited future that ends the
+	                        chain (innermost SuspendN's __awaitee), or NULL */
+	char *leaf_type;     /* its DWARF type name, or NULL */
+	int truncated;       /* stopped at ASYNC_STACK_MAX_DEPTH */
+	int error;           /* 0, or the -errno that stopped the walk early
+	                        (a read failed, an unexpected layout) */
+};
+
+/* Walks the future of type `type` at addr. Fills *out (cleared first; the
+ * caller releases it with async_stack__clear()). Returns 0 when a chain was
+ * read (out->error may still say why it stopped early), -ENOMEM, or -ENOENT
+ * when type is not a structure. */
+int async_stack_walk(struct dwarf_types *dt, Dwarf_Die *type, uint64_t addr,
+		     mem_read_fn read, void *ctx, struct async_stack *out);
+
+/* Re-reads every frame's __state and returns 1 when all are unchanged, 0 when
+ * one changed (the walk saw a torn state), or the read error (< 0). */
+int async_stack_verify(const struct async_stack *s, mem_read_fn read, void *ctx);
+
+/* Frees what the stack owns and zeroes it; accepts a zeroed stack. */
+void async_stack__clear(struct async_stack *s);
+
+/* path relative to dir when below it ("/w/app/src/main.rs", "/w/app" ->
+ * "src/main.rs"), else path itself. Returns a malloc'd string or NULL. */
+char *async_stack_rel_path(const char *path, const char *dir);
+
+#endif

@@ -1,0 +1,448 @@
+/* Rust types from DWARF through libdw. Qualified names are built from the
+ * namespace and type scopes enclosing a DIE (libdw has no parent links:
+ * dwarf_getscopes_die walks from the unit's root, so names are cached). */
+#include "sym/dwarf_types.h"
+
+#include <dwarf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/u64map.h"
+
+#define MAX_NAME 4096     /* longer qualified names are not looked up */
+#define MAX_SCOPE_DEPTH 64
+
+struct dwarf_types {
+	int fd;
+	Dwarf *dw;
+	struct u64map names;  /* DIE offset + 1 -> char * (qualified name) */
+};
+
+struct dwarf_types *dwarf_types__open(const char *path)
+{
+	struct dwarf_types *dt = calloc(1, sizeof(*dt));
+	int err;
+
+	if (!dt)
+		return NULL;
+	dt->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (dt->fd < 0) {
+		err = errno;
+		free(dt);
+		errno = err;
+		return NULL;
+	}
+	dt->dw = dwarf_begin(dt->fd, DWARF_C_READ);
+	if (!dt->dw) {
+		close(dt->fd);
+		free(dt);
+		errno = ENODATA;
+		return NULL;
+	}
+	return dt;
+}
+
+void dwarf_types__free(struct dwarf_types *dt)
+{
+	if (!dt)
+		return;
+	for (size_t i = 0; i < dt->names.cap; i++)
+		if (dt->names.keys[i] && dt->names.keys[i] != UINT64_MAX)
+			free((char *)(uintptr_t)dt->names.vals[i]);
+	u64map__clear(&dt->names);
+	if (dt->dw)
+		dwarf_end(dt->dw);
+	if (dt->fd >= 0)
+		close(dt->fd);
+	free(dt);
+}
+
+Dwarf *dwarf_types__dwarf(const struct dwarf_types *dt)
+{
+	return dt->dw;
+}
+
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+
+	return dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
+}
+
+static bool is_type_tag(int tag)
+{
+	return tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+	       tag == DW_TAG_enumeration_type;
+}
+
+static bool is_declaration(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	bool flag = false;
+
+	return dwarf_attr(die, DW_AT_declaration, &attr) && dwarf_formflag(&attr, &flag) == 0 &&
+	       flag;
+}
+
+struct find_ctx {
+	const char *const *names;
+	size_t n;
+	Dwarf_Die *dies;
+	int *found;
+	int nfound;
+	char path[MAX_NAME];
+};
+
+/* Does some wanted, not yet found name start with path followed by "::"? */
+static bool on_wanted_path(const struct find_ctx *fc, size_t len)
+{
+	for (size_t i = 0; i < fc->n; i++)
+		if (!fc->found[i] && !strncmp(fc->names[i], fc->path, len) &&
+		    !strncmp(fc->names[i] + len, "::", 2))
+			return true;
+	return false;
+}
+
+static void find_below(struct find_ctx *fc, Dwarf_Die *parent, size_t len, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > MAX_SCOPE_DEPTH || dwarf_child(parent, &child))
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+		if (tag != DW_TAG_namespace && !is_type_tag(tag))
+			continue;
+		const char *name = die_name(&child);
+		size_t nl = name ? strlen(name) : 0;
+		if (!nl || len + 2 + nl >= sizeof(fc->path))
+			continue;
+		size_t at = len;
+		if (len) {
+			memcpy(fc->path + len, "::", 2);
+			at += 2;
+		}
+		memcpy(fc->path + at, name, nl + 1);
+		if (is_type_tag(tag) && !is_declaration(&child)) {
+			for (size_t i = 0; i < fc->n; i++) {
+				if (!fc->found[i] && !strcmp(fc->names[i], fc->path)) {
+					fc->found[i] = 1;
+					fc->dies[i] = child;
+					fc->nfound++;
+				}
+			}
+		}
+		if (on_wanted_path(fc, at + nl))
+			find_below(fc, &child, at + nl, depth + 1);
+		fc->path[len] = '\0';
+		if ((size_t)fc->nfound == fc->n)
+			return;
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+int dwarf_types__find(struct dwarf_types *dt, const char *const *names, size_t n,
+		      Dwarf_Die *dies, int *found)
+{
+	struct find_ctx *fc = calloc(1, sizeof(*fc));
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	int ret;
+
+	if (!fc)
+		return -ENOMEM;
+	fc->names = names;
+	fc->n = n;
+	fc->dies = dies;
+	fc->found = found;
+	for (size_t i = 0; i < n; i++)
+		found[i] = 0;
+	while (n && dwarf_nextcu(dt->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		if (dwarf_offdie(dt->dw, off + hsize, &cu)) {
+			fc->path[0] = '\0';
+			find_below(fc, &cu, 0, 0);
+		}
+		if ((size_t)fc->nfound == n)
+			break;
+		off = next;
+	}
+	ret = fc->nfound;
+	free(fc);
+	return ret;
+}
+
+const char *dwarf_types__name(struct dwarf_types *dt, Dwarf_Die *type)
+{
+	uint64_t key = dwarf_dieoffset(type) + 1, val;
+	Dwarf_Die *scopes = NULL;
+	char *out = NULL;
+	size_t len = 0;
+	int n;
+
+	if (u64map__get(&dt->names, key, &val))
+		return (const char *)(uintptr_t)val;
+	if (!die_name(type))
+		return NULL;
+	n = dwarf_getscopes_die(type, &scopes);
+	if (n <= 0) {
+		out = strdup(die_name(type));
+	} else {
+		/* scopes[0] is the DIE itself, scopes[n - 1] its unit */
+		for (int i = n - 1; i >= 0; i--) {
+			int tag = dwarf_tag(&scopes[i]);
+			const char *s = die_name(&scopes[i]);
+			if (i && tag != DW_TAG_namespace && !is_type_tag(tag))
+				continue;
+			if (!s)
+				continue;
+			size_t sl = strlen(s);
+			char *p = realloc(out, len + sl + 3);
+			if (!p) {
+				free(out);
+				out = NULL;
+				break;
+			}
+			out = p;
+			if (len) {
+				memcpy(out + len, "::", 2);
+				len += 2;
+			}
+			memcpy(out + len, s, sl + 1);
+			len += sl;
+		}
+	}
+	free(scopes);
+	if (!out)
+		return NULL;
+	if (u64map__set(&dt->names, key, (uint64_t)(uintptr_t)out)) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+const char *dwarf_types__comp_dir(Dwarf_Die *die)
+{
+	Dwarf_Die cu;
+	Dwarf_Attribute attr;
+
+	if (!dwarf_diecu(die, &cu, NULL, NULL))
+		return NULL;
+	return dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &attr));
+}
+
+/* Follows typedefs and const/volatile to the underlying type. */
+static bool peel(Dwarf_Die *type, Dwarf_Die *out)
+{
+	return dwarf_peel_type(type, out) == 0;
+}
+
+int64_t dwt_byte_size(Dwarf_Die *type)
+{
+	Dwarf_Die t;
+	Dwarf_Attribute attr;
+	Dwarf_Word size;
+
+	if (!peel(type, &t))
+		return -1;
+	if (dwarf_attr(&t, DW_AT_byte_size, &attr) && dwarf_formudata(&attr, &size) == 0)
+		return (int64_t)size;
+	if (dwarf_tag(&t) == DW_TAG_pointer_type || dwarf_tag(&t) == DW_TAG_reference_type)
+		return 8;
+	return -1;
+}
+
+static int member_offset(Dwarf_Die *m, uint64_t *off)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word v;
+
+	if (!dwarf_attr(m, DW_AT_data_member_location, &attr)) {
+		*off = 0;   /* union members and the first member may omit it */
+		return 0;
+	}
+	if (dwarf_formudata(&attr, &v))
+		return -EPROTO;   /* a location expression: not emitted by rustc */
+	*off = v;
+	return 0;
+}
+
+static bool member_type(Dwarf_Die *m, Dwarf_Die *type)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Die raw;
+
+	if (!dwarf_formref_die(dwarf_attr(m, DW_AT_type, &attr), &raw))
+		return false;
+	return peel(&raw, type);
+}
+
+int dwt_member(Dwarf_Die *st, const char *name, Dwarf_Die *member, uint64_t *off,
+	       Dwarf_Die *type)
+{
+	Dwarf_Die t, child;
+
+	if (!peel(st, &t) || dwarf_child(&t, &child))
+		return -ENOENT;
+	do {
+		const char *n;
+		if (dwarf_tag(&child) != DW_TAG_member || !(n = die_name(&child)) || strcmp(n, name))
+			continue;
+		if (member_offset(&child, off))
+			return -ENOENT;
+		if (type && !member_type(&child, type))
+			return -ENOENT;
+		if (member)
+			*member = child;
+		return 0;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return -ENOENT;
+}
+
+static int member_deep(Dwarf_Die *st, const char *name, uint64_t *off, Dwarf_Die *type,
+		       int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > 8 || dwarf_child(st, &child))
+		return -ENOENT;
+	if (dwt_member(st, name, NULL, off, type) == 0)
+		return 0;
+	do {
+		Dwarf_Die mt;
+		uint64_t base, below;
+		if (dwarf_tag(&child) != DW_TAG_member || member_offset(&child, &base) ||
+		    !member_type(&child, &mt) || dwarf_tag(&mt) != DW_TAG_structure_type)
+			continue;
+		if (member_deep(&mt, name, &below, type, depth + 1) == 0) {
+			*off = base + below;
+			return 0;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return -ENOENT;
+}
+
+int dwt_member_deep(Dwarf_Die *st, const char *name, uint64_t *off, Dwarf_Die *type)
+{
+	Dwarf_Die t;
+
+	if (!peel(st, &t))
+		return -ENOENT;
+	return member_deep(&t, name, off, type, 0);
+}
+
+int dwt_only_member(Dwarf_Die *st, uint64_t *off, Dwarf_Die *type)
+{
+	Dwarf_Die t, child, only;
+	int n = 0;
+
+	if (!peel(st, &t) || dwarf_child(&t, &child))
+		return -ENOENT;
+	do {
+		if (dwarf_tag(&child) == DW_TAG_member && n++ == 0)
+			only = child;
+		else if (dwarf_tag(&child) == DW_TAG_variant_part)
+			return -ENOENT;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	if (n != 1 || member_offset(&only, off) || !member_type(&only, type))
+		return -ENOENT;
+	return 0;
+}
+
+static bool variant_part(Dwarf_Die *st, Dwarf_Die *vp)
+{
+	Dwarf_Die t;
+
+	if (!peel(st, &t) || dwarf_child(&t, vp))
+		return false;
+	do {
+		if (dwarf_tag(vp) == DW_TAG_variant_part)
+			return true;
+	} while (dwarf_siblingof(vp, vp) == 0);
+	return false;
+}
+
+int dwt_has_variants(Dwarf_Die *st)
+{
+	Dwarf_Die vp;
+
+	return variant_part(st, &vp);
+}
+
+/* The variant's member (first DW_TAG_member child) into v. */
+static int take_variant(Dwarf_Die *variant, struct dwt_variant *v)
+{
+	Dwarf_Die m;
+
+	if (dwarf_child(variant, &m))
+		return -ENOENT;
+	do {
+		if (dwarf_tag(&m) != DW_TAG_member)
+			continue;
+		if (member_offset(&m, &v->offset) || !member_type(&m, &v->type))
+			return -EPROTO;
+		v->member = m;
+		return 0;
+	} while (dwarf_siblingof(&m, &m) == 0);
+	return -ENOENT;
+}
+
+int dwt_read_variant(Dwarf_Die *st, uint64_t addr, mem_read_fn read, void *ctx,
+		     struct dwt_variant *v)
+{
+	Dwarf_Die vp, discr, dtype, child, fallback;
+	Dwarf_Attribute attr;
+	uint64_t doff, value = 0, mask;
+	int64_t size;
+	bool have_fallback = false, unsupported = false;
+	int nvariants = 0, err;
+
+	memset(v, 0, sizeof(*v));
+	if (!variant_part(st, &vp))
+		return -ENOENT;
+	if (!dwarf_formref_die(dwarf_attr(&vp, DW_AT_discr, &attr), &discr)) {
+		/* no discriminant: a single-variant enum */
+		if (dwarf_child(&vp, &child))
+			return -ENOENT;
+		do {
+			if (dwarf_tag(&child) == DW_TAG_variant && nvariants++ == 0)
+				fallback = child;
+		} while (dwarf_siblingof(&child, &child) == 0);
+		return nvariants == 1 ? take_variant(&fallback, v) : -EPROTO;
+	}
+	if (member_offset(&discr, &doff) || !member_type(&discr, &dtype))
+		return -EPROTO;
+	size = dwt_byte_size(&dtype);
+	if (size != 1 && size != 2 && size != 4 && size != 8)
+		return -EPROTO;
+	err = read(ctx, addr + doff, &value, (size_t)size);   /* x86-64: little endian */
+	if (err)
+		return err;
+	mask = size == 8 ? UINT64_MAX : (UINT64_C(1) << (size * 8)) - 1;
+	v->discr = value;
+	v->discr_addr = addr + doff;
+	v->discr_size = (unsigned)size;
+	if (dwarf_child(&vp, &child))
+		return -ENOENT;
+	do {
+		Dwarf_Word dv;
+		if (dwarf_tag(&child) != DW_TAG_variant)
+			continue;
+		if (dwarf_attr(&child, DW_AT_discr_value, &attr)) {
+			if (dwarf_formudata(&attr, &dv) == 0 && (dv & mask) == value)
+				return take_variant(&child, v);
+		} else if (dwarf_attr(&child, DW_AT_discr_list, &attr)) {
+			unsupported = true;   /* ranges: not emitted by rustc so far */
+		} else if (!have_fallback) {
+			fallback = child;
+			have_fallback = true;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	if (have_fallback)
+		return take_variant(&fallback, v);
+	return unsupported ? -EPROTO : -ENOENT;
+}

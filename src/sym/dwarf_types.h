@@ -1,0 +1,86 @@
+/* Rust types from DWARF (libdw) for reading values out of another process's
+ * memory: one session per binary, batch lookup of structure types by
+ * qualified name, members and their offsets, sizes, qualified names of any
+ * type DIE, and the active variant of a Rust enum (or async state machine)
+ * read through a memory-read callback. No I/O beyond the ELF file; never
+ * prints; knows nothing of Tokio. */
+#ifndef AS_SYM_DWARF_TYPES_H
+#define AS_SYM_DWARF_TYPES_H
+
+#include <elfutils/libdw.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Reads len bytes of the target at addr into buf. Returns 0, or -errno
+ * (-EFAULT: not mapped). The walkers never read more than they were asked
+ * to by DWARF sizes, bounded by the callers. */
+typedef int (*mem_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
+
+struct dwarf_types;
+
+/* Opens path's DWARF. Returns NULL and sets errno: from open, ENODATA when
+ * the file has no DWARF, ENOMEM. */
+struct dwarf_types *dwarf_types__open(const char *path);
+void dwarf_types__free(struct dwarf_types *dt);
+/* The libdw handle, borrowed until dwarf_types__free(). */
+Dwarf *dwarf_types__dwarf(const struct dwarf_types *dt);
+
+/* One pass over every compilation unit: for each qualified name names[i]
+ * ("tokio::runtime::task::core::Cell<a::f::{async_fn_env#0}, S>"), the
+ * first defining structure, union or enumeration DIE. Only namespaces and
+ * types on the path of a wanted name are entered, so the pass costs little
+ * memory and time. found[i] = 1 and dies[i] set when found. Returns the
+ * number found, or -errno. */
+int dwarf_types__find(struct dwarf_types *dt, const char *const *names, size_t n,
+		      Dwarf_Die *dies, int *found);
+
+/* The qualified name of a type DIE ("a::f::{async_fn_env#0}"; base types
+ * and pointers keep their DW_AT_name, e.g. "u8", "&mut a::B"), cached per
+ * DIE. Borrowed until dwarf_types__free(); NULL when unnamed or on ENOMEM. */
+const char *dwarf_types__name(struct dwarf_types *dt, Dwarf_Die *type);
+
+/* The directory the DIE's compilation unit was compiled in, or NULL. */
+const char *dwarf_types__comp_dir(Dwarf_Die *die);
+
+/* DW_AT_byte_size of a type (typedefs and qualifiers peeled), or -1. */
+int64_t dwt_byte_size(Dwarf_Die *type);
+
+/* Finds the data member `name` of a structure: *member its DIE, *off its
+ * byte offset, *type its type (may be NULL). Returns 0 or -ENOENT. */
+int dwt_member(Dwarf_Die *st, const char *name, Dwarf_Die *member, uint64_t *off,
+	       Dwarf_Die *type);
+
+/* Finds a data member `name` anywhere below st through nested members
+ * (depth <= 8), summing offsets: "prev" inside Pointers { inner: UnsafeCell {
+ * value: PointersInner { prev, .. } } }. Returns 0 or -ENOENT. */
+int dwt_member_deep(Dwarf_Die *st, const char *name, uint64_t *off, Dwarf_Die *type);
+
+/* The structure's only data member (a wrapper such as UnsafeCell<T>):
+ * *off its offset, *type its type. Returns 0, or -ENOENT when it has none
+ * or several. */
+int dwt_only_member(Dwarf_Die *st, uint64_t *off, Dwarf_Die *type);
+
+/* True when the structure has a DW_TAG_variant_part (a Rust enum with
+ * data, or a generator / async state machine). */
+int dwt_has_variants(Dwarf_Die *st);
+
+/* The active variant of a Rust enum or state machine at addr.
+ * rustc encodes the discriminant as a member of the variant_part (tag or
+ * niche); each variant has DW_AT_discr_value, and the dataful variant of a
+ * niche layout has none (it is the default). */
+struct dwt_variant {
+	Dwarf_Die member;       /* the variant's member: DW_AT_name "Running", "3", ... */
+	Dwarf_Die type;         /* its type: "Running<T>", "Suspend0", ... */
+	uint64_t offset;        /* of the member within the enum */
+	uint64_t discr;         /* the discriminant value read */
+	uint64_t discr_addr;    /* where it was read (0: no discriminant) */
+	unsigned discr_size;    /* bytes (1, 2, 4, 8) */
+};
+
+/* Reads the discriminant and picks the variant. Returns 0, -ENOENT when the
+ * type has no variant_part or no variant matches, -EPROTO on an unsupported
+ * encoding, or the read callback's error. */
+int dwt_read_variant(Dwarf_Die *st, uint64_t addr, mem_read_fn read, void *ctx,
+		     struct dwt_variant *v);
+
+#endif
