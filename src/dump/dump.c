@@ -1,0 +1,677 @@
+/* Async stack dump engine: task discovery (trace + Tokio's owned-task list),
+ * per-task memory reads with consistency checks, DWARF walks.
+ *
+ * Tokio 1.24 facts used here, each checked against DWARF when the binary
+ * describes it, constants only as a fallback (RUNTIME-NOTES.md):
+ * - Header (repr(C)): state word @0, vtable pointer @0x10.
+ *   State bits (runtime/task/state.rs): RUNNING 0b1, COMPLETE 0b10, NOTIFIED 0b100.
+ * - Vtable: poll @0 (the raw::poll<T, S> copy of the task's future type),
+ *   trailer_offset @0x38, id_offset @0x48.
+ * - Trailer starts with `owned: linked_list::Pointers<Header>` {prev, next}:
+ *   the intrusive list of the OwnedTasks of the task's scheduler (one list
+ *   per runtime in 1.24; sharded in later versions, where a walk from one
+ *   task only finds its shard). Blocking-pool tasks are not in it.
+ * - The task is a Cell<T, S> at the header: core.stage is Stage<T>
+ *   (Running(T) / Finished / Consumed). */
+#include "dump/dump.h"
+
+#include <dwarf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dump/procmem.h"
+#include "record/recorder.h"
+#include "sym/demangle.h"
+#include "sym/dwarf_names.h"
+#include "sym/dwarf_types.h"
+#include "sym/elf_image.h"
+#include "trace/reader.h"
+#include "util/u64map.h"
+
+#define TOKIO_RUNNING  UINT64_C(0x1)
+#define TOKIO_COMPLETE UINT64_C(0x2)
+#define TOKIO_NOTIFIED UINT64_C(0x4)
+
+#define MAX_TASKS      100000     /* list walk guard */
+#define MAX_SNAPSHOT   (1u << 20) /* task cells read in one piece up to this size */
+#define RETRY_NS       2000000L   /* between attempts at a busy task */
+
+#define CELL_PREFIX "tokio::runtime::task::core::Cell"
+
+/* Where things are, from DWARF or the 1.24 constants. */
+struct layout {
+	uint64_t hdr_state, hdr_vtable;
+	uint64_t vt_poll, vt_trailer, vt_id;
+	uint64_t owned_prev, owned_next;   /* within the Trailer */
+	bool from_dwarf;
+};
+
+/* One raw::poll<T, S> copy: what its tasks are. */
+struct poll_copy {
+	uint64_t addr;        /* ELF virtual address */
+	char *future;         /* readable root future name, or NULL */
+	char *cell_name;      /* DWARF name of Cell<T, S>, or NULL */
+	bool typed;           /* cell found: */
+	Dwarf_Die stage;      /* Stage<T> */
+	uint64_t stage_off;   /* its offset in the cell */
+	uint64_t cell_size;
+};
+
+struct ctx {
+	pid_t pid;
+	uint64_t bias;
+	struct layout lay;
+	struct procmem pm;
+	struct dwarf_types *dt;
+	struct poll_copy *copies;     /* the plan's poll probes */
+	size_t n_copies;
+	struct u64map copy_by_addr;   /* ELF address -> index + 1 */
+	struct u64map task_by_header; /* header -> index + 1 into res->tasks */
+	struct dump_result *res;
+	uint8_t *snap;
+};
+
+static void read_layout(struct dwarf_types *dt, struct layout *l)
+{
+	static const char *const names[] = {
+		"tokio::runtime::task::core::Header",
+		"tokio::runtime::task::raw::Vtable",
+		"tokio::runtime::task::core::Trailer",
+	};
+	Dwarf_Die dies[3], owned;
+	int found[3];
+	uint64_t off, o2;
+	int hits = 0;
+
+	*l = (struct layout){ .hdr_state = 0, .hdr_vtable = 0x10, .vt_poll = 0, .vt_trailer = 0x38,
+			      .vt_id = 0x48, .owned_prev = 0, .owned_next = 8 };
+	if (dwarf_types__find(dt, names, 3, dies, found) <= 0)
+		return;
+	if (found[0]) {
+		hits += dwt_member(&dies[0], "state", NULL, &l->hdr_state, NULL) == 0;
+		hits += dwt_member(&dies[0], "vtable", NULL, &l->hdr_vtable, NULL) == 0;
+	}
+	if (found[1]) {
+		hits += dwt_member(&dies[1], "poll", NULL, &l->vt_poll, NULL) == 0;
+		hits += dwt_member(&dies[1], "trailer_offset", NULL, &l->vt_trailer, NULL) == 0;
+		hits += dwt_member(&dies[1], "id_offset", NULL, &l->vt_id, NULL) == 0;
+	}
+	if (found[2] && dwt_member(&dies[2], "owned", NULL, &off, &owned) == 0) {
+		if (dwt_member_deep(&owned, "prev", &o2, NULL) == 0) {
+			l->owned_prev = off + o2;
+			hits++;
+		}
+		if (dwt_member_deep(&owned, "next", &o2, NULL) == 0) {
+			l->owned_next = off + o2;
+			hits++;
+		}
+	}
+	l->from_dwarf = hits == 7;
+}
+
+static int rd64(struct ctx *c, uint64_t addr, uint64_t *v)
+{
+	return procmem_read_raw(c->pid, addr, v, sizeof(*v));
+}
+
+/* The poll copy of the task at header, or NULL when the header does not
+ * look like a live task (its vtable's poll is no raw::poll copy). */
+static struct poll_copy *task_copy(struct ctx *c, uint64_t header, uint64_t *vtable)
+{
+	uint64_t poll, idx;
+
+	if (!header || (header & 7) || rd64(c, header + c->lay.hdr_vtable, vtable) ||
+	    rd64(c, *vtable + c->lay.vt_poll, &poll))
+		return NULL;
+	if (!u64map__get(&c->copy_by_addr, poll - c->bias, &idx))
+		return NULL;
+	return &c->copies[idx - 1];
+}
+
+static int add_task(struct ctx *c, uint64_t header, uint64_t id, const char *name, bool seen)
+{
+	struct dump_result *r = c->res;
+	struct dump_task *t;
+	uint64_t idx;
+
+	if (u64map__get(&c->task_by_header, header, &idx)) {
+		t = &r->tasks[idx - 1];
+		if (!t->id)
+			t->id = id;
+		if (!t->name && name && !(t->name = strdup(name)))
+			return -ENOMEM;
+		return 0;
+	}
+	if (r->n >= MAX_TASKS) {
+		r->walk_cut = true;
+		return 0;
+	}
+	t = realloc(r->tasks, (r->n + 1) * sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	r->tasks = t;
+	t = &r->tasks[r->n];
+	memset(t, 0, sizeof(*t));
+	t->header = header;
+	t->id = id;
+	t->seen = seen;
+	if (name && !(t->name = strdup(name)))
+		return -ENOMEM;
+	if (u64map__set(&c->task_by_header, header, r->n + 1))
+		return -ENOMEM;
+	r->n++;
+	r->seen += seen;
+	return 0;
+}
+
+/* Tasks polled during the recording, still alive at its end. */
+static int read_trace(struct ctx *c, const char *path, char *err, size_t errlen)
+{
+	struct trace_reader *tr = trace_reader__open(path, err, errlen);
+	const struct as_trace_meta *meta;
+	struct as_event ev;
+	struct u64map freed = { 0 };
+	int n, ret = 0;
+
+	if (!tr)
+		return -errno;
+	meta = trace_reader__meta(tr);
+	/* the plan's poll copies: what a vtable's poll pointer may be */
+	for (uint32_t i = 0; i < meta->n_probes; i++) {
+		const struct as_probe *p = &meta->probes[i];
+		if (p->role != AS_ROLE_POLL || u64map__get(&c->copy_by_addr, p->addr, NULL))
+			continue;
+		struct poll_copy *pc = realloc(c->copies, (c->n_copies + 1) * sizeof(*pc));
+		if (!pc)
+			goto nomem;
+		c->copies = pc;
+		pc = &c->copies[c->n_copies];
+		memset(pc, 0, sizeof(*pc));
+		pc->addr = p->addr;
+		if (p->future && *p->future && !(pc->future = strdup(p->future)))
+			goto nomem;
+		c->n_copies++;
+		if (u64map__set(&c->copy_by_addr, p->addr, c->n_copies))
+			goto nomem;
+	}
+	while ((n = trace_reader__next(tr, &ev)) == 1) {
+		if (ev.type == AS_EV_FREE) {
+			if (u64map__set(&freed, ev.task, 1))
+				goto nomem;
+		} else if (ev.type == AS_EV_POLL_BEGIN && ev.task) {
+			const char *fut = ev.probe < meta->n_probes ? meta->probes[ev.probe].future : NULL;
+			u64map__del(&freed, ev.task);   /* the address was reused */
+			if (add_task(c, ev.task, ev.other, fut && *fut ? fut : NULL, true))
+				goto nomem;
+		}
+	}
+	if (n < 0 && n != -ENODATA) {
+		snprintf(err, errlen, "%s", trace_reader__error(tr));
+		ret = n;
+		goto out;
+	}
+	/* drop the tasks freed before the end (their memory may be reused) */
+	for (size_t i = 0; i < c->res->n;) {
+		struct dump_task *t = &c->res->tasks[i];
+		if (!u64map__get(&freed, t->header, NULL)) {
+			i++;
+			continue;
+		}
+		u64map__del(&c->task_by_header, t->header);
+		free(t->name);
+		c->res->seen--;
+		c->res->tasks[i] = c->res->tasks[--c->res->n];
+		if (i < c->res->n)
+			u64map__set(&c->task_by_header, c->res->tasks[i].header, i + 1);
+	}
+	goto out;
+nomem:
+	snprintf(err, errlen, "out of memory");
+	ret = -ENOMEM;
+out:
+	u64map__clear(&freed);
+	trace_reader__free(tr);
+	return ret;
+}
+
+/* Follows one direction of the owned-task list from header. */
+static int walk_list(struct ctx *c, uint64_t header, bool forward, struct u64map *visited)
+{
+	for (size_t steps = 0; steps < MAX_TASKS; steps++) {
+		uint64_t vtable, trailer, link;
+		if (!task_copy(c, header, &vtable) || rd64(c, vtable + c->lay.vt_trailer, &trailer) ||
+		    trailer > 1u << 24) {
+			c->res->walk_cut = true;   /* freed or torn under us */
+			return 0;
+		}
+		if (rd64(c, header + trailer + (forward ? c->lay.owned_next : c->lay.owned_prev), &link)) {
+			c->res->walk_cut = true;
+			return 0;
+		}
+		if (!link)
+			return 0;               /* the end of the list */
+		if (u64map__get(visited, link, NULL))
+			return 0;               /* met a walk already done (or a cycle) */
+		if (u64map__set(visited, link, 1))
+			return -ENOMEM;
+		if (!task_copy(c, link, &vtable)) {
+			c->res->walk_cut = true;
+			return 0;
+		}
+		int err = add_task(c, link, 0, NULL, false);
+		if (err)
+			return err;
+		header = link;
+	}
+	c->res->walk_cut = true;
+	return 0;
+}
+
+static int walk_lists(struct ctx *c)
+{
+	struct u64map visited = { 0 };
+	size_t known = c->res->n;
+	int err = 0;
+
+	for (size_t i = 0; i < known && !err; i++) {
+		uint64_t h = c->res->tasks[i].header;
+		if (u64map__get(&visited, h, NULL))
+			continue;
+		if ((err = u64map__set(&visited, h, 1)))
+			break;
+		err = walk_list(c, h, true, &visited);
+		if (!err)
+			err = walk_list(c, h, false, &visited);
+	}
+	u64map__clear(&visited);
+	return err;
+}
+
+/* Cell<T, S> of every poll copy that has tasks: its name from the copy's
+ * DWARF subprogram "poll<T, S>", then one pass over the units for them all. */
+static int type_copies(struct ctx *c, const char *exe)
+{
+	uint64_t *addrs = calloc(c->n_copies ? c->n_copies : 1, sizeof(*addrs));
+	char **names = calloc(c->n_copies ? c->n_copies : 1, sizeof(*names));
+	const char **want = calloc(c->n_copies ? c->n_copies : 1, sizeof(*want));
+	Dwarf_Die *dies = calloc(c->n_copies ? c->n_copies : 1, sizeof(*dies));
+	int *found = calloc(c->n_copies ? c->n_copies : 1, sizeof(*found));
+	size_t nw = 0;
+	int ret = -ENOMEM;
+
+	if (!addrs || !names || !want || !dies || !found)
+		goto out;
+	for (size_t i = 0; i < c->n_copies; i++)
+		addrs[i] = c->copies[i].addr;
+	dwarf_subprogram_names(exe, addrs, c->n_copies, names);
+	for (size_t i = 0; i < c->n_copies; i++) {
+		struct poll_copy *pc = &c->copies[i];
+		if (!names[i] || strncmp(names[i], "poll<", 5))
+			continue;
+		if (!pc->future) {
+			/* named exactly as the probe plan names it */
+			char *arg = sym_first_generic_arg(names[i]);
+			pc->future = arg ? sym_pretty_future(arg) : NULL;
+			free(arg);
+		}
+		if (asprintf(&pc->cell_name, "%s%s", CELL_PREFIX, names[i] + 4) < 0) {
+			pc->cell_name = NULL;
+			goto out;
+		}
+		want[nw++] = pc->cell_name;
+	}
+	if (dwarf_types__find(c->dt, want, nw, dies, found) < 0)
+		goto out;
+	for (size_t i = 0, w = 0; i < c->n_copies; i++) {
+		struct poll_copy *pc = &c->copies[i];
+		Dwarf_Die core, stage;
+		uint64_t core_off, stage_off, off;
+		if (!pc->cell_name)
+			continue;
+		if (!found[w++])
+			continue;
+		Dwarf_Die *cell = &dies[w - 1];
+		int64_t size = dwt_byte_size(cell);
+		if (size <= 0 || dwt_member(cell, "core", NULL, &core_off, &core) ||
+		    dwt_member(&core, "stage", NULL, &stage_off, &stage))
+			continue;
+		off = core_off + stage_off;
+		/* CoreStage { stage: UnsafeCell { UnsafeCell { value: Stage<T> } } } */
+		for (int d = 0; d < 8 && !dwt_has_variants(&stage); d++) {
+			uint64_t o;
+			Dwarf_Die inner;
+			if (dwt_only_member(&stage, &o, &inner))
+				break;
+			off += o;
+			stage = inner;
+		}
+		if (!dwt_has_variants(&stage))
+			continue;
+		pc->stage = stage;
+		pc->stage_off = off;
+		pc->cell_size = (uint64_t)size;
+		pc->typed = true;
+	}
+	ret = 0;
+out:
+	for (size_t i = 0; names && i < c->n_copies; i++)
+		free(names[i]);
+	free(names);
+	free(addrs);
+	free(want);
+	free(dies);
+	free(found);
+	return ret;
+}
+
+static void pause_briefly(void)
+{
+	struct timespec ts = { 0, RETRY_NS };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Reads the task's future and walks it: fills t->stack, or t->note. One
+ * attempt; returns 1 done, 0 retry (t->note says why), < 0 ENOMEM. */
+static int sample_once(struct ctx *c, struct dump_task *t, struct poll_copy *pc)
+{
+	struct dwt_variant v;
+	uint64_t s1, s2, t_off, stage_discr;
+	Dwarf_Die fut;
+	const char *vname;
+	Dwarf_Attribute attr;
+	int ok, err;
+
+	if (rd64(c, t->header + c->lay.hdr_state, &s1)) {
+		t->state = "unreadable";
+		t->note = "task memory unreadable (freed?)";
+		return 1;
+	}
+	if (s1 & TOKIO_COMPLETE) {
+		t->state = "completed";
+		t->note = "completed, output not yet taken";
+		return 1;
+	}
+	if (s1 & TOKIO_RUNNING) {
+		t->state = "running";
+		t->note = "running, not sampled";
+		return 0;
+	}
+	t->state = s1 & TOKIO_NOTIFIED ? "runnable" : "idle";
+	/* one read of the whole cell: the walk then reads a near-instant copy */
+	c->pm.snap = NULL;
+	if (pc->cell_size <= MAX_SNAPSHOT &&
+	    procmem_read_raw(c->pid, t->header, c->snap, pc->cell_size) == 0) {
+		c->pm.snap = c->snap;
+		c->pm.snap_addr = t->header;
+		c->pm.snap_len = pc->cell_size;
+	}
+	err = dwt_read_variant(&pc->stage, t->header + pc->stage_off, procmem_read, &c->pm, &v);
+	if (err) {
+		t->note = "task stage unreadable";
+		return 1;
+	}
+	stage_discr = v.discr;
+	vname = dwarf_formstring(dwarf_attr(&v.member, DW_AT_name, &attr));
+	if (!vname || strcmp(vname, "Running")) {
+		t->state = "completed";
+		t->note = vname && !strcmp(vname, "Consumed") ? "completed, output taken"
+							       : "completed, output not yet taken";
+		return 1;
+	}
+	if (dwt_member(&v.type, "__0", NULL, &t_off, &fut)) {
+		t->note = "task future not described by DWARF";
+		return 1;
+	}
+	err = async_stack_walk(c->dt, &fut, t->header + pc->stage_off + v.offset + t_off,
+			       procmem_read, &c->pm, &t->stack);
+	if (err == -ENOMEM)
+		return err;
+	c->pm.snap = NULL;   /* the checks read the live process */
+	if (err) {
+		t->note = "task future not described by DWARF";
+		return 1;
+	}
+	ok = rd64(c, t->header + c->lay.hdr_state, &s2) == 0 && s2 == s1 &&
+	     dwt_read_variant(&pc->stage, t->header + pc->stage_off, procmem_read, &c->pm, &v) == 0 &&
+	     v.discr == stage_discr && async_stack_verify(&t->stack, procmem_read, &c->pm) == 1;
+	if (ok) {
+		t->note = NULL;
+		return 1;
+	}
+	async_stack__clear(&t->stack);
+	t->note = "changed while reading";
+	return 0;
+}
+
+static int sample(struct ctx *c, struct dump_task *t, int attempts)
+{
+	uint64_t vtable;
+	struct poll_copy *pc = task_copy(c, t->header, &vtable);
+	uint64_t id_off;
+
+	if (!pc) {
+		t->state = "unreadable";
+		t->note = "task memory unreadable (freed?)";
+		return 0;
+	}
+	if (!t->id && rd64(c, vtable + c->lay.vt_id, &id_off) == 0 && id_off < 1u << 24)
+		rd64(c, t->header + id_off, &t->id);
+	if (!t->name && pc->future && !(t->name = strdup(pc->future)))
+		return -ENOMEM;
+	if (!pc->typed) {
+		uint64_t s = 0;
+		rd64(c, t->header + c->lay.hdr_state, &s);
+		t->state = s & TOKIO_RUNNING ? "running" : s & TOKIO_COMPLETE ? "completed"
+			 : s & TOKIO_NOTIFIED ? "runnable" : "idle";
+		t->note = "no DWARF type for this task's future";
+		return 0;
+	}
+	for (int i = 0; i < attempts; i++) {
+		if (i)
+			pause_briefly();
+		int r = sample_once(c, t, pc);
+		if (r)
+			return r < 0 ? r : 0;
+	}
+	return 0;
+}
+
+static int cmp_task(const void *a, const void *b)
+{
+	const struct dump_task *x = a, *y = b;
+
+	if (!x->id != !y->id)
+		return x->id ? -1 : 1;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->header < y->header ? -1 : x->header > y->header;
+}
+
+static bool has_tokio(const struct elf_image *img)
+{
+	for (size_t i = 0; i < img->n_syms; i++)
+		if (!strcmp(img->syms[i].norm, "tokio::runtime::task::raw::poll"))
+			return true;
+	return false;
+}
+
+/* Runs the recorder with stderr closed: its "attached" and summary lines
+ * are not part of a dump; its errors come back in err. */
+static int record_quietly(const struct recorder_opts *ro, char *err, size_t errlen)
+{
+	struct recorder_result rr;
+	int saved = dup(STDERR_FILENO), null = open("/dev/null", O_WRONLY | O_CLOEXEC), ret;
+
+	fflush(stderr);
+	if (saved >= 0 && null >= 0)
+		dup2(null, STDERR_FILENO);
+	ret = recorder_run(ro, &rr, err, errlen);
+	fflush(stderr);
+	if (saved >= 0) {
+		dup2(saved, STDERR_FILENO);
+		close(saved);
+	}
+	if (null >= 0)
+		close(null);
+	return ret;
+}
+
+int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size_t errlen)
+{
+	char exe[64], target[PATH_MAX], trace[] = "/tmp/asyncscope-dump-XXXXXX";
+	struct elf_image *img = NULL;
+	struct ctx c = { .pid = o->pid, .res = res };
+	int attempts = o->attempts > 0 ? o->attempts : 5;
+	int fd, ret;
+	ssize_t n;
+
+	memset(res, 0, sizeof(*res));
+	res->pid = o->pid;
+	c.pm.pid = o->pid;
+	if (o->pid <= 0 || (kill(o->pid, 0) && errno == ESRCH)) {
+		snprintf(err, errlen, "no process with pid %d: check the pid (ps -e) and that the "
+			 "program is still running", o->pid);
+		return -ESRCH;
+	}
+	if (geteuid() != 0) {
+		snprintf(err, errlen, "reading another process's tasks needs root: run as root (sudo)");
+		return -EPERM;
+	}
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", o->pid);
+	n = readlink(exe, target, sizeof(target) - 1);
+	if (n < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot read %s: %s", exe, strerror(errno));
+		return ret;
+	}
+	target[n] = '\0';
+	if (!(res->target = strdup(target)))
+		goto nomem;
+	img = elf_image__open(exe);
+	if (!img) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot read %s: %s", target, strerror(errno));
+		goto fail;
+	}
+	if (!img->has_symtab && !img->has_debug_info) {
+		snprintf(err, errlen, "%s is stripped: rebuild with debug = true (and strip = false) "
+			 "in its Cargo profile", target);
+		ret = -ENODATA;
+		goto fail;
+	}
+	if (!has_tokio(img)) {
+		snprintf(err, errlen, "no Tokio runtime functions found in %s (searched %zu function "
+			 "symbols for tokio::runtime::task::raw::poll): is it a Tokio program?",
+			 target, img->n_syms);
+		ret = -ENOENT;
+		goto fail;
+	}
+	if (!img->has_debug_info) {
+		snprintf(err, errlen, "%s has no debug info: rebuild with debug = true in its Cargo "
+			 "profile ([profile.release])", target);
+		ret = -ENODATA;
+		goto fail;
+	}
+	ret = procmem_load_bias(o->pid, img, &c.bias);
+	if (ret) {
+		snprintf(err, errlen, "cannot find where %s is loaded in pid %d: %s", target, o->pid,
+			 strerror(-ret));
+		goto fail;
+	}
+	{
+		uint64_t probe;
+		/* process_vm_readv needs ptrace access: fails here, not per task */
+		ret = procmem_read_raw(o->pid, c.bias + img->loads[0].vaddr, &probe, sizeof(probe));
+		if (ret) {
+			snprintf(err, errlen, "cannot read the memory of pid %d: %s%s", o->pid,
+				 strerror(-ret), ret == -EPERM ? ": run as root (sudo)" : "");
+			goto fail;
+		}
+	}
+
+	/* 1. the tasks polled for a moment */
+	fd = mkstemp(trace);
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot create a temporary trace in /tmp: %s", strerror(errno));
+		goto fail;
+	}
+	close(fd);
+	struct recorder_opts ro = {
+		.output = trace, .duration = o->duration > 0 ? o->duration : 0.3,
+		.pid = o->pid, .stop = o->stop,
+	};
+	ret = record_quietly(&ro, err, errlen);
+	if (!ret)
+		ret = read_trace(&c, trace, err, errlen);
+	unlink(trace);
+	if (ret)
+		goto fail;
+	if (kill(o->pid, 0) && errno == ESRCH) {
+		snprintf(err, errlen, "pid %d exited while it was traced", o->pid);
+		ret = -ESRCH;
+		goto fail;
+	}
+
+	/* 2. DWARF: layout, and the rest of the tasks from Tokio's lists */
+	c.dt = dwarf_types__open(exe);
+	if (!c.dt) {
+		ret = -errno;
+		snprintf(err, errlen, "%s has no readable debug info: rebuild with debug = true "
+			 "in its Cargo profile", target);
+		goto fail;
+	}
+	read_layout(c.dt, &c.lay);
+	ret = walk_lists(&c);
+	if (!ret)
+		ret = type_copies(&c, exe);
+	if (ret)
+		goto nomem;
+
+	/* 3. each task's stack */
+	c.snap = malloc(MAX_SNAPSHOT);
+	if (!c.snap)
+		goto nomem;
+	for (size_t i = 0; i < res->n; i++)
+		if (sample(&c, &res->tasks[i], attempts))
+			goto nomem;
+	qsort(res->tasks, res->n, sizeof(*res->tasks), cmp_task);
+	ret = 0;
+	goto out;
+nomem:
+	snprintf(err, errlen, "out of memory");
+	ret = -ENOMEM;
+fail:
+	dump_result__clear(res);
+out:
+	free(c.snap);
+	for (size_t i = 0; i < c.n_copies; i++) {
+		free(c.copies[i].future);
+		free(c.copies[i].cell_name);
+	}
+	free(c.copies);
+	u64map__clear(&c.copy_by_addr);
+	u64map__clear(&c.task_by_header);
+	dwarf_types__free(c.dt);
+	elf_image__free(img);
+	return ret;
+}
+
+void dump_result__clear(struct dump_result *res)
+{
+	for (size_t i = 0; i < res->n; i++) {
+		free(res->tasks[i].name);
+		async_stack__clear(&res->tasks[i].stack);
+	}
+	free(res->tasks);
+	free(res->target);
+	memset(res, 0, sizeof(*res));
+}

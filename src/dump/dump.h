@@ -1,0 +1,57 @@
+/* The async stack dump of a live Tokio program, without stopping it:
+ * the tasks polled during a short recording (recorder_run into a temporary
+ * trace, deleted after), completed by walking Tokio's own list of the tasks
+ * each scheduler owns; then, for each task, its root future read from the
+ * process's memory and walked through its DWARF state machines
+ * (sym/async_stack.h). Reads are checked against the task's state word and
+ * the __state bytes read before and after, so a torn read is reported as
+ * such, never as a stack. Never prints on stdout (the caller formats). */
+#ifndef AS_DUMP_DUMP_H
+#define AS_DUMP_DUMP_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "sym/async_stack.h"
+
+struct dump_opts {
+	pid_t pid;
+	double duration;             /* seconds of tracing to find polled tasks (0.3) */
+	int attempts;                /* reads of a task before giving up (5) */
+	volatile sig_atomic_t *stop; /* ends the tracing moment early, or NULL */
+};
+
+struct dump_task {
+	uint64_t header;             /* task address in the target */
+	uint64_t id;                 /* Tokio task id, 0 unknown */
+	char *name;                  /* root future, readable ("app::handler"), or NULL */
+	const char *state;           /* "idle", "runnable", "running", "completed", "unreadable" */
+	const char *note;            /* why there is no stack ("running, not sampled",
+	                                "changed while reading", ...), NULL when stack holds one */
+	bool seen;                   /* polled while tracing (else found in the task list) */
+	struct async_stack stack;    /* outermost frame first */
+};
+
+struct dump_result {
+	pid_t pid;
+	char *target;                /* path of the executable */
+	struct dump_task *tasks;     /* by Tokio id (unknown last) */
+	size_t n;
+	size_t seen;                 /* tasks polled while tracing */
+	bool walk_cut;               /* a task list walk stopped at a guard (cycle,
+	                                count, unreadable link): the set may be partial */
+};
+
+/* Dumps o->pid. Returns 0 with *res filled (free with dump_result__clear),
+ * or -errno with a one-line lowercase message and the fix in err: no such
+ * process (-ESRCH), not root (-EPERM), stripped or no debug info (-ENODATA),
+ * not a Tokio program (-ENOENT), or the recorder's error. */
+int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size_t errlen);
+
+/* Frees what res owns and zeroes it; accepts a zeroed result. */
+void dump_result__clear(struct dump_result *res);
+
+#endif
