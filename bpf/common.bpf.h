@@ -12,8 +12,10 @@
 
 /* Settings, filled in between open and load. */
 const volatile __u32 targ_tgid __weak = 0;
-/* Tokio header layout (from the runtime profile): where the vtable pointer
- * sits in the header, and where the vtable keeps the task id offset. */
+/* Tokio header layout (from the runtime profile that has task ids): where
+ * the vtable pointer sits in the header, and where the vtable keeps the
+ * task id offset. Read only by poll probes whose cookie has AS_CF_TASK_ID:
+ * other runtimes' tasks (async-task) have no id and another header. */
 const volatile __u32 hdr_vtable_off __weak = 0;
 const volatile __u32 vtable_id_off_slot __weak = 0;
 /* Benchmarks only: every program returns at once, to measure the bare cost

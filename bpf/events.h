@@ -16,7 +16,7 @@
 
 enum raw_type {
 	RAW_THREAD = 1,   /* struct raw_thread */
-	RAW_POLL_BEGIN,   /* struct raw_event: task, arg = tokio id */
+	RAW_POLL_BEGIN,   /* struct raw_event: task, arg = task id (0 unknown) */
 	RAW_POLL_END,     /* struct raw_event: task, flags RAW_F_READY */
 	RAW_WAKE,         /* struct raw_event: task, arg = waker task (0 none) */
 	RAW_SPAWN,        /* struct raw_spawn */
@@ -34,12 +34,22 @@ enum raw_type {
 #define AS_CTX_IO 1
 #define AS_CTX_TIMER 2
 
-/* The cookie attached to each uprobe: probe index in the plan and the
- * argument register that holds the task (0 rdi, 1 rsi, 2 rdx, 3 rcx). */
+/* Per-probe flags (cookie bits 48..55). */
+#define AS_CF_TASK_ID 1   /* poll: read the task id through the header's vtable
+                             (hdr_vtable_off, vtable_id_off_slot: Tokio only) */
+#define AS_CF_INSIDE 2    /* ready: the register points inside the task, at
+                             most AS_INSIDE_MAX bytes past the task pointer */
+#define AS_INSIDE_MAX 0x40
+
+/* The cookie attached to each uprobe: probe index in the plan, the
+ * argument register that holds the task (0 rdi, 1 rsi, 2 rdx, 3 rcx), the
+ * context kind (AS_CTX_*) and the flags (AS_CF_*). */
 #define AS_COOKIE(idx, reg, kind) ((__u64)(idx) | ((__u64)(reg) << 32) | ((__u64)(kind) << 40))
+#define AS_COOKIE_F(idx, reg, kind, flags) (AS_COOKIE(idx, reg, kind) | ((__u64)(flags) << 48))
 #define AS_COOKIE_IDX(c) ((__u32)(c))
 #define AS_COOKIE_REG(c) ((__u32)((c) >> 32) & 0xff)
 #define AS_COOKIE_KIND(c) ((__u32)((c) >> 40) & 0xff)
+#define AS_COOKIE_FLAGS(c) ((__u32)((c) >> 48) & 0xff)
 
 struct raw_hdr {
 	__u8 type;

@@ -25,9 +25,10 @@ int poll_enter(struct pt_regs *ctx)
 	}
 	st->depth = d + 1;
 
-	/* Task id: header -> vtable -> id offset -> id (Tokio >= 1.23). */
+	/* Task id: header -> vtable -> id offset -> id (Tokio >= 1.23), only
+	 * for the poll probes of a runtime with that layout. */
 	__u64 id = 0;
-	if (vtable_id_off_slot) {
+	if ((AS_COOKIE_FLAGS(cookie) & AS_CF_TASK_ID) && vtable_id_off_slot) {
 		__u64 vtable = 0, off = 0;
 		if (!bpf_probe_read_user(&vtable, sizeof(vtable), (void *)(task + hdr_vtable_off)) &&
 		    !bpf_probe_read_user(&off, sizeof(off), (void *)(vtable + vtable_id_off_slot)) &&
@@ -64,11 +65,15 @@ int poll_exit(struct pt_regs *ctx)
 	return 0;
 }
 
-/* Entered only when the task being polled completes: mark the top level. */
+/* Entered only when the task being polled completes: mark the top level.
+ * With AS_CF_INSIDE the register points into the task (async-task: at the
+ * future, which follows the header and the schedule function). */
 SEC("uprobe")
 int task_ready(struct pt_regs *ctx)
 {
-	__u64 task = arg_reg(ctx, AS_COOKIE_REG(bpf_get_attach_cookie(ctx)));
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u64 task = arg_reg(ctx, AS_COOKIE_REG(cookie));
+	__u64 slack = AS_COOKIE_FLAGS(cookie) & AS_CF_INSIDE ? AS_INSIDE_MAX : 0;
 	__u32 tid;
 
 	if (!is_target(&tid))
@@ -80,7 +85,8 @@ int task_ready(struct pt_regs *ctx)
 	if (d == 0 || d > AS_MAX_DEPTH)
 		return 0;
 	d--;
-	if (st->task[d] == task)
+	/* unsigned: a pointer below the task wraps to a huge distance */
+	if (task - st->task[d] <= slack)
 		st->ready[d] = 1;
 	return 0;
 }

@@ -10,17 +10,23 @@
 #include "probe/profile.h"
 #include "sym/elf_image.h"
 
-/* Sample:
- *   tokio: 14 probe points in ./yields
- *   ROLE   ADDRESS   COST       SYMBOL / FUTURE
- *   poll   0x296d0   emulated   tokio::runtime::task::raw::poll  [yields::main::{async_block#3}]
+/* Sample (one section per runtime found; a function two runtimes share is
+ * listed under the first):
+ *   tokio+smol: 31 probe points in ./mixed (build id 1f2e...)
+ *   tokio (tokio 1.24): 19 probe points
+ *   ROLE   ADDRESS      COST           SYMBOL [FUTURE]
+ *   poll   0x296d0      emulated       tokio::runtime::task::raw::poll  [mixed::tokio_yielder]
+ *   ...
+ *   smol (smol 1.3, async-executor 1.5, async-task 4.3): 12 probe points
+ *   poll   0x31de0      emulated       async_task::raw::RawTask<F,T,S>::run  [mixed::smol_yielder]
  */
 int cmd_probes(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "runtime", required_argument, NULL, 'r' }, { 0 },
 	};
-	const struct runtime_profile *prof = NULL;
+	const struct runtime_profile *profs[PLAN_MAX_PROFILES];
+	int n_profs = 0;
 	char err[1024];
 	int c;
 
@@ -28,14 +34,16 @@ int cmd_probes(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "r:", longopts, NULL)) != -1) {
 		if (c != 'r')
 			return 2;
-		prof = profile_find(optarg);
-		if (!prof) {
-			cli_error("unknown runtime '%s': supported runtimes are: tokio", optarg);
+		char bad[64];
+		n_profs = profile_parse(optarg, profs, PLAN_MAX_PROFILES, bad, sizeof(bad));
+		if (n_profs < 0) {
+			cli_error("unknown runtime '%s': supported runtimes are: %s (several joined by '+')",
+				  bad, profile_known_names());
 			return 2;
 		}
 	}
 	if (optind + 1 != argc) {
-		cli_error("usage: asyncscope probes [--runtime NAME] BINARY");
+		cli_error("usage: asyncscope probes [--runtime NAME[+NAME...]] BINARY");
 		return 2;
 	}
 	struct elf_image *img = elf_image__open(argv[optind]);
@@ -44,21 +52,30 @@ int cmd_probes(int argc, char **argv)
 			  errno == ENOEXEC ? "not a 64-bit ELF file" : strerror(errno));
 		return 1;
 	}
-	struct probe_plan *plan = probe_plan__build(img, prof, err, sizeof(err));
+	struct probe_plan *plan = probe_plan__build(img, profs, (size_t)n_profs, err, sizeof(err));
 	if (!plan) {
 		cli_error("%s", err);
 		elf_image__free(img);
 		return 1;
 	}
-	printf("%s: %zu probe points in %s (build id %s)\n", plan->profile->name, plan->n,
+	printf("%s: %zu probe points in %s (build id %s)\n", plan->runtime, plan->n,
 	       img->path, img->build_id[0] ? img->build_id : "none");
-	printf("%-6s %-12s %-14s %s\n", "ROLE", "ADDRESS", "COST", "SYMBOL [FUTURE]");
-	for (size_t i = 0; i < plan->n; i++) {
-		const struct as_probe *p = &plan->probes[i];
-		printf("%-6s 0x%-10llx %-14s %s%s%s%s\n", probe_role_name(p->role),
-		       (unsigned long long)p->addr, p->emulated ? "emulated" : "single-step",
-		       p->symbol, p->future ? "  [" : "", p->future ? p->future : "",
-		       p->future ? "]" : "");
+	for (size_t k = 0; k < plan->n_profiles; k++) {
+		size_t n = 0;
+		for (size_t i = 0; i < plan->n; i++)
+			n += plan->owner[i] == k;
+		printf("%s (%s): %zu probe points\n", plan->profiles[k]->name,
+		       plan->profiles[k]->versions, n);
+		printf("%-6s %-12s %-14s %s\n", "ROLE", "ADDRESS", "COST", "SYMBOL [FUTURE]");
+		for (size_t i = 0; i < plan->n; i++) {
+			const struct as_probe *p = &plan->probes[i];
+			if (plan->owner[i] != k)
+				continue;
+			printf("%-6s 0x%-10llx %-14s %s%s%s%s\n", probe_role_name(p->role),
+			       (unsigned long long)p->addr, p->emulated ? "emulated" : "single-step",
+			       p->symbol, p->future ? "  [" : "", p->future ? p->future : "",
+			       p->future ? "]" : "");
+		}
 	}
 	probe_plan__free(plan);
 	elf_image__free(img);

@@ -1,5 +1,6 @@
 /* open -> set rodata -> load -> attach, one uprobe (and uretprobe) per plan
- * point, with the plan index and argument register in the BPF cookie. */
+ * point, with the plan index, argument register and per-probe flags (task
+ * id layout, pointer inside the task) in the BPF cookie. */
 #include "probe/attach.h"
 
 #include <bpf/libbpf.h>
@@ -144,10 +145,14 @@ static void role_progs(struct asyncscope_bpf *skel, unsigned role,
 	}
 }
 
-static uint64_t probe_cookie(const struct as_probe *p, size_t idx)
+static uint64_t probe_cookie(const struct probe_plan *plan, size_t idx)
 {
-	return AS_COOKIE(idx, p->arg_reg, p->role == AS_ROLE_IO_DRIVER ? AS_CTX_IO :
-			 p->role == AS_ROLE_TIMER ? AS_CTX_TIMER : 0);
+	const struct as_probe *p = &plan->probes[idx];
+	uint8_t f = plan->flags[idx];
+
+	return AS_COOKIE_F(idx, p->arg_reg, p->role == AS_ROLE_IO_DRIVER ? AS_CTX_IO :
+			   p->role == AS_ROLE_TIMER ? AS_CTX_TIMER : 0,
+			   (f & PLAN_F_TASK_ID ? AS_CF_TASK_ID : 0) | (f & PLAN_F_INSIDE ? AS_CF_INSIDE : 0));
 }
 
 static int open_and_load(struct attachment *a, bool multi, char *err, size_t errlen)
@@ -163,8 +168,10 @@ static int open_and_load(struct attachment *a, bool multi, char *err, size_t err
 		return ret;
 	}
 	a->skel->rodata->targ_tgid = (__u32)a->tgid;
-	a->skel->rodata->hdr_vtable_off = plan->profile->hdr_vtable_off;
-	a->skel->rodata->vtable_id_off_slot = plan->profile->vtable_id_off_slot;
+	if (plan->id_profile) {
+		a->skel->rodata->hdr_vtable_off = plan->id_profile->hdr_vtable_off;
+		a->skel->rodata->vtable_id_off_slot = plan->id_profile->vtable_id_off_slot;
+	}
 	a->skel->rodata->bare_probes = getenv("ASYNCSCOPE_BARE_PROBES") != NULL;
 	size_t rb = attach_ringbuf_size(a->ringbuf_bytes);
 	a->skel->rodata->wakeup_bytes = rb / 4;
@@ -232,7 +239,7 @@ static int attach_multi(struct attachment *a, struct bpf_program *prog, bool ret
 		ret = elf_image__file_offset(img, plan->probes[i].addr, &offs[cnt]);
 		if (ret)
 			goto cleanup;
-		cookies[cnt++] = probe_cookie(&plan->probes[i], i);
+		cookies[cnt++] = probe_cookie(plan, i);
 	}
 	if (!cnt)
 		goto cleanup;
@@ -287,9 +294,9 @@ static int attach_each(struct attachment *a, const struct elf_image *img, const 
 			continue;
 		ret = elf_image__file_offset(img, p->addr, &off);
 		if (!ret)
-			ret = attach_one(a, entry, false, binary, off, probe_cookie(p, i));
+			ret = attach_one(a, entry, false, binary, off, probe_cookie(plan, i));
 		if (!ret && exit)
-			ret = attach_one(a, exit, true, binary, off, probe_cookie(p, i));
+			ret = attach_one(a, exit, true, binary, off, probe_cookie(plan, i));
 		if (ret) {
 			snprintf(err, errlen, "failed to attach uprobe to %s at 0x%llx in %s: %s",
 				 p->symbol, (unsigned long long)p->addr, binary, strerror(-ret));

@@ -1,9 +1,13 @@
-/* Probe planning from symbols (and DWARF for future names). */
+/* Probe planning from symbols (and DWARF for future names). Runtimes are
+ * found by their profiles' poll functions (and marker symbols); several
+ * runtimes in one binary are planned together, each probe remembering
+ * which profile it came from. */
 #include "probe/plan.h"
 #include "sym/demangle.h"
 #include "sym/dwarf_names.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,11 +22,38 @@ const char *probe_role_name(unsigned role)
 	return role < AS_ROLE__MAX && names[role] ? names[role] : "?";
 }
 
+/* Whole-string match; '*' matches any text (no other special characters:
+ * Rust names are full of braces and brackets). */
+static bool glob(const char *pat, const char *s)
+{
+	const char *star = NULL, *resume = NULL;
+
+	while (*s) {
+		if (*pat == '*') {
+			star = pat++;
+			resume = s;
+		} else if (*pat == *s) {
+			pat++;
+			s++;
+		} else if (star) {
+			pat = star + 1;
+			s = ++resume;
+		} else {
+			return false;
+		}
+	}
+	while (*pat == '*')
+		pat++;
+	return !*pat;
+}
+
 static bool matches(const struct profile_point *pt, const struct elf_sym *s)
 {
-	if (pt->match == MATCH_PREFIX)
-		return !strncmp(s->name, pt->pattern, strlen(pt->pattern));
-	return !strcmp(s->norm, pt->pattern);
+	switch (pt->match) {
+	case MATCH_PREFIX: return !strncmp(s->name, pt->pattern, strlen(pt->pattern));
+	case MATCH_GLOB: return glob(pt->pattern, s->name);
+	default: return !strcmp(s->norm, pt->pattern);
+	}
 }
 
 static bool planned(const struct probe_plan *plan, unsigned role, uint64_t addr)
@@ -34,7 +65,8 @@ static bool planned(const struct probe_plan *plan, unsigned role, uint64_t addr)
 }
 
 static int add_point(struct probe_plan *plan, const struct elf_image *img,
-		     const struct profile_point *pt, const struct elf_sym *s)
+		     const struct profile_point *pt, const struct elf_sym *s,
+		     uint8_t owner, uint8_t flags)
 {
 	struct as_probe *p = realloc(plan->probes, (plan->n + 1) * sizeof(*p));
 	uint8_t code[16] = { 0 };
@@ -42,6 +74,14 @@ static int add_point(struct probe_plan *plan, const struct elf_image *img,
 	if (!p)
 		return -ENOMEM;
 	plan->probes = p;
+	uint8_t *o = realloc(plan->owner, plan->n + 1);
+	if (!o)
+		return -ENOMEM;
+	plan->owner = o;
+	uint8_t *f = realloc(plan->flags, plan->n + 1);
+	if (!f)
+		return -ENOMEM;
+	plan->flags = f;
 	p = &plan->probes[plan->n];
 	memset(p, 0, sizeof(*p));
 	p->role = pt->role;
@@ -52,24 +92,39 @@ static int add_point(struct probe_plan *plan, const struct elf_image *img,
 	p->symbol = strdup(s->name);
 	if (!p->symbol)
 		return -ENOMEM;
+	plan->owner[plan->n] = owner;
+	plan->flags[plan->n] = flags;
 	plan->n++;
 	plan->per_role[pt->role]++;
 	return 0;
 }
 
-static int plan_profile(struct probe_plan *plan, const struct elf_image *img,
-			const struct runtime_profile *prof)
+/* Adds prof's points; owner is its index in plan->profiles. A fallback
+ * point is used only when no earlier point of its role in this profile
+ * matched. A function already planned for the same role (by another
+ * profile sharing it) is not added twice. */
+static int plan_profile(struct probe_plan *plan, const struct elf_image *img, uint8_t owner)
 {
-	plan->profile = prof;
+	const struct runtime_profile *prof = plan->profiles[owner];
+	size_t mine[AS_ROLE__MAX] = { 0 };
+
 	for (size_t k = 0; k < prof->n_points; k++) {
 		const struct profile_point *pt = &prof->points[k];
-		if (pt->fallback && plan->per_role[pt->role])
+		uint8_t flags = 0;
+		if (pt->role >= AS_ROLE__MAX || (pt->fallback && mine[pt->role]))
 			continue;
+		if (pt->role == AS_ROLE_POLL && prof == plan->id_profile)
+			flags |= PLAN_F_TASK_ID;
+		if (pt->inside)
+			flags |= PLAN_F_INSIDE;
 		for (size_t i = 0; i < img->n_syms; i++) {
 			const struct elf_sym *s = &img->syms[i];
-			if (!matches(pt, s) || planned(plan, pt->role, s->addr))
+			if (!matches(pt, s))
 				continue;
-			int err = add_point(plan, img, pt, s);
+			mine[pt->role]++;
+			if (planned(plan, pt->role, s->addr))
+				continue;
+			int err = add_point(plan, img, pt, s, owner, flags);
 			if (err)
 				return err;
 		}
@@ -77,8 +132,100 @@ static int plan_profile(struct probe_plan *plan, const struct elf_image *img,
 	return 0;
 }
 
-/* The root future of each poll copy: from DWARF (the subprogram is named
- * "poll<T, S>"), else from a v0 symbol ("...::raw::poll::<T, S>"). */
+/* Does the binary hold prof's poll function (and its marker symbol)? */
+static bool profile_found(const struct elf_image *img, const struct runtime_profile *prof)
+{
+	bool marked = !prof->marker, poll = false;
+	size_t mlen = prof->marker ? strlen(prof->marker) : 0;
+
+	for (size_t i = 0; i < img->n_syms && !(marked && poll); i++) {
+		const struct elf_sym *s = &img->syms[i];
+		if (!marked && !strncmp(s->name, prof->marker, mlen))
+			marked = true;
+		for (size_t k = 0; !poll && k < prof->n_points; k++)
+			if (prof->points[k].role == AS_ROLE_POLL && matches(&prof->points[k], s))
+				poll = true;
+	}
+	return marked && poll;
+}
+
+/* The n-th (0 first) generic argument of a type name "base<a, b<c>, d>"
+ * that ends with its argument list, as a malloc'd string; NULL when there
+ * is none (or on ENOMEM). */
+static char *nth_generic_arg(const char *name, unsigned nth)
+{
+	const char *open = strchr(name, '<');
+	size_t len = strlen(name);
+	int depth = 0;
+
+	if (!open || open == name || name[len - 1] != '>')
+		return NULL;
+	const char *start = open + 1;
+	unsigned k = 0;
+	for (const char *q = start; *q; q++) {
+		if (*q == '<' || *q == '(' || *q == '[') {
+			depth++;
+		} else if ((*q == '>' && q[-1] != '-') || *q == ')' || *q == ']') {
+			if (depth > 0) {
+				depth--;
+				continue;
+			}
+			/* the list must close at the very end */
+			if (q != name + len - 1)
+				return NULL;
+			if (k == nth && q > start)
+				return strndup(start, (size_t)(q - start));
+			return NULL;
+		} else if (*q == ',' && depth == 0) {
+			if (k == nth)
+				return strndup(start, (size_t)(q - start));
+			k++;
+			start = q + 1;
+			while (*start == ' ')
+				start++;
+		}
+	}
+	return NULL;
+}
+
+char *plan_future_name(const struct runtime_profile *prof, const char *type_name)
+{
+	char *cur = strdup(type_name);
+
+	/* each round replaces cur with a strictly shorter part of it */
+	for (bool again = true; cur && again;) {
+		const char *open = strchr(cur, '<');
+		again = false;
+		if (!prof || !open || open == cur)
+			break;
+		char base[512];
+		size_t blen = (size_t)(open - cur);
+		if (blen >= sizeof(base))
+			break;
+		memcpy(base, cur, blen);
+		base[blen] = '\0';
+		for (size_t w = 0; w < prof->n_wrappers; w++) {
+			if (!glob(prof->wrappers[w].pattern, base))
+				continue;
+			char *inner = nth_generic_arg(cur, prof->wrappers[w].arg);
+			if (inner) {
+				free(cur);
+				cur = inner;
+				again = true;
+			}
+			break;
+		}
+	}
+	if (!cur)
+		return NULL;
+	char *pretty = sym_pretty_future(cur);
+	free(cur);
+	return pretty;
+}
+
+/* The root future of each poll copy: from DWARF (Tokio's subprogram is
+ * "poll<T, S>", async-task's "run<F, T, S>"), else from a v0 symbol
+ * ("...::raw::poll::<T, S>"); the owner profile's wrappers peeled off. */
 static int name_futures(struct probe_plan *plan, const struct elf_image *img)
 {
 	size_t n = plan->per_role[AS_ROLE_POLL], j = 0;
@@ -103,10 +250,17 @@ static int name_futures(struct probe_plan *plan, const struct elf_image *img)
 		const char *src = names[j] ? names[j] : p->symbol;
 		char *arg = sym_first_generic_arg(src);
 		j++;
-		if (!arg)
+		/* a legacy symbol spells the parameters themselves: "RawTask<F,T,S>::run" */
+		if (!arg || !strcmp(arg, "F") || !strcmp(arg, "T")) {
+			free(arg);
 			continue;
-		p->future = sym_pretty_future(arg);
+		}
+		p->future = plan_future_name(plan->profiles[plan->owner[i]], arg);
 		free(arg);
+		if (!p->future) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
 	}
 cleanup:
 	for (size_t i = 0; names && i < n; i++)
@@ -116,6 +270,36 @@ cleanup:
 	return err;
 }
 
+/* The first poll pattern of prof, for messages. */
+static const char *poll_pattern(const struct runtime_profile *prof)
+{
+	for (size_t k = 0; k < prof->n_points; k++)
+		if (prof->points[k].role == AS_ROLE_POLL)
+			return prof->points[k].pattern;
+	return "?";
+}
+
+/* Profiles found in img, in table order, without those another found
+ * profile refines. Returns how many went into out. */
+static size_t detect(const struct elf_image *img, const struct runtime_profile **out, size_t max)
+{
+	const struct runtime_profile *found[16];
+	size_t nf = 0, n = 0;
+
+	for (size_t i = 0; profiles[i] && nf < 16; i++)
+		if (profile_found(img, profiles[i]))
+			found[nf++] = profiles[i];
+	for (size_t i = 0; i < nf && n < max; i++) {
+		bool refined = false;
+		for (size_t k = 0; k < nf; k++)
+			if (found[k]->refines && !strcmp(found[k]->refines, found[i]->name))
+				refined = true;
+		if (!refined)
+			out[n++] = found[i];
+	}
+	return n;
+}
+
 static void plan_reset(struct probe_plan *plan)
 {
 	for (size_t i = 0; i < plan->n; i++) {
@@ -123,11 +307,13 @@ static void plan_reset(struct probe_plan *plan)
 		free(plan->probes[i].future);
 	}
 	free(plan->probes);
+	free(plan->owner);
+	free(plan->flags);
 	memset(plan, 0, sizeof(*plan));
 }
 
 struct probe_plan *probe_plan__build(const struct elf_image *img,
-				     const struct runtime_profile *prof,
+				     const struct runtime_profile *const *profs, size_t n_profs,
 				     char *err, size_t errlen)
 {
 	struct probe_plan *plan = calloc(1, sizeof(*plan));
@@ -143,23 +329,53 @@ struct probe_plan *probe_plan__build(const struct elf_image *img,
 			 img->path);
 		goto fail;
 	}
-	for (size_t i = 0; profiles[i]; i++) {
-		const struct runtime_profile *p = prof ? prof : profiles[i];
-		ret = plan_profile(plan, img, p);
-		if (ret || plan->per_role[AS_ROLE_POLL] || prof)
-			break;
-		plan_reset(plan);
-	}
-	if (ret) {
-		snprintf(err, errlen, "planning probes: %s", strerror(-ret));
+	if (n_profs > PLAN_MAX_PROFILES) {
+		snprintf(err, errlen, "at most %d runtimes at once", PLAN_MAX_PROFILES);
 		goto fail;
 	}
-	if (!plan->per_role[AS_ROLE_POLL]) {
-		snprintf(err, errlen, "no %s runtime functions found in %s (searched %zu function "
-			 "symbols for %s): is it a %s program? (supported: tokio 1.x)",
-			 prof ? prof->name : "Tokio", img->path, img->n_syms,
-			 "tokio::runtime::task::raw::poll", prof ? prof->name : "Tokio");
+	if (n_profs) {
+		for (size_t i = 0; i < n_profs; i++)
+			plan->profiles[i] = profs[i];
+		plan->n_profiles = n_profs;
+	} else {
+		plan->n_profiles = detect(img, plan->profiles, PLAN_MAX_PROFILES);
+	}
+	if (!plan->n_profiles) {
+		snprintf(err, errlen, "no Tokio runtime functions found in %s, nor async-std, smol or "
+			 "async-executor ones (searched %zu function symbols for %s and %s): is it an "
+			 "async Rust program built on one of them? (supported: tokio 1.x, async-std 1.12, "
+			 "smol 1.3, async-executor 1.5)", img->path, img->n_syms,
+			 "tokio::runtime::task::raw::poll", "async_task::raw::RawTask::run");
 		goto fail;
+	}
+	for (size_t i = 0; i < plan->n_profiles; i++)
+		if (!plan->id_profile && plan->profiles[i]->vtable_id_off_slot)
+			plan->id_profile = plan->profiles[i];
+	for (size_t i = 0; i < plan->n_profiles; i++) {
+		size_t before = plan->per_role[AS_ROLE_POLL];
+		bool shared = false;
+		ret = plan_profile(plan, img, (uint8_t)i);
+		if (ret) {
+			snprintf(err, errlen, "planning probes: %s", strerror(-ret));
+			goto fail;
+		}
+		/* a profile sharing its poll function with an earlier one adds no copy */
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(poll_pattern(plan->profiles[k]), poll_pattern(plan->profiles[i])))
+				shared = true;
+		if (plan->per_role[AS_ROLE_POLL] == before && !(shared && before)) {
+			const char *name = plan->profiles[i]->name;
+			snprintf(err, errlen, "no %s runtime functions found in %s (searched %zu "
+				 "function symbols for %s): is it a %s program? (supported: %s)",
+				 !strcmp(name, "tokio") ? "Tokio" : name, img->path, img->n_syms,
+				 poll_pattern(plan->profiles[i]), !strcmp(name, "tokio") ? "Tokio" : name,
+				 profile_known_names());
+			goto fail;
+		}
+		if (i)
+			strncat(plan->runtime, "+", sizeof(plan->runtime) - strlen(plan->runtime) - 1);
+		strncat(plan->runtime, plan->profiles[i]->name,
+			sizeof(plan->runtime) - strlen(plan->runtime) - 1);
 	}
 	ret = name_futures(plan, img);
 	if (ret) {

@@ -1,31 +1,54 @@
-/* Probe planning: match a runtime profile against a binary's symbols and
+/* Probe planning: match runtime profiles against a binary's symbols and
  * decide every probe point (address, role, argument register, cost class,
  * and for poll copies the root future type). No libbpf here. */
 #ifndef AS_PROBE_PLAN_H
 #define AS_PROBE_PLAN_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "probe/profile.h"
 #include "sym/elf_image.h"
 #include "trace/event.h"
 
+#define PLAN_MAX_PROFILES 4
+
+/* Per-probe flags (the BPF cookie's AS_CF_* bits). */
+enum plan_flag {
+	PLAN_F_TASK_ID = 1,  /* poll: the profile's header has a task id */
+	PLAN_F_INSIDE = 2,   /* ready: the register points inside the task */
+};
+
 struct probe_plan {
-	const struct runtime_profile *profile;
+	/* The runtimes found (or asked for), in profile table order. */
+	const struct runtime_profile *profiles[PLAN_MAX_PROFILES];
+	size_t n_profiles;
+	char runtime[64];            /* their names joined by '+': "tokio+smol" */
+	/* The one profile with a task id layout, or NULL (BPF settings). */
+	const struct runtime_profile *id_profile;
 	struct as_probe *probes;     /* owned */
+	uint8_t *owner;              /* owned; per probe: index into profiles */
+	uint8_t *flags;              /* owned; per probe: enum plan_flag bits */
 	size_t n;
 	size_t per_role[AS_ROLE__MAX];
 };
 
-/* Builds the plan for img. With prof NULL, every known profile is tried and
- * the first that finds its poll function wins. Returns NULL and writes a
- * one-line reason with the fix into err (stripped binary, no runtime symbols). */
+/* Builds the plan for img. With n_profs 0, every known profile is tried
+ * and all that find their poll function (and their marker symbol) are
+ * planned and merged, a profile refined by another one found dropped; else
+ * exactly profs[0..n_profs) are planned. Returns NULL and writes a one-line
+ * reason with the fix into err (stripped binary, no runtime symbols). */
 struct probe_plan *probe_plan__build(const struct elf_image *img,
-				     const struct runtime_profile *prof,
+				     const struct runtime_profile *const *profs, size_t n_profs,
 				     char *err, size_t errlen);
 void probe_plan__free(struct probe_plan *plan);
 
 /* Lower-case role name ("poll", "wake", ...). */
 const char *probe_role_name(unsigned role);
+
+/* Name of the root future a task wraps, from a future type name as DWARF
+ * spells it: prof's wrappers peeled off, then made readable
+ * (sym_pretty_future). Returns a malloc'd string, or NULL (ENOMEM). */
+char *plan_future_name(const struct runtime_profile *prof, const char *type_name);
 
 #endif

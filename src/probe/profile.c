@@ -1,8 +1,11 @@
 /* Runtime profiles as data. Facts behind each entry: ../shared/RUNTIME-NOTES.md
- * (verified on tokio 1.24.2 release builds, with and without debug info and LTO). */
+ * (verified on tokio 1.24.2 release builds, with and without debug info and LTO)
+ * and the comments here (async-task based executors). */
 #include "probe/profile.h"
 #include "trace/event.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Tokio 1.x. Every per-type copy of a matched function is probed. */
@@ -74,7 +77,106 @@ static const struct runtime_profile tokio_profile = {
 	.n_points = sizeof(tokio_points) / sizeof(tokio_points[0]),
 };
 
-const struct runtime_profile *const profiles[] = { &tokio_profile, NULL };
+/* async-task 4.3 tasks run by async-executor 1.5: async-std 1.12 (through
+ * async-global-executor 2.3), smol 1.3, and async-executor used directly
+ * share these points. Verified on release builds (debug = true) of
+ * tests/apps asyncstd_yields, smol_yields and mixed. A task is the pointer
+ * to its header (vtable@0, state@8, awaiter@0x10; the schedule function
+ * then the future follow): async-task gives tasks no id. */
+static const struct profile_point async_executor_points[] = {
+	/* Poll: RawTask<F,T,S>::run, one copy per (future, output, schedule),
+	 * its address in the task vtable; first instruction push (emulated).
+	 * rdi = task. It returns bool ("woken while running"), not Poll. */
+	{ AS_ROLE_POLL, 0, 0, MATCH_NORM, "async_task::raw::RawTask::run" },
+	{ AS_ROLE_POLL, 0, 0, MATCH_NORM, "<async_task::raw::RawTask>::run" },
+	/* Ready: run drops the future right after it returned Ready (and when
+	 * a closed task is dropped: cancelled, as Tokio's complete). The drop
+	 * glue of async-executor's spawn wrapper stays out of line (push):
+	 * rdi = the future, inside the task (0x28 past it with the executor's
+	 * 8-byte schedule closure). The state word's COMPLETED bit read at
+	 * run's return is racy: the task may already be freed or re-run. */
+	{ AS_ROLE_READY, 0, 0, MATCH_GLOB,
+	  "core::ptr::drop_in_place<async_executor::Executor::spawn<*>::{{closure}}>", 1 },
+	{ AS_ROLE_READY, 0, 0, MATCH_GLOB,
+	  "core::ptr::drop_in_place<async_executor::LocalExecutor::spawn<*>::{{closure}}>", 1 },
+	/* futures of 2048 bytes and more are boxed by async-task */
+	{ AS_ROLE_READY, 0, 0, MATCH_GLOB,
+	  "core::ptr::drop_in_place<core::pin::Pin<alloc::boxed::Box<async_executor::Executor::spawn<*>::{{closure}}>>>", 1 },
+	{ AS_ROLE_READY, 0, 0, MATCH_GLOB,
+	  "core::ptr::drop_in_place<core::pin::Pin<alloc::boxed::Box<async_executor::LocalExecutor::spawn<*>::{{closure}}>>>", 1 },
+	/* Wakes (rdi = task): wake and wake_by_ref are the waker vtable's, so
+	 * always out of line; wake_by_ref may start with a mov (single-stepped).
+	 * A wake while the task runs only marks it, and run reschedules it
+	 * inline: the wake is the waker call. */
+	{ AS_ROLE_WAKE, 0, 0, MATCH_NORM, "async_task::raw::RawTask::wake" },
+	{ AS_ROLE_WAKE, 0, 0, MATCH_NORM, "<async_task::raw::RawTask>::wake" },
+	{ AS_ROLE_WAKE, 0, 0, MATCH_NORM, "async_task::raw::RawTask::wake_by_ref" },
+	{ AS_ROLE_WAKE, 0, 0, MATCH_NORM, "<async_task::raw::RawTask>::wake_by_ref" },
+	/* The task vtable's schedule (push): Runnable::schedule, i.e. the first
+	 * schedule of a spawned task (its first sight), and a wake by value
+	 * when the schedule function is zero-sized. The recorder drops a
+	 * schedule nested in the wake it belongs to. No spawn location:
+	 * neither async-std, smol nor async-executor spawn is #[track_caller]. */
+	{ AS_ROLE_WAKE, 0, 0, MATCH_NORM, "async_task::raw::RawTask::schedule" },
+	{ AS_ROLE_WAKE, 0, 0, MATCH_NORM, "<async_task::raw::RawTask>::schedule" },
+	/* Freed (rdi = task): the vtable's destroy (push), reached when the
+	 * Task handle or a Runnable lets go last. A detached task freed by
+	 * its own last run is not seen: destroy is inlined there. */
+	{ AS_ROLE_FREE, 0, 0, MATCH_NORM, "async_task::raw::RawTask::destroy" },
+	{ AS_ROLE_FREE, 0, 0, MATCH_NORM, "<async_task::raw::RawTask>::destroy" },
+	/* Worker idle (entry and return, both push): async-io's block_on
+	 * either parks on its parking::Parker or waits in epoll holding the
+	 * reactor lock. Inner::park often returns at once (already notified). */
+	{ AS_ROLE_PARK, 0, 0, MATCH_NORM, "parking::Inner::park" },
+	{ AS_ROLE_PARK, 0, 0, MATCH_NORM, "<parking::Inner>::park" },
+	{ AS_ROLE_PARK, 0, 0, MATCH_NORM, "polling::epoll::Poller::wait" },
+	{ AS_ROLE_PARK, 0, 0, MATCH_NORM, "<polling::epoll::Poller>::wait" },
+	/* No I/O or timer context: async-io's ReactorLock::react collects the
+	 * timer and I/O wakers together and wakes them after both. */
+};
+
+/* The task's future is async-executor's spawn wrapper around the user's
+ * future (async-std wraps it once more for task locals); large futures
+ * are boxed. */
+static const struct future_wrapper async_executor_wrappers[] = {
+	{ "async_executor::{impl#*}::spawn::{async_block_env#0}", 1 },
+	{ "async_std::task::builder::SupportTaskLocals", 0 },
+	{ "core::pin::Pin", 0 },
+	{ "alloc::boxed::Box", 0 },
+};
+
+#define ASYNC_EXECUTOR_TABLES \
+	.points = async_executor_points, \
+	.n_points = sizeof(async_executor_points) / sizeof(async_executor_points[0]), \
+	.wrappers = async_executor_wrappers, \
+	.n_wrappers = sizeof(async_executor_wrappers) / sizeof(async_executor_wrappers[0])
+
+static const struct runtime_profile async_std_profile = {
+	.name = "async-std",
+	.versions = "async-std 1.12, async-global-executor 2.3, async-executor 1.5, async-task 4.3",
+	.marker = "async_std::",
+	.refines = "async-executor",
+	ASYNC_EXECUTOR_TABLES,
+};
+
+static const struct runtime_profile smol_profile = {
+	.name = "smol",
+	.versions = "smol 1.3, async-executor 1.5, async-task 4.3",
+	.marker = "smol::",
+	.refines = "async-executor",
+	ASYNC_EXECUTOR_TABLES,
+};
+
+static const struct runtime_profile async_executor_profile = {
+	.name = "async-executor",
+	.versions = "async-executor 1.5, async-task 4.3",
+	.marker = "async_executor::",
+	ASYNC_EXECUTOR_TABLES,
+};
+
+const struct runtime_profile *const profiles[] = {
+	&tokio_profile, &async_std_profile, &smol_profile, &async_executor_profile, NULL,
+};
 
 const struct runtime_profile *profile_find(const char *name)
 {
@@ -82,4 +184,38 @@ const struct runtime_profile *profile_find(const char *name)
 		if (!strcmp(profiles[i]->name, name))
 			return profiles[i];
 	return NULL;
+}
+
+int profile_parse(const char *names, const struct runtime_profile **out, size_t max,
+		  char *bad, size_t badlen)
+{
+	size_t n = 0;
+
+	if (bad && badlen)
+		snprintf(bad, badlen, "%s", names);
+	while (*names) {
+		const char *end = strchr(names, '+');
+		size_t len = end ? (size_t)(end - names) : strlen(names);
+		char name[64];
+		if (!len || len >= sizeof(name) || n == max)
+			return -EINVAL;
+		memcpy(name, names, len);
+		name[len] = '\0';
+		const struct runtime_profile *p = profile_find(name);
+		if (!p) {
+			if (bad && badlen)
+				snprintf(bad, badlen, "%s", name);
+			return -EINVAL;
+		}
+		out[n++] = p;
+		names += len + (end ? 1 : 0);
+		if (end && !*names)
+			return -EINVAL;
+	}
+	return n ? (int)n : -EINVAL;
+}
+
+const char *profile_known_names(void)
+{
+	return "tokio, async-std, smol, async-executor";
 }

@@ -11,6 +11,7 @@
 enum profile_match {
 	MATCH_NORM,    /* pattern equals the name with generic arguments removed */
 	MATCH_PREFIX,  /* pattern is a prefix of the demangled name */
+	MATCH_GLOB,    /* pattern matches the whole demangled name; '*' matches any text */
 };
 
 struct profile_point {
@@ -19,21 +20,50 @@ struct profile_point {
 	uint8_t fallback;    /* used only when no earlier point of this role matched */
 	enum profile_match match;
 	const char *pattern;
+	/* AS_ROLE_READY: the register points inside the task (at its future,
+	 * at most AS_INSIDE_MAX bytes past the task pointer), not at it. */
+	uint8_t inside;
+};
+
+/* A generic type that wraps the user's future inside a task: the root
+ * future name shown is its generic argument `arg` (0 first), applied again
+ * until no wrapper matches. pattern is a glob ('*' any text) on the type
+ * name as DWARF spells it, without its generic arguments. */
+struct future_wrapper {
+	const char *pattern;
+	unsigned arg;
 };
 
 struct runtime_profile {
 	const char *name;            /* "tokio" */
 	const char *versions;        /* what the table was verified on */
-	/* Header layout for reading the task id in BPF (0: no id). */
+	/* A prefix of a demangled symbol that only a binary using this runtime
+	 * has; NULL: finding the poll function is enough. */
+	const char *marker;
+	/* A profile this one makes more precise (same functions, a runtime
+	 * built on it): when both are found, only this one is used. */
+	const char *refines;
+	/* Header layout for reading the task id in BPF (0: no task id). */
 	uint32_t hdr_vtable_off;
 	uint32_t vtable_id_off_slot;
 	const struct profile_point *points;
 	size_t n_points;
+	const struct future_wrapper *wrappers;
+	size_t n_wrappers;
 };
 
 /* The profile called name, or NULL. */
 const struct runtime_profile *profile_find(const char *name);
-/* All known profiles, NULL-terminated. */
+/* All known profiles, NULL-terminated, in detection order. */
 extern const struct runtime_profile *const profiles[];
+
+/* Parses a runtime list such as "tokio" or "tokio+smol" into out (at most
+ * max). Returns the number of profiles, or -EINVAL when a name is unknown
+ * (or the list is empty or too long); the first unknown name is copied
+ * into bad (when not NULL). */
+int profile_parse(const char *names, const struct runtime_profile **out, size_t max,
+		  char *bad, size_t badlen);
+/* "tokio, async-std, smol, async-executor": the known names, for messages. */
+const char *profile_known_names(void);
 
 #endif

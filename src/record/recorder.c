@@ -269,16 +269,22 @@ int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
 	struct ring_buffer *rb = NULL;
 	struct rec r = { 0 };
 	struct as_trace_meta meta = { 0 };
-	const struct runtime_profile *prof = NULL;
+	const struct runtime_profile *profs[PLAN_MAX_PROFILES];
+	int n_profs = 0;
 	pid_t child = -1, tgid = o->pid;
 	int gopipe[2] = { -1, -1 }, ret = 0, status = -1;
 	bool target_gone = false;
 
 	memset(res, 0, sizeof(*res));
 	res->target_status = -1;
-	if (o->runtime && !(prof = profile_find(o->runtime))) {
-		snprintf(err, errlen, "unknown runtime '%s': supported runtimes are: tokio", o->runtime);
-		return -EINVAL;
+	if (o->runtime) {
+		char bad[64];
+		n_profs = profile_parse(o->runtime, profs, PLAN_MAX_PROFILES, bad, sizeof(bad));
+		if (n_profs < 0) {
+			snprintf(err, errlen, "unknown runtime '%s': supported runtimes are: %s "
+				 "(several joined by '+')", bad, profile_known_names());
+			return -EINVAL;
+		}
 	}
 	ret = attach_check_kernel(err, errlen);
 	if (ret)
@@ -323,7 +329,7 @@ int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
 			snprintf(err, errlen, "cannot read %s: %s", binary, strerror(errno));
 		goto cleanup;
 	}
-	plan = probe_plan__build(img, prof, err, errlen);
+	plan = probe_plan__build(img, profs, (size_t)n_profs, err, errlen);
 	if (!plan) {
 		ret = -ENOENT;
 		goto cleanup;
@@ -359,7 +365,7 @@ int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
 	meta.pid = (uint32_t)tgid;
 	meta.target = binary;
 	meta.build_id = img->build_id;
-	meta.runtime = (char *)plan->profile->name;
+	meta.runtime = plan->runtime;
 	meta.probes = plan->probes;
 	meta.n_probes = (uint32_t)plan->n;
 	meta.clock_mono_ns = now_ns(CLOCK_MONOTONIC);
@@ -389,7 +395,7 @@ int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
 			"%zu free, %zu park) to pid %d (%s, %s); recording to %s, Ctrl-C to stop\n",
 			attached, plan->per_role[AS_ROLE_POLL], plan->per_role[AS_ROLE_WAKE],
 			plan->per_role[AS_ROLE_SPAWN], plan->per_role[AS_ROLE_FREE],
-			plan->per_role[AS_ROLE_PARK], tgid, binary, plan->profile->name,
+			plan->per_role[AS_ROLE_PARK], tgid, binary, plan->runtime,
 			o->output ? o->output : "no file");
 	ret = 0;
 	if (o->on_start)
