@@ -1,7 +1,8 @@
 //! Tasks parked at known `.await`s, for `asyncscope dump`: one stuck on
 //! `std::future::pending()` two async fns below its root, two waiting on an
 //! mpsc receive (one spawned as an async fn, one as an async block), one
-//! sleeping an hour. Prints "ready" once all are parked, then a heartbeat line
+//! sleeping an hour, and one that keeps its worker busy (blocking sleeps
+//! between yields, so it is nearly always running). Prints "ready" once all are parked, then a heartbeat line
 //! every 100 ms from a task, until killed. The `// dump:` comments mark the
 //! lines tests/integ/dump.sh expects in the stacks: do not move them apart
 //! from their `.await`.
@@ -27,6 +28,13 @@ async fn consume(mut rx: mpsc::Receiver<u32>) {
     }
 }
 
+async fn busy() {
+    loop {
+        std::thread::sleep(Duration::from_millis(20));
+        tokio::task::yield_now().await; // dump: busy
+    }
+}
+
 async fn nap() {
     tokio::time::sleep(Duration::from_secs(3600)).await; // dump: nap
 }
@@ -42,6 +50,7 @@ async fn main() {
         println!("block consumer got {got:?}");
     });
     let _nap = tokio::spawn(nap());
+    let _busy = tokio::spawn(busy());
     let heartbeat = tokio::spawn(async {
         let mut n = 0u64;
         loop {
