@@ -1,8 +1,16 @@
 /* tasks: the task analysis (see tasks.h). State machine per live task (kept
  * in a map keyed by header, freed at FREE) and per thread (a stack of polls in
- * progress, a pending spawn site, a park in progress); final per-task numbers
- * go to a compact array indexed by seq - 1. Strings kept are interned once
- * (util/strtab).
+ * progress, a pending spawn site, a park in progress); per-task numbers go to
+ * a row in an array of slots (a map from seq finds it). Strings kept are
+ * interned once (util/strtab).
+ *
+ * Rows: a live task's row is always kept. When a user task goes, its row
+ * joins a min-heap of at most opts.max_tasks finished rows ordered by busy
+ * time (then seq, later first); past the cap, the least busy of the heap and
+ * the new row is folded into its group (identity: name and spawn location,
+ * final by then: the name is set at the first poll) and its slot reused. The
+ * stalls and starves of a folded row become list entries right away; those
+ * of kept rows at finish, as before. finish() sorts the kept rows by seq.
  *
  * Every change of a live task's state goes through enter() and leave(), which
  * keep the sums, the histograms, the stall and starve counts and the observer
@@ -10,11 +18,15 @@
  * totals when it goes (FREE or the end), then freed. Wake edges are keyed by
  * (waker code, woken seq): code 1..5 a wake_source, seq + EDGE_TASK a task.
  * The edges into a task are listed from it and folded when it goes too
- * (percentiles taken, delay histogram freed; edges from the runtime's loops
- * or blocking tasks merged per kind), so only the edges into live tasks hold
- * histograms. A waker task is known to be the runtime's loop only once a
- * poll nests in it, so analysis__finish() resolves the kinds again and
- * merges what became duplicates (approximately: see finish_edges()).
+ * (percentiles taken, delay histogram freed, key dropped from the map, slot
+ * reused; edges from the runtime's loops or blocking tasks merged per kind)
+ * into a compact struct wake_edge appended to a->edges, in the order they
+ * were created. So only the edges into live tasks hold histograms and map
+ * entries. A waker task is known to be the runtime's loop only once a poll
+ * nests in it, so analysis__finish() resolves the kinds again and merges
+ * what became duplicates (approximately: see finish_edges()). Until then an
+ * edge in a->edges holds the waker code in from_seq and the identities of
+ * both ends (index + 1) in from_group and to_group.
  * Pure C: no libbpf, no I/O, no globals. */
 #include "analysis/tasks.h"
 
@@ -40,6 +52,8 @@ struct pend {
 /* A task whose header has not been freed yet. */
 struct live {
 	size_t idx;            /* into a->tasks */
+	uint32_t ident;        /* its identity (index + 1 into a->idents), 0 not
+	                          looked up yet (only once its name is final) */
 	enum live_state state;
 	uint32_t run_tid;      /* LIVE_RUNNING: thread whose stack holds its poll */
 	bool woken_in_poll;    /* woken while running: runnable when the poll ends */
@@ -60,6 +74,7 @@ struct live {
 struct frame {
 	uint64_t header;
 	size_t idx;            /* into a->tasks */
+	uint64_t seq;          /* the row's, to tell a reused slot */
 	uint64_t begin;
 	bool nested;           /* another poll began inside it */
 };
@@ -78,13 +93,20 @@ struct thread {
 	struct worker_stats st; /* st.name is interned */
 };
 
-/* Wakes of one (waker code, woken seq) pair while events come in. */
+/* Wakes of one (waker code, woken seq) pair while the woken task lives. */
 struct edge_acc {
 	uint64_t code, to_seq, count, timed;
-	struct hist delay;     /* until folded */
+	struct hist delay;
 	uint32_t next_to;      /* next edge into the same task: index + 1, 0 none */
-	bool folded;
-	uint64_t p50, p99, max; /* once folded */
+	uint32_t from_ident;   /* waker task's identity, index + 1; 0 none */
+	bool merged;           /* merged into another edge of its kind */
+};
+
+/* A (name, spawn location) seen on a finished task or a waker, and the sums
+ * of the tasks folded into it. */
+struct ident {
+	struct task_group g;
+	uint32_t next;         /* next identity with the same hash: index + 1 */
 };
 
 struct analysis {
@@ -94,8 +116,15 @@ struct analysis {
 	struct analysis_observer obs;
 	int err;                          /* -ENOMEM met inside the current add() */
 
-	struct task_stats *tasks;
-	size_t n_tasks, cap_tasks;
+	struct task_stats *tasks;         /* slots; sorted by seq after finish */
+	size_t n_tasks, cap_tasks;        /* slots used so far */
+	size_t *free_slots;               /* slots of folded rows, for reuse */
+	size_t n_free, cap_free;
+	struct u64map slot_of;            /* seq -> slot + 1 (until finish) */
+	uint64_t next_seq;
+	size_t *keep;                     /* min-heap of kept finished user rows (slots) */
+	size_t n_keep, cap_keep;
+	uint64_t folded, folded_polls, folded_long_polls;
 	struct u64map live;               /* header -> struct live * */
 
 	struct thread *threads;
@@ -113,19 +142,31 @@ struct analysis {
 	uint64_t last_ts;                 /* largest timestamp seen */
 
 	struct hist dist[DIST__MAX];      /* user tasks, folded in as they go */
-	struct edge_acc *eacc;
+	struct edge_acc *eacc;            /* edges into live tasks (slots) */
 	size_t n_eacc, cap_eacc;
+	uint32_t *free_eacc;              /* free slots of eacc */
+	size_t n_free_eacc, cap_free_eacc;
 	struct u64map edge_of;            /* code << 32 | to_seq -> index + 1 */
-	struct long_poll *heap;           /* min-heap on duration, absolute start */
+	struct long_poll *heap;           /* min-heap on duration, absolute start,
+	                                     group: the task's identity + 1 */
 	size_t n_heap;
+	struct wake_edge *edges;          /* folded edges (see the top), then the results */
+	size_t n_edges, cap_edges;
+	struct stall *stalls;             /* of folded rows (absolute since, group:
+	                                     identity + 1), then the results */
+	size_t n_stalls, cap_stalls;
+	struct starve *starves;
+	size_t n_starves, cap_starves;
+
+	struct ident *idents;
+	size_t n_idents, cap_idents;
+	struct u64map ident_of;           /* hash -> first identity index + 1 */
 
 	/* Results of finish(). */
-	struct wake_edge *edges;
-	size_t n_edges;
-	struct stall *stalls;
-	size_t n_stalls;
-	struct starve *starves;
-	size_t n_starves;
+	struct task_group *groups;
+	size_t n_groups;
+	uint32_t *group_of;               /* identity -> group index + 1, 0 none */
+	bool sorted;                      /* a->tasks sorted by seq, no free slot */
 };
 
 const char *task_kind__str(enum task_kind kind)
@@ -157,21 +198,28 @@ const char *task_state__str(enum task_state state)
 	return "unknown";
 }
 
-/* Growth of a (pointer, len, cap) array by one element. */
-static int reserve(void **arr, size_t *cap, size_t len, size_t size)
+/* Growth of a (pointer, len, cap) array to hold need elements. */
+static int grow(void **arr, size_t *cap, size_t need, size_t size)
 {
-	size_t ncap;
+	size_t ncap = *cap ? *cap : 16;
 	void *p;
 
-	if (len < *cap)
+	if (need <= *cap)
 		return 0;
-	ncap = *cap ? *cap * 2 : 16;
+	while (ncap < need)
+		ncap *= 2;
 	p = realloc(*arr, ncap * size);
 	if (!p)
 		return -ENOMEM;
 	*arr = p;
 	*cap = ncap;
 	return 0;
+}
+
+/* Growth of a (pointer, len, cap) array by one element. */
+static int reserve(void **arr, size_t *cap, size_t len, size_t size)
+{
+	return grow(arr, cap, len + 1, size);
 }
 
 /* b - a, or 0 (and an anomaly) if the events came out of order. */
@@ -247,9 +295,12 @@ static struct live *task_new(struct analysis *a, uint64_t header, uint64_t ts)
 {
 	struct live *l = NULL;
 	struct task_stats *st;
+	size_t slot;
 
-	if (reserve((void **)&a->tasks, &a->cap_tasks, a->n_tasks, sizeof(*a->tasks)))
+	if (!a->n_free &&
+	    reserve((void **)&a->tasks, &a->cap_tasks, a->n_tasks, sizeof(*a->tasks)))
 		return NULL;
+	slot = a->n_free ? a->free_slots[a->n_free - 1] : a->n_tasks;
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return NULL;
@@ -257,13 +308,196 @@ static struct live *task_new(struct analysis *a, uint64_t header, uint64_t ts)
 		free(l);
 		return NULL;
 	}
-	st = &a->tasks[a->n_tasks];
+	if (u64map__set(&a->slot_of, a->next_seq + 1, slot + 1)) {
+		u64map__del(&a->live, header);
+		free(l);
+		return NULL;
+	}
+	if (a->n_free)
+		a->n_free--;
+	else
+		a->n_tasks++;
+	st = &a->tasks[slot];
 	memset(st, 0, sizeof(*st));
-	st->seq = a->n_tasks + 1;
+	st->seq = ++a->next_seq;
 	st->header = header;
 	st->first_ns = st->last_ns = ts;
-	l->idx = a->n_tasks++;
+	l->idx = slot;
 	return l;
+}
+
+static int by_seq(const void *x, const void *y)
+{
+	const struct task_stats *a = x, *b = y;
+
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* The row of task seq (live or kept), or NULL: folded or never seen. */
+static const struct task_stats *row_of(const struct analysis *a, uint64_t seq)
+{
+	struct task_stats key = { .seq = seq };
+	uint64_t v;
+
+	if (a->sorted)
+		return a->n_tasks ? bsearch(&key, a->tasks, a->n_tasks, sizeof(*a->tasks), by_seq)
+				  : NULL;
+	if (seq && u64map__get(&a->slot_of, seq, &v))
+		return &a->tasks[v - 1];
+	return NULL;
+}
+
+static uint64_t ident_hash(const struct task_stats *st)
+{
+	uint64_t h = (uint64_t)(uintptr_t)st->name * 0x9e3779b97f4a7c15ULL;
+
+	h = (h ^ (h >> 29) ^ (uint64_t)(uintptr_t)st->spawn_file) * 0xbf58476d1ce4e5b9ULL;
+	h = (h ^ (h >> 31) ^ ((uint64_t)st->spawn_line << 32 | st->spawn_col)) *
+	    0x94d049bb133111ebULL;
+	h ^= h >> 32;
+	return h == 0 ? 1 : h == UINT64_MAX ? h - 1 : h; /* keys u64map reserves */
+}
+
+/* The identity (name, spawn location) of row st, index + 1 into a->idents,
+ * added if new; 0 out of memory (a->err set). Names and files are interned:
+ * equal strings are equal pointers. */
+static uint32_t ident_get(struct analysis *a, const struct task_stats *st)
+{
+	uint64_t key = ident_hash(st), v = 0;
+	struct task_group *g;
+
+	if (u64map__get(&a->ident_of, key, &v))
+		for (uint32_t i = (uint32_t)v; i; i = a->idents[i - 1].next) {
+			g = &a->idents[i - 1].g;
+			if (g->name == st->name && g->spawn_file == st->spawn_file &&
+			    g->spawn_line == st->spawn_line && g->spawn_col == st->spawn_col)
+				return i;
+		}
+	if (a->n_idents >= UINT32_MAX - 1 ||
+	    reserve((void **)&a->idents, &a->cap_idents, a->n_idents, sizeof(*a->idents)) ||
+	    u64map__set(&a->ident_of, key, a->n_idents + 1)) {
+		a->err = -ENOMEM;
+		return 0;
+	}
+	a->idents[a->n_idents] = (struct ident){
+		.g = { .name = st->name, .spawn_file = st->spawn_file,
+		       .spawn_line = st->spawn_line, .spawn_col = st->spawn_col },
+		.next = (uint32_t)v,
+	};
+	return (uint32_t)++a->n_idents;
+}
+
+/* The identity of live task l (its name is final: it is polling, or going). */
+static uint32_t live_ident(struct analysis *a, struct live *l)
+{
+	if (!l->ident)
+		l->ident = ident_get(a, &a->tasks[l->idx]);
+	return l->ident;
+}
+
+/* x ranks below y among finished rows: less busy, or as busy and later. */
+static bool worse(const struct task_stats *x, const struct task_stats *y)
+{
+	return x->busy_ns < y->busy_ns || (x->busy_ns == y->busy_ns && x->seq > y->seq);
+}
+
+/* Finished row in slot folds into its group: its sums go there, its stall
+ * and starve (if any) to the lists, its slot to the free list. Returns false
+ * (out of memory, a->err set; the row stays) or true. */
+static bool fold_row(struct analysis *a, size_t slot)
+{
+	struct task_stats *st = &a->tasks[slot];
+	uint32_t id = ident_get(a, st);
+	struct task_group *g;
+
+	if (!id ||
+	    grow((void **)&a->stalls, &a->cap_stalls, a->n_stalls + 1, sizeof(*a->stalls)) ||
+	    grow((void **)&a->starves, &a->cap_starves, a->n_starves + 1, sizeof(*a->starves)) ||
+	    reserve((void **)&a->free_slots, &a->cap_free, a->n_free, sizeof(*a->free_slots))) {
+		a->err = -ENOMEM;
+		return false;
+	}
+	if (st->stalls)
+		a->stalls[a->n_stalls++] = (struct stall){
+			.seq = st->seq, .group = id, .since_ns = st->stall_since_ns,
+			.stalled_ns = st->stall_ns, .until_end = st->stall_until_end,
+			.count = st->stalls,
+		};
+	if (st->starved)
+		a->starves[a->n_starves++] = (struct starve){
+			.seq = st->seq, .group = id, .max_wait_ns = st->starve_max_ns,
+			.count = st->starved,
+		};
+	g = &a->idents[id - 1].g;
+	g->tasks++;
+	g->polls += st->polls;
+	g->pending_polls += st->pending_polls;
+	g->ready_polls += st->ready_polls;
+	g->busy_ns += st->busy_ns;
+	if (st->max_poll_ns > g->max_poll_ns)
+		g->max_poll_ns = st->max_poll_ns;
+	g->idle_ns += st->idle_ns;
+	g->sched_ns += st->sched_ns;
+	g->wakes += st->wakes;
+	g->self_wakes += st->self_wakes;
+	g->long_polls += st->long_polls;
+	a->folded++;
+	a->folded_polls += st->polls;
+	a->folded_long_polls += st->long_polls;
+	u64map__del(&a->slot_of, st->seq);
+	st->seq = 0; /* a free slot */
+	a->free_slots[a->n_free++] = slot;
+	return true;
+}
+
+static void keep_sift_down(struct analysis *a, size_t i)
+{
+	size_t *h = a->keep, n = a->n_keep, x = h[i];
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && worse(&a->tasks[h[c + 1]], &a->tasks[h[c]]))
+			c++;
+		if (!worse(&a->tasks[h[c]], &a->tasks[x]))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = x;
+}
+
+/* The user task in slot has finished: keep its row among the max_tasks
+ * busiest finished ones, or fold the least busy of them and it. Worker tasks
+ * (the runtime's loops, a few) always keep theirs. */
+static void row_done(struct analysis *a, size_t slot)
+{
+	size_t i, top;
+
+	if (a->tasks[slot].kind != TASK_KIND_TASK || a->opts.max_tasks == ANALYSIS_UNLIMITED)
+		return;
+	if (a->n_keep < a->opts.max_tasks) {
+		if (reserve((void **)&a->keep, &a->cap_keep, a->n_keep, sizeof(*a->keep))) {
+			a->err = -ENOMEM; /* the row stays, outside the heap */
+			return;
+		}
+		for (i = a->n_keep++; i > 0 &&
+		     worse(&a->tasks[slot], &a->tasks[a->keep[(i - 1) / 2]]); i = (i - 1) / 2)
+			a->keep[i] = a->keep[(i - 1) / 2];
+		a->keep[i] = slot;
+		return;
+	}
+	top = a->keep[0];
+	if (!worse(&a->tasks[top], &a->tasks[slot])) {
+		fold_row(a, slot);
+		return;
+	}
+	if (!fold_row(a, top))
+		return;
+	a->keep[0] = slot;
+	keep_sift_down(a, 0);
 }
 
 static void nomem(struct analysis *a, int err)
@@ -279,45 +513,66 @@ static void sample(struct analysis *a, struct live *l, enum dist d, uint64_t v)
 		nomem(a, hist__add(&l->h[d], v));
 }
 
-static enum wake_source resolve(const struct analysis *a, uint64_t code, uint64_t *from_seq);
+static enum wake_source resolve(const struct analysis *a, uint64_t code, uint32_t from_ident,
+				uint64_t *from_seq);
 
 /* The edges into task l are final: edges from the runtime or from blocking
- * tasks (as far as known now) merged per kind, percentiles taken, delay
- * histograms freed. */
+ * tasks (as far as known now) merged per kind, percentiles taken; appended to
+ * a->edges in the order they were created (the list runs newest first);
+ * their histograms, map keys and slots freed. */
 static void fold_edges(struct analysis *a, struct live *l)
 {
-	uint32_t merged[WAKE_FROM_THREAD + 1] = { 0 };
+	uint32_t merged[WAKE_FROM_THREAD + 1] = { 0 }, to_ident;
+	size_t k = 0, at;
 
+	if (!l->edges_head)
+		return;
+	to_ident = live_ident(a, l);
 	for (uint32_t i = l->edges_head; i; i = a->eacc[i - 1].next_to) {
 		struct edge_acc *e = &a->eacc[i - 1], *into;
 		uint64_t from_seq;
-		enum wake_source k = resolve(a, e->code, &from_seq);
+		enum wake_source kind;
 
-		if (k == WAKE_FROM_RUNTIME || k == WAKE_FROM_BLOCKING) {
-			if (!merged[k]) {
-				merged[k] = i;
+		if (e->merged)
+			continue; /* by an earlier call that ran out of memory */
+		kind = resolve(a, e->code, e->from_ident, &from_seq);
+		k++;
+		if (kind == WAKE_FROM_RUNTIME || kind == WAKE_FROM_BLOCKING) {
+			if (!merged[kind]) {
+				merged[kind] = i;
 			} else {
-				into = &a->eacc[merged[k] - 1];
+				into = &a->eacc[merged[kind] - 1];
 				into->count += e->count;
 				into->timed += e->timed;
 				nomem(a, hist__merge(&into->delay, &e->delay));
-				hist__clear(&e->delay);
-				e->count = 0; /* merged away */
-				e->folded = true;
+				e->merged = true;
+				k--;
 			}
 		}
 	}
-	for (uint32_t i = l->edges_head; i; i = a->eacc[i - 1].next_to) {
+	if (grow((void **)&a->edges, &a->cap_edges, a->n_edges + k, sizeof(*a->edges)) ||
+	    grow((void **)&a->free_eacc, &a->cap_free_eacc, a->n_eacc, sizeof(*a->free_eacc))) {
+		a->err = -ENOMEM;
+		return; /* the edges stay live: folded at finish, or lost */
+	}
+	at = a->n_edges + k;
+	for (uint32_t i = l->edges_head, next; i; i = next) {
 		struct edge_acc *e = &a->eacc[i - 1];
 
-		if (e->folded)
-			continue;
-		e->p50 = hist__quantile(&e->delay, 0.5);
-		e->p99 = hist__quantile(&e->delay, 0.99);
-		e->max = e->delay.max;
+		next = e->next_to;
+		if (!e->merged)
+			a->edges[--at] = (struct wake_edge){
+				.from_seq = e->code, .to_seq = e->to_seq, .count = e->count,
+				.timed = e->timed, .delay_p50_ns = hist__quantile(&e->delay, 0.5),
+				.delay_p99_ns = hist__quantile(&e->delay, 0.99),
+				.delay_max_ns = e->delay.max, .from_group = e->from_ident,
+				.to_group = to_ident,
+			};
 		hist__clear(&e->delay);
-		e->folded = true;
+		u64map__del(&a->edge_of, e->code << 32 | e->to_seq);
+		a->free_eacc[a->n_free_eacc++] = i - 1;
 	}
+	a->n_edges += k;
 	l->edges_head = 0;
 }
 
@@ -345,12 +600,14 @@ static void fold(struct analysis *a, struct live *l)
 	fold_edges(a, l);
 }
 
-/* The task is gone (FREE, or its address reused without a FREE). */
+/* The task is gone (FREE, or its address reused without a FREE): its row is
+ * kept or folded (row_done()). */
 static void task_retire(struct analysis *a, uint64_t header, struct live *l)
 {
 	a->tasks[l->idx].state = TASK_STATE_COMPLETED;
 	fold(a, l);
 	u64map__del(&a->live, header);
+	row_done(a, l->idx);
 	free(l);
 }
 
@@ -436,31 +693,42 @@ static void long_poll_add(struct analysis *a, const struct long_poll *p)
 }
 
 /* The edge of (code, task l): its index, or -1 (out of memory or a seq too
- * large for the key). */
-static long edge_get(struct analysis *a, uint64_t code, struct live *l)
+ * large for the key). from_ident: the waker task's identity, or 0. */
+static long edge_get(struct analysis *a, uint64_t code, uint32_t from_ident, struct live *l)
 {
 	uint64_t key, v, to_seq = a->tasks[l->idx].seq;
 	struct edge_acc *e;
+	size_t idx;
 
-	if (code >= UINT32_MAX || to_seq >= UINT32_MAX || a->n_eacc >= UINT32_MAX) {
+	if (code >= UINT32_MAX || to_seq >= UINT32_MAX || a->n_eacc >= UINT32_MAX - 1) {
 		a->sum.anomalies++;
 		return -1;
 	}
 	key = code << 32 | to_seq;
 	if (u64map__get(&a->edge_of, key, &v))
 		return (long)(v - 1);
-	if (reserve((void **)&a->eacc, &a->cap_eacc, a->n_eacc, sizeof(*a->eacc)) ||
-	    u64map__set(&a->edge_of, key, a->n_eacc + 1)) {
+	if (!a->n_free_eacc &&
+	    reserve((void **)&a->eacc, &a->cap_eacc, a->n_eacc, sizeof(*a->eacc))) {
 		a->err = -ENOMEM;
 		return -1;
 	}
-	e = &a->eacc[a->n_eacc];
+	idx = a->n_free_eacc ? a->free_eacc[a->n_free_eacc - 1] : a->n_eacc;
+	if (u64map__set(&a->edge_of, key, idx + 1)) {
+		a->err = -ENOMEM;
+		return -1;
+	}
+	if (a->n_free_eacc)
+		a->n_free_eacc--;
+	else
+		a->n_eacc++;
+	e = &a->eacc[idx];
 	memset(e, 0, sizeof(*e));
 	e->code = code;
 	e->to_seq = to_seq;
+	e->from_ident = from_ident;
 	e->next_to = l->edges_head;
-	l->edges_head = (uint32_t)(a->n_eacc + 1);
-	return (long)a->n_eacc++;
+	l->edges_head = (uint32_t)(idx + 1);
+	return (long)idx;
 }
 
 /* A wake of task l by (ev->flags, ev->other): counted on its edge and, when
@@ -469,6 +737,7 @@ static void wake_edge(struct analysis *a, struct live *l, const struct as_event 
 {
 	struct live *w;
 	uint64_t code;
+	uint32_t from_ident = 0;
 	long e;
 
 	if (a->opts.states_only)
@@ -479,11 +748,13 @@ static void wake_edge(struct analysis *a, struct live *l, const struct as_event 
 		code = WAKE_FROM_TIMER;
 	else if (!ev->other)
 		code = WAKE_FROM_THREAD;
-	else if ((w = live_get(a, ev->other)))
+	else if ((w = live_get(a, ev->other))) {
 		code = a->tasks[w->idx].seq + EDGE_TASK;
-	else
+		from_ident = live_ident(a, w);
+	} else {
 		code = WAKE_FROM_RUNTIME; /* a poll begun before the recording: the runtime's loop */
-	e = edge_get(a, code, l);
+	}
+	e = edge_get(a, code, from_ident, l);
 	if (e < 0)
 		return;
 	a->eacc[e].count++;
@@ -511,10 +782,17 @@ enum poll_end { END_PENDING, END_READY, END_CUT, END_TRACE };
 static void poll_close(struct analysis *a, struct thread *t, const struct frame *f,
 		       uint64_t ts, enum poll_end how)
 {
-	struct task_stats *st = &a->tasks[f->idx];
+	struct task_stats *st = &a->tasks[f->idx], gone;
 	struct live *l = live_get(a, f->header);
 	uint64_t d = span(a, f->begin, ts);
 
+	if (st->seq != f->seq) {
+		/* Its row was folded, the slot perhaps reused: cannot happen (a
+		 * task's frame goes before the task does); count nothing in it. */
+		memset(&gone, 0, sizeof(gone));
+		gone.seq = f->seq;
+		st = &gone;
+	}
 	if (l && l->idx != f->idx)
 		l = NULL;
 	if (a->obs.span)
@@ -529,8 +807,8 @@ static void poll_close(struct analysis *a, struct thread *t, const struct frame 
 	if (!f->nested && st->kind == TASK_KIND_TASK && d > a->opts.long_poll_ns &&
 	    !a->opts.states_only) {
 		struct long_poll p = {
-			.seq = st->seq, .tid = t->tid, .until_end = how == END_TRACE,
-			.start_ns = f->begin, .duration_ns = d,
+			.seq = st->seq, .group = l ? live_ident(a, l) : 0, .tid = t->tid,
+			.until_end = how == END_TRACE, .start_ns = f->begin, .duration_ns = d,
 		};
 
 		st->long_polls++;
@@ -608,7 +886,7 @@ static void make_worker_one(struct analysis *a, const struct frame *f)
 	struct live *l = live_get(a, f->header);
 	struct thread *t;
 
-	if (st->kind == TASK_KIND_WORKER)
+	if (st->seq != f->seq || st->kind == TASK_KIND_WORKER)
 		return;
 	st->kind = TASK_KIND_WORKER;
 	if (!l || !l->leaf_polls)
@@ -640,6 +918,8 @@ static void make_worker(struct analysis *a, const struct frame *f)
 {
 	const char *name = a->tasks[f->idx].name;
 
+	if (a->tasks[f->idx].seq != f->seq)
+		return;
 	make_worker_one(a, f);
 	if (!name || worker_name(a, name))
 		return;
@@ -651,7 +931,7 @@ static void make_worker(struct analysis *a, const struct frame *f)
 	a->worker_names[a->n_worker_names++] = name;
 	for (size_t i = 0; i < a->n_threads; i++)
 		if (a->threads[i].depth && a->tasks[a->threads[i].stack[0].idx].name == name)
-			make_worker_one(a, &a->threads[i].stack[0]);
+			make_worker_one(a, &a->threads[i].stack[0]); /* checks the seq */
 }
 
 static int on_poll_begin(struct analysis *a, const struct as_event *ev)
@@ -708,7 +988,7 @@ static int on_poll_begin(struct analysis *a, const struct as_event *ev)
 		make_worker(a, &t->stack[t->depth - 1]);
 	}
 	t->stack[t->depth++] = (struct frame){
-		.header = ev->task, .idx = l->idx, .begin = ev->ts,
+		.header = ev->task, .idx = l->idx, .seq = st->seq, .begin = ev->ts,
 	};
 	if (t->depth == 1 && st->kind == TASK_KIND_TASK && worker_name(a, st->name))
 		make_worker_one(a, &t->stack[0]);
@@ -813,7 +1093,7 @@ static int on_spawn(struct analysis *a, const struct as_event *ev)
 	t->spawn_pending = true;
 	t->spawn_line = (uint32_t)(ev->other >> 32);
 	t->spawn_col = (uint32_t)ev->other;
-	t->spawn_parent = t->depth ? a->tasks[t->stack[t->depth - 1].idx].seq : 0;
+	t->spawn_parent = t->depth ? t->stack[t->depth - 1].seq : 0;
 	return 0;
 }
 
@@ -903,6 +1183,8 @@ struct analysis *analysis__new_opts(const struct as_trace_meta *meta,
 		a->opts.starve_ns = ANALYSIS_STARVE_NS;
 	if (!a->opts.long_poll_keep)
 		a->opts.long_poll_keep = ANALYSIS_LONG_POLL_KEEP;
+	if (!a->opts.max_tasks)
+		a->opts.max_tasks = ANALYSIS_MAX_TASKS;
 	a->sum.long_poll_ns = a->opts.long_poll_ns;
 	a->sum.stall_ns = a->opts.stall_ns;
 	a->sum.starve_ns = a->opts.starve_ns;
@@ -1013,27 +1295,50 @@ static int by_count(const void *x, const void *y)
 	return a->from_seq < b->from_seq ? -1 : a->from_seq > b->from_seq;
 }
 
+/* The group of a folded task whose identity is ident (index + 1): index + 1
+ * into a->groups, 0 none. */
+static uint32_t group_ref(const struct analysis *a, uint32_t ident)
+{
+	return ident && ident <= a->n_idents ? a->group_of[ident - 1] : 0;
+}
+
 /* Long polls (those of tasks that turned out to be workers dropped, start
- * made relative), stalled and starved tasks. */
+ * made relative), stalled and starved tasks: the folded rows' entries (made
+ * when they were folded) and the kept rows'. Group references resolved. */
 static int finish_lists(struct analysis *a)
 {
 	const struct summary *s = &a->sum;
-	size_t n = 0;
+	size_t n = 0, n_stall = 0, n_starve = 0;
 
 	for (size_t i = 0; i < a->n_heap; i++) {
 		struct long_poll p = a->heap[i];
+		const struct task_stats *st = row_of(a, p.seq);
 
-		if (a->tasks[p.seq - 1].kind != TASK_KIND_TASK)
+		if (st && st->kind != TASK_KIND_TASK)
 			continue;
+		p.group = st ? 0 : group_ref(a, p.group);
 		p.start_ns = p.start_ns > s->start_ns ? p.start_ns - s->start_ns : 0;
 		a->heap[n++] = p;
 	}
 	a->n_heap = n;
 	qsort(a->heap, a->n_heap, sizeof(*a->heap), by_duration);
 
-	a->stalls = calloc(s->stalled_tasks ? s->stalled_tasks : 1, sizeof(*a->stalls));
-	a->starves = calloc(s->starved_tasks ? s->starved_tasks : 1, sizeof(*a->starves));
-	if (!a->stalls || !a->starves)
+	for (size_t i = 0; i < a->n_stalls; i++) {
+		struct stall *p = &a->stalls[i];
+
+		p->group = group_ref(a, p->group);
+		p->since_ns = p->since_ns > s->start_ns ? p->since_ns - s->start_ns : 0;
+	}
+	for (size_t i = 0; i < a->n_starves; i++)
+		a->starves[i].group = group_ref(a, a->starves[i].group);
+	for (size_t i = 0; i < a->n_tasks; i++) {
+		n_stall += a->tasks[i].kind == TASK_KIND_TASK && a->tasks[i].stalls;
+		n_starve += a->tasks[i].kind == TASK_KIND_TASK && a->tasks[i].starved;
+	}
+	if (grow((void **)&a->stalls, &a->cap_stalls, a->n_stalls + n_stall + 1,
+		 sizeof(*a->stalls)) ||
+	    grow((void **)&a->starves, &a->cap_starves, a->n_starves + n_starve + 1,
+		 sizeof(*a->starves)))
 		return -ENOMEM;
 	for (size_t i = 0; i < a->n_tasks; i++) {
 		const struct task_stats *st = &a->tasks[i];
@@ -1056,73 +1361,132 @@ static int finish_lists(struct analysis *a)
 	return 0;
 }
 
-/* The waker kind of edge code, now that every task's kind is known. */
-static enum wake_source resolve(const struct analysis *a, uint64_t code, uint64_t *from_seq)
+/* The waker kind of edge code (from_ident: the waker task's identity), as
+ * far as known now; at finish, every task's kind is known. A folded waker
+ * was a user task (worker tasks are never folded). */
+static enum wake_source resolve(const struct analysis *a, uint64_t code, uint32_t from_ident,
+				uint64_t *from_seq)
 {
 	const struct task_stats *w;
+	const char *name;
 
 	*from_seq = 0;
 	if (code < EDGE_TASK)
 		return (enum wake_source)code;
-	w = &a->tasks[code - EDGE_TASK - 1];
-	if (w->kind == TASK_KIND_WORKER)
+	w = row_of(a, code - EDGE_TASK);
+	if (w && w->kind == TASK_KIND_WORKER)
 		return WAKE_FROM_RUNTIME;
-	if (w->name && !strncmp(w->name, BLOCKING_PREFIX, strlen(BLOCKING_PREFIX)))
+	name = w ? w->name : from_ident && from_ident <= a->n_idents
+	       ? a->idents[from_ident - 1].g.name : NULL;
+	if (name && !strncmp(name, BLOCKING_PREFIX, strlen(BLOCKING_PREFIX)))
 		return WAKE_FROM_BLOCKING;
-	*from_seq = w->seq;
+	*from_seq = code - EDGE_TASK;
 	return WAKE_FROM_TASK;
 }
 
-/* Wake edges: every edge was folded when its woken task went; resolved
- * again now that every task's kind is known, duplicates (a waker that turned
- * out to be a worker after its edges were folded) merged: counts add up, the
- * maximum is exact, the percentiles are those of the part with the most
- * timed wakes. Then sorted. */
+/* Wake edges: every edge was folded when its woken task went, into
+ * a->edges in creation order per woken task; resolved again now that every
+ * task's kind is known, duplicates (a waker that turned out to be a worker
+ * after its edges were folded) merged in place: counts add up, the maximum
+ * is exact, the percentiles are those of the part with the most timed
+ * wakes. Group references of folded ends set. Then sorted. */
 static int finish_edges(struct analysis *a)
 {
 	struct u64map merged = { 0 };
+	size_t n = 0;
 	int err = 0;
 
-	a->edges = calloc(a->n_eacc ? a->n_eacc : 1, sizeof(*a->edges));
-	if (!a->edges)
-		return -ENOMEM;
-	for (size_t i = 0; i < a->n_eacc && !err; i++) {
-		struct edge_acc *e = &a->eacc[i];
-		struct wake_edge *o;
+	for (size_t i = 0; i < a->n_edges && !err; i++) {
+		struct wake_edge e = a->edges[i], *o;
 		uint64_t from_seq, v, key;
 		enum wake_source k;
 
-		if (!e->count)
-			continue; /* merged away */
-		k = resolve(a, e->code, &from_seq);
-		key = (uint64_t)k << 32 | e->to_seq;
+		k = resolve(a, e.from_seq, e.from_group, &from_seq);
+		key = (uint64_t)k << 32 | e.to_seq;
 		if (k != WAKE_FROM_TASK && u64map__get(&merged, key, &v)) {
 			o = &a->edges[v - 1];
-			if (e->timed > o->timed) {
-				o->delay_p50_ns = e->p50;
-				o->delay_p99_ns = e->p99;
+			if (e.timed > o->timed) {
+				o->delay_p50_ns = e.delay_p50_ns;
+				o->delay_p99_ns = e.delay_p99_ns;
 			}
-			o->count += e->count;
-			o->timed += e->timed;
-			if (e->max > o->delay_max_ns)
-				o->delay_max_ns = e->max;
+			o->count += e.count;
+			o->timed += e.timed;
+			if (e.delay_max_ns > o->delay_max_ns)
+				o->delay_max_ns = e.delay_max_ns;
 			continue;
 		}
 		if (k != WAKE_FROM_TASK)
-			err = u64map__set(&merged, key, a->n_edges + 1);
-		o = &a->edges[a->n_edges++];
+			err = u64map__set(&merged, key, n + 1);
+		o = &a->edges[n++];
+		*o = e;
 		o->from_kind = k;
 		o->from_seq = from_seq;
-		o->to_seq = e->to_seq;
-		o->count = e->count;
-		o->timed = e->timed;
-		o->delay_p50_ns = e->p50;
-		o->delay_p99_ns = e->p99;
-		o->delay_max_ns = e->max;
+		o->from_group = k == WAKE_FROM_TASK && !row_of(a, from_seq)
+				? group_ref(a, e.from_group) : 0;
+		o->to_group = row_of(a, e.to_seq) ? 0 : group_ref(a, e.to_group);
 	}
+	a->n_edges = n;
 	u64map__clear(&merged);
-	qsort(a->edges, a->n_edges, sizeof(*a->edges), by_count);
+	if (a->n_edges)
+		qsort(a->edges, a->n_edges, sizeof(*a->edges), by_count);
 	return err;
+}
+
+/* Identities (indices into ctx, the array of idents) by busy time of their
+ * groups, then tasks, then the order they were met. */
+static int by_group_busy(const void *x, const void *y, void *ctx)
+{
+	size_t i = *(const size_t *)x, j = *(const size_t *)y;
+	const struct ident *id = ctx;
+	const struct task_group *a = &id[i].g, *b = &id[j].g;
+
+	if (a->busy_ns != b->busy_ns)
+		return a->busy_ns < b->busy_ns ? 1 : -1;
+	if (a->tasks != b->tasks)
+		return a->tasks < b->tasks ? 1 : -1;
+	return i < j ? -1 : i > j;
+}
+
+/* The groups of folded tasks, busiest first, and the map from identities to
+ * them. */
+static int finish_groups(struct analysis *a)
+{
+	size_t *order;
+
+	a->group_of = calloc(a->n_idents ? a->n_idents : 1, sizeof(*a->group_of));
+	a->groups = calloc(a->n_idents ? a->n_idents : 1, sizeof(*a->groups));
+	order = calloc(a->n_idents ? a->n_idents : 1, sizeof(*order));
+	if (!a->group_of || !a->groups || !order) {
+		free(order);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < a->n_idents; i++)
+		if (a->idents[i].g.tasks)
+			order[a->n_groups++] = i;
+	qsort_r(order, a->n_groups, sizeof(*order), by_group_busy, a->idents);
+	for (size_t i = 0; i < a->n_groups; i++) {
+		a->groups[i] = a->idents[order[i]].g;
+		a->group_of[order[i]] = (uint32_t)(i + 1);
+	}
+	free(order);
+	return 0;
+}
+
+/* Kept and live rows to the front of a->tasks, in seq order. */
+static void sort_rows(struct analysis *a)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->n_tasks; i++)
+		if (a->tasks[i].seq)
+			a->tasks[n++] = a->tasks[i];
+	a->n_tasks = n;
+	if (n)
+		qsort(a->tasks, a->n_tasks, sizeof(*a->tasks), by_seq);
+	a->sorted = true;
+	a->n_free = 0;
+	a->n_keep = 0;
+	u64map__clear(&a->slot_of);
 }
 
 int analysis__finish(struct analysis *a, const struct as_trace_end *end)
@@ -1187,6 +1551,7 @@ int analysis__finish(struct analysis *a, const struct as_trace_end *end)
 		leave(a, l, end_ns, BY_END);
 		fold(a, l);
 	}
+	sort_rows(a);
 	for (size_t i = 0; i < a->n_tasks; i++) {
 		struct task_stats *st = &a->tasks[i];
 
@@ -1196,11 +1561,8 @@ int analysis__finish(struct analysis *a, const struct as_trace_end *end)
 		if (st->stalls)
 			st->stall_since_ns = st->stall_since_ns > s->start_ns
 					     ? st->stall_since_ns - s->start_ns : 0;
-		if (st->kind == TASK_KIND_TASK) {
+		if (st->kind == TASK_KIND_TASK)
 			s->long_polls += st->long_polls;
-			s->stalled_tasks += st->stalls > 0;
-			s->starved_tasks += st->starved > 0;
-		}
 		s->tasks++;
 		s->polls += st->polls;
 		if (st->kind == TASK_KIND_WORKER) {
@@ -1210,6 +1572,17 @@ int analysis__finish(struct analysis *a, const struct as_trace_end *end)
 			s->user_polls += st->polls;
 		}
 	}
+	/* Folded tasks: user tasks, all of them. */
+	s->tasks += a->folded;
+	s->user_tasks += a->folded;
+	s->polls += a->folded_polls;
+	s->user_polls += a->folded_polls;
+	s->long_polls += a->folded_long_polls;
+	s->folded_tasks = a->folded;
+	s->max_tasks = a->opts.max_tasks == ANALYSIS_UNLIMITED ? 0 : a->opts.max_tasks;
+	if (finish_groups(a))
+		return -ENOMEM;
+	s->task_groups = a->n_groups;
 
 	a->workers = calloc(a->n_threads ? a->n_threads : 1, sizeof(*a->workers));
 	if (!a->workers)
@@ -1220,6 +1593,8 @@ int analysis__finish(struct analysis *a, const struct as_trace_end *end)
 	s->workers = a->n_workers;
 	if (!a->opts.states_only && (finish_lists(a) || finish_edges(a)))
 		return -ENOMEM;
+	s->stalled_tasks = a->n_stalls;
+	s->starved_tasks = a->n_starves;
 	if (a->err)
 		return a->err;
 	a->finished = true;
@@ -1230,6 +1605,17 @@ const struct task_stats *analysis__tasks(const struct analysis *a, size_t *n)
 {
 	*n = a && a->finished ? a->n_tasks : 0;
 	return a && a->finished ? a->tasks : NULL;
+}
+
+const struct task_stats *analysis__task(const struct analysis *a, uint64_t seq)
+{
+	return a && a->finished ? row_of(a, seq) : NULL;
+}
+
+const struct task_group *analysis__groups(const struct analysis *a, size_t *n)
+{
+	*n = a && a->finished ? a->n_groups : 0;
+	return *n ? a->groups : NULL;
 }
 
 const struct worker_stats *analysis__workers(const struct analysis *a, size_t *n)
@@ -1288,13 +1674,23 @@ void analysis__mem(const struct analysis *a, struct analysis_mem *m)
 		for (int d = 0; d < DIST__MAX; d++)
 			m->live_hist_bytes += hist__mem(&l->h[d]);
 	}
-	m->rows = a->n_tasks;
-	m->edges = a->n_eacc;
+	m->rows = a->n_tasks - a->n_free;
+	m->folded_tasks = a->folded;
+	m->groups = a->n_idents;
+	m->live_edges = a->n_eacc - a->n_free_eacc;
+	m->edges = m->live_edges + a->n_edges;
 	m->threads = a->n_threads;
 	m->bytes = m->live_hist_bytes + m->live_tasks * sizeof(struct live) +
 		   a->cap_tasks * sizeof(*a->tasks) + a->cap_eacc * sizeof(*a->eacc) +
-		   (a->live.cap + a->edge_of.cap + a->thread_of.cap) * 2 * sizeof(uint64_t) +
-		   a->cap_threads * sizeof(*a->threads) + a->opts.long_poll_keep * sizeof(*a->heap);
+		   (a->live.cap + a->edge_of.cap + a->thread_of.cap + a->slot_of.cap +
+		    a->ident_of.cap) * 2 * sizeof(uint64_t) +
+		   a->cap_threads * sizeof(*a->threads) + a->opts.long_poll_keep * sizeof(*a->heap) +
+		   a->cap_edges * sizeof(*a->edges) + a->cap_stalls * sizeof(*a->stalls) +
+		   a->cap_starves * sizeof(*a->starves) + a->cap_idents * sizeof(*a->idents) +
+		   (a->cap_free + a->cap_keep) * sizeof(size_t) +
+		   a->cap_free_eacc * sizeof(*a->free_eacc) + a->strs.cap * sizeof(char *);
+	for (uint32_t i = 0; i < a->strs.n; i++)
+		m->bytes += a->strs.lens[i] + 1;
 	for (size_t i = 0; i < a->n_eacc; i++)
 		m->bytes += hist__mem(&a->eacc[i].delay);
 	for (int d = 0; d < DIST__MAX; d++)
@@ -1319,7 +1715,15 @@ void analysis__free(struct analysis *a)
 	for (size_t i = 0; i < a->n_eacc; i++)
 		hist__clear(&a->eacc[i].delay);
 	free(a->eacc);
+	free(a->free_eacc);
 	u64map__clear(&a->edge_of);
+	free(a->free_slots);
+	free(a->keep);
+	u64map__clear(&a->slot_of);
+	free(a->idents);
+	u64map__clear(&a->ident_of);
+	free(a->groups);
+	free(a->group_of);
 	for (int d = 0; d < DIST__MAX; d++)
 		hist__clear(&a->dist[d]);
 	free(a->heap);

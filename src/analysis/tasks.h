@@ -10,9 +10,20 @@
  * through the accessors, valid until analysis__free().
  *
  * Memory is bounded by the live tasks (their state, their histograms until
- * they finish), by the distinct (waker, woken) pairs, by the threads, and by
- * one compact row per task seen (the report lists every task). Nothing is
- * kept per poll or per event: long polls keep only the top N. */
+ * they finish), by the distinct (waker, woken) pairs (a compact record each
+ * once the woken task is gone), by the threads, and by opts.max_tasks rows
+ * of finished tasks: past that many, a finished user task keeps its own row
+ * only if it is among the max_tasks busiest finished tasks; the others are
+ * folded into one aggregate row per (root future name, spawn location),
+ * analysis__groups(). Live tasks and runtime worker tasks are never folded.
+ * Nothing is kept per poll or per event: long polls keep only the top N.
+ * Interned strings (names, spawn files, thread names) are one copy each.
+ *
+ * Folding changes what is listed per task, never a total: the summary, the
+ * distributions, long polls, stalled and starved tasks and wake edges are
+ * exactly what they would be without a cap. Their entries name a task by
+ * seq; a folded task's seq has no row (analysis__task() returns NULL) and the
+ * entry's `group` says which group holds it. */
 #ifndef AS_ANALYSIS_TASKS_H
 #define AS_ANALYSIS_TASKS_H
 
@@ -27,6 +38,8 @@
 #define ANALYSIS_STALL_NS 1000000000ULL      /* default --stall: 1 s */
 #define ANALYSIS_STARVE_NS 10000000ULL       /* default --starve: 10 ms */
 #define ANALYSIS_LONG_POLL_KEEP 1000         /* long polls listed (the longest) */
+#define ANALYSIS_MAX_TASKS 10000             /* default max_tasks (finished rows kept) */
+#define ANALYSIS_UNLIMITED SIZE_MAX          /* max_tasks: keep every row */
 
 enum task_kind {
 	TASK_KIND_TASK = 0,   /* an ordinary (user) task */
@@ -133,6 +146,25 @@ struct summary {
 	uint64_t starved_tasks;   /* entries of analysis__starved() */
 	uint64_t unsampled_wakes; /* wakes counted on their edge but not timed (more
 	                             than 4 distinct wakers between two polls) */
+	uint64_t max_tasks;       /* finished rows kept (opts.max_tasks), 0 unlimited */
+	uint64_t folded_tasks;    /* tasks only counted in analysis__groups() (user
+	                             tasks, included in tasks and user_tasks) */
+	uint64_t task_groups;     /* entries of analysis__groups() */
+};
+
+/* Finished user tasks without a row of their own, folded together by root
+ * future name and spawn location: sums over them (maxima for max_poll_ns).
+ * Per-task percentiles are not kept for groups (the distributions over all
+ * user tasks include these tasks' samples). */
+struct task_group {
+	const char *name;         /* root future type, or NULL */
+	const char *spawn_file;   /* NULL unknown */
+	uint32_t spawn_line, spawn_col;
+	uint64_t tasks;
+	uint64_t polls, pending_polls, ready_polls;
+	uint64_t busy_ns, max_poll_ns, idle_ns, sched_ns;
+	uint64_t wakes, self_wakes;
+	uint64_t long_polls;      /* as task_stats.long_polls, summed */
 };
 
 /* Distributions over all user (kind "task") tasks. */
@@ -146,6 +178,9 @@ enum dist {
 /* A poll longer than the long-poll threshold (user tasks only). */
 struct long_poll {
 	uint64_t seq;             /* the task */
+	uint32_t group;           /* 0: seq has a row; else its group, index + 1
+	                             into analysis__groups() (same in stall,
+	                             starve and wake_edge) */
 	uint32_t tid;             /* the thread that ran it */
 	bool until_end;           /* still running when the trace ended */
 	uint64_t start_ns;        /* relative to summary.start_ns */
@@ -155,6 +190,7 @@ struct long_poll {
 /* A stalled task (see task_stats.stalls), user tasks only. */
 struct stall {
 	uint64_t seq;
+	uint32_t group;
 	uint64_t since_ns;        /* relative to summary.start_ns */
 	uint64_t stalled_ns;
 	bool until_end;           /* still idle when the trace ended */
@@ -164,6 +200,7 @@ struct stall {
 /* A starved task (see task_stats.starved), user tasks only. */
 struct starve {
 	uint64_t seq;
+	uint32_t group;
 	uint64_t max_wait_ns;
 	uint64_t count;
 };
@@ -189,6 +226,8 @@ struct wake_edge {
 	enum wake_source from_kind;
 	uint64_t from_seq;        /* WAKE_FROM_TASK: the waker task's seq; else 0 */
 	uint64_t to_seq;
+	uint32_t from_group;      /* the waker's group if folded (see long_poll) */
+	uint32_t to_group;        /* the woken task's group if folded */
 	uint64_t count;           /* wakes */
 	uint64_t timed;           /* wakes followed by a poll: delay samples */
 	uint64_t delay_p50_ns, delay_p99_ns, delay_max_ns;
@@ -217,6 +256,8 @@ struct analysis_opts {
 	uint64_t stall_ns;        /* 0: ANALYSIS_STALL_NS */
 	uint64_t starve_ns;       /* 0: ANALYSIS_STARVE_NS */
 	size_t long_poll_keep;    /* 0: ANALYSIS_LONG_POLL_KEEP */
+	size_t max_tasks;         /* finished user-task rows kept: 0 ANALYSIS_MAX_TASKS,
+	                             ANALYSIS_UNLIMITED every one */
 	bool states_only;         /* no distributions, edges, long polls, stalls:
 	                             the task rows and the observer only */
 	const struct analysis_observer *observer; /* copied; NULL: none */
@@ -226,8 +267,11 @@ struct analysis_opts {
 struct analysis_mem {
 	size_t live_tasks;        /* tasks not freed yet */
 	size_t live_hist_bytes;   /* their histograms' allocations */
-	size_t rows;              /* compact rows (every task seen) */
+	size_t rows;              /* task rows held (live tasks and kept finished ones) */
+	size_t folded_tasks;      /* finished tasks folded into groups */
+	size_t groups;            /* distinct (name, spawn location) seen */
 	size_t edges;             /* distinct (waker, woken) pairs */
+	size_t live_edges;        /* of which into live tasks (with a histogram) */
 	size_t threads;
 	size_t bytes;             /* estimate of everything allocated */
 };
@@ -254,10 +298,16 @@ int analysis__add(struct analysis *a, const struct as_event *ev);
 int analysis__finish(struct analysis *a, const struct as_trace_end *end);
 
 /* Results, valid after a successful analysis__finish() until analysis__free();
- * all memory is owned by the analysis. Tasks are in seq order (tasks[i].seq
- * == i + 1), workers in order of first sight of their thread. Before finish:
- * no results (n = 0, NULL). */
+ * all memory is owned by the analysis. Tasks with a row, in seq order (seqs
+ * of folded tasks are missing: tasks[i].seq == i + 1 only when
+ * summary.folded_tasks is 0), workers in order of first sight of their
+ * thread. Before finish: no results (n = 0, NULL). */
 const struct task_stats *analysis__tasks(const struct analysis *a, size_t *n);
+/* The row of task seq, or NULL (folded, unknown seq, or before finish). */
+const struct task_stats *analysis__task(const struct analysis *a, uint64_t seq);
+/* Groups of folded tasks, most busy time first; empty when nothing was
+ * folded. */
+const struct task_group *analysis__groups(const struct analysis *a, size_t *n);
 const struct worker_stats *analysis__workers(const struct analysis *a, size_t *n);
 const struct summary *analysis__summary(const struct analysis *a);
 

@@ -3,7 +3,10 @@
  * changes, parks and first sights of threads through its observer; each span
  * is spread over the buckets it overlaps. The first pass says which tasks are
  * users' (a task is known to be a worker only once a poll nests in it) and
- * which are the busiest.
+ * which are the busiest: a seq without a row there was folded into a group,
+ * and only user tasks are folded; the busiest are among the kept rows (the
+ * busiest finished ones and every live one). The inner analysis keeps no
+ * finished row it does not need (max_tasks 1).
  * Pure C, no I/O, no globals. */
 #include "analysis/timeline.h"
 
@@ -24,8 +27,9 @@ struct trow {                 /* per top task, ns per bucket */
 
 struct timeline {
 	const struct analysis *pass1;
-	const struct task_stats *kinds;   /* pass-1 rows, by seq - 1 */
+	const struct task_stats *kinds;   /* pass-1 rows, in seq order */
 	size_t n_kinds;
+	uint64_t n_seqs;                  /* tasks seen in pass 1 */
 	struct analysis *inner;
 	bool finished;
 
@@ -51,7 +55,12 @@ struct timeline {
 
 static bool user_task(const struct timeline *tl, uint64_t seq)
 {
-	return seq && seq <= tl->n_kinds && tl->kinds[seq - 1].kind == TASK_KIND_TASK;
+	const struct task_stats *st;
+
+	if (!seq || seq > tl->n_seqs)
+		return false;
+	st = analysis__task(tl->pass1, seq);
+	return !st || st->kind == TASK_KIND_TASK; /* no row: folded, a user task */
 }
 
 static size_t bucket_of(const struct timeline *tl, uint64_t ts)
@@ -234,6 +243,7 @@ struct timeline *timeline__new(const struct analysis *pass1, const struct as_tra
 		return NULL;
 	tl->pass1 = pass1;
 	tl->kinds = analysis__tasks(pass1, &tl->n_kinds);
+	tl->n_seqs = s->tasks;
 	tl->start = s->start_ns;
 	tl->end = s->end_ns > s->start_ns ? s->end_ns : s->start_ns;
 	dur = tl->end - tl->start;
@@ -274,7 +284,7 @@ struct timeline *timeline__new(const struct analysis *pass1, const struct as_tra
 		.ctx = tl, .span = on_span, .runnable = on_runnable, .park = on_park,
 		.thread = on_thread,
 	};
-	struct analysis_opts ao = { .states_only = true, .observer = &obs };
+	struct analysis_opts ao = { .states_only = true, .observer = &obs, .max_tasks = 1 };
 	tl->inner = analysis__new_opts(meta, &ao);
 	if (!tl->inner)
 		goto nomem;

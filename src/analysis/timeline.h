@@ -8,7 +8,7 @@
  * report; task seqs agree because the events are the same.
  *
  * Memory: buckets x (worker threads + top tasks), plus the inner analysis
- * (live tasks and one small row per task). Pure C, no I/O, no globals.
+ * (live tasks; it keeps no finished rows). Pure C, no I/O, no globals.
  *
  * Use: timeline__new(pass1, meta, opts); timeline__add() for each event;
  * timeline__finish(end); read; timeline__free(). */
@@ -27,7 +27,8 @@
 struct timeline_opts {
 	size_t buckets;           /* 0: TIMELINE_BUCKETS (at most that many; fewer
 	                             when the trace is shorter than that in ns) */
-	size_t top_tasks;         /* 0: TIMELINE_TOP_TASKS, user tasks by busy time */
+	size_t top_tasks;         /* 0: TIMELINE_TOP_TASKS, user tasks by busy time
+	                             (among those pass 1 kept a row for) */
 };
 
 /* One worker thread of the first pass (analysis__workers()), per bucket.

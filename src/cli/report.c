@@ -4,7 +4,8 @@
  * is the analysis; pass 2 reopens the file and feeds a timeline, which needs
  * the trace's start and end (known only after pass 1) for its buckets. The
  * text report has no timeline and reads the file once. Memory stays bounded
- * by the live tasks, the distinct wake pairs and one row per task. */
+ * by the live tasks, the distinct wake pairs and --max-tasks rows of finished
+ * tasks (the others are folded into groups by name and spawn location). */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -23,8 +24,11 @@
 #include "trace/reader.h"
 
 #define USAGE "usage: asyncscope report [--format text|json] [--html FILE] [--partial]\n" \
-	"         [--long-poll DURATION] [--stall DURATION] [--starve DURATION] FILE\n" \
-	"DURATION: ns, or with a unit: 500us, 1ms, 1.5s"
+	"         [--long-poll DURATION] [--stall DURATION] [--starve DURATION]\n" \
+	"         [--max-tasks N] FILE\n" \
+	"DURATION: ns, or with a unit: 500us, 1ms, 1.5s\n" \
+	"--max-tasks: finished tasks listed one by one, the busiest (default 10000, 0 all);\n" \
+	"             the others are summed per name and spawn location"
 
 #define PROGRESS_EVENTS 1000000   /* show progress past this many events even off a tty */
 
@@ -168,6 +172,7 @@ int cmd_report(int argc, char **argv)
 		{ "stall", required_argument, NULL, 'S' },
 		{ "starve", required_argument, NULL, 'W' },
 		{ "html", required_argument, NULL, 'H' },
+		{ "max-tasks", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -194,6 +199,20 @@ int cmd_report(int argc, char **argv)
 		case 'f': format = optarg; break;
 		case 'P': partial = true; break;
 		case 'H': html = optarg; break;
+		case 'M': {
+			char *endp;
+			unsigned long long v;
+
+			errno = 0;
+			v = strtoull(optarg, &endp, 10);
+			if (errno || endp == optarg || *endp || *optarg == '-' || v > SIZE_MAX - 1) {
+				cli_error("bad count '%s' for --max-tasks: use a number, 0 for no limit",
+					  optarg);
+				return 2;
+			}
+			ao.max_tasks = v ? (size_t)v : ANALYSIS_UNLIMITED;
+			break;
+		}
 		case 'L':
 		case 'S':
 		case 'W':
@@ -217,7 +236,7 @@ int cmd_report(int argc, char **argv)
 	}
 	if (optind + 1 != argc) {
 		cli_error("usage: asyncscope report [--format text|json] [--html FILE] [--partial] "
-			  "[--long-poll D] [--stall D] [--starve D] FILE");
+			  "[--long-poll D] [--stall D] [--starve D] [--max-tasks N] FILE");
 		return 2;
 	}
 	path = argv[optind];

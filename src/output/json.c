@@ -22,26 +22,39 @@
  *             "poll_p50_ns", "poll_p99_ns", "sched_p50_ns", "sched_p99_ns",
  *             "sched_max_ns", "idle_p50_ns", "idle_p99_ns",
  *             "pending_ratio" (pending polls / polls), "self_wake_ratio"
- *             (self wakes / wakes), "long_polls"}],
+ *             (self wakes / wakes), "long_polls"}] (every live task, every worker
+ *             task and the max_tasks busiest finished user tasks: the others
+ *             are only in task_groups),
+ *  "task_groups": [{"name", "spawn_location", "tasks", "polls", "busy_ns",
+ *             "max_poll_ns", "idle_ns", "sched_ns", "wakes", "self_wakes"}]
+ *             (finished user tasks without an entry in "tasks", summed by
+ *             name and spawn location, most busy first; empty when none),
  *  "workers": [{"tid", "name" (or null), "polls", "busy_ns", "parked_ns", "parks"}],
  *  "totals": {"tasks", "user_tasks", "worker_tasks", "polls", "user_polls", "workers",
- *             "events", "lost_events", "missed_events", "anomalies"},
+ *             "events", "lost_events", "missed_events", "anomalies",
+ *             "folded_tasks" (tasks only in task_groups), "max_tasks" (the cap,
+ *             0 none)},
  *  "histograms": {"poll_ns": H, "sched_ns": H, "idle_ns": H} (user tasks), with
  *     H = {"count", "min", "max", "mean", "p50", "p90", "p99", "p999",
  *          "buckets": [[low_ns, high_ns (inclusive), count], ...] (non-empty,
  *          at most 200, lowest first)},
  *  "long_poll_threshold_ns", "long_polls_total",
  *  "long_polls": [{"seq", "id", "name", "tid", "start_ns", "duration_ns",
- *                  "until_end" (still running at the end)}] (longest first, <= 1000),
+ *                  "until_end" (still running at the end), "group"}] (longest
+ *                  first, <= 1000),
  *  "stall_threshold_ns",
  *  "stalled": [{"seq", "id", "name", "since_ns", "stalled_ns", "until_end",
- *               "count"}] (longest first),
- *  "starve_threshold_ns", "starved": [{"seq", "id", "name", "max_wait_ns", "count"}],
+ *               "count", "group"}] (longest first),
+ *  "starve_threshold_ns", "starved": [{"seq", "id", "name", "max_wait_ns", "count",
+ *               "group"}],
  *  "wake_edges": [{"from_kind" ("task"|"io"|"timer"|"runtime"|"blocking"|"thread"),
  *                  "from_seq" (null unless task), "from_name" (task name or
  *                  from_kind), "to_seq", "to_name", "count", "timed" (wakes
  *                  with a delay sample), "delay_p50_ns", "delay_p99_ns",
- *                  "delay_max_ns"}] (most wakes first),
+ *                  "delay_max_ns", "from_group", "to_group"}] (most wakes first),
+ *  where "group", "from_group", "to_group": null when the task has its entry
+ *  in "tasks", else the index in task_groups of the group it was folded into
+ *  (its "id" is then null, its name that of the group),
  *  "timeline" (only when computed): {"start_ns", "bucket_ns", "buckets",
  *     "workers": [{"tid", "name", "busy_ns": [..], "idle_ns": [..],
  *                  "parked_ns": [..], "polls": [..]}],
@@ -101,9 +114,47 @@ static void id_or_null(struct json_writer *w, const char *key, const struct task
 		json_writer__null(w);
 }
 
-static const struct task_stats *row(const struct task_stats *tasks, size_t n, uint64_t seq)
+/* The name of task seq: its row's, or that of the group it was folded into
+ * (group: index + 1 into analysis__groups(), 0 none). */
+static const char *task_name(const struct analysis *a, uint64_t seq, uint32_t group)
 {
-	return seq && seq <= n ? &tasks[seq - 1] : NULL;
+	const struct task_stats *t = analysis__task(a, seq);
+	const struct task_group *g;
+	size_t n;
+
+	if (t)
+		return t->name;
+	g = analysis__groups(a, &n);
+	return group && group <= n ? g[group - 1].name : NULL;
+}
+
+static void group_or_null(struct json_writer *w, const char *key, uint32_t group)
+{
+	json_writer__key(w, key);
+	if (group)
+		json_writer__u64(w, group - 1);
+	else
+		json_writer__null(w);
+}
+
+/* "file:line:col", or the file alone when out of memory, or null. */
+static void spawn_location(struct json_writer *w, const char *file, uint32_t line, uint32_t col)
+{
+	json_writer__key(w, "spawn_location");
+	if (file) {
+		size_t n = strlen(file) + 24; /* ":" u32 ":" u32 NUL */
+		char *loc = malloc(n);
+
+		if (loc) {
+			snprintf(loc, n, "%s:%" PRIu32 ":%" PRIu32, file, line, col);
+			json_writer__string(w, loc);
+		} else {
+			json_writer__string(w, file); /* out of memory: file only */
+		}
+		free(loc);
+	} else {
+		json_writer__null(w);
+	}
 }
 
 static void task_json(struct json_writer *w, FILE *out, const struct task_stats *t)
@@ -121,22 +172,7 @@ static void task_json(struct json_writer *w, FILE *out, const struct task_stats 
 	json_writer__kv_string(w, "header", buf);
 	json_writer__kv_string(w, "name", t->name);
 	json_writer__kv_string(w, "kind", task_kind__str(t->kind));
-	json_writer__key(w, "spawn_location");
-	if (t->spawn_file) {
-		size_t n = strlen(t->spawn_file) + 24; /* ":" u32 ":" u32 NUL */
-		char *loc = malloc(n);
-
-		if (loc) {
-			snprintf(loc, n, "%s:%" PRIu32 ":%" PRIu32, t->spawn_file, t->spawn_line,
-				 t->spawn_col);
-			json_writer__string(w, loc);
-		} else {
-			json_writer__string(w, t->spawn_file); /* out of memory: file only */
-		}
-		free(loc);
-	} else {
-		json_writer__null(w);
-	}
+	spawn_location(w, t->spawn_file, t->spawn_line, t->spawn_col);
 	json_writer__kv_bool(w, "spawned_in_trace", t->spawned_in_trace);
 	json_writer__key(w, "parent");
 	if (t->parent)
@@ -166,6 +202,22 @@ static void task_json(struct json_writer *w, FILE *out, const struct task_stats 
 	kv_number(w, out, "pending_ratio", t->pending_ratio);
 	kv_number(w, out, "self_wake_ratio", t->self_wake_ratio);
 	json_writer__kv_u64(w, "long_polls", t->long_polls);
+	json_writer__end_object(w);
+}
+
+static void group_json(struct json_writer *w, const struct task_group *g)
+{
+	json_writer__begin_object(w);
+	json_writer__kv_string(w, "name", g->name);
+	spawn_location(w, g->spawn_file, g->spawn_line, g->spawn_col);
+	json_writer__kv_u64(w, "tasks", g->tasks);
+	json_writer__kv_u64(w, "polls", g->polls);
+	json_writer__kv_u64(w, "busy_ns", g->busy_ns);
+	json_writer__kv_u64(w, "max_poll_ns", g->max_poll_ns);
+	json_writer__kv_u64(w, "idle_ns", g->idle_ns);
+	json_writer__kv_u64(w, "sched_ns", g->sched_ns);
+	json_writer__kv_u64(w, "wakes", g->wakes);
+	json_writer__kv_u64(w, "self_wakes", g->self_wakes);
 	json_writer__end_object(w);
 }
 
@@ -264,8 +316,7 @@ static void timeline_json(struct json_writer *w, FILE *out, const struct timelin
 }
 
 /* The scheduling sections: histograms, long polls, stalled, starved, edges. */
-static void sched_json(struct json_writer *w, const struct analysis *a,
-		       const struct task_stats *tasks, size_t n_tasks)
+static void sched_json(struct json_writer *w, const struct analysis *a)
 {
 	const struct summary *s = analysis__summary(a);
 	const struct long_poll *lp;
@@ -287,16 +338,17 @@ static void sched_json(struct json_writer *w, const struct analysis *a,
 	json_writer__begin_array(w);
 	lp = analysis__long_polls(a, &n);
 	for (size_t i = 0; i < n; i++) {
-		const struct task_stats *t = row(tasks, n_tasks, lp[i].seq);
+		const struct task_stats *t = analysis__task(a, lp[i].seq);
 
 		json_writer__begin_object(w);
 		json_writer__kv_u64(w, "seq", lp[i].seq);
 		id_or_null(w, "id", t);
-		json_writer__kv_string(w, "name", t ? t->name : NULL);
+		json_writer__kv_string(w, "name", task_name(a, lp[i].seq, lp[i].group));
 		json_writer__kv_u64(w, "tid", lp[i].tid);
 		json_writer__kv_u64(w, "start_ns", lp[i].start_ns);
 		json_writer__kv_u64(w, "duration_ns", lp[i].duration_ns);
 		json_writer__kv_bool(w, "until_end", lp[i].until_end);
+		group_or_null(w, "group", lp[i].group);
 		json_writer__end_object(w);
 	}
 	json_writer__end_array(w);
@@ -306,16 +358,17 @@ static void sched_json(struct json_writer *w, const struct analysis *a,
 	json_writer__begin_array(w);
 	st = analysis__stalled(a, &n);
 	for (size_t i = 0; i < n; i++) {
-		const struct task_stats *t = row(tasks, n_tasks, st[i].seq);
+		const struct task_stats *t = analysis__task(a, st[i].seq);
 
 		json_writer__begin_object(w);
 		json_writer__kv_u64(w, "seq", st[i].seq);
 		id_or_null(w, "id", t);
-		json_writer__kv_string(w, "name", t ? t->name : NULL);
+		json_writer__kv_string(w, "name", task_name(a, st[i].seq, st[i].group));
 		json_writer__kv_u64(w, "since_ns", st[i].since_ns);
 		json_writer__kv_u64(w, "stalled_ns", st[i].stalled_ns);
 		json_writer__kv_bool(w, "until_end", st[i].until_end);
 		json_writer__kv_u64(w, "count", st[i].count);
+		group_or_null(w, "group", st[i].group);
 		json_writer__end_object(w);
 	}
 	json_writer__end_array(w);
@@ -325,14 +378,15 @@ static void sched_json(struct json_writer *w, const struct analysis *a,
 	json_writer__begin_array(w);
 	sv = analysis__starved(a, &n);
 	for (size_t i = 0; i < n; i++) {
-		const struct task_stats *t = row(tasks, n_tasks, sv[i].seq);
+		const struct task_stats *t = analysis__task(a, sv[i].seq);
 
 		json_writer__begin_object(w);
 		json_writer__kv_u64(w, "seq", sv[i].seq);
 		id_or_null(w, "id", t);
-		json_writer__kv_string(w, "name", t ? t->name : NULL);
+		json_writer__kv_string(w, "name", task_name(a, sv[i].seq, sv[i].group));
 		json_writer__kv_u64(w, "max_wait_ns", sv[i].max_wait_ns);
 		json_writer__kv_u64(w, "count", sv[i].count);
+		group_or_null(w, "group", sv[i].group);
 		json_writer__end_object(w);
 	}
 	json_writer__end_array(w);
@@ -341,9 +395,6 @@ static void sched_json(struct json_writer *w, const struct analysis *a,
 	json_writer__begin_array(w);
 	e = analysis__edges(a, &n);
 	for (size_t i = 0; i < n; i++) {
-		const struct task_stats *from = row(tasks, n_tasks, e[i].from_seq);
-		const struct task_stats *to = row(tasks, n_tasks, e[i].to_seq);
-
 		json_writer__begin_object(w);
 		json_writer__kv_string(w, "from_kind", wake_source__str(e[i].from_kind));
 		json_writer__key(w, "from_seq");
@@ -352,15 +403,17 @@ static void sched_json(struct json_writer *w, const struct analysis *a,
 		else
 			json_writer__null(w);
 		json_writer__kv_string(w, "from_name", e[i].from_kind == WAKE_FROM_TASK
-				       ? (from ? from->name : NULL)
+				       ? task_name(a, e[i].from_seq, e[i].from_group)
 				       : wake_source__str(e[i].from_kind));
 		json_writer__kv_u64(w, "to_seq", e[i].to_seq);
-		json_writer__kv_string(w, "to_name", to ? to->name : NULL);
+		json_writer__kv_string(w, "to_name", task_name(a, e[i].to_seq, e[i].to_group));
 		json_writer__kv_u64(w, "count", e[i].count);
 		json_writer__kv_u64(w, "timed", e[i].timed);
 		json_writer__kv_u64(w, "delay_p50_ns", e[i].delay_p50_ns);
 		json_writer__kv_u64(w, "delay_p99_ns", e[i].delay_p99_ns);
 		json_writer__kv_u64(w, "delay_max_ns", e[i].delay_max_ns);
+		group_or_null(w, "from_group", e[i].from_group);
+		group_or_null(w, "to_group", e[i].to_group);
 		json_writer__end_object(w);
 	}
 	json_writer__end_array(w);
@@ -371,9 +424,10 @@ int report_json(FILE *out, const struct analysis *a, const struct as_trace_meta 
 {
 	const struct summary *s = analysis__summary(a);
 	const struct task_stats *tasks;
+	const struct task_group *groups;
 	const struct worker_stats *workers;
 	struct json_writer *w = NULL;
-	size_t n_tasks, n_workers;
+	size_t n_tasks, n_groups, n_workers;
 	uint64_t lost, missed;
 	int err;
 
@@ -412,6 +466,13 @@ int report_json(FILE *out, const struct analysis *a, const struct as_trace_meta 
 		task_json(w, out, &tasks[i]);
 	json_writer__end_array(w);
 
+	json_writer__key(w, "task_groups");
+	json_writer__begin_array(w);
+	groups = analysis__groups(a, &n_groups);
+	for (size_t i = 0; i < n_groups; i++)
+		group_json(w, &groups[i]);
+	json_writer__end_array(w);
+
 	json_writer__key(w, "workers");
 	json_writer__begin_array(w);
 	for (size_t i = 0; i < n_workers; i++) {
@@ -438,8 +499,10 @@ int report_json(FILE *out, const struct analysis *a, const struct as_trace_meta 
 	json_writer__kv_u64(w, "lost_events", lost);
 	json_writer__kv_u64(w, "missed_events", missed);
 	json_writer__kv_u64(w, "anomalies", s->anomalies);
+	json_writer__kv_u64(w, "folded_tasks", s->folded_tasks);
+	json_writer__kv_u64(w, "max_tasks", s->max_tasks);
 	json_writer__end_object(w);
-	sched_json(w, a, tasks, n_tasks);
+	sched_json(w, a);
 	if (opts && opts->timeline)
 		timeline_json(w, out, opts->timeline);
 	json_writer__end_object(w);

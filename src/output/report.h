@@ -27,14 +27,17 @@ struct report_opts {
  * -EINVAL if a is NULL or not finished, -ENOMEM, or -EIO on a write error. */
 
 /* Human-readable: header, TASKS (by busy time, runtime worker tasks apart),
- * WORKERS, DISTRIBUTIONS (one line per histogram), LONG POLLS (top 10),
+ * TASK GROUPS (only when tasks were folded: one line per group, and how to
+ * raise the limit), WORKERS, DISTRIBUTIONS (one line per histogram), LONG POLLS (top 10),
  * STALLED and STARVED (top 20), WAKE EDGES (top 10), TOTALS. Durations as "1.23 ms".
  * The timeline is not shown in text. */
 int report_text(FILE *out, const struct analysis *a, const struct as_trace_meta *meta,
 		const struct as_trace_end *end, const struct report_opts *opts);
 
-/* One JSON document, stable schema (keys listed in json.c), tasks in seq
- * order. Durations in integer ns; ratios and fractions as decimals. */
+/* One JSON document, stable schema (keys listed in json.c), tasks with a
+ * row in seq order, then the groups of folded tasks. Durations in integer
+ * ns; ratios and fractions as decimals. Entries naming a folded task (long
+ * polls, stalled, starved, wake edges) keep its seq and carry its group. */
 int report_json(FILE *out, const struct analysis *a, const struct as_trace_meta *meta,
 		const struct as_trace_end *end, const struct report_opts *opts);
 

@@ -1018,8 +1018,9 @@ static void test_timeline(void)
 	#undef TL_ADD
 }
 
-/* A million short-lived tasks: the live map and the histograms stay small;
- * only the compact rows grow. */
+/* A million short-lived tasks: the live map and the histograms stay small,
+ * the rows stop at max_tasks (the rest folded into one group); only the
+ * compact wake-edge records grow (one per task here). */
 static void test_bounded_memory(void)
 {
 	struct analysis *a = new_a();
@@ -1052,11 +1053,14 @@ static void test_bounded_memory(void)
 	analysis__mem(a, &m);
 	CHECK(peak_live <= 64);
 	CHECK(peak_hist <= 64 * 3 * 16 * 1024);
-	CHECK_EQ_U64(m.rows, N);
+	CHECK_EQ_U64(m.rows, ANALYSIS_MAX_TASKS);
+	CHECK_EQ_U64(m.folded_tasks, N - ANALYSIS_MAX_TASKS);
+	CHECK_EQ_U64(m.groups, 1);
 	/* one edge per task (runtime -> it: 0x77 is no task seen), folded when
-	 * the task went: no histogram left, a few hundred bytes per task in all */
+	 * the task went: no histogram or map entry left, ~72 bytes per task */
 	CHECK_EQ_U64(m.edges, N);
-	CHECK(m.bytes < N * 1024);
+	CHECK_EQ_U64(m.live_edges, 0);
+	CHECK(m.bytes < N * 160);
 	finish(a, ts + 1, 0, 0);
 	analysis__mem(a, &m);
 	CHECK_EQ_U64(m.live_tasks, 0);
