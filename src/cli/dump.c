@@ -39,18 +39,23 @@ static const char *frame_note(const struct async_frame *f)
 	return f->state;
 }
 
-/* Text, one block per task, outermost frame first, innermost last:
+/* Text, one block per task, outermost frame first, innermost last (parked):
  *
- * task 4 (tokio id 4) blocker::stuck_forever  [idle]
- *     blocker::stuck_forever at src/bin/blocker.rs:7  (awaiting core::future::pending::Pending<()>)
+ * asyncscope dump of pid 11961 (/work/main/tests/apps/target/release/parked): 6 tasks
  *
- * task 5 (tokio id 5) parked::deep_outer  [idle]
- *     parked::deep_outer at src/bin/parked.rs:12
- *     parked::deep_middle at src/bin/parked.rs:16
- *     parked::deep_inner at src/bin/parked.rs:21  (awaiting core::future::pending::Pending<()>)
+ * task 1 (tokio id 3) parked::deep_outer  [idle]
+ *     parked::deep_outer at src/bin/parked.rs:14
+ *     parked::deep_middle at src/bin/parked.rs:18
+ *     parked::deep_inner at src/bin/parked.rs:23  (awaiting core::future::pending::Pending<()>)
  *
- * task 9 (tokio id 9) parked::main::{async_block#0}::{async_block#1}  [running]
+ * task 4 (tokio id 6) parked::nap  [idle]
+ *     parked::nap at src/bin/parked.rs:40  (awaiting tokio::time::sleep::Sleep)
+ *
+ * task 5 (tokio id 7) parked::busy  [running]
  *     (running, not sampled)
+ *
+ * Files below the unit's compilation directory are relative to it; others
+ * (dependencies) stay absolute.
  */
 static void print_text(const struct dump_result *r)
 {

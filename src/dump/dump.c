@@ -18,6 +18,7 @@
 #include <dwarf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -135,6 +136,19 @@ static struct poll_copy *task_copy(struct ctx *c, uint64_t header, uint64_t *vta
 	return &c->copies[idx - 1];
 }
 
+/* The owned-list links of the task at h (each task's own trailer offset:
+ * tasks of different future types share a list). Returns 0 or -1. */
+static int task_links(struct ctx *c, uint64_t h, uint64_t *prev, uint64_t *next)
+{
+	uint64_t vt, trailer;
+
+	if (!task_copy(c, h, &vt) || rd64(c, vt + c->lay.vt_trailer, &trailer) ||
+	    trailer > 1u << 24 || rd64(c, h + trailer + c->lay.owned_prev, prev) ||
+	    rd64(c, h + trailer + c->lay.owned_next, next))
+		return -1;
+	return 0;
+}
+
 static int add_task(struct ctx *c, uint64_t header, uint64_t id, const char *name, bool seen)
 {
 	struct dump_result *r = c->res;
@@ -245,23 +259,19 @@ out:
 static int walk_list(struct ctx *c, uint64_t header, bool forward, struct u64map *visited)
 {
 	for (size_t steps = 0; steps < MAX_TASKS; steps++) {
-		uint64_t vtable, trailer, link;
-		if (!task_copy(c, header, &vtable) || rd64(c, vtable + c->lay.vt_trailer, &trailer) ||
-		    trailer > 1u << 24) {
+		uint64_t prev, next, link, vt;
+		if (task_links(c, header, &prev, &next)) {
 			c->res->walk_cut = true;   /* freed or torn under us */
 			return 0;
 		}
-		if (rd64(c, header + trailer + (forward ? c->lay.owned_next : c->lay.owned_prev), &link)) {
-			c->res->walk_cut = true;
-			return 0;
-		}
+		link = forward ? next : prev;
 		if (!link)
 			return 0;               /* the end of the list */
 		if (u64map__get(visited, link, NULL))
 			return 0;               /* met a walk already done (or a cycle) */
 		if (u64map__set(visited, link, 1))
 			return -ENOMEM;
-		if (!task_copy(c, link, &vtable)) {
+		if (!task_copy(c, link, &vt)) {
 			c->res->walk_cut = true;
 			return 0;
 		}
@@ -292,6 +302,103 @@ static int walk_lists(struct ctx *c)
 	}
 	u64map__clear(&visited);
 	return err;
+}
+
+/* Every 8-byte word of [start, end) of the target: calls fn(c, addr, word,
+ * arg) until it returns non-zero; at most *budget bytes are read. */
+static int scan_words(struct ctx *c, uint64_t start, uint64_t end, uint64_t *budget,
+		      int (*fn)(struct ctx *, uint64_t, uint64_t, void *), void *arg)
+{
+	enum { CHUNK = 1 << 20 };
+	uint64_t *buf = malloc(CHUNK);
+	int r = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	for (uint64_t a = start; a < end && !r && *budget; a += CHUNK) {
+		size_t len = end - a < CHUNK ? (size_t)(end - a) : CHUNK;
+		if (len > *budget)
+			len = (size_t)*budget;
+		*budget -= len;
+		if (procmem_read_raw(c->pid, a, buf, len))
+			continue;   /* guard pages, unmapped meanwhile */
+		for (size_t i = 0; i < len / 8 && !r; i++)
+			r = fn(c, a + i * 8, buf[i], arg);
+	}
+	free(buf);
+	return r < 0 ? r : 0;
+}
+
+/* A word equal to a poll copy's runtime address: a task vtable's poll slot. */
+static int is_vtable(struct ctx *c, uint64_t addr, uint64_t word, void *arg)
+{
+	struct u64map *vtables = arg;
+
+	if (word > c->bias && u64map__get(&c->copy_by_addr, word - c->bias, NULL) &&
+	    u64map__set(vtables, addr - c->lay.vt_poll, 1))
+		return -ENOMEM;
+	return 0;
+}
+
+/* A word equal to a vtable address: a task header if its owned-list links
+ * point back at it (a freed cell's neighbours no longer do). Stops the scan
+ * at the first live task: the list walk finds the others. */
+static int is_header(struct ctx *c, uint64_t addr, uint64_t word, void *arg)
+{
+	struct u64map *vtables = arg;
+	uint64_t h = addr - c->lay.hdr_vtable, prev, next, p2, n2, state;
+
+	if (!u64map__get(vtables, word, NULL) || task_links(c, h, &prev, &next) ||
+	    rd64(c, h + c->lay.hdr_state, &state))
+		return 0;
+	if (next && (task_links(c, next, &p2, &n2) || p2 != h))
+		return 0;
+	if (prev && (task_links(c, prev, &p2, &n2) || n2 != h))
+		return 0;
+	/* both links null: the only task of its list, if its state is sane
+	 * (reference count 1..64 in units of 1 << 6, tokio 1.24 state.rs) */
+	if (!prev && !next && ((state >> 6) == 0 || (state >> 6) > 64))
+		return 0;
+	return add_task(c, h, 0, NULL, false) ? -ENOMEM : 1;
+}
+
+/* Fallback when the recording saw no task polled (every task idle): find
+ * one task in memory. The vtables are the words of the executable's
+ * read-only data equal to a poll copy's address; a task header holds one at
+ * hdr_vtable. Scans the heap and anonymous mappings (thread arenas), at most
+ * 1 GiB in all. */
+static int scan_for_task(struct ctx *c)
+{
+	char path[64], line[4096], exe[PATH_MAX];
+	struct u64map vtables = { 0 };
+	uint64_t budget = UINT64_C(1) << 30;
+	FILE *f;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", c->pid);
+	snprintf(exe, sizeof(exe), "%s", c->res->target);
+	for (int pass = 0; pass < 2 && !ret; pass++) {
+		f = fopen(path, "re");
+		if (!f)
+			return -errno;
+		while (!ret && fgets(line, sizeof(line), f)) {
+			uint64_t start, end;
+			char perms[8], name[PATH_MAX] = "";
+			if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %*s %*s %*s %4095[^\n]", &start,
+				   &end, perms, name) < 3)
+				continue;
+			if (pass == 0 && !strcmp(name, exe) && perms[0] == 'r' && perms[2] != 'x')
+				ret = scan_words(c, start, end, &budget, is_vtable, &vtables);
+			else if (pass == 1 && vtables.len && perms[0] == 'r' && perms[1] == 'w' &&
+				 (!name[0] || !strcmp(name, "[heap]")))
+				ret = scan_words(c, start, end, &budget, is_header, &vtables);
+			if (pass == 1 && c->res->n)
+				break;
+		}
+		fclose(f);
+	}
+	u64map__clear(&vtables);
+	return ret;
 }
 
 /* Cell<T, S> of every poll copy that has tasks: its name from the copy's
@@ -547,6 +654,12 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 	}
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", o->pid);
 	n = readlink(exe, target, sizeof(target) - 1);
+	if (n < 0 && errno == ENOENT) {
+		/* a zombie: kill() still finds it, its memory is gone */
+		snprintf(err, errlen, "no process with pid %d: it has exited (check with ps -e)",
+			 o->pid);
+		return -ESRCH;
+	}
 	if (n < 0) {
 		ret = -errno;
 		snprintf(err, errlen, "cannot read %s: %s", exe, strerror(errno));
@@ -562,8 +675,9 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 		goto fail;
 	}
 	if (!img->has_symtab && !img->has_debug_info) {
-		snprintf(err, errlen, "%s is stripped: rebuild with debug = true (and strip = false) "
-			 "in its Cargo profile", target);
+		snprintf(err, errlen, "%s is stripped (no symbols, no debug info): if it is a Tokio "
+			 "program, rebuild with debug = true and strip = false in its Cargo profile",
+			 target);
 		ret = -ENODATA;
 		goto fail;
 	}
@@ -630,7 +744,9 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 		goto fail;
 	}
 	read_layout(c.dt, &c.lay);
-	ret = walk_lists(&c);
+	ret = res->n ? 0 : scan_for_task(&c);
+	if (!ret)
+		ret = walk_lists(&c);
 	if (!ret)
 		ret = type_copies(&c, exe);
 	if (ret)

@@ -3,7 +3,8 @@
 //! mpsc receive (one spawned as an async fn, one as an async block), one
 //! sleeping an hour, and one that keeps its worker busy (blocking sleeps
 //! between yields, so it is nearly always running). Prints "ready" once all are parked, then a heartbeat line
-//! every 100 ms from a task, until killed. The `// dump:` comments mark the
+//! every 100 ms from a task, until killed. `parked quiet`: the same parked
+//! tasks without the busy and heartbeat ones, so nothing is ever polled. The `// dump:` comments mark the
 //! lines tests/integ/dump.sh expects in the stacks: do not move them apart
 //! from their `.await`.
 use std::time::Duration;
@@ -50,6 +51,11 @@ async fn main() {
         println!("block consumer got {got:?}");
     });
     let _nap = tokio::spawn(nap());
+    if std::env::args().nth(1).as_deref() == Some("quiet") {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        println!("ready");
+        std::future::pending::<()>().await;
+    }
     let _busy = tokio::spawn(busy());
     let heartbeat = tokio::spawn(async {
         let mut n = 0u64;
