@@ -8,6 +8,7 @@ cd "$(dirname "$0")/../.."
 . tests/integ/html.sh
 . tests/integ/sched.sh
 . tests/integ/top.sh
+. tests/integ/dump.sh
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "integration tests need root (BPF): skipped"
@@ -136,6 +137,7 @@ test_report_no_leaks_valgrind() {
 }
 
 for t in ${INTEG_TESTS:-test_multi_thread_exact_polls test_current_thread_exact_polls \
+	test_dump_parked test_dump_all_idle test_dump_errors \
 	test_attach_by_pid test_blocking_and_stuck_tasks test_bad_input test_lost_events_reported \
 	test_report_no_leaks_valgrind test_top_launch_keys test_top_attach_leaves_target test_sched_chain_edges test_sched_sleepers_idle test_sched_blocker_long_poll_stall \
 	test_html_assets_current test_html_recorded_traces test_html_full_fixture \
