@@ -136,11 +136,10 @@ static int plan_profile(struct probe_plan *plan, const struct elf_image *img, ui
 static bool profile_found(const struct elf_image *img, const struct runtime_profile *prof)
 {
 	bool marked = !prof->marker, poll = false;
-	size_t mlen = prof->marker ? strlen(prof->marker) : 0;
 
 	for (size_t i = 0; i < img->n_syms && !(marked && poll); i++) {
 		const struct elf_sym *s = &img->syms[i];
-		if (!marked && !strncmp(s->name, prof->marker, mlen))
+		if (!marked && strstr(s->name, prof->marker))
 			marked = true;
 		for (size_t k = 0; !poll && k < prof->n_points; k++)
 			if (prof->points[k].role == AS_ROLE_POLL && matches(&prof->points[k], s))

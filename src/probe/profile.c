@@ -91,7 +91,8 @@ static const struct profile_point async_executor_points[] = {
 	{ AS_ROLE_POLL, 0, 0, MATCH_NORM, "<async_task::raw::RawTask>::run" },
 	/* Ready: run drops the future right after it returned Ready (and when
 	 * a closed task is dropped: cancelled, as Tokio's complete). The drop
-	 * glue of async-executor's spawn wrapper stays out of line (push):
+	 * glue of async-executor's spawn wrapper stays out of line (push; under
+	 * fat LTO it survives but may start with a mov: single-stepped):
 	 * rdi = the future, inside the task (0x28 past it with the executor's
 	 * 8-byte schedule closure). The state word's COMPLETED bit read at
 	 * run's return is racy: the task may already be freed or re-run. */
@@ -126,7 +127,8 @@ static const struct profile_point async_executor_points[] = {
 	{ AS_ROLE_FREE, 0, 0, MATCH_NORM, "<async_task::raw::RawTask>::destroy" },
 	/* Worker idle (entry and return, both push): async-io's block_on
 	 * either parks on its parking::Parker or waits in epoll holding the
-	 * reactor lock. Inner::park often returns at once (already notified). */
+	 * reactor lock. Inner::park often returns at once (already notified).
+	 * Under fat LTO Poller::wait is inlined: epoll waits are not seen. */
 	{ AS_ROLE_PARK, 0, 0, MATCH_NORM, "parking::Inner::park" },
 	{ AS_ROLE_PARK, 0, 0, MATCH_NORM, "<parking::Inner>::park" },
 	{ AS_ROLE_PARK, 0, 0, MATCH_NORM, "polling::epoll::Poller::wait" },
@@ -162,7 +164,11 @@ static const struct runtime_profile async_std_profile = {
 static const struct runtime_profile smol_profile = {
 	.name = "smol",
 	.versions = "smol 1.3, async-executor 1.5, async-task 4.3",
-	.marker = "smol::",
+	/* smol::spawn's global executor (smol's other items are re-exports of
+	 * async-executor, async-io and futures-lite: a program using only those
+	 * is an async-executor one). Under fat LTO only drop glue of
+	 * smol::spawn::spawn::global's thread closure keeps the name. */
+	.marker = "smol::spawn::",
 	.refines = "async-executor",
 	ASYNC_EXECUTOR_TABLES,
 };

@@ -37,8 +37,10 @@ struct future_wrapper {
 struct runtime_profile {
 	const char *name;            /* "tokio" */
 	const char *versions;        /* what the table was verified on */
-	/* A prefix of a demangled symbol that only a binary using this runtime
-	 * has; NULL: finding the poll function is enough. */
+	/* Text found in a demangled function symbol only where the binary uses
+	 * this runtime (anywhere in the name: under fat LTO the runtime's own
+	 * functions may survive only as generic arguments of others); NULL:
+	 * finding the poll function is enough. */
 	const char *marker;
 	/* A profile this one makes more precise (same functions, a runtime
 	 * built on it): when both are found, only this one is used. */
