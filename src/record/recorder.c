@@ -32,9 +32,20 @@ struct last_wake {
 	bool valid;
 };
 
+/* A FREE held back until the poll that task runs on another thread ends
+ * (async-task: the Task handle's owner may free a completed task while its
+ * last run is still returning on a worker). */
+struct held_free {
+	struct as_event ev;
+	uint32_t poll_tid;         /* the thread running the task's poll */
+};
+
 struct rec {
 	struct trace_writer *w;
 	struct u64map live;        /* task headers seen and not freed */
+	struct u64map running;     /* task header -> tid + 1 of its poll in progress */
+	struct held_free *held;
+	size_t n_held, cap_held;
 	struct u64map thread_idx;  /* tid + 1 -> index into last */
 	struct last_wake *last;
 	size_t n_threads;
@@ -87,6 +98,93 @@ static void note_task(struct rec *r, uint64_t task)
 		if (u64map__set(&r->live, task, 1))
 			r->missed++;
 	}
+}
+
+/* Hands one event to the live consumer and the trace file. */
+static void put(struct rec *r, const struct as_event *ev)
+{
+	if (nested_wake(r, ev)) {
+		r->nested_wakes++;
+		return;
+	}
+	r->events++;
+	if (r->o->on_event)
+		r->o->on_event(r->o->ctx, ev);
+	if (r->w && trace_writer__write(r->w, ev))
+		r->write_errors++;
+}
+
+/* Writes held FREE i, at ts (never before the events already written
+ * about the task), and forgets it. */
+static void release_free(struct rec *r, size_t i, uint64_t ts)
+{
+	struct as_event f = r->held[i].ev;
+
+	if (ts > f.ts)
+		f.ts = ts;
+	r->held[i] = r->held[--r->n_held];
+	put(r, &f);
+}
+
+static ssize_t find_held(const struct rec *r, uint64_t task)
+{
+	for (size_t i = 0; i < r->n_held; i++)
+		if (r->held[i].ev.task == task)
+			return (ssize_t)i;
+	return -1;
+}
+
+/* A task freed by another thread while its poll runs (possible with
+ * async-task, never with Tokio, whose poll holds a reference) is written
+ * as freed when that poll ends, at the poll's end: the analysis then sees
+ * a complete last poll instead of a free inside a running poll. Any other
+ * event about the task first releases the held FREE as it came. */
+static void deliver(struct rec *r, struct as_event *ev)
+{
+	uint64_t tid1 = 0;
+	ssize_t h;
+
+	if (!ev->task) {
+		put(r, ev);
+		return;
+	}
+	h = r->n_held ? find_held(r, ev->task) : -1;
+	if (h >= 0 && !(ev->type == AS_EV_POLL_END && ev->tid == r->held[h].poll_tid)) {
+		release_free(r, (size_t)h, 0);
+		h = -1;
+	}
+	switch (ev->type) {
+	case AS_EV_POLL_BEGIN:
+		if (u64map__set(&r->running, ev->task, (uint64_t)ev->tid + 1))
+			r->missed++;
+		break;
+	case AS_EV_POLL_END:
+		if (u64map__get(&r->running, ev->task, &tid1) && tid1 == (uint64_t)ev->tid + 1)
+			u64map__del(&r->running, ev->task);
+		put(r, ev);
+		if (h >= 0)
+			release_free(r, (size_t)h, ev->ts);
+		return;
+	case AS_EV_FREE:
+		if (u64map__get(&r->running, ev->task, &tid1) && tid1 != (uint64_t)ev->tid + 1) {
+			if (r->n_held == r->cap_held) {
+				size_t cap = r->cap_held ? r->cap_held * 2 : 16;
+				struct held_free *n = realloc(r->held, cap * sizeof(*n));
+				if (!n)
+					break;  /* write it now, as it came */
+				r->held = n;
+				r->cap_held = cap;
+			}
+			u64map__del(&r->running, ev->task);
+			r->held[r->n_held++] = (struct held_free){ .ev = *ev, .poll_tid = (uint32_t)(tid1 - 1) };
+			return;
+		}
+		u64map__del(&r->running, ev->task);
+		break;
+	default:
+		break;
+	}
+	put(r, ev);
 }
 
 static int on_record(void *ctx, void *data, size_t size)
@@ -157,15 +255,7 @@ static int on_record(void *ctx, void *data, size_t size)
 	default:
 		goto bad;
 	}
-	if (nested_wake(r, &ev)) {
-		r->nested_wakes++;
-		return 0;
-	}
-	r->events++;
-	if (r->o->on_event)
-		r->o->on_event(r->o->ctx, &ev);
-	if (r->w && trace_writer__write(r->w, &ev))
-		r->write_errors++;
+	deliver(r, &ev);
 	return 0;
 bad:
 	r->missed++;
@@ -456,6 +546,9 @@ int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
 		child = -1;
 	}
 
+	/* frees still held: their poll never ended (the target exited first) */
+	while (r.n_held)
+		release_free(&r, r.n_held - 1, 0);
 	struct raw_counters c;
 	attachment__counters(att, &c);
 	struct as_trace_end end = {
@@ -489,6 +582,8 @@ cleanup:
 	trace_writer__free(r.w);
 	attachment__free(att);
 	u64map__clear(&r.live);
+	u64map__clear(&r.running);
+	free(r.held);
 	u64map__clear(&r.thread_idx);
 	free(r.last);
 	probe_plan__free(plan);
