@@ -21,4 +21,8 @@ fn main() {
         }
         println!("spawned {} tasks, sum {}", n, sum);
     });
+    // async-task hands a task's output to its JoinHandle before the worker's
+    // run() returns: give the workers a moment so that no run is cut short
+    // by the process exiting (a tracer would see a poll that never ends).
+    std::thread::sleep(std::time::Duration::from_millis(20));
 }

@@ -39,4 +39,8 @@ fn main() {
         sum
     });
     println!("spawned {} tokio tasks, sum {}; {} smol tasks, sum {}", n, tokio_sum, n, smol_sum);
+    // async-task hands a task's output to its JoinHandle before the worker's
+    // run() returns: give the workers a moment so that no run is cut short
+    // by the process exiting (a tracer would see a poll that never ends).
+    std::thread::sleep(std::time::Duration::from_millis(20));
 }
