@@ -9,6 +9,7 @@ cd "$(dirname "$0")/../.."
 . tests/integ/sched.sh
 . tests/integ/top.sh
 . tests/integ/dump.sh
+. tests/integ/runtimes.sh
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "integration tests need root (BPF): skipped"
@@ -142,7 +143,9 @@ for t in ${INTEG_TESTS:-test_multi_thread_exact_polls test_current_thread_exact_
 	test_report_no_leaks_valgrind test_top_launch_keys test_top_attach_leaves_target test_sched_chain_edges test_sched_sleepers_idle test_sched_blocker_long_poll_stall \
 	test_html_assets_current test_html_recorded_traces test_html_full_fixture \
 	test_html_hostile_strings test_html_degenerate_inputs \
-	test_export_fixtures test_export_live_multi test_export_live_current test_export_bad_input}; do
+	test_export_fixtures test_export_live_multi test_export_live_current test_export_bad_input \
+	test_runtime_async_std_exact_polls test_runtime_smol_exact_polls test_runtime_mixed_tokio_smol \
+	test_runtime_probes_listing}; do
 	run_test "$t"
 done
 finish
