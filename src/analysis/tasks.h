@@ -10,8 +10,10 @@
  * through the accessors, valid until analysis__free().
  *
  * Memory is bounded by the live tasks (their state, their histograms until
- * they finish), by the distinct (waker, woken) pairs (a compact record each
- * once the woken task is gone), by the threads, and by opts.max_tasks rows
+ * they finish), by the distinct (waker, woken) pairs (a 72-byte struct
+ * wake_edge each once the woken task is gone: with many short-lived tasks,
+ * these are most of it), by the stalled and starved tasks (an entry each),
+ * by the threads, and by opts.max_tasks rows
  * of finished tasks: past that many, a finished user task keeps its own row
  * only if it is among the max_tasks busiest finished tasks; the others are
  * folded into one aggregate row per (root future name, spawn location),
