@@ -26,6 +26,11 @@ struct live {
 	struct live_summary sum;
 };
 
+const char *live_task__name(const struct live_task *t)
+{
+	return t->name ? t->name : t->name_buf[0] ? t->name_buf : NULL;
+}
+
 const char *live_state__str(enum live_state s)
 {
 	static const char *const names[] = { "runnable", "running", "idle", "done" };
@@ -290,6 +295,28 @@ int live__add(struct live *l, const struct as_event *ev)
 	default:
 		return 0;
 	}
+}
+
+int live__note_stack(struct live *l, uint64_t header, uint64_t tokio_id, const char *name,
+		     const char *parked, const char *stack, uint64_t now_ns)
+{
+	struct live_task *t = task_find(l, header);
+
+	if (t && t->state == LIVE_ST_DONE)
+		return 0;
+	if (!t) {
+		t = task_new(l, header, now_ns);
+		if (!t)
+			return -ENOMEM;
+		t->state = LIVE_ST_IDLE;
+	}
+	if (!t->tokio_id)
+		t->tokio_id = tokio_id;
+	if (!t->name && name)
+		snprintf(t->name_buf, sizeof(t->name_buf), "%s", name);
+	snprintf(t->parked, sizeof(t->parked), "%s", parked ? parked : "");
+	snprintf(t->stack, sizeof(t->stack), "%s", stack ? stack : "");
+	return 0;
 }
 
 void live__set_lost(struct live *l, uint64_t lost, uint64_t missed)

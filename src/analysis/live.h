@@ -45,6 +45,10 @@ struct live_task {
 	uint32_t run_tid;
 	bool free_pending;
 	bool freed;               /* its memory was freed: the address may be reused */
+	/* where it is parked, from its memory (see live__note_stack) */
+	char parked[96];          /* innermost .await "file:line", or the awaited type */
+	char stack[640];          /* its async stack, one frame per line */
+	char name_buf[160];       /* name when it came from memory (live_task__name) */
 };
 
 struct live_worker {
@@ -80,6 +84,12 @@ struct live *live__new(const struct as_trace_meta *meta);
 int live__add(struct live *l, const struct as_event *ev);
 /* Closes the rate window at now_ns and drops tasks finished long ago. */
 void live__tick(struct live *l, uint64_t now_ns);
+/* Records what the task at header is parked on, read from its memory (an
+ * async stack dump): creates it (idle since now_ns) when no event named it
+ * yet, e.g. a task that has not been polled since the view started. name
+ * may be NULL; strings are copied. Returns 0 or -ENOMEM. */
+int live__note_stack(struct live *l, uint64_t header, uint64_t tokio_id, const char *name,
+		     const char *parked, const char *stack, uint64_t now_ns);
 /* Lost / missed counters from the recorder, shown by the view. */
 void live__set_lost(struct live *l, uint64_t lost, uint64_t missed);
 const struct live_task *live__tasks(const struct live *l, size_t *n);
@@ -88,5 +98,7 @@ const struct live_summary *live__summary(const struct live *l);
 void live__free(struct live *l);
 
 const char *live_state__str(enum live_state s);
+/* The task's root future name (from a probe, else from memory), or NULL. */
+const char *live_task__name(const struct live_task *t);
 
 #endif

@@ -9,10 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "analysis/live.h"
 #include "cli/commands.h"
+#include "dump/dump.h"
 #include "output/tui.h"
 #include "record/recorder.h"
 
@@ -29,6 +31,9 @@ struct top {
 	struct tui_state ui;
 	struct as_trace_meta meta;   /* what the header shows */
 	uint64_t interval_ns, last_tick;
+	uint64_t stacks_every_ns, last_stacks;   /* async stacks from memory */
+	uint64_t stacks_cost_ns;                 /* what the last read took */
+	bool stacks_off;                         /* failed once (no debug info ...) */
 	bool screen;                 /* curses started */
 	int err;
 };
@@ -42,6 +47,66 @@ static void on_start(void *ctx, const struct as_trace_meta *meta)
 	t->meta.n_probes = meta->n_probes;
 	t->meta.runtime = meta->runtime;
 	t->meta.pid = meta->pid;
+}
+
+/* Reads every live task's async stack from the target's memory (the dump
+ * machinery, seeded with the tasks the view knows, no extra tracing) and
+ * notes where each is parked; tasks not polled since the view started are
+ * found through Tokio's task lists. */
+static void refresh_stacks(struct top *t, uint64_t now)
+{
+	struct dump_result res;
+	size_t n, k = 0;
+	const struct live_task *lt = live__tasks(t->live, &n);
+	uint64_t *headers = calloc(n ? n : 1, sizeof(*headers));
+	char err[512];
+
+	if (!headers)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (!lt[i].worker && lt[i].state != LIVE_ST_DONE)
+			headers[k++] = lt[i].header;
+	struct dump_opts o = { .pid = (pid_t)t->meta.pid, .attempts = 2, .no_trace = true,
+			       .headers = headers, .n_headers = k,
+			       .probes = t->meta.probes, .n_probes = t->meta.n_probes };
+	if (dump_run(&o, &res, err, sizeof(err))) {
+		t->stacks_off = true;
+		free(headers);
+		return;
+	}
+	free(headers);
+	for (size_t i = 0; i < res.n; i++) {
+		const struct dump_task *d = &res.tasks[i];
+		char parked[96] = "", stack[640] = "";
+		size_t o2 = 0;
+		/* the innermost .await in the program's own code (its files are
+		 * relative to the build directory; dependencies' are absolute),
+		 * else the innermost of all */
+		for (size_t f = d->stack.n; f-- > 0 && !parked[0];) {
+			const struct async_frame *fr = &d->stack.frames[f];
+			if (fr->file && fr->line && fr->file[0] != '/')
+				snprintf(parked, sizeof(parked), "%s:%u", fr->file, fr->line);
+		}
+		if (!parked[0] && d->stack.n) {
+			const struct async_frame *in = &d->stack.frames[d->stack.n - 1];
+			if (in->file && in->line)
+				snprintf(parked, sizeof(parked), "%s:%u", in->file, in->line);
+		}
+		if (!parked[0] && d->stack.leaf)
+			snprintf(parked, sizeof(parked), "%s", d->stack.leaf);
+		for (size_t f = 0; f < d->stack.n && o2 + 1 < sizeof(stack); f++) {
+			const struct async_frame *fr = &d->stack.frames[f];
+			o2 += (size_t)snprintf(stack + o2, sizeof(stack) - o2, "%s at %s:%u\n",
+					       fr->future ? fr->future : "?", fr->file ? fr->file : "?",
+					       fr->line);
+		}
+		if (o2 + 1 < sizeof(stack) && (d->stack.leaf || d->note))
+			snprintf(stack + o2, sizeof(stack) - o2, d->note ? "(%s)" : "awaiting %s",
+				 d->note ? d->note : d->stack.leaf);
+		if (live__note_stack(t->live, d->header, d->id, d->name, parked, stack, now))
+			t->err = -ENOMEM;
+	}
+	dump_result__clear(&res);
 }
 
 static void on_event(void *ctx, const struct as_event *ev)
@@ -68,12 +133,25 @@ static int on_tick(void *ctx, uint64_t now, uint64_t lost, uint64_t missed)
 		curs_set(0);
 		t->screen = true;
 		t->last_tick = now;
+		t->last_stacks = now - t->stacks_every_ns + 1000000000ull;   /* first read in 1 s */
 		live__tick(t->live, now);
 		redraw = true;
 	}
 	while ((ch = getch()) != ERR) {
 		if (tui_key(&t->ui, ch, t->live))
 			return 1;
+		redraw = true;
+	}
+	if (!t->stacks_off && t->meta.pid && now - t->last_stacks >= t->stacks_every_ns) {
+		uint64_t t0 = now;
+		refresh_stacks(t, now);
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		t->last_stacks = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+		t->stacks_cost_ns = t->last_stacks - t0;
+		/* keep reading stacks under 5% of the time */
+		if (t->stacks_every_ns < 20 * t->stacks_cost_ns)
+			t->stacks_every_ns = 20 * t->stacks_cost_ns;
 		redraw = true;
 	}
 	if (now - t->last_tick >= t->interval_ns) {
@@ -96,8 +174,9 @@ int cmd_top(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct top t = { .interval_ns = 1000000000ull };
-	struct recorder_opts o = { .stop = &stop_requested, .quiet = true, .on_start = on_start, .on_event = on_event,
+	struct top t = { .interval_ns = 1000000000ull, .stacks_every_ns = 3000000000ull };
+	struct recorder_opts o = { .stop = &stop_requested, .quiet = true, .child_stdio = "/dev/null",
+				   .on_start = on_start, .on_event = on_event,
 				   .on_tick = on_tick, .ctx = &t };
 	struct recorder_result res;
 	char err[1024] = "", exe[64], target[4096];
@@ -119,6 +198,7 @@ int cmd_top(int argc, char **argv)
 		case 'r': o.runtime = optarg; break;
 		case 'h':
 			printf("usage: asyncscope top (-p PID | -- CMD [ARGS...]) [--interval SEC] [--runtime NAME]\n"
+			       "a launched command's output is discarded (attach with -p to keep it)\n"
 			       "keys: q quit, s/S sort, t tree, / filter, enter detail, j/k or arrows move\n");
 			return 0;
 		default:

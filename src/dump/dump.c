@@ -186,6 +186,29 @@ static int add_task(struct ctx *c, uint64_t header, uint64_t id, const char *nam
 }
 
 /* Tasks polled during the recording, still alive at its end. */
+/* The plan's poll copies: what a vtable's poll pointer may be. 0 or -ENOMEM. */
+static int add_copies(struct ctx *c, const struct as_probe *probes, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct as_probe *p = &probes[i];
+		if (p->role != AS_ROLE_POLL || u64map__get(&c->copy_by_addr, p->addr, NULL))
+			continue;
+		struct poll_copy *pc = realloc(c->copies, (c->n_copies + 1) * sizeof(*pc));
+		if (!pc)
+			return -ENOMEM;
+		c->copies = pc;
+		pc = &c->copies[c->n_copies];
+		memset(pc, 0, sizeof(*pc));
+		pc->addr = p->addr;
+		if (p->future && *p->future && !(pc->future = strdup(p->future)))
+			return -ENOMEM;
+		c->n_copies++;
+		if (u64map__set(&c->copy_by_addr, p->addr, c->n_copies))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int read_trace(struct ctx *c, const char *path, char *err, size_t errlen)
 {
 	struct trace_reader *tr = trace_reader__open(path, err, errlen);
@@ -197,24 +220,8 @@ static int read_trace(struct ctx *c, const char *path, char *err, size_t errlen)
 	if (!tr)
 		return -errno;
 	meta = trace_reader__meta(tr);
-	/* the plan's poll copies: what a vtable's poll pointer may be */
-	for (uint32_t i = 0; i < meta->n_probes; i++) {
-		const struct as_probe *p = &meta->probes[i];
-		if (p->role != AS_ROLE_POLL || u64map__get(&c->copy_by_addr, p->addr, NULL))
-			continue;
-		struct poll_copy *pc = realloc(c->copies, (c->n_copies + 1) * sizeof(*pc));
-		if (!pc)
-			goto nomem;
-		c->copies = pc;
-		pc = &c->copies[c->n_copies];
-		memset(pc, 0, sizeof(*pc));
-		pc->addr = p->addr;
-		if (p->future && *p->future && !(pc->future = strdup(p->future)))
-			goto nomem;
-		c->n_copies++;
-		if (u64map__set(&c->copy_by_addr, p->addr, c->n_copies))
-			goto nomem;
-	}
+	if (add_copies(c, meta->probes, meta->n_probes))
+		goto nomem;
 	while ((n = trace_reader__next(tr, &ev)) == 1) {
 		if (ev.type == AS_EV_FREE) {
 			if (u64map__set(&freed, ev.task, 1))
@@ -711,7 +718,15 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 		}
 	}
 
-	/* 1. the tasks polled for a moment */
+	/* 1. the tasks polled for a moment, or the ones the caller knows */
+	if (o->no_trace) {
+		if (add_copies(&c, o->probes, o->n_probes))
+			goto nomem;
+		for (size_t i = 0; i < o->n_headers; i++)
+			if (add_task(&c, o->headers[i], 0, NULL, false))
+				goto nomem;
+		goto tasks_known;
+	}
 	fd = mkstemp(trace);
 	if (fd < 0) {
 		ret = -errno;
@@ -735,6 +750,7 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 		goto fail;
 	}
 
+tasks_known:
 	/* 2. DWARF: layout, and the rest of the tasks from Tokio's lists */
 	c.dt = dwarf_types__open(exe);
 	if (!c.dt) {

@@ -16,12 +16,21 @@
 #include <sys/types.h>
 
 #include "sym/async_stack.h"
+#include "trace/event.h"
 
 struct dump_opts {
 	pid_t pid;
 	double duration;             /* seconds of tracing to find polled tasks (0.3) */
 	int attempts;                /* reads of a task before giving up (5) */
 	volatile sig_atomic_t *stop; /* ends the tracing moment early, or NULL */
+	/* A caller that already traces the target (top) gives the task headers
+	 * it knows instead: no tracing moment; the task lists are walked from
+	 * them (or from a task found in the heap when there are none). */
+	bool no_trace;
+	const uint64_t *headers;
+	size_t n_headers;
+	const struct as_probe *probes;   /* with no_trace: the probe plan (poll copies) */
+	size_t n_probes;
 };
 
 struct dump_task {

@@ -18,6 +18,7 @@
 #include "util/fmt.h"
 
 #define TREE_MAX 4000   /* beyond this many rows the tree is drawn flat */
+#define DETAIL_H 13     /* lines of the detail pane */
 
 const char *tui_sort__str(enum tui_sort s)
 {
@@ -91,7 +92,7 @@ static size_t visible_rows(const struct tui_state *st, const struct live *l,
 		return 0;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (!t[i].worker && (contains_ci(t[i].name, st->filter) ||
+		if (!t[i].worker && (contains_ci(live_task__name(&t[i]), st->filter) ||
 				     contains_ci(t[i].spawn, st->filter)))
 			r[k++] = i;
 	g_sum = live__summary(l);
@@ -181,7 +182,8 @@ static void draw_detail(int y0, const struct live_task *t, const struct live_sum
 
 	mvhline(y++, 0, '-', COLS);
 	attron(A_BOLD);
-	mvprintw(y++, 0, "task %llu  %s", (unsigned long long)t->seq, t->name ? t->name : "(unknown)");
+	mvprintw(y++, 0, "task %llu  %s", (unsigned long long)t->seq,
+		 live_task__name(t) ? live_task__name(t) : "(unknown)");
 	attroff(A_BOLD);
 	mvprintw(y++, 0, "state %s for %s   tokio id %llu   spawned at %s%s",
 		 live_state__str(t->state), dur(a, s->now_ns > t->since ? s->now_ns - t->since : 0),
@@ -205,6 +207,14 @@ static void draw_detail(int y0, const struct live_task *t, const struct live_sum
 		 (unsigned long long)t->waker_counts[LIVE_WAKER_TIMER],
 		 (unsigned long long)t->waker_counts[LIVE_WAKER_RUNTIME],
 		 (unsigned long long)t->waker_counts[LIVE_WAKER_THREAD]);
+	/* the async stack read from its memory, innermost last */
+	mvprintw(y++, 0, "async stack  %s", t->stack[0] ? "" : "(not read yet: idle tasks are read every few seconds)");
+	for (const char *p = t->stack; *p && y < y0 + DETAIL_H; y++) {
+		const char *nl = strchr(p, '\n');
+		int len = nl ? (int)(nl - p) : (int)strlen(p);
+		mvprintw(y, 2, "%.*s", len < COLS - 2 ? len : COLS - 2, p);
+		p += len + (nl ? 1 : 0);
+	}
 }
 
 void tui_draw(struct tui_state *st, const struct live *l, const struct as_trace_meta *meta)
@@ -253,12 +263,12 @@ void tui_draw(struct tui_state *st, const struct live *l, const struct as_trace_
 		shown_workers++;
 	}
 	attron(A_BOLD);
-	mvprintw(y++, 0, "%5s %-8s %7s %5s %9s %9s %6s %s", "SEQ", "STATE", "POLL/S", "BUSY%",
+	mvprintw(y++, 0, "%4s %-8s %6s %5s %8s %8s %6s %s", "SEQ", "STATE", "POLL/S", "BUSY%",
 		 "MAX POLL", "IDLE FOR", "WAKE/S", "NAME");
 	attroff(A_BOLD);
 
 	n_rows = visible_rows(st, l, &rows, &depth);
-	int bottom = LINES - 1 - (st->detail ? 9 : 0);
+	int bottom = LINES - 1 - (st->detail ? DETAIL_H : 0);
 	int space = bottom - y;
 	int sel = 0;
 	for (size_t i = 0; i < n_rows; i++)
@@ -280,19 +290,38 @@ void tui_draw(struct tui_state *st, const struct live *l, const struct as_trace_
 				 r->state == LIVE_ST_DONE ? "done" : "-");
 		if (r->seq == st->selected)
 			attron(A_REVERSE);
-		mvprintw(y, 0, "%5llu %-8s %7.0f %5.1f %9s %9s %6.0f %*s",
+		mvprintw(y, 0, "%4llu %-8s %6.0f %5.1f %8s %8s %6.0f %*s",
 			 (unsigned long long)r->seq, live_state__str(r->state), r->polls_per_s,
 			 r->busy_pct, dur(b, r->max_poll_ns), idle, r->wakes_per_s,
 			 depth[i] > 8 ? 8 : depth[i], "");
 		/* the name gets what is left of the line, its end kept */
-		const char *name = r->name ? r->name : "(unknown)";
+		/* name, then where an idle task is parked; a name that does not
+		 * fit keeps its end, the location is shown whole */
+		const char *name = live_task__name(r) ? live_task__name(r) : "(unknown)";
+		char where[112] = "";
 		int room = COLS - getcurx(stdscr);
-		if (room > 3 && (int)strlen(name) > room) {
-			addstr("..");
-			addnstr(name + strlen(name) - (size_t)(room - 2), room - 2);
-		} else if (room > 0) {
-			addnstr(name, room);
+		if (r->parked[0] && r->state == LIVE_ST_IDLE) {
+			const char *p = r->parked;
+			if ((int)strlen(name) + 3 + (int)strlen(p) > room && strrchr(p, '/'))
+				p = strrchr(p, '/') + 1;
+			snprintf(where, sizeof(where), " @ %s", p);
 		}
+		int name_room = room - (int)strlen(where);
+		if (name_room < 8) {
+			name_room = room;
+			where[0] = '\0';
+		}
+		/* too long: drop leading path segments ("app::handler::" ...) */
+		for (const char *p; (int)strlen(name) > name_room && (p = strstr(name, "::"));)
+			name = p + 2;
+		if ((int)strlen(name) > name_room && name_room > 3) {
+			addstr("..");
+			addnstr(name + strlen(name) - (size_t)(name_room - 2), name_room - 2);
+		} else if (name_room > 0) {
+			addnstr(name, name_room);
+		}
+		if (where[0])
+			addstr(where);
 		for (int x = getcurx(stdscr); x < COLS && getcury(stdscr) == y; x++)
 			addch(' ');
 		if (r->seq == st->selected)
@@ -303,7 +332,7 @@ void tui_draw(struct tui_state *st, const struct live *l, const struct as_trace_
 	if (st->detail) {
 		for (size_t i = 0; i < n_rows; i++)
 			if (t[rows[i]].seq == st->selected)
-				draw_detail(LINES - 10, &t[rows[i]], s);
+				draw_detail(LINES - 1 - DETAIL_H, &t[rows[i]], s);
 	}
 	attron(A_REVERSE);
 	mvprintw(LINES - 1, 0, " q quit  s sort  t tree  / filter  enter detail  j/k move  %zu tasks (%llu live) ",

@@ -323,13 +323,20 @@ static char *join_argv(char *const *argv)
 }
 
 /* Child: wait for the go byte, then exec. */
-static void child_exec(int gofd, char *const *argv)
+static void child_exec(int gofd, char *const *argv, const char *stdio)
 {
 	char c;
 
 	if (read(gofd, &c, 1) != 1)
 		_exit(127);
 	close(gofd);
+	if (stdio) {
+		int fd = open(stdio, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			dup2(fd, STDOUT_FILENO);
+			dup2(fd, STDERR_FILENO);
+		}
+	}
 	execvp(argv[0], argv);
 	fprintf(stderr, "asyncscope: cannot run %s: %s\n", argv[0], strerror(errno));
 	_exit(127);
@@ -439,7 +446,7 @@ int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
 		}
 		if (child == 0) {
 			close(gopipe[1]);
-			child_exec(gopipe[0], o->argv);
+			child_exec(gopipe[0], o->argv, o->child_stdio);
 		}
 		close(gopipe[0]);
 		gopipe[0] = -1;

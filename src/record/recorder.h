@@ -21,6 +21,8 @@ struct recorder_opts {
 	size_t ringbuf_bytes;        /* BPF ring buffer size, 0 = default */
 	bool progress;               /* a live status line on stderr */
 	bool quiet;                  /* no "attached" line (a full-screen caller) */
+	const char *child_stdio;     /* launched command's stdout and stderr go here
+	                                (e.g. /dev/null under a full-screen view) */
 	/* Live consumers (e.g. `top`): every event as it is decoded, and a tick
 	 * at least every 20 ms; on_tick returning non-zero stops the recording.
 	 * With output NULL no trace file is written. */
