@@ -19,6 +19,10 @@ enum as_ev_type {
 	AS_EV_FREE,        /* task = header freed; the address may be reused by a new task */
 	AS_EV_PARK,        /* worker tid parks (idle, blocked in the driver or a condvar) */
 	AS_EV_UNPARK,      /* worker tid returns from parking */
+	AS_EV_USDT,        /* a USDT probe fired on tid (format version 2): probe = its site
+	                      (role AS_ROLE_USDT); task = the task being polled on tid (0 none);
+	                      other = the first argument when it is a register or a constant
+	                      (sign-extended from its size), else 0 */
 	AS_EV__MAX,
 };
 
@@ -50,6 +54,7 @@ enum as_probe_role {
 	AS_ROLE_PARK,      /* worker park entry + return */
 	AS_ROLE_IO_DRIVER, /* entry + return: wakes inside come from the I/O driver */
 	AS_ROLE_TIMER,     /* entry + return: wakes inside come from the timer */
+	AS_ROLE_USDT,      /* a USDT site (format version 2): symbol "provider:name" */
 	AS_ROLE__MAX,
 };
 

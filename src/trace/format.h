@@ -59,6 +59,11 @@
 
 _Static_assert(AS_EV__MAX <= 16, "event types must fit in 4 bits of H");
 
+/* What each format version may hold: version 1 has no USDT events and no
+ * USDT probe role (a reader rejects them there as corrupt). */
+static inline uint8_t fmt_ev_max(uint32_t version) { return version < 2 ? AS_EV_USDT : AS_EV__MAX; }
+static inline uint16_t fmt_role_max(uint32_t version) { return version < 2 ? AS_ROLE_USDT : AS_ROLE__MAX; }
+
 static inline void fmt_le16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
 static inline void fmt_le32(uint8_t *p, uint32_t v) { for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i)); }
 static inline void fmt_le64(uint8_t *p, uint64_t v) { for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i)); }
@@ -187,10 +192,11 @@ static inline uint64_t fmt_slot_addr(const struct fmt_state *st, uint32_t slot)
 	return slot == FMT_NONE ? 0 : st->slots[slot].addr;
 }
 
-/* Task slot implied when H has no task ref. */
+/* Task slot implied when H has no task ref: the thread's current task for
+ * POLL_END and USDT (version 2), else none. */
 static inline uint32_t fmt_default_task(const struct fmt_state *st, uint32_t thread, uint8_t type)
 {
-	return type == AS_EV_POLL_END ? fmt_cur_slot(st, thread) : FMT_NONE;
+	return type == AS_EV_POLL_END || type == AS_EV_USDT ? fmt_cur_slot(st, thread) : FMT_NONE;
 }
 
 /* other implied when H has no other: the task's tokio id for POLL_BEGIN,

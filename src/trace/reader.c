@@ -100,7 +100,8 @@ static void meta_free(struct as_trace_meta *m)
 }
 
 /* Parses the header payload into m; returns NULL or the reason it is bad. */
-static const char *parse_meta(struct as_trace_meta *m, const uint8_t *p, size_t n, bool *oom)
+static const char *parse_meta(struct as_trace_meta *m, const uint8_t *p, size_t n,
+			      uint32_t version, bool *oom)
 {
 	struct rd c = { .p = p, .end = p + n };
 	const char *why = "malformed header fields";
@@ -136,7 +137,7 @@ static const char *parse_meta(struct as_trace_meta *m, const uint8_t *p, size_t 
 		pr->addr = rd_u64(&c);
 		pr->symbol = rd_str(&c, false);
 		pr->future = rd_str(&c, true);
-		if (!c.bad && (pr->role < 1 || pr->role >= AS_ROLE__MAX)) {
+		if (!c.bad && (pr->role < 1 || pr->role >= fmt_role_max(version))) {
 			why = "unknown probe role";
 			goto out;
 		}
@@ -211,11 +212,11 @@ struct trace_reader *trace_reader__open(const char *path, char *err, size_t errl
 		goto corrupt;
 	}
 	uint32_t version = fmt_rd32(fixed + FMT_MAGIC_LEN);
-	if (version != AS_TRACE_FORMAT_VERSION) {
+	if (version < AS_TRACE_FORMAT_MIN_VERSION || version > AS_TRACE_FORMAT_VERSION) {
 		eno = EPROTONOSUPPORT;
 		set_msg(err, errlen, "%s has trace format version %u but this asyncscope reads "
-			"version %d only: it was written by %s asyncscope, read it with that version%s",
-			path, version, AS_TRACE_FORMAT_VERSION,
+			"versions %d to %d only: it was written by %s asyncscope, read it with that "
+			"version%s", path, version, AS_TRACE_FORMAT_MIN_VERSION, AS_TRACE_FORMAT_VERSION,
 			version > AS_TRACE_FORMAT_VERSION ? "a newer" : "an older",
 			version > AS_TRACE_FORMAT_VERSION ? " or upgrade" : " or record it again");
 		goto cleanup;
@@ -243,7 +244,7 @@ struct trace_reader *trace_reader__open(const char *path, char *err, size_t errl
 		why = "header checksum mismatch";
 		goto corrupt;
 	}
-	why = parse_meta(&r->meta, payload, plen, &oom);
+	why = parse_meta(&r->meta, payload, plen, version, &oom);
 	if (oom) {
 		eno = ENOMEM;
 		set_msg(err, errlen, "cannot read %s: out of memory", path);
@@ -391,7 +392,7 @@ static int decode(struct trace_reader *r, struct as_event *ev)
 		r->pos = (size_t)(p - r->buf);
 		return 0;
 	}
-	if (type >= AS_EV__MAX)
+	if (type >= fmt_ev_max(r->meta.format_version))
 		return malformed(r, "unknown event type");
 	uint8_t x = 0;
 	if (h & FMT_H_EXT) {

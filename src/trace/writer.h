@@ -10,8 +10,10 @@
 
 #include "trace/event.h"
 
-/* Format version written into every file; readers accept this one only. */
-#define AS_TRACE_FORMAT_VERSION 1
+/* Format version written into every file. Readers accept it and every
+ * version from AS_TRACE_FORMAT_MIN_VERSION on (1: no USDT events). */
+#define AS_TRACE_FORMAT_VERSION 2
+#define AS_TRACE_FORMAT_MIN_VERSION 1
 
 struct trace_writer;
 

@@ -679,11 +679,13 @@ static void test_open_errors(void)
 	uint8_t *file = read_file(path, &len);
 	CHECK(len > 16);
 	if (len > 16) {
-		file[8] = 2;
+		file[8] = AS_TRACE_FORMAT_VERSION + 1; /* the version after ours */
 		write_file(path, file, len);
 		CHECK(trace_reader__open(path, err, sizeof(err)) == NULL);
 		CHECK_EQ_U64(errno, EPROTONOSUPPORT);
-		CHECK(strstr(err, "version 2") != NULL);
+		char want[32];
+		snprintf(want, sizeof(want), "version %d", AS_TRACE_FORMAT_VERSION + 1);
+		CHECK(strstr(err, want) != NULL);
 		CHECK(strstr(err, "newer") != NULL);
 		file[8] = 0;
 		write_file(path, file, len);
@@ -909,6 +911,174 @@ static void test_decoder_fuzz(void)
 	unlink(mut);
 }
 
+/* ---- format version 2: USDT events; version 1 files still read ---- */
+
+static struct as_probe usdt_probes[] = {
+	{ .role = AS_ROLE_POLL, .arg_reg = 0, .emulated = 1, .addr = 0x4a2b10,
+	  .symbol = "tokio::runtime::task::raw::poll", .future = "app::main::{{closure}}" },
+	{ .role = AS_ROLE_USDT, .emulated = 1, .addr = 0x1139, .symbol = "asyncscope_test:tick" },
+	{ .role = AS_ROLE_USDT, .emulated = 1, .addr = 0x1180, .symbol = "asyncscope_test:guarded" },
+};
+
+static struct as_trace_meta usdt_meta = {
+	.pid = 7, .target = "/bin/usdt_app", .runtime = "tokio",
+	.probes = usdt_probes, .n_probes = 3,
+};
+
+/* USDT hits inside and outside polls, on two threads, with arguments
+ * 0..n-1, negative ones and a task never polled: an exact round trip, the
+ * meta's USDT role kept, and a few bytes per hit (the task defaults to the
+ * thread's current one, the argument is a small delta). */
+static void test_usdt_roundtrip(void)
+{
+	char path[64], err[512];
+	size_t n = 0, n_read, bad;
+	struct as_event *evs = calloc(4200, sizeof(*evs));
+	uint64_t ts = 1000, task = 0x55d1c3a0f2c0ULL;
+	uint64_t bytes_no_usdt = 0, bytes = 0;
+
+	tmp_path(path);
+	evs[n++] = (struct as_event){ .type = AS_EV_THREAD, .tid = 10, .ts = ts, .str = "main" };
+	for (uint64_t i = 0; i < 1000; i++) {
+		bool in_poll = i % 2;
+		ts += 100;
+		if (in_poll)
+			evs[n++] = (struct as_event){ .type = AS_EV_POLL_BEGIN, .tid = 10, .ts = ts,
+						      .task = task, .other = 1 };
+		evs[n++] = (struct as_event){ .type = AS_EV_USDT, .probe = 1, .tid = 10, .ts = ts + 10,
+					      .task = in_poll ? task : 0, .other = i };
+		if (in_poll)
+			evs[n++] = (struct as_event){ .type = AS_EV_POLL_END, .tid = 10, .ts = ts + 20,
+						      .task = task };
+	}
+	evs[n++] = (struct as_event){ .type = AS_EV_USDT, .probe = 2, .tid = 11, .ts = ts + 50,
+				      .other = (uint64_t)-5 };
+	evs[n++] = (struct as_event){ .type = AS_EV_USDT, .probe = 2, .tid = 11, .ts = ts + 60,
+				      .task = 0x7f0000001000ULL, .other = UINT64_MAX };
+	CHECK_EQ_U64(write_trace(path, &usdt_meta, evs, n, 0, true, &bytes), 0);
+	CHECK_EQ_U64(read_trace(path, evs, n, &n_read, &bad), 0);
+	CHECK_EQ_U64(n_read, n);
+	CHECK_EQ_U64(bad, 0);
+
+	struct trace_reader *r = trace_reader__open(path, err, sizeof(err));
+	CHECK(r != NULL);
+	if (r) {
+		const struct as_trace_meta *m = trace_reader__meta(r);
+		CHECK_EQ_U64(m->format_version, 2);
+		CHECK_EQ_U64(m->n_probes, 3);
+		if (m->n_probes == 3) {
+			CHECK_EQ_U64(m->probes[1].role, AS_ROLE_USDT);
+			CHECK_STR(m->probes[1].symbol, "asyncscope_test:tick");
+		}
+	}
+	trace_reader__free(r);
+
+	/* the same stream without its USDT hits: each hit costs a few bytes */
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (evs[i].type != AS_EV_USDT)
+			evs[k++] = evs[i];
+	CHECK_EQ_U64(write_trace(path, &usdt_meta, evs, k, 0, true, &bytes_no_usdt), 0);
+	CHECK(bytes > bytes_no_usdt);
+	CHECK((bytes - bytes_no_usdt) / 1002 <= 4);
+	free(evs);
+	unlink(path);
+}
+
+/* Sets the version field of the trace at path. */
+static void set_version(const char *path, uint8_t version)
+{
+	size_t len;
+	uint8_t *file = read_file(path, &len);
+	if (file && len > 16) {
+		file[8] = version;
+		write_file(path, file, len);
+	}
+	free(file);
+}
+
+/* A version 1 file (the writer's output without USDT, stamped 1: the
+ * encoding is the same) reads exactly, with format_version 1; USDT events or
+ * USDT probes in a version 1 file are corrupt. */
+static void test_read_version1(void)
+{
+	char path[64], err[512];
+	size_t n_evs, n_read, bad;
+	struct as_event *evs = realistic_stream(5000, &n_evs);
+
+	tmp_path(path);
+	CHECK_EQ_U64(write_trace(path, &test_meta, evs, n_evs, 1000, true, NULL), 0);
+	set_version(path, 1);
+	CHECK_EQ_U64(read_trace(path, evs, n_evs, &n_read, &bad), 0);
+	CHECK_EQ_U64(n_read, n_evs);
+	CHECK_EQ_U64(bad, 0);
+	struct trace_reader *r = trace_reader__open(path, err, sizeof(err));
+	CHECK(r != NULL);
+	if (r)
+		CHECK_EQ_U64(trace_reader__meta(r)->format_version, 1);
+	trace_reader__free(r);
+
+	/* a USDT event in version 1 */
+	struct as_event usdt[] = {
+		{ .type = AS_EV_THREAD, .tid = 1, .ts = 1, .str = "main" },
+		{ .type = AS_EV_USDT, .tid = 1, .ts = 2, .other = 3 },
+	};
+	CHECK_EQ_U64(write_trace(path, &test_meta, usdt, 2, 0, true, NULL), 0);
+	CHECK_EQ_U64(read_trace(path, usdt, 2, &n_read, &bad), 0);
+	set_version(path, 1);
+	CHECK_EQ_U64(read_trace(path, usdt, 2, &n_read, &bad), -EBADMSG);
+	CHECK_EQ_U64(n_read, 1);
+	r = trace_reader__open(path, err, sizeof(err));
+	CHECK(r != NULL);
+	if (r) {
+		struct as_event ev;
+		CHECK_EQ_U64(trace_reader__next(r, &ev), 1);
+		CHECK_EQ_U64(trace_reader__next(r, &ev), -EBADMSG);
+		CHECK(strstr(trace_reader__error(r), "unknown event type") != NULL);
+	}
+	trace_reader__free(r);
+
+	/* a USDT probe in a version 1 header */
+	CHECK_EQ_U64(write_trace(path, &usdt_meta, NULL, 0, 0, true, NULL), 0);
+	set_version(path, 1);
+	CHECK(trace_reader__open(path, err, sizeof(err)) == NULL);
+	CHECK_EQ_U64(errno, EBADMSG);
+	CHECK(strstr(err, "unknown probe role") != NULL);
+	free(evs);
+	unlink(path);
+}
+
+/* The recorded fixtures of tests/data are version 1 and read to their end. */
+static void test_read_version1_fixtures(void)
+{
+	static const char *const fixtures[] = {
+		"tests/data/yields-multi-20.trace", "tests/data/yields-current-20.trace",
+		"tests/data/chain-100.trace", "tests/data/blocker-2s.trace",
+		"tests/data/sleepers.trace",
+	};
+	for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++) {
+		char err[512];
+		struct as_event ev;
+		uint64_t n = 0;
+		int rc;
+		struct trace_reader *r = trace_reader__open(fixtures[i], err, sizeof(err));
+		CHECK(r != NULL);
+		if (!r) {
+			fprintf(stderr, "%s\n", err);
+			continue;
+		}
+		CHECK_EQ_U64(trace_reader__meta(r)->format_version, 1);
+		while ((rc = trace_reader__next(r, &ev)) == 1) {
+			n++;
+			CHECK(ev.type != AS_EV_USDT);
+		}
+		CHECK_EQ_U64(rc, 0);
+		CHECK(trace_reader__end(r) != NULL);
+		CHECK(n > 0);
+		trace_reader__free(r);
+	}
+}
+
 int main(void)
 {
 	RUN(test_roundtrip_random);
@@ -924,5 +1094,8 @@ int main(void)
 	RUN(test_truncate_every_offset);
 	RUN(test_flip_every_offset);
 	RUN(test_decoder_fuzz);
+	RUN(test_usdt_roundtrip);
+	RUN(test_read_version1);
+	RUN(test_read_version1_fixtures);
 	TEST_MAIN_END();
 }
