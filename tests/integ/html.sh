@@ -99,6 +99,8 @@ test_html_full_fixture() {
 	check "long polls listed" grep -q 'server::compress_blocking' "$dom"
 	check "wake graph nodes" grep -q '#11 checkout::{async_fn#0}' "$dom"
 	check "wake edge label" grep -q '412 · p50 21.0 us' "$dom"
+	check "folded tasks shown as groups" grep -q '4,210 finished tasks are not listed one by one' "$dom"
+	check "group rows" grep -q 'server::log_flush' "$dom"
 }
 
 # Strings from the traced program reach the page as text, never as markup.
