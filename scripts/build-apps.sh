@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Builds the Rust test programs in tests/apps offline from Debian's crate sources.
+# Builds the Rust test programs in tests/apps offline from Debian's crate sources,
+# and the C USDT test program (needs <sys/sdt.h>: systemtap-sdt-dev).
 set -euo pipefail
 export PATH="$HOME/.cargo/bin:$PATH"
 cd "$(dirname "$0")/../tests/apps"
 cargo build --release --quiet
+cc -O2 -g -Wall -Wextra -Werror -o usdt/usdt_app usdt/usdt_app.c usdt/usdt_guarded.c

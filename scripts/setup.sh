@@ -5,7 +5,7 @@ set -euo pipefail
 PKGS=(clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev libiberty-dev
       libncurses-dev pkg-config make gcc valgrind wrk
       python3 chromium tmux librust-tokio-dev librust-futures-dev librust-hyper-dev
-      librust-async-std-dev librust-smol-dev librust-async-executor-dev)
+      librust-async-std-dev librust-smol-dev librust-async-executor-dev systemtap-sdt-dev)
 missing=()
 for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -169,6 +169,18 @@ int elf_image__file_offset(const struct elf_image *img, uint64_t vaddr, uint64_t
 	return -ENOENT;
 }
 
+int elf_image__any_file_offset(const struct elf_image *img, uint64_t vaddr, uint64_t *off)
+{
+	for (size_t i = 0; i < img->n_loads; i++) {
+		const struct elf_load *l = &img->loads[i];
+		if (vaddr >= l->vaddr && vaddr < l->vaddr + l->filesz) {
+			*off = vaddr - l->vaddr + l->offset;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 int elf_image__read(const struct elf_image *img, uint64_t vaddr, void *buf, size_t len)
 {
 	uint64_t off;

@@ -37,6 +37,9 @@ struct elf_image *elf_image__open(const char *path);
 /* File offset of a virtual address (what uprobes attach to): 0 or -ENOENT
  * when no executable segment maps it. */
 int elf_image__file_offset(const struct elf_image *img, uint64_t vaddr, uint64_t *off);
+/* File offset of a virtual address in any loadable segment, executable or
+ * not (a USDT semaphore lives in .data / .probes): 0 or -ENOENT. */
+int elf_image__any_file_offset(const struct elf_image *img, uint64_t vaddr, uint64_t *off);
 /* Copies up to len bytes of file content at vaddr; returns bytes read or -errno. */
 int elf_image__read(const struct elf_image *img, uint64_t vaddr, void *buf, size_t len);
 void elf_image__free(struct elf_image *img);
