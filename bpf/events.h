@@ -23,6 +23,8 @@ enum raw_type {
 	RAW_FREE,         /* struct raw_event: task */
 	RAW_PARK,         /* struct raw_event */
 	RAW_UNPARK,       /* struct raw_event */
+	RAW_USDT,         /* struct raw_event: task polled on the thread (0 none),
+	                     arg = raw 64-bit register of the first argument (0 unread) */
 };
 
 #define RAW_F_READY 1
@@ -40,6 +42,8 @@ enum raw_type {
 #define AS_CF_INSIDE 2    /* ready: the register points inside the task, at
                              most AS_INSIDE_MAX bytes past the task pointer */
 #define AS_INSIDE_MAX 0x40
+#define AS_CF_ARG_REG 4   /* usdt: read the first argument's register, whose byte
+                             offset in struct pt_regs is the cookie's reg field */
 
 /* The cookie attached to each uprobe: probe index in the plan, the
  * argument register that holds the task (0 rdi, 1 rsi, 2 rdx, 3 rcx), the

@@ -9,6 +9,7 @@
 
 /* Sample:
  *   +0.000123456 tid 4243 poll_begin task 0x55d1c3a0f2c0 id 3 probe 1
+ *   +0.000130001 tid 4243 usdt       task 0x55d1c3a0f2c0 asyncscope_test:tick arg 41 probe 7
  */
 int cmd_events(int argc, char **argv)
 {
@@ -16,6 +17,7 @@ int cmd_events(int argc, char **argv)
 		[AS_EV_THREAD] = "thread", [AS_EV_POLL_BEGIN] = "poll_begin",
 		[AS_EV_POLL_END] = "poll_end", [AS_EV_WAKE] = "wake", [AS_EV_SPAWN] = "spawn",
 		[AS_EV_FREE] = "free", [AS_EV_PARK] = "park", [AS_EV_UNPARK] = "unpark",
+		[AS_EV_USDT] = "usdt",
 	};
 	char err[1024];
 	struct as_event ev;
@@ -30,7 +32,8 @@ int cmd_events(int argc, char **argv)
 		cli_error("%s", err);
 		return 1;
 	}
-	uint64_t base = trace_reader__meta(r)->clock_mono_ns;
+	const struct as_trace_meta *meta = trace_reader__meta(r);
+	uint64_t base = meta->clock_mono_ns;
 	while ((n = trace_reader__next(r, &ev)) == 1) {
 		int64_t rel = (int64_t)(ev.ts - base);
 		printf("%+.9f tid %" PRIu32 " %-10s", (double)rel / 1e9, ev.tid,
@@ -51,6 +54,12 @@ int cmd_events(int argc, char **argv)
 		case AS_EV_SPAWN: printf(" %s:%" PRIu64 ":%" PRIu64, ev.str ? ev.str : "?",
 					 ev.other >> 32, ev.other & 0xffffffff); break;
 		case AS_EV_THREAD: printf(" %s", ev.str ? ev.str : ""); break;
+		case AS_EV_USDT:
+			/* the argument as a signed number: USDT arguments are mostly ints */
+			printf(" %s arg %" PRId64, ev.probe < meta->n_probes &&
+			       meta->probes[ev.probe].symbol ? meta->probes[ev.probe].symbol : "?",
+			       (int64_t)ev.other);
+			break;
 		}
 		printf(" probe %u\n", ev.probe);
 	}

@@ -1,5 +1,6 @@
 /* `asyncscope probes BINARY`: what each runtime profile finds in a binary,
- * with each probe point's first-instruction cost class. */
+ * with each probe point's first-instruction cost class, and the binary's
+ * USDT probes (attachable with `record --usdt`). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -9,6 +10,32 @@
 #include "probe/plan.h"
 #include "probe/profile.h"
 #include "sym/elf_image.h"
+#include "sym/usdt_notes.h"
+
+/* Sample:
+ *   USDT probes: 2 sites in ./usdt_app (record --usdt PROVIDER:NAME)
+ *   PROBE                          ADDRESS      COST           SEMAPHORE    ARGS
+ *   asyncscope_test:tick           0x1078       emulated       -            -8@%rax
+ *   asyncscope_test:guarded        0x1208       emulated       0x4020       -8@%rax
+ */
+static void print_usdt(const struct elf_image *img, const struct usdt_notes *notes)
+{
+	printf("USDT probes: %zu site%s in %s (record --usdt PROVIDER:NAME)\n", notes->n,
+	       notes->n == 1 ? "" : "s", img->path);
+	printf("%-30s %-12s %-14s %-12s %s\n", "PROBE", "ADDRESS", "COST", "SEMAPHORE", "ARGS");
+	for (size_t i = 0; i < notes->n; i++) {
+		const struct usdt_site *s = &notes->sites[i];
+		uint8_t code[16];
+		char name[256], sema[32] = "-";
+		int n = elf_image__read(img, s->addr, code, sizeof(code));
+		snprintf(name, sizeof(name), "%s:%s", s->provider, s->name);
+		if (s->sema)
+			snprintf(sema, sizeof(sema), "0x%llx", (unsigned long long)s->sema);
+		printf("%-30s 0x%-10llx %-14s %-12s %s\n", name, (unsigned long long)s->addr,
+		       n <= 0 ? "unreadable" : insn_emulated(code, (size_t)n) ? "emulated" : "single-step",
+		       sema, s->args[0] ? s->args : "-");
+	}
+}
 
 /* Sample (one section per runtime found; a function two runtimes share is
  * listed under the first):
@@ -52,9 +79,22 @@ int cmd_probes(int argc, char **argv)
 			  errno == ENOEXEC ? "not a 64-bit ELF file" : strerror(errno));
 		return 1;
 	}
+	struct usdt_notes *notes = usdt_notes__read(argv[optind]);
+	if (!notes)
+		cli_error("warning: cannot read the USDT notes of %s: %s", argv[optind],
+			  errno == EBADMSG ? "malformed .note.stapsdt section" : strerror(errno));
 	struct probe_plan *plan = probe_plan__build(img, profs, (size_t)n_profs, err, sizeof(err));
+	if (!plan && notes && notes->n && !n_profs) {
+		/* a program with USDT probes and no async runtime (C, C++, ...) */
+		printf("no async runtime found in %s: USDT probes only\n", img->path);
+		print_usdt(img, notes);
+		usdt_notes__free(notes);
+		elf_image__free(img);
+		return 0;
+	}
 	if (!plan) {
 		cli_error("%s", err);
+		usdt_notes__free(notes);
 		elf_image__free(img);
 		return 1;
 	}
@@ -77,7 +117,10 @@ int cmd_probes(int argc, char **argv)
 			       p->future ? "]" : "");
 		}
 	}
+	if (notes && notes->n)
+		print_usdt(img, notes);
 	probe_plan__free(plan);
+	usdt_notes__free(notes);
 	elf_image__free(img);
 	return 0;
 }

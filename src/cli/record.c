@@ -39,13 +39,15 @@ int cmd_record(int argc, char **argv)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "runtime", required_argument, NULL, 'r' },
 		{ "buffer-size", required_argument, NULL, 'b' },
+		{ "usdt", required_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct recorder_opts o = { .output = "asyncscope.trace", .stop = &stop_requested };
 	struct recorder_result res;
+	const char **usdt = NULL;
 	char err[1024] = "";
-	int c;
+	int c, ret = 2;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+o:d:p:r:b:h", longopts, NULL)) != -1) {
@@ -56,44 +58,65 @@ int cmd_record(int argc, char **argv)
 			o.duration = strtod(optarg, &end);
 			if (*end || o.duration <= 0) {
 				cli_error("--duration takes a positive number of seconds, not '%s'", optarg);
-				return 2;
+				goto out;
 			}
 			break;
 		}
 		case 'p':
 			if (parse_pid(optarg, &o.pid)) {
 				cli_error("-p takes a process id, not '%s'", optarg);
-				return 2;
+				goto out;
 			}
 			break;
 		case 'r': o.runtime = optarg; break;
+		case 'u': {
+			const char *colon = strchr(optarg, ':');
+			if (!colon || colon == optarg || !colon[1]) {
+				cli_error("--usdt takes PROVIDER:NAME or PROVIDER:*, not '%s'", optarg);
+				goto out;
+			}
+			const char **u = realloc(usdt, (o.n_usdt + 1) * sizeof(*u));
+			if (!u) {
+				cli_error("out of memory");
+				ret = 1;
+				goto out;
+			}
+			usdt = u;
+			usdt[o.n_usdt++] = optarg;
+			o.usdt = usdt;
+			break;
+		}
 		case 'b': {
 			char *end;
 			unsigned long kib = strtoul(optarg, &end, 10);
 			if (*end || kib < 4 || kib > (1ul << 20)) {
 				cli_error("--buffer-size takes KiB from 4 to 1048576, not '%s'", optarg);
-				return 2;
+				goto out;
 			}
 			o.ringbuf_bytes = kib << 10;
 			break;
 		}
 		case 'h':
 			printf("usage: asyncscope record [-o FILE] [--duration SEC] [--runtime NAME]\n"
-			       "                         [--buffer-size KIB] (-p PID | -- CMD [ARGS...])\n"
+			       "                         [--buffer-size KIB] [--usdt PROVIDER:NAME]...\n"
+			       "                         (-p PID | -- CMD [ARGS...])\n"
 			       "  -o FILE          trace file (default asyncscope.trace)\n"
 			       "  --duration SEC   stop after SEC seconds (a launched command is then ended)\n"
 			       "  --runtime NAME   runtime profile (default: detected; known: tokio)\n"
-			       "  --buffer-size K  BPF ring buffer in KiB (default 8192)\n");
-			return 0;
+			       "  --buffer-size K  BPF ring buffer in KiB (default 8192)\n"
+			       "  --usdt P:N       also trace the binary's USDT probe P:N (P:* all of\n"
+			       "                   provider P; repeatable); then no async runtime is needed\n");
+			ret = 0;
+			goto out;
 		default:
-			return 2;
+			goto out;
 		}
 	}
 	if (optind < argc)
 		o.argv = argv + optind;
 	if (!o.pid == !o.argv) {
 		cli_error("record needs either -p PID or -- CMD [ARGS...] (not both)");
-		return 2;
+		goto out;
 	}
 	o.progress = isatty(STDERR_FILENO);
 
@@ -101,10 +124,10 @@ int cmd_record(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	int ret = recorder_run(&o, &res, err, sizeof(err));
-	if (ret) {
+	if (recorder_run(&o, &res, err, sizeof(err))) {
 		cli_error("%s", err);
-		return 1;
+		ret = 1;
+		goto out;
 	}
 	fprintf(stderr, "asyncscope: recorded %llu events, %llu tasks, %llu lost events, "
 		"%llu missed -> %s (%.1f KiB, %.1f bytes/event)\n",
@@ -118,5 +141,8 @@ int cmd_record(int argc, char **argv)
 	if (res.target_status >= 0 && WIFEXITED(res.target_status) && WEXITSTATUS(res.target_status))
 		fprintf(stderr, "asyncscope: the target exited with status %d\n",
 			WEXITSTATUS(res.target_status));
-	return 0;
+	ret = 0;
+out:
+	free(usdt);
+	return ret;
 }

@@ -141,6 +141,7 @@ static void role_progs(struct asyncscope_bpf *skel, unsigned role,
 	case AS_ROLE_PARK: *entry = skel->progs.park_enter; *exit = skel->progs.park_exit; break;
 	case AS_ROLE_IO_DRIVER:
 	case AS_ROLE_TIMER: *entry = skel->progs.driver_enter; *exit = skel->progs.driver_exit; break;
+	case AS_ROLE_USDT: *entry = skel->progs.usdt_hit; break;
 	default: break;
 	}
 }
@@ -150,6 +151,12 @@ static uint64_t probe_cookie(const struct probe_plan *plan, size_t idx)
 	const struct as_probe *p = &plan->probes[idx];
 	uint8_t f = plan->flags[idx];
 
+	if (p->role == AS_ROLE_USDT)
+		/* the register's pt_regs offset where the usual cookie has the
+		 * argument register number */
+		return plan->usdt_arg[idx].kind == USDT_ARG_REG ?
+		       AS_COOKIE_F(idx, plan->usdt_arg[idx].reg_off, 0, AS_CF_ARG_REG) :
+		       AS_COOKIE(idx, 0, 0);
 	return AS_COOKIE_F(idx, p->arg_reg, p->role == AS_ROLE_IO_DRIVER ? AS_CTX_IO :
 			   p->role == AS_ROLE_TIMER ? AS_CTX_TIMER : 0,
 			   (f & PLAN_F_TASK_ID ? AS_CF_TASK_ID : 0) | (f & PLAN_F_INSIDE ? AS_CF_INSIDE : 0));
@@ -216,18 +223,32 @@ struct attachment *attachment__load(const struct probe_plan *plan, pid_t tgid,
 	return a;
 }
 
-/* One uprobe_multi link for prog at every plan point it serves; returns
- * the number of points, or -errno. */
+/* File offset of probe idx's USDT semaphore into *off (0: none): what the
+ * kernel increments while the uprobe is attached. 0 or -ENOENT. */
+static int sema_offset(const struct probe_plan *plan, size_t idx, const struct elf_image *img,
+		       uint64_t *off)
+{
+	*off = 0;
+	if (!plan->sema[idx])
+		return 0;
+	return elf_image__any_file_offset(img, plan->sema[idx], off);
+}
+
+/* One uprobe_multi link for prog at every plan point it serves, with the
+ * USDT semaphores as reference counters; returns the number of points, or
+ * -errno. */
 static int attach_multi(struct attachment *a, struct bpf_program *prog, bool ret_probe,
 			const struct elf_image *img, const char *binary)
 {
 	const struct probe_plan *plan = a->plan;
 	uint64_t *offs = calloc(plan->n ? plan->n : 1, sizeof(*offs));
 	uint64_t *cookies = calloc(plan->n ? plan->n : 1, sizeof(*cookies));
+	uint64_t *refs = calloc(plan->n ? plan->n : 1, sizeof(*refs));
 	size_t cnt = 0;
+	bool any_ref = false;
 	int ret = 0;
 
-	if (!offs || !cookies) {
+	if (!offs || !cookies || !refs) {
 		ret = -ENOMEM;
 		goto cleanup;
 	}
@@ -237,8 +258,11 @@ static int attach_multi(struct attachment *a, struct bpf_program *prog, bool ret
 		if ((ret_probe ? exit : entry) != prog)
 			continue;
 		ret = elf_image__file_offset(img, plan->probes[i].addr, &offs[cnt]);
+		if (!ret)
+			ret = sema_offset(plan, i, img, &refs[cnt]);
 		if (ret)
 			goto cleanup;
+		any_ref = any_ref || refs[cnt];
 		cookies[cnt++] = probe_cookie(plan, i);
 	}
 	if (!cnt)
@@ -250,6 +274,8 @@ static int attach_multi(struct attachment *a, struct bpf_program *prog, bool ret
 	attr.path = (__u64)(uintptr_t)binary;
 	attr.offsets = (__u64)(uintptr_t)offs;
 	attr.cookies = (__u64)(uintptr_t)cookies;
+	if (any_ref)
+		attr.ref_ctr_offsets = (__u64)(uintptr_t)refs;
 	attr.cnt = (__u32)cnt;
 	attr.um_flags = ret_probe ? AS_BPF_F_UPROBE_MULTI_RETURN : 0;
 	int fd = (int)syscall(__NR_bpf, AS_BPF_LINK_CREATE, &attr, sizeof(attr));
@@ -262,13 +288,17 @@ static int attach_multi(struct attachment *a, struct bpf_program *prog, bool ret
 cleanup:
 	free(offs);
 	free(cookies);
+	free(refs);
 	return ret;
 }
 
 static int attach_one(struct attachment *a, struct bpf_program *prog, bool ret,
-		      const char *binary, uint64_t off, uint64_t cookie)
+		      const char *binary, uint64_t off, uint64_t ref_off, uint64_t cookie)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = ret, .bpf_cookie = cookie);
+	/* libbpf 1.1 passes ref_ctr_offset to the uprobe PMU: the kernel
+	 * increments the USDT semaphore while the probe is attached */
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = ret, .bpf_cookie = cookie,
+		    .ref_ctr_offset = (size_t)ref_off);
 	struct bpf_link *link = bpf_program__attach_uprobe_opts(prog, -1, binary, off, &opts);
 
 	if (!link)
@@ -287,16 +317,18 @@ static int attach_each(struct attachment *a, const struct elf_image *img, const 
 	for (size_t i = 0; i < plan->n; i++) {
 		const struct as_probe *p = &plan->probes[i];
 		struct bpf_program *entry, *exit;
-		uint64_t off;
+		uint64_t off, ref_off = 0;
 
 		role_progs(a->skel, p->role, &entry, &exit);
 		if (!entry)
 			continue;
 		ret = elf_image__file_offset(img, p->addr, &off);
 		if (!ret)
-			ret = attach_one(a, entry, false, binary, off, probe_cookie(plan, i));
+			ret = sema_offset(plan, i, img, &ref_off);
+		if (!ret)
+			ret = attach_one(a, entry, false, binary, off, ref_off, probe_cookie(plan, i));
 		if (!ret && exit)
-			ret = attach_one(a, exit, true, binary, off, probe_cookie(plan, i));
+			ret = attach_one(a, exit, true, binary, off, 0, probe_cookie(plan, i));
 		if (ret) {
 			snprintf(err, errlen, "failed to attach uprobe to %s at 0x%llx in %s: %s",
 				 p->symbol, (unsigned long long)p->addr, binary, strerror(-ret));

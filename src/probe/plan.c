@@ -17,7 +17,7 @@ const char *probe_role_name(unsigned role)
 	static const char *const names[AS_ROLE__MAX] = {
 		[AS_ROLE_POLL] = "poll", [AS_ROLE_READY] = "ready", [AS_ROLE_WAKE] = "wake",
 		[AS_ROLE_SPAWN] = "spawn", [AS_ROLE_FREE] = "free", [AS_ROLE_PARK] = "park",
-		[AS_ROLE_IO_DRIVER] = "io", [AS_ROLE_TIMER] = "timer",
+		[AS_ROLE_IO_DRIVER] = "io", [AS_ROLE_TIMER] = "timer", [AS_ROLE_USDT] = "usdt",
 	};
 	return role < AS_ROLE__MAX && names[role] ? names[role] : "?";
 }
@@ -64,31 +64,62 @@ static bool planned(const struct probe_plan *plan, unsigned role, uint64_t addr)
 	return false;
 }
 
+/* Makes room for one more probe in every per-probe array and zeroes its
+ * entries; returns the new probe (not yet counted in plan->n) or NULL. */
+static struct as_probe *grow(struct probe_plan *plan)
+{
+	size_t n = plan->n + 1;
+	struct as_probe *p = realloc(plan->probes, n * sizeof(*p));
+
+	if (!p)
+		return NULL;
+	plan->probes = p;
+	uint8_t *o = realloc(plan->owner, n);
+	if (!o)
+		return NULL;
+	plan->owner = o;
+	uint8_t *f = realloc(plan->flags, n);
+	if (!f)
+		return NULL;
+	plan->flags = f;
+	uint64_t *sm = realloc(plan->sema, n * sizeof(*sm));
+	if (!sm)
+		return NULL;
+	plan->sema = sm;
+	struct usdt_arg *ua = realloc(plan->usdt_arg, n * sizeof(*ua));
+	if (!ua)
+		return NULL;
+	plan->usdt_arg = ua;
+	p = &plan->probes[plan->n];
+	memset(p, 0, sizeof(*p));
+	plan->owner[plan->n] = 0;
+	plan->flags[plan->n] = 0;
+	plan->sema[plan->n] = 0;
+	memset(&plan->usdt_arg[plan->n], 0, sizeof(plan->usdt_arg[plan->n]));
+	return p;
+}
+
+/* 1 when uprobes emulate the first instruction at addr (see insn_emulated). */
+static uint8_t emulated_at(const struct elf_image *img, uint64_t addr)
+{
+	uint8_t code[16] = { 0 };
+	int n = elf_image__read(img, addr, code, sizeof(code));
+
+	return n > 0 ? (uint8_t)insn_emulated(code, (size_t)n) : 0;
+}
+
 static int add_point(struct probe_plan *plan, const struct elf_image *img,
 		     const struct profile_point *pt, const struct elf_sym *s,
 		     uint8_t owner, uint8_t flags)
 {
-	struct as_probe *p = realloc(plan->probes, (plan->n + 1) * sizeof(*p));
-	uint8_t code[16] = { 0 };
+	struct as_probe *p = grow(plan);
 
 	if (!p)
 		return -ENOMEM;
-	plan->probes = p;
-	uint8_t *o = realloc(plan->owner, plan->n + 1);
-	if (!o)
-		return -ENOMEM;
-	plan->owner = o;
-	uint8_t *f = realloc(plan->flags, plan->n + 1);
-	if (!f)
-		return -ENOMEM;
-	plan->flags = f;
-	p = &plan->probes[plan->n];
-	memset(p, 0, sizeof(*p));
 	p->role = pt->role;
 	p->arg_reg = pt->arg_reg;
 	p->addr = s->addr;
-	int n = elf_image__read(img, s->addr, code, sizeof(code));
-	p->emulated = n > 0 ? (uint8_t)insn_emulated(code, (size_t)n) : 0;
+	p->emulated = emulated_at(img, s->addr);
 	p->symbol = strdup(s->name);
 	if (!p->symbol)
 		return -ENOMEM;
@@ -308,12 +339,16 @@ static void plan_reset(struct probe_plan *plan)
 	free(plan->probes);
 	free(plan->owner);
 	free(plan->flags);
+	free(plan->sema);
+	free(plan->usdt_arg);
 	memset(plan, 0, sizeof(*plan));
 }
 
-struct probe_plan *probe_plan__build(const struct elf_image *img,
-				     const struct runtime_profile *const *profs, size_t n_profs,
-				     char *err, size_t errlen)
+/* probe_plan__build(); with optional, finding no runtime (or no symbol
+ * table) is not an error when no profile was asked for. */
+static struct probe_plan *build(const struct elf_image *img,
+				const struct runtime_profile *const *profs, size_t n_profs,
+				bool optional, char *err, size_t errlen)
 {
 	struct probe_plan *plan = calloc(1, sizeof(*plan));
 	int ret = 0;
@@ -321,6 +356,10 @@ struct probe_plan *probe_plan__build(const struct elf_image *img,
 	if (!plan) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
+	}
+	if (optional && !n_profs && !img->has_symtab) {
+		snprintf(plan->runtime, sizeof(plan->runtime), "none");
+		return plan;
 	}
 	if (!img->has_symtab) {
 		snprintf(err, errlen, "%s is stripped (no symbol table): trace the unstripped "
@@ -338,6 +377,10 @@ struct probe_plan *probe_plan__build(const struct elf_image *img,
 		plan->n_profiles = n_profs;
 	} else {
 		plan->n_profiles = detect(img, plan->profiles, PLAN_MAX_PROFILES);
+	}
+	if (!plan->n_profiles && optional) {
+		snprintf(plan->runtime, sizeof(plan->runtime), "none");
+		return plan;
 	}
 	if (!plan->n_profiles) {
 		snprintf(err, errlen, "no Tokio runtime functions found in %s, nor async-std, smol or "
@@ -380,6 +423,110 @@ struct probe_plan *probe_plan__build(const struct elf_image *img,
 	if (ret) {
 		snprintf(err, errlen, "naming futures: %s", strerror(-ret));
 		goto fail;
+	}
+	return plan;
+fail:
+	probe_plan__free(plan);
+	return NULL;
+}
+
+struct probe_plan *probe_plan__build(const struct elf_image *img,
+				     const struct runtime_profile *const *profs, size_t n_profs,
+				     char *err, size_t errlen)
+{
+	return build(img, profs, n_profs, false, err, errlen);
+}
+
+/* "p:a, p:b, q:c" (each provider:name once), cut to fit len. */
+static void list_usdt(const struct usdt_notes *notes, char *out, size_t len)
+{
+	size_t used = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < notes->n && used + 1 < len; i++) {
+		const struct usdt_site *s = &notes->sites[i];
+		bool seen = false;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = !strcmp(notes->sites[k].provider, s->provider) &&
+			       !strcmp(notes->sites[k].name, s->name);
+		if (seen)
+			continue;
+		int n = snprintf(out + used, len - used, "%s%s:%s", used ? ", " : "", s->provider, s->name);
+		if (n < 0)
+			break;
+		used += (size_t)n < len - used ? (size_t)n : len - used - 1;
+	}
+}
+
+static int add_usdt(struct probe_plan *plan, const struct elf_image *img,
+		    const struct usdt_site *site)
+{
+	struct as_probe *p = grow(plan);
+	size_t len = strlen(site->provider) + strlen(site->name) + 2;
+
+	if (!p)
+		return -ENOMEM;
+	p->role = AS_ROLE_USDT;
+	p->addr = site->addr;
+	p->emulated = emulated_at(img, site->addr);
+	p->symbol = malloc(len);
+	if (!p->symbol)
+		return -ENOMEM;
+	snprintf(p->symbol, len, "%s:%s", site->provider, site->name);
+	plan->sema[plan->n] = site->sema;
+	plan->usdt_arg[plan->n] = site->arg0;
+	plan->n++;
+	plan->per_role[AS_ROLE_USDT]++;
+	return 0;
+}
+
+struct probe_plan *probe_plan__build_usdt(const struct elf_image *img,
+					  const struct runtime_profile *const *profs, size_t n_profs,
+					  const struct usdt_notes *notes,
+					  const char *const *patterns, size_t n_patterns,
+					  char *err, size_t errlen)
+{
+	struct probe_plan *plan = build(img, profs, n_profs, n_patterns > 0, err, errlen);
+
+	if (!plan || !n_patterns)
+		return plan;
+	for (size_t k = 0; k < n_patterns; k++) {
+		const char *colon = strchr(patterns[k], ':');
+		if (!colon || colon == patterns[k] || !colon[1]) {
+			snprintf(err, errlen, "bad USDT probe '%s': use PROVIDER:NAME or PROVIDER:*",
+				 patterns[k]);
+			goto fail;
+		}
+		bool found = false;
+		for (size_t i = 0; i < notes->n; i++)
+			found = found || usdt_match(patterns[k], &notes->sites[i]);
+		if (!found) {
+			char have[512];
+			list_usdt(notes, have, sizeof(have));
+			if (notes->n)
+				snprintf(err, errlen, "no USDT probe %s in %s: it has %s", patterns[k],
+					 img->path, have);
+			else
+				snprintf(err, errlen, "no USDT probe %s in %s: it has no USDT probes "
+					 "(no .note.stapsdt section)", patterns[k], img->path);
+			goto fail;
+		}
+	}
+	for (size_t i = 0; i < notes->n; i++) {
+		bool wanted = false;
+		for (size_t k = 0; k < n_patterns && !wanted; k++)
+			wanted = usdt_match(patterns[k], &notes->sites[i]);
+		if (!wanted)
+			continue;
+		if (plan->n >= 65535) {
+			snprintf(err, errlen, "too many probe points (at most 65535)");
+			goto fail;
+		}
+		int ret = add_usdt(plan, img, &notes->sites[i]);
+		if (ret) {
+			snprintf(err, errlen, "planning probes: %s", strerror(-ret));
+			goto fail;
+		}
 	}
 	return plan;
 fail:

@@ -9,6 +9,7 @@
 
 #include "probe/profile.h"
 #include "sym/elf_image.h"
+#include "sym/usdt_notes.h"
 #include "trace/event.h"
 
 #define PLAN_MAX_PROFILES 4
@@ -29,6 +30,10 @@ struct probe_plan {
 	struct as_probe *probes;     /* owned */
 	uint8_t *owner;              /* owned; per probe: index into profiles */
 	uint8_t *flags;              /* owned; per probe: enum plan_flag bits */
+	/* Per probe, zero but for AS_ROLE_USDT sites: the semaphore's virtual
+	 * address (0 none) and the first argument. Owned. */
+	uint64_t *sema;
+	struct usdt_arg *usdt_arg;
 	size_t n;
 	size_t per_role[AS_ROLE__MAX];
 };
@@ -41,6 +46,19 @@ struct probe_plan {
 struct probe_plan *probe_plan__build(const struct elf_image *img,
 				     const struct runtime_profile *const *profs, size_t n_profs,
 				     char *err, size_t errlen);
+/* As probe_plan__build(), then the USDT sites of notes selected by
+ * patterns[0..n_patterns) ("provider:name" or "provider:*"), each site a
+ * probe of role AS_ROLE_USDT with symbol "provider:name", in note order,
+ * a site selected twice planned once. With patterns and no runtime asked
+ * for (n_profs 0), runtimes are optional: those found are planned, none
+ * (or a stripped binary) gives runtime "none". A pattern matching no site
+ * fails with a one-line message listing the binary's probes. With
+ * n_patterns 0 this is exactly probe_plan__build(). */
+struct probe_plan *probe_plan__build_usdt(const struct elf_image *img,
+					  const struct runtime_profile *const *profs, size_t n_profs,
+					  const struct usdt_notes *notes,
+					  const char *const *patterns, size_t n_patterns,
+					  char *err, size_t errlen);
 void probe_plan__free(struct probe_plan *plan);
 
 /* Lower-case role name ("poll", "wake", ...). */

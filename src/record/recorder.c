@@ -20,6 +20,7 @@
 #include "probe/attach.h"
 #include "probe/plan.h"
 #include "sym/elf_image.h"
+#include "sym/usdt_notes.h"
 #include "trace/event.h"
 #include "trace/writer.h"
 #include "util/u64map.h"
@@ -51,6 +52,7 @@ struct rec {
 	size_t n_threads;
 	uint64_t tasks, missed, write_errors, nested_wakes, events;
 	size_t n_probes;
+	const struct probe_plan *plan;
 	const struct recorder_opts *o;
 };
 
@@ -223,6 +225,15 @@ static int on_record(void *ctx, void *data, size_t size)
 		ev.other = (uint64_t)s->line << 32 | s->col;
 		break;
 	}
+	case RAW_USDT: {
+		const struct raw_event *e = data;
+		if (size < sizeof(*e) || r->plan->probes[h->probe].role != AS_ROLE_USDT)
+			goto bad;
+		ev.type = AS_EV_USDT;
+		ev.task = e->task;
+		ev.other = usdt_arg_value(&r->plan->usdt_arg[h->probe], e->arg);
+		break;
+	}
 	case RAW_POLL_BEGIN: case RAW_POLL_END: case RAW_WAKE: case RAW_FREE:
 	case RAW_PARK: case RAW_UNPARK: {
 		static const uint8_t map[] = {
@@ -361,6 +372,7 @@ int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
 {
 	char binary[PATH_MAX], attach_path[PATH_MAX];
 	struct elf_image *img = NULL;
+	struct usdt_notes *notes = NULL;
 	struct probe_plan *plan = NULL;
 	struct attachment *att = NULL;
 	struct ring_buffer *rb = NULL;
@@ -426,7 +438,17 @@ int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
 			snprintf(err, errlen, "cannot read %s: %s", binary, strerror(errno));
 		goto cleanup;
 	}
-	plan = probe_plan__build(img, profs, (size_t)n_profs, err, errlen);
+	if (o->n_usdt) {
+		notes = usdt_notes__read(attach_path);
+		if (!notes) {
+			ret = -errno;
+			snprintf(err, errlen, "cannot read the USDT notes of %s: %s", binary,
+				 errno == EBADMSG ? "malformed .note.stapsdt section" : strerror(errno));
+			goto cleanup;
+		}
+	}
+	plan = probe_plan__build_usdt(img, profs, (size_t)n_profs, notes, o->usdt, o->n_usdt,
+				      err, errlen);
 	if (!plan) {
 		ret = -ENOENT;
 		goto cleanup;
@@ -468,6 +490,7 @@ int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
 	meta.clock_mono_ns = now_ns(CLOCK_MONOTONIC);
 	meta.clock_real_ns = now_ns(CLOCK_REALTIME);
 	r.n_probes = plan->n;
+	r.plan = plan;
 	r.o = o;
 	if (o->output)
 		r.w = trace_writer__new(o->output, &meta);
@@ -487,13 +510,17 @@ int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
 		snprintf(err, errlen, "failed to open the BPF ring buffer: %s", strerror(errno));
 		goto cleanup;
 	}
-	if (!o->quiet)
+	if (!o->quiet) {
+		char usdt[32] = "";
+		if (plan->per_role[AS_ROLE_USDT])
+			snprintf(usdt, sizeof(usdt), ", %zu usdt", plan->per_role[AS_ROLE_USDT]);
 		fprintf(stderr, "asyncscope: attached %d probes (%zu poll, %zu wake, %zu spawn, "
-			"%zu free, %zu park) to pid %d (%s, %s); recording to %s, Ctrl-C to stop\n",
+			"%zu free, %zu park%s) to pid %d (%s, %s); recording to %s, Ctrl-C to stop\n",
 			attached, plan->per_role[AS_ROLE_POLL], plan->per_role[AS_ROLE_WAKE],
 			plan->per_role[AS_ROLE_SPAWN], plan->per_role[AS_ROLE_FREE],
-			plan->per_role[AS_ROLE_PARK], tgid, binary, plan->runtime,
+			plan->per_role[AS_ROLE_PARK], usdt, tgid, binary, plan->runtime,
 			o->output ? o->output : "no file");
+	}
 	ret = 0;
 	if (o->on_start)
 		o->on_start(o->ctx, &meta);
@@ -594,6 +621,7 @@ cleanup:
 	u64map__clear(&r.thread_idx);
 	free(r.last);
 	probe_plan__free(plan);
+	usdt_notes__free(notes);
 	elf_image__free(img);
 	free(meta.cmdline);
 	return ret;

@@ -18,6 +18,10 @@ struct recorder_opts {
 	pid_t pid;                   /* attach to this process, or */
 	char *const *argv;           /* launch this command (NULL-terminated) */
 	const char *runtime;         /* profile name, NULL = detect */
+	/* USDT probes to attach, "provider:name" or "provider:*" (n_usdt of
+	 * them); with any, a binary without an async runtime is accepted */
+	const char *const *usdt;
+	size_t n_usdt;
 	size_t ringbuf_bytes;        /* BPF ring buffer size, 0 = default */
 	bool progress;               /* a live status line on stderr */
 	bool quiet;                  /* no "attached" line (a full-screen caller) */
