@@ -1,14 +1,17 @@
 /* Unit tests of USDT note reading (src/sym/usdt_notes.c): synthetic note
  * buffers (several notes, other owners, prelink adjustment, malformed and
  * cut buffers), the argument spec parser and value extraction, probe
- * selection, and the notes of the built tests/apps/usdt/usdt_app. No root. */
+ * selection, the notes of the built tests/apps/usdt/usdt_app, and USDT hit
+ * counting (analysis/usdt_counts.c) with its text section. No root. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis/usdt_counts.h"
 #include "harness.h"
+#include "output/usdt_report.h"
 #include "sym/elf_image.h"
 #include "sym/usdt_notes.h"
 
@@ -235,11 +238,103 @@ out:
 	usdt_notes__free(NULL);
 }
 
+/* Hits per probe (two sites of one provider:name add up) and per task,
+ * a freed and reused task address counted as a new task, hits outside
+ * polls, a USDT event naming a non-USDT probe ignored. */
+static void test_counts(void)
+{
+	struct as_probe probes[] = {
+		{ .role = AS_ROLE_POLL, .symbol = "raw::poll", .future = "app::ticker" },
+		{ .role = AS_ROLE_USDT, .symbol = "app:tick" },
+		{ .role = AS_ROLE_USDT, .symbol = "app:tock" },
+		{ .role = AS_ROLE_USDT, .symbol = "app:tick" },
+		{ .role = AS_ROLE_FREE, .symbol = "raw::dealloc" },
+	};
+	struct as_trace_meta meta = { .probes = probes, .n_probes = 5 };
+	struct usdt_counts *c = usdt_counts__new(&meta);
+	const uint64_t A = 0x1000;
+	uint64_t ts = 1;
+
+	CHECK(c != NULL);
+	if (!c)
+		return;
+#define EV(...) usdt_counts__add(c, &(struct as_event){ .ts = ts++, __VA_ARGS__ })
+	for (int i = 0; i < 3; i++) {        /* task A (id 7): 3 ticks at site 1, 2 at site 3 */
+		EV(.type = AS_EV_POLL_BEGIN, .tid = 1, .task = A, .other = 7);
+		EV(.type = AS_EV_USDT, .probe = 1, .tid = 1, .task = A, .other = (uint64_t)i);
+		if (i < 2)
+			EV(.type = AS_EV_USDT, .probe = 3, .tid = 1, .task = A, .other = 100);
+		EV(.type = AS_EV_POLL_END, .tid = 1, .task = A);
+	}
+	EV(.type = AS_EV_FREE, .probe = 4, .tid = 1, .task = A);
+	EV(.type = AS_EV_POLL_BEGIN, .tid = 2, .task = A, .other = 8);  /* a new task at A */
+	EV(.type = AS_EV_USDT, .probe = 1, .tid = 2, .task = A, .other = (uint64_t)-3);
+	EV(.type = AS_EV_USDT, .probe = 2, .tid = 3, .other = 5);       /* outside any poll */
+	EV(.type = AS_EV_USDT, .probe = 0, .tid = 3);                    /* not a USDT probe */
+	EV(.type = AS_EV_USDT, .probe = 99, .tid = 3);                   /* no such probe */
+#undef EV
+	usdt_counts__finish(c);
+	CHECK_EQ_U64(usdt_counts__add(c, &(struct as_event){ .type = AS_EV_USDT, .probe = 1 }),
+		     (uint64_t)-EINVAL);
+	CHECK_EQ_U64(usdt_counts__total(c), 7);
+	CHECK_EQ_U64(usdt_counts__bad(c), 2);
+	size_t np, nt;
+	const struct usdt_probe_count *p = usdt_counts__probes(c, &np);
+	const struct usdt_task_count *t = usdt_counts__tasks(c, &nt);
+	CHECK_EQ_U64(np, 2);
+	if (np == 2) {
+		CHECK_STR(p[0].probe, "app:tick");
+		CHECK_EQ_U64(p[0].hits, 6);
+		CHECK_EQ_U64(p[0].in_task, 6);
+		CHECK_EQ_U64((uint64_t)p[0].arg_min, (uint64_t)-3);
+		CHECK_EQ_U64(p[0].arg_max, 100);
+		CHECK_STR(p[1].probe, "app:tock");
+		CHECK_EQ_U64(p[1].hits, 1);
+		CHECK_EQ_U64(p[1].in_task, 0);
+	}
+	CHECK_EQ_U64(nt, 2);
+	if (nt == 2) {
+		CHECK_EQ_U64(t[0].hits, 5);
+		CHECK_EQ_U64(t[0].tokio_id, 7);
+		CHECK_STR(t[0].name, "app::ticker");
+		CHECK_EQ_U64(t[1].hits, 1);
+		CHECK_EQ_U64(t[1].tokio_id, 8);
+		CHECK_EQ_U64(t[1].task, A);
+	}
+
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	CHECK_EQ_U64(usdt_report_text(f, c), 0);
+	fclose(f);
+	CHECK(strstr(text, "USDT PROBES  7 hits, 6 inside tasks") != NULL);
+	CHECK(strstr(text, "app:tick                                6          6  -3..100") != NULL);
+	CHECK(strstr(text, "app:tick                                5  0x1000 id 7 app::ticker") != NULL);
+	CHECK(strstr(text, "2 USDT events named no USDT probe") != NULL);
+	free(text);
+	usdt_counts__free(c);
+
+	/* a trace without USDT probes: no section */
+	struct as_trace_meta plain = { .probes = probes, .n_probes = 1 };
+	c = usdt_counts__new(&plain);
+	CHECK(c != NULL);
+	text = NULL;
+	f = open_memstream(&text, &len);
+	usdt_counts__finish(c);
+	CHECK_EQ_U64(usdt_report_text(f, c), 0);
+	fclose(f);
+	CHECK_EQ_U64(len, 0);
+	free(text);
+	usdt_counts__free(c);
+	usdt_counts__free(NULL);
+}
+
 int main(void)
 {
 	RUN(test_parse_synthetic);
 	RUN(test_arg_spec);
 	RUN(test_match);
 	RUN(test_built_app);
+	RUN(test_counts);
 	TEST_MAIN_END();
 }
