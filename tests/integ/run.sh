@@ -10,6 +10,7 @@ cd "$(dirname "$0")/../.."
 . tests/integ/top.sh
 . tests/integ/dump.sh
 . tests/integ/runtimes.sh
+. tests/integ/usdt.sh
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "integration tests need root (BPF): skipped"
@@ -145,7 +146,8 @@ for t in ${INTEG_TESTS:-test_multi_thread_exact_polls test_current_thread_exact_
 	test_html_hostile_strings test_html_degenerate_inputs \
 	test_export_fixtures test_export_live_multi test_export_live_current test_export_bad_input \
 	test_runtime_async_std_exact_polls test_runtime_smol_exact_polls test_runtime_mixed_tokio_smol \
-	test_runtime_probes_listing}; do
+	test_runtime_probes_listing \
+	test_usdt_probes_listing test_usdt_exact_hits test_usdt_exact_hits_perf_event_links test_usdt_semaphore test_usdt_errors}; do
 	run_test "$t"
 done
 finish
