@@ -147,7 +147,8 @@ for t in ${INTEG_TESTS:-test_multi_thread_exact_polls test_current_thread_exact_
 	test_export_fixtures test_export_live_multi test_export_live_current test_export_bad_input \
 	test_runtime_async_std_exact_polls test_runtime_smol_exact_polls test_runtime_mixed_tokio_smol \
 	test_runtime_probes_listing \
-	test_usdt_probes_listing test_usdt_exact_hits test_usdt_exact_hits_perf_event_links test_usdt_semaphore test_usdt_errors}; do
+	test_usdt_probes_listing test_usdt_exact_hits test_usdt_exact_hits_perf_event_links test_usdt_semaphore test_usdt_errors \
+	test_usdt_in_tasks}; do
 	run_test "$t"
 done
 finish

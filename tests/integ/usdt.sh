@@ -90,3 +90,56 @@ test_usdt_errors() {
 	expect_error "no --usdt: a runtime is still needed" "no Tokio runtime functions" \
 		$AS record -o $TMP/x.trace -- $USDT_APP 10
 }
+
+# tests/apps/usdt/usdt_tasks: a C stand-in for a runtime (its poll function
+# has the name of Tokio's) polls 8 "tasks" once each; task k fires
+# asyncscope_test:in_task k + 1 times inside its poll (a register argument
+# 0..k), and one hit comes from outside any poll (a constant argument, -1,
+# at a second site). It prints each task's address and hits.
+test_usdt_in_tasks() {
+	local t=$TMP/usdt-tasks.trace out=$TMP/usdt-tasks.out
+	check "record exits 0" $AS record -o "$t" --usdt asyncscope_test:in_task \
+		-- tests/apps/usdt/usdt_tasks 8 >"$out" 2>"$TMP/usdt-tasks.err"
+	check "poll probe and both sites attached" grep -q "1 poll, .* 2 usdt) .*tokio" "$TMP/usdt-tasks.err"
+	$AS events "$t" >"$TMP/usdt-tasks.events"
+	# per task: hits seen == hits the app made; arguments 0..k in order
+	check "each task's hits, inside its poll" python3 - "$out" "$TMP/usdt-tasks.events" <<'PY'
+import sys, collections
+want = {}
+for line in open(sys.argv[1]):
+    w = line.split()
+    if w[0] == "task":
+        want[int(w[1], 16)] = int(w[3])
+got, args, outside = collections.Counter(), collections.defaultdict(list), []
+for line in open(sys.argv[2]):
+    w = line.split()
+    if w[3] != "usdt":
+        continue
+    arg = int(w[w.index("arg") + 1])
+    if w[4] == "task":
+        task = int(w[5], 16)
+        got[task] += 1
+        args[task].append(arg)
+    else:
+        outside.append(arg)
+errors = []
+if dict(got) != want:
+    errors.append(f"hits per task {dict(got)}, want {want}")
+for task, a in args.items():
+    if a != list(range(len(a))):
+        errors.append(f"task {task:#x} arguments {a}")
+if outside != [-1]:
+    errors.append(f"hits outside tasks: arguments {outside}, want [-1]")
+for e in errors:
+    print("    " + e, file=sys.stderr)
+sys.exit(1 if errors else 0)
+PY
+	$AS report "$t" >"$TMP/usdt-tasks.report" 2>/dev/null
+	check "report: 37 hits, 36 inside tasks" grep -q "^USDT PROBES  37 hits, 36 inside tasks" \
+		"$TMP/usdt-tasks.report"
+	check "report: argument range -1..7" grep -Eq '^asyncscope_test:in_task +37 +36 +-1\.\.7$' \
+		"$TMP/usdt-tasks.report"
+	check "report: the busiest task first, 8 hits" grep -Eq '^asyncscope_test:in_task +8 +0x' \
+		"$TMP/usdt-tasks.report"
+	check "report: 8 task rows" grep -q "USDT HITS BY TASK  top 8 of 8" "$TMP/usdt-tasks.report"
+}
