@@ -11,48 +11,13 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "output/folded.h"
 #include "output/perfetto.h"
 #include "trace/reader.h"
 
 #define USAGE "usage: asyncscope export --format perfetto|folded -o OUT [--per-task] " \
 	      "[--partial] [--progress|--no-progress] FILE"
-
-/* Progress line on stderr while reading, from the file offset against its
- * size, at most 10 updates a second, erased at the end:
- *   \rexporting: 42% (4.2M events)
- */
-struct progress {
-	bool on, shown;
-	uint64_t size;
-	struct timespec last;
-};
-
-static void progress_tick(struct progress *pg, const struct trace_reader *r)
-{
-	struct timespec now;
-	uint64_t events = trace_reader__events(r), off;
-	double dt;
-
-	if (!pg->on || events & 4095)
-		return;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	dt = (double)(now.tv_sec - pg->last.tv_sec) + (now.tv_nsec - pg->last.tv_nsec) / 1e9;
-	if (dt < 0.1)
-		return;
-	pg->last = now;
-	off = trace_reader__offset(r);
-	fprintf(stderr, "\rexporting: %u%% (%.1fM events)",
-		pg->size ? (unsigned)(off * 100 / pg->size) : 0u, (double)events / 1e6);
-	pg->shown = true;
-}
-
-static void progress_end(struct progress *pg)
-{
-	if (pg->shown)
-		fputs("\r\033[K", stderr);
-	pg->shown = false;
-}
 
 int cmd_export(int argc, char **argv)
 {
@@ -68,11 +33,11 @@ int cmd_export(int argc, char **argv)
 	};
 	const char *format = NULL, *outpath = NULL, *path;
 	bool partial = false, per_task = false, truncated = false;
-	int progress_opt = -1; /* auto: when stderr is a terminal */
+	enum progress_mode progress_opt = PROGRESS_AUTO;
 	struct trace_reader *r = NULL;
 	struct perfetto *pf = NULL;
 	struct folded *fd = NULL;
-	struct progress pg = { 0 };
+	struct progress pg;
 	FILE *out = NULL;
 	char err[1024] = "";
 	int c, n, ret = 1;
@@ -84,8 +49,8 @@ int cmd_export(int argc, char **argv)
 		case 'o': outpath = optarg; break;
 		case 'T': per_task = true; break;
 		case 'P': partial = true; break;
-		case 'p': progress_opt = 1; break;
-		case 'n': progress_opt = 0; break;
+		case 'p': progress_opt = PROGRESS_ON; break;
+		case 'n': progress_opt = PROGRESS_OFF; break;
 		case 'h':
 			printf("%s\n", USAGE);
 			return 0;
@@ -130,10 +95,7 @@ int cmd_export(int argc, char **argv)
 		goto cleanup;
 	}
 
-	struct stat st;
-	pg.on = progress_opt == 1 || (progress_opt == -1 && isatty(STDERR_FILENO));
-	pg.size = stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
-	clock_gettime(CLOCK_MONOTONIC, &pg.last);
+	progress__init(&pg, "exporting", path, progress_opt);
 
 	struct as_event ev;
 	uint64_t last_ts = 0;
@@ -145,9 +107,9 @@ int cmd_export(int argc, char **argv)
 			break;
 		if (ev.ts > last_ts)
 			last_ts = ev.ts;
-		progress_tick(&pg, r);
+		progress__update(&pg, r);
 	}
-	progress_end(&pg);
+	progress__end(&pg);
 	if (e) {
 		cli_error("writing %s: %s", outpath, strerror(-e));
 		goto cleanup;

@@ -20,6 +20,7 @@
 #include "analysis/timeline.h"
 #include "analysis/usdt_counts.h"
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "output/html.h"
 #include "output/report.h"
 #include "output/usdt_report.h"
@@ -32,7 +33,6 @@
 	"--max-tasks: finished tasks listed one by one, the busiest (default 10000, 0 all);\n" \
 	"             the others are summed per name and spawn location"
 
-#define PROGRESS_EVENTS 1000000   /* show progress past this many events even off a tty */
 
 /* Parses "1500", "1500ns", "500us", "1ms", "1.5s" into ns. Returns 0 or -EINVAL. */
 static int parse_duration(const char *s, uint64_t *ns)
@@ -59,40 +59,6 @@ static int parse_duration(const char *s, uint64_t *ns)
 	return -EINVAL;
 }
 
-/* "\rreading trace: 42% (4.2M events)" on stderr, at most 10 times a second,
- * when stderr is a terminal or once the trace has shown itself large. */
-struct progress {
-	const char *what;
-	bool tty, shown;
-	uint64_t size;                /* file size, 0 unknown */
-	struct timespec last;
-};
-
-static void progress_update(struct progress *p, const struct trace_reader *r, uint64_t events)
-{
-	struct timespec now;
-	double pct;
-
-	if ((events & 4095) || (!p->tty && events < PROGRESS_EVENTS))
-		return;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (p->shown && (now.tv_sec - p->last.tv_sec) * 1000000000L +
-	    (now.tv_nsec - p->last.tv_nsec) < 100000000L)
-		return;
-	p->last = now;
-	p->shown = true;
-	pct = p->size ? 100.0 * (double)trace_reader__offset(r) / (double)p->size : 0;
-	fprintf(stderr, "\r%s: %3.0f%% (%.1fM events)", p->what, pct > 100 ? 100 : pct,
-		(double)events / 1e6);
-}
-
-static void progress_erase(struct progress *p)
-{
-	if (p->shown)
-		fprintf(stderr, "\r%60s\r", "");
-	p->shown = false;
-}
-
 /* Reads every event of r into an and uc (pass 1) or tl (pass 2). Returns 0,
  * or 1 (runtime failure, message printed). *truncated: the trace ends
  * without its trailer (accepted with partial); *cut: the end to use then.
@@ -110,16 +76,16 @@ static int drain(struct trace_reader *r, struct progress *pg, bool partial, stru
 		if (ev.type != AS_EV_USDT && !err)
 			err = an ? analysis__add(an, &ev) : timeline__add(tl, &ev);
 		if (err == -ENOMEM) {
-			progress_erase(pg);
+			progress__end(pg);
 			cli_error("out of memory after %" PRIu64 " events", count);
 			return 1;
 		}
 		count++;
 		if (ev.ts > last_ts)
 			last_ts = ev.ts;
-		progress_update(pg, r, count);
+		progress__update(pg, r);
 	}
-	progress_erase(pg);
+	progress__end(pg);
 	*truncated = false;
 	if (n == -ENODATA && partial) {
 		*truncated = true;
@@ -193,8 +159,7 @@ int cmd_report(int argc, char **argv)
 	struct as_trace_end cut, cut2;
 	const struct as_trace_end *end;
 	const struct as_trace_meta *meta;
-	struct progress pg = { .tty = isatty(STDERR_FILENO) };
-	struct stat sb;
+	struct progress pg;
 	char err[1024] = "";
 	size_t ntasks;
 	int c, ret = 1;
@@ -248,7 +213,7 @@ int cmd_report(int argc, char **argv)
 		return 2;
 	}
 	path = argv[optind];
-	pg.size = stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0;
+	progress__init(&pg, "reading trace", path, PROGRESS_AUTO);
 	two_pass = html || !strcmp(format, "json");
 
 	/* Pass 1: the analysis. */

@@ -1,0 +1,44 @@
+/* The progress line shared by report and export. */
+#include "cli/progress.h"
+
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void progress__init(struct progress *p, const char *what, const char *path, enum progress_mode mode)
+{
+	struct stat sb;
+
+	p->what = what;
+	p->mode = mode;
+	p->tty = isatty(STDERR_FILENO);
+	p->shown = false;
+	p->size = path && stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0;
+	clock_gettime(CLOCK_MONOTONIC, &p->last);
+}
+
+void progress__update(struct progress *p, const struct trace_reader *r)
+{
+	uint64_t events = trace_reader__events(r);
+	struct timespec now;
+	double pct;
+
+	if ((events & 4095) || p->mode == PROGRESS_OFF ||
+	    (p->mode == PROGRESS_AUTO && !p->tty && events < PROGRESS_LARGE))
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if ((now.tv_sec - p->last.tv_sec) * 1000000000L + (now.tv_nsec - p->last.tv_nsec) < 100000000L)
+		return;
+	p->last = now;
+	p->shown = true;
+	pct = p->size ? 100.0 * (double)trace_reader__offset(r) / (double)p->size : 0;
+	fprintf(stderr, "\r%s: %3.0f%% (%.1fM events)", p->what, pct > 100 ? 100 : pct,
+		(double)events / 1e6);
+}
+
+void progress__end(struct progress *p)
+{
+	if (p->shown)
+		fputs("\r\033[K", stderr);
+	p->shown = false;
+}

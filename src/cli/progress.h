@@ -1,0 +1,34 @@
+/* The progress line commands print on stderr while they read a trace:
+ *   \rreading trace: 42% (4.2M events)
+ * from the reader's file offset against the file size, at most 10 updates a
+ * second, erased at the end. Shown when stderr is a terminal, or (auto mode)
+ * once a trace turns out large, so long jobs in scripts show progress too. */
+#ifndef AS_CLI_PROGRESS_H
+#define AS_CLI_PROGRESS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "trace/reader.h"
+
+#define PROGRESS_LARGE 1000000   /* events: auto mode shows progress past this */
+
+enum progress_mode { PROGRESS_AUTO = -1, PROGRESS_OFF = 0, PROGRESS_ON = 1 };
+
+struct progress {
+	const char *what;        /* "reading trace" (borrowed) */
+	enum progress_mode mode;
+	bool tty, shown;
+	uint64_t size;           /* of the trace file, 0 unknown */
+	struct timespec last;
+};
+
+/* Sets up p for the trace file at path. */
+void progress__init(struct progress *p, const char *what, const char *path, enum progress_mode mode);
+/* Called after each event read from r; cheap (acts every 4096 events). */
+void progress__update(struct progress *p, const struct trace_reader *r);
+/* Erases the line if one was shown. */
+void progress__end(struct progress *p);
+
+#endif
