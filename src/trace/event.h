@@ -23,6 +23,9 @@ enum as_ev_type {
 	                      (role AS_ROLE_USDT); task = the task being polled on tid (0 none);
 	                      other = the first argument when it is a register or a constant
 	                      (sign-extended from its size), else 0 */
+	AS_EV_OFFCPU,      /* format version 3: thread tid was switched out at ts while it
+	                      polled task (0 none), for other ns; stack = its stacks at the
+	                      switch (struct as_stack, trace_reader__stack()), 0 none */
 	AS_EV__MAX,
 };
 
@@ -43,6 +46,29 @@ struct as_event {
 	uint64_t task;     /* task header address, 0 for thread-only events */
 	uint64_t other;    /* per type, see enum as_ev_type */
 	const char *str;   /* per type, NULL otherwise */
+	uint32_t stack;    /* AS_EV_OFFCPU: stack id (1, 2, ... in order of definition), 0 none;
+	                      0 for every other type */
+};
+
+/* Frames kept per side (kernel, user) of an off-CPU stack. */
+#define AS_STACK_MAX_FRAMES 64
+/* Longest frame symbol stored in a trace (longer names are cut). */
+#define AS_FRAME_SYM_MAX 255
+
+/* One frame: an address and its symbol, resolved when the trace was
+ * recorded ("" when unknown). */
+struct as_frame {
+	uint64_t addr;
+	const char *sym;
+};
+
+/* A stack defined in a trace (format version 3): kernel frames, innermost
+ * first, then user frames, innermost first. */
+struct as_stack {
+	uint32_t id;              /* 1, 2, ...: what AS_EV_OFFCPU's stack refers to */
+	uint16_t n_kernel;        /* at most AS_STACK_MAX_FRAMES */
+	uint16_t n_user;          /* at most AS_STACK_MAX_FRAMES */
+	const struct as_frame *frames; /* n_kernel + n_user */
 };
 
 enum as_probe_role {

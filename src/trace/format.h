@@ -32,6 +32,10 @@
 #define FMT_EV_MAX_FIXED 64u             /* worst-case event bytes, string bytes aside */
 #define FMT_MAX_TASKS (1u << 20)         /* live task slots; the writer resets at this */
 #define FMT_MAX_THREADS (1u << 24)
+#define FMT_MAX_STACKS (1u << 24)        /* stack definitions in one file */
+/* Largest stack definition record: kind, two counts, then per frame an
+ * address delta and a string ref with a new string of AS_FRAME_SYM_MAX. */
+#define FMT_STACK_MAX_BYTES (1u + 2u * 3u + 2u * AS_STACK_MAX_FRAMES * (10u + 1u + 2u + AS_FRAME_SYM_MAX))
 
 /* Event record: byte H, bits 0-3 the type (1..AS_EV__MAX-1; 0 a control
  * record whose bits 4-7 give the operation), bits 4-7 presence bits: */
@@ -44,6 +48,7 @@
 #define FMT_X_STR 0x04     /* string ref follows (else: NULL) */
 #define FMT_X_MASK 0x07
 #define FMT_CTL_RESET 0x00 /* control record: forget every task slot */
+#define FMT_CTL_STACK 0x10 /* control record (version 3): define the next stack */
 
 /* References. */
 #define FMT_THREAD_NEW 0   /* varint tid follows; else index + 1 */
@@ -60,8 +65,12 @@
 _Static_assert(AS_EV__MAX <= 16, "event types must fit in 4 bits of H");
 
 /* What each format version may hold: version 1 has no USDT events and no
- * USDT probe role (a reader rejects them there as corrupt). */
-static inline uint8_t fmt_ev_max(uint32_t version) { return version < 2 ? AS_EV_USDT : AS_EV__MAX; }
+ * USDT probe role, version 2 no OFFCPU events and no stack definitions (a
+ * reader rejects them there as corrupt). */
+static inline uint8_t fmt_ev_max(uint32_t version)
+{
+	return version < 2 ? AS_EV_USDT : version < 3 ? AS_EV_OFFCPU : AS_EV__MAX;
+}
 static inline uint16_t fmt_role_max(uint32_t version) { return version < 2 ? AS_ROLE_USDT : AS_ROLE__MAX; }
 
 static inline void fmt_le16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
@@ -193,10 +202,11 @@ static inline uint64_t fmt_slot_addr(const struct fmt_state *st, uint32_t slot)
 }
 
 /* Task slot implied when H has no task ref: the thread's current task for
- * POLL_END and USDT (version 2), else none. */
+ * POLL_END, USDT (version 2) and OFFCPU (version 3), else none. */
 static inline uint32_t fmt_default_task(const struct fmt_state *st, uint32_t thread, uint8_t type)
 {
-	return type == AS_EV_POLL_END || type == AS_EV_USDT ? fmt_cur_slot(st, thread) : FMT_NONE;
+	return type == AS_EV_POLL_END || type == AS_EV_USDT || type == AS_EV_OFFCPU ?
+	       fmt_cur_slot(st, thread) : FMT_NONE;
 }
 
 /* other implied when H has no other: the task's tokio id for POLL_BEGIN,

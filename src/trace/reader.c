@@ -34,6 +34,8 @@ struct trace_reader {
 	uint64_t events;
 	struct fmt_state st;
 	struct strtab strs;
+	struct as_stack *stacks;   /* defined stacks, index id - 1; frames owned */
+	uint32_t n_stacks, cap_stacks;
 };
 
 /* ---- header ---- */
@@ -240,7 +242,10 @@ struct trace_reader *trace_reader__open(const char *path, char *err, size_t errl
 		why = "the file ends inside the header";
 		goto corrupt;
 	}
-	if ((uint32_t)crc32(0, payload, plen) != fmt_rd32(payload + plen)) {
+	/* version 3 on, the checksum also covers the version and length, so that
+	 * a damaged version cannot pass for an older one */
+	uint32_t crc = version >= 3 ? (uint32_t)crc32(0, fixed + FMT_MAGIC_LEN, 8) : 0;
+	if ((uint32_t)crc32(crc, payload, plen) != fmt_rd32(payload + plen)) {
 		why = "header checksum mismatch";
 		goto corrupt;
 	}
@@ -374,6 +379,85 @@ static int read_record(struct trace_reader *r)
 		    (unsigned long long)r->events);
 }
 
+/* Reads a string ref at *pp into *str (NULL for FMT_STR_NULL): 0 or the
+ * error already recorded. */
+static int get_str(struct trace_reader *r, const uint8_t **pp, const uint8_t *end, const char **str)
+{
+	const uint8_t *p = *pp;
+	uint64_t v;
+	int err;
+
+	*str = NULL;
+	if (varint_get(&p, end, &v))
+		return malformed(r, "bad string reference");
+	if (v == FMT_STR_NEW) {
+		uint64_t n;
+		uint32_t idx;
+		if (varint_get(&p, end, &n) || n > FMT_MAX_STR || n > (uint64_t)(end - p))
+			return malformed(r, "bad string length");
+		err = strtab__add(&r->strs, (const char *)p, (size_t)n, &idx);
+		if (err == -ENOMEM)
+			return fail(r, -ENOMEM, "cannot read %s: out of memory", r->path);
+		if (err)
+			return malformed(r, "too many strings");
+		p += n;
+		*str = strtab__get(&r->strs, idx);
+	} else if (v != FMT_STR_NULL) {
+		if (v - FMT_STR_IDX0 >= r->strs.n)
+			return malformed(r, "undefined string");
+		*str = strtab__get(&r->strs, (uint32_t)(v - FMT_STR_IDX0));
+	}
+	*pp = p;
+	return 0;
+}
+
+/* Decodes a stack definition (after its kind byte at *pp): 0 or an error. */
+static int decode_stack(struct trace_reader *r, const uint8_t **pp, const uint8_t *end)
+{
+	const uint8_t *p = *pp;
+	uint64_t nk, nu, v, prev = 0;
+	int err;
+
+	if (r->meta.format_version < 3)
+		return malformed(r, "stack definition before version 3");
+	if (varint_get(&p, end, &nk) || varint_get(&p, end, &nu) ||
+	    nk > AS_STACK_MAX_FRAMES || nu > AS_STACK_MAX_FRAMES)
+		return malformed(r, "bad stack frame count");
+	if (r->n_stacks >= FMT_MAX_STACKS)
+		return malformed(r, "too many stacks");
+	if (r->n_stacks == r->cap_stacks) {
+		uint32_t cap = r->cap_stacks ? r->cap_stacks * 2 : 64;
+		struct as_stack *s = realloc(r->stacks, cap * sizeof(*s));
+		if (!s)
+			return fail(r, -ENOMEM, "cannot read %s: out of memory", r->path);
+		r->stacks = s;
+		r->cap_stacks = cap;
+	}
+	uint32_t n = (uint32_t)(nk + nu);
+	struct as_frame *f = calloc(n ? n : 1, sizeof(*f));
+	if (!f)
+		return fail(r, -ENOMEM, "cannot read %s: out of memory", r->path);
+	for (uint32_t i = 0; i < n; i++) {
+		if (varint_get(&p, end, &v)) {
+			free(f);
+			return malformed(r, "bad stack frame address");
+		}
+		f[i].addr = prev = zigzag_apply(prev, v);
+		if ((err = get_str(r, &p, end, &f[i].sym))) {
+			free(f);
+			return err;
+		}
+		if (!f[i].sym)
+			f[i].sym = "";
+	}
+	r->stacks[r->n_stacks] = (struct as_stack){
+		.id = r->n_stacks + 1, .n_kernel = (uint16_t)nk, .n_user = (uint16_t)nu, .frames = f,
+	};
+	r->n_stacks++;
+	*pp = p;
+	return 0;
+}
+
 /* Decodes one record of the current chunk: returns 1 with an event, 0 after
  * a control record, or a negative error. */
 static int decode(struct trace_reader *r, struct as_event *ev)
@@ -386,9 +470,14 @@ static int decode(struct trace_reader *r, struct as_event *ev)
 	uint8_t h = *p++;
 	uint8_t type = h & 0x0f;
 	if (type == 0) {
-		if ((h >> 4) != FMT_CTL_RESET)
+		if (h == FMT_CTL_STACK) {
+			if ((err = decode_stack(r, &p, end)))
+				return err;
+		} else if (h == FMT_CTL_RESET) {
+			fmt_tasks_reset(st);
+		} else {
 			return malformed(r, "unknown control record");
-		fmt_tasks_reset(st);
+		}
 		r->pos = (size_t)(p - r->buf);
 		return 0;
 	}
@@ -486,31 +575,20 @@ static int decode(struct trace_reader *r, struct as_event *ev)
 	}
 
 	const char *str = NULL;
-	if (x & FMT_X_STR) {
-		if (varint_get(&p, end, &v))
-			return malformed(r, "bad string reference");
-		if (v == FMT_STR_NEW) {
-			uint64_t n;
-			uint32_t idx;
-			if (varint_get(&p, end, &n) || n > FMT_MAX_STR || n > (uint64_t)(end - p))
-				return malformed(r, "bad string length");
-			err = strtab__add(&r->strs, (const char *)p, (size_t)n, &idx);
-			if (err == -ENOMEM)
-				return fail(r, -ENOMEM, "cannot read %s: out of memory", r->path);
-			if (err)
-				return malformed(r, "too many strings");
-			p += n;
-			str = strtab__get(&r->strs, idx);
-		} else if (v != FMT_STR_NULL) {
-			if (v - FMT_STR_IDX0 >= r->strs.n)
-				return malformed(r, "undefined string");
-			str = strtab__get(&r->strs, (uint32_t)(v - FMT_STR_IDX0));
-		}
+	if ((x & FMT_X_STR) && (err = get_str(r, &p, end, &str)))
+		return err;
+
+	uint32_t stack = 0;
+	if (type == AS_EV_OFFCPU) {
+		if (varint_get(&p, end, &v) || v > r->n_stacks)
+			return malformed(r, "undefined stack");
+		stack = (uint32_t)v;
 	}
 
 	*ev = (struct as_event){
 		.type = type, .flags = flags, .probe = probe, .tid = st->threads[thread].tid,
 		.ts = ts, .task = fmt_slot_addr(st, slot), .other = other, .str = str,
+		.stack = stack,
 	};
 	fmt_apply(st, thread, slot, ev);
 	r->pos = (size_t)(p - r->buf);
@@ -563,6 +641,11 @@ uint64_t trace_reader__events(const struct trace_reader *r)
 	return r->events;
 }
 
+const struct as_stack *trace_reader__stack(const struct trace_reader *r, uint32_t id)
+{
+	return id && id <= r->n_stacks ? &r->stacks[id - 1] : NULL;
+}
+
 uint64_t trace_reader__offset(const struct trace_reader *r)
 {
 	return r->off;
@@ -579,5 +662,8 @@ void trace_reader__free(struct trace_reader *r)
 	free(r->buf);
 	fmt_state_free(&r->st);
 	strtab__clear(&r->strs);
+	for (uint32_t i = 0; i < r->n_stacks; i++)
+		free((void *)r->stacks[i].frames);
+	free(r->stacks);
 	free(r);
 }

@@ -43,6 +43,13 @@ const char *trace_reader__error(const struct trace_reader *r);
 /* The trailer once next() has returned 0, else NULL. Owned by the reader. */
 const struct as_trace_end *trace_reader__end(const struct trace_reader *r);
 
+/* Stack id (format version 3, as in AS_EV_OFFCPU's stack field), defined
+ * in the file before any event that refers to it: every stack an event
+ * returned by next() refers to is available. NULL for 0 or an id not yet
+ * defined. Owned by the reader (frame symbols never NULL: "" when unknown),
+ * valid until trace_reader__free(). */
+const struct as_stack *trace_reader__stack(const struct trace_reader *r, uint32_t id);
+
 /* Events returned by next() so far. */
 uint64_t trace_reader__events(const struct trace_reader *r);
 

@@ -17,6 +17,14 @@
 #include "util/varint.h"
 
 #define BUF_SIZE (FMT_CHUNK_HDR + FMT_CHUNK_TARGET + FMT_EV_MAX_FIXED + FMT_MAX_STR)
+_Static_assert(FMT_STACK_MAX_BYTES <= FMT_EV_MAX_FIXED + FMT_MAX_STR, "a stack fits the buffer");
+
+/* A stack already defined, kept for deduplication: its counts and
+ * addresses (kernel then user). */
+struct known_stack {
+	uint16_t n_kernel, n_user;
+	uint64_t *addrs;
+};
 
 struct trace_writer {
 	int fd;
@@ -35,6 +43,9 @@ struct trace_writer {
 	struct u64map tasks;   /* task address -> slot (UINT64_MAX: max_slot) */
 	uint32_t max_slot;
 	struct strtab strs;
+	struct u64map stack_hash; /* hash of counts and addresses -> stack id */
+	struct known_stack *stacks; /* index id - 1 */
+	uint32_t n_stacks, cap_stacks;
 };
 
 /* Growable buffer for the header. */
@@ -135,12 +146,14 @@ static int write_header(struct trace_writer *w, const struct as_trace_meta *meta
 	if (err)
 		goto cleanup;
 	size_t plen = b.len - FMT_HDR_FIXED;
-	uint32_t crc = (uint32_t)crc32(0, b.p + FMT_HDR_FIXED, (uInt)plen);
+	fmt_le32(b.p + FMT_MAGIC_LEN, AS_TRACE_FORMAT_VERSION);
+	fmt_le32(b.p + FMT_MAGIC_LEN + 4, (uint32_t)plen);
+	/* version 3 on: the checksum covers the version and length fields too */
+	uint32_t crc = (uint32_t)crc32(0, b.p + FMT_MAGIC_LEN, 8);
+	crc = (uint32_t)crc32(crc, b.p + FMT_HDR_FIXED, (uInt)plen);
 	hb_u32(&b, crc);
 	if ((err = b.err))
 		goto cleanup;
-	fmt_le32(b.p + FMT_MAGIC_LEN, AS_TRACE_FORMAT_VERSION);
-	fmt_le32(b.p + FMT_MAGIC_LEN + 4, (uint32_t)plen);
 	err = write_all(w->fd, b.p, b.len);
 	if (!err)
 		w->written += b.len;
@@ -251,6 +264,32 @@ static void task_forget(struct trace_writer *w, uint64_t addr)
 		u64map__del(&w->tasks, addr);
 }
 
+/* Writes a string ref to s (NULL: FMT_STR_NULL) at *p, defining s if new. */
+static int put_str(struct trace_writer *w, uint8_t **pp, const char *s)
+{
+	uint8_t *p = *pp;
+	uint32_t idx;
+	int err;
+
+	if (!s) {
+		p += varint_put(p, FMT_STR_NULL);
+	} else {
+		size_t n = strlen(s);
+		if (strtab__find(&w->strs, s, n, &idx)) {
+			p += varint_put(p, (uint64_t)idx + FMT_STR_IDX0);
+		} else {
+			if ((err = strtab__add(&w->strs, s, n, &idx)))
+				return err;
+			p += varint_put(p, FMT_STR_NEW);
+			p += varint_put(p, n);
+			memcpy(p, s, n);
+			p += n;
+		}
+	}
+	*pp = p;
+	return 0;
+}
+
 /* Encodes ev at the end of the pending payload; the caller made room. */
 static int encode(struct trace_writer *w, const struct as_event *ev)
 {
@@ -350,19 +389,11 @@ static int encode(struct trace_writer *w, const struct as_event *ev)
 	if (x & FMT_X_FLAGS)
 		*p++ = ev->flags;
 	if (x & FMT_X_STR) {
-		size_t n = strlen(ev->str);
-		uint32_t idx;
-		if (strtab__find(&w->strs, ev->str, n, &idx)) {
-			p += varint_put(p, (uint64_t)idx + FMT_STR_IDX0);
-		} else {
-			if ((err = strtab__add(&w->strs, ev->str, n, &idx)))
-				return err;
-			p += varint_put(p, FMT_STR_NEW);
-			p += varint_put(p, n);
-			memcpy(p, ev->str, n);
-			p += n;
-		}
+		if ((err = put_str(w, &p, ev->str)))
+			return err;
 	}
+	if (type == AS_EV_OFFCPU)
+		p += varint_put(p, ev->stack);
 
 	uint64_t freed = ev->type == AS_EV_FREE && slot != FMT_NONE ? ev->task : 0;
 	fmt_apply(st, thread, slot, ev);
@@ -381,6 +412,8 @@ int trace_writer__write(struct trace_writer *w, const struct as_event *ev)
 	if (ev->type < 1 || ev->type >= AS_EV__MAX)
 		return -EINVAL;
 	if (ev->type == AS_EV_POLL_BEGIN && ev->probe >= w->n_probes)
+		return -EINVAL;
+	if (ev->type == AS_EV_OFFCPU && ev->stack > w->n_stacks)
 		return -EINVAL;
 	size_t slen = ev->str ? strlen(ev->str) : 0;
 	if (slen > FMT_MAX_STR)
@@ -401,6 +434,96 @@ int trace_writer__write(struct trace_writer *w, const struct as_event *ev)
 	w->count++;
 	w->events++;
 	return 0;
+}
+
+static uint64_t stack_hash(const struct as_stack *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	h = (h ^ s->n_kernel) * 1099511628211ull;
+	h = (h ^ s->n_user) * 1099511628211ull;
+	for (uint32_t i = 0; i < (uint32_t)s->n_kernel + s->n_user; i++)
+		h = (h ^ s->frames[i].addr) * 1099511628211ull;
+	return h;
+}
+
+static bool same_stack(const struct known_stack *k, const struct as_stack *s)
+{
+	if (k->n_kernel != s->n_kernel || k->n_user != s->n_user)
+		return false;
+	for (uint32_t i = 0; i < (uint32_t)s->n_kernel + s->n_user; i++)
+		if (k->addrs[i] != s->frames[i].addr)
+			return false;
+	return true;
+}
+
+int trace_writer__stack(struct trace_writer *w, const struct as_stack *s, uint32_t *id)
+{
+	uint32_t n = (uint32_t)s->n_kernel + s->n_user;
+	uint64_t v;
+	int err;
+
+	if (w->finished)
+		return -EINVAL;
+	if (w->err)
+		return w->err;
+	if (s->n_kernel > AS_STACK_MAX_FRAMES || s->n_user > AS_STACK_MAX_FRAMES || (n && !s->frames))
+		return -EINVAL;
+	for (uint32_t i = 0; i < n; i++)
+		if (s->frames[i].sym && strlen(s->frames[i].sym) > AS_FRAME_SYM_MAX)
+			return -EINVAL;
+	uint64_t h = stack_hash(s);
+	if (u64map__get(&w->stack_hash, h, &v) && same_stack(&w->stacks[v - 1], s)) {
+		*id = (uint32_t)v;
+		return 0;
+	}
+	if (w->n_stacks >= FMT_MAX_STACKS)
+		return -ENOSPC;
+	if (w->n_stacks == w->cap_stacks) {
+		uint32_t cap = w->cap_stacks ? w->cap_stacks * 2 : 64;
+		struct known_stack *k = realloc(w->stacks, cap * sizeof(*k));
+		if (!k)
+			return (w->err = -ENOMEM);
+		w->stacks = k;
+		w->cap_stacks = cap;
+	}
+	struct known_stack *k = &w->stacks[w->n_stacks];
+	k->n_kernel = s->n_kernel;
+	k->n_user = s->n_user;
+	k->addrs = malloc((n ? n : 1) * sizeof(*k->addrs));
+	if (!k->addrs)
+		return (w->err = -ENOMEM);
+	for (uint32_t i = 0; i < n; i++)
+		k->addrs[i] = s->frames[i].addr;
+	w->n_stacks++;
+	/* a collision keeps the first stack in the map: the new one is only
+	 * defined again when seen again, which costs bytes, not correctness */
+	if (!u64map__get(&w->stack_hash, h, NULL) &&
+	    (err = u64map__set(&w->stack_hash, h, w->n_stacks)))
+		return (w->err = err);
+
+	if (w->len && w->len + FMT_STACK_MAX_BYTES > FMT_CHUNK_TARGET) {
+		if ((err = flush_chunk(w)))
+			return (w->err = err);
+	}
+	uint8_t *p = w->buf + FMT_CHUNK_HDR + w->len;
+	uint64_t prev = 0;
+	*p++ = FMT_CTL_STACK;
+	p += varint_put(p, s->n_kernel);
+	p += varint_put(p, s->n_user);
+	for (uint32_t i = 0; i < n; i++) {
+		p += varint_put(p, zigzag_delta(s->frames[i].addr, prev));
+		prev = s->frames[i].addr;
+		if ((err = put_str(w, &p, s->frames[i].sym && *s->frames[i].sym ? s->frames[i].sym : NULL)))
+			return (w->err = err); /* the string table now differs from the file */
+	}
+	w->len = (size_t)(p - (w->buf + FMT_CHUNK_HDR));
+	*id = w->n_stacks;
+	return 0;
+}
+
+uint32_t trace_writer__stacks(const struct trace_writer *w)
+{
+	return w->n_stacks;
 }
 
 int trace_writer__finish(struct trace_writer *w, const struct as_trace_end *end)
@@ -457,5 +580,9 @@ void trace_writer__free(struct trace_writer *w)
 	u64map__clear(&w->threads);
 	u64map__clear(&w->tasks);
 	strtab__clear(&w->strs);
+	u64map__clear(&w->stack_hash);
+	for (uint32_t i = 0; i < w->n_stacks; i++)
+		free(w->stacks[i].addrs);
+	free(w->stacks);
 	free(w);
 }

@@ -964,7 +964,7 @@ static void test_usdt_roundtrip(void)
 	CHECK(r != NULL);
 	if (r) {
 		const struct as_trace_meta *m = trace_reader__meta(r);
-		CHECK_EQ_U64(m->format_version, 2);
+		CHECK_EQ_U64(m->format_version, AS_TRACE_FORMAT_VERSION);
 		CHECK_EQ_U64(m->n_probes, 3);
 		if (m->n_probes == 3) {
 			CHECK_EQ_U64(m->probes[1].role, AS_ROLE_USDT);
@@ -985,13 +985,23 @@ static void test_usdt_roundtrip(void)
 	unlink(path);
 }
 
-/* Sets the version field of the trace at path. */
+/* Sets the version field of the trace at path, and the header checksum as
+ * that version computes it (from version 3 on it covers the version and
+ * length fields too). */
 static void set_version(const char *path, uint8_t version)
 {
 	size_t len;
 	uint8_t *file = read_file(path, &len);
 	if (file && len > 16) {
 		file[8] = version;
+		uint32_t plen = (uint32_t)file[12] | (uint32_t)file[13] << 8 |
+				(uint32_t)file[14] << 16 | (uint32_t)file[15] << 24;
+		if (16 + (size_t)plen + 4 <= len) {
+			uint32_t crc = version >= 3 ? (uint32_t)crc32(0, file + 8, 8) : 0;
+			crc = (uint32_t)crc32(crc, file + 16, plen);
+			for (int i = 0; i < 4; i++)
+				file[16 + plen + i] = (uint8_t)(crc >> (8 * i));
+		}
 		write_file(path, file, len);
 	}
 	free(file);

@@ -1,0 +1,261 @@
+/* Off-CPU events and stack definitions in the trace format (version 3):
+ * deduplication in the writer, round trip through the reader, what older
+ * versions reject. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "harness.h"
+#include "trace/event.h"
+#include "trace/reader.h"
+#include "trace/writer.h"
+
+static struct as_probe probes[] = {
+	{ .role = AS_ROLE_POLL, .addr = 0x1000, .symbol = "tokio::runtime::task::raw::poll",
+	  .future = "sleeper_in_poll::blocker" },
+};
+static const struct as_trace_meta meta = {
+	.pid = 7, .target = "/bin/app", .build_id = "", .runtime = "tokio", .cmdline = "app",
+	.probes = probes, .n_probes = 1,
+};
+
+static void tmp_path(char *buf)
+{
+	static int n;
+	snprintf(buf, 64, "/tmp/as-test-offcpu-%d-%d.trace", (int)getpid(), n++);
+}
+
+static const struct as_frame sleep_frames[] = {
+	{ 0xffffffff81a00010ull, "do_nanosleep" },
+	{ 0xffffffff81a00200ull, "hrtimer_nanosleep" },
+	{ 0x7f00000010ull, "clock_nanosleep" },
+	{ 0x555500001234ull, "std::thread::sleep" },
+	{ 0x555500002000ull, "sleeper_in_poll::blocker::{{closure}}" },
+};
+
+/* The same addresses give the same id, whatever the symbols; another
+ * split between kernel and user frames is another stack. */
+static void test_dedup(void)
+{
+	char path[64];
+	uint32_t id1 = 0, id2 = 0, id3 = 0, id4 = 0;
+	tmp_path(path);
+	struct trace_writer *w = trace_writer__new(path, &meta);
+	CHECK(w != NULL);
+	if (!w)
+		return;
+	struct as_stack s = { .n_kernel = 2, .n_user = 3, .frames = sleep_frames };
+	CHECK_EQ_U64(trace_writer__stack(w, &s, &id1), 0);
+	CHECK_EQ_U64(id1, 1);
+	uint64_t bytes = trace_writer__bytes(w);
+	CHECK_EQ_U64(trace_writer__stack(w, &s, &id2), 0);
+	CHECK_EQ_U64(id2, 1);
+	CHECK_EQ_U64(trace_writer__bytes(w), bytes);   /* nothing written again */
+	s.n_kernel = 1;
+	s.n_user = 4;
+	CHECK_EQ_U64(trace_writer__stack(w, &s, &id3), 0);
+	CHECK_EQ_U64(id3, 2);
+	struct as_stack empty = { 0 };
+	CHECK_EQ_U64(trace_writer__stack(w, &empty, &id4), 0);
+	CHECK_EQ_U64(id4, 3);
+	CHECK_EQ_U64(trace_writer__stacks(w), 3);
+	/* bad stacks: refused, the writer stays usable */
+	struct as_stack big = { .n_kernel = AS_STACK_MAX_FRAMES + 1, .frames = sleep_frames };
+	CHECK_EQ_U64(trace_writer__stack(w, &big, &id4), -EINVAL);
+	struct as_stack none = { .n_user = 1 };
+	CHECK_EQ_U64(trace_writer__stack(w, &none, &id4), -EINVAL);
+	char longsym[AS_FRAME_SYM_MAX + 2];
+	memset(longsym, 'x', sizeof(longsym) - 1);
+	longsym[sizeof(longsym) - 1] = '\0';
+	struct as_frame lf = { 1, longsym };
+	struct as_stack lst = { .n_user = 1, .frames = &lf };
+	CHECK_EQ_U64(trace_writer__stack(w, &lst, &id4), -EINVAL);
+	/* an event may only name a defined stack */
+	struct as_event ev = { .type = AS_EV_OFFCPU, .tid = 1, .ts = 5, .stack = 4 };
+	CHECK_EQ_U64(trace_writer__write(w, &ev), -EINVAL);
+	ev.stack = 3;
+	CHECK_EQ_U64(trace_writer__write(w, &ev), 0);
+	CHECK_EQ_U64(trace_writer__finish(w, &(struct as_trace_end){ 0 }), 0);
+	trace_writer__free(w);
+	unlink(path);
+}
+
+/* Off-CPU events inside polls, with stacks defined between them, read back
+ * exactly; a stack is available once an event referring to it is read. */
+static void test_roundtrip(void)
+{
+	char path[64], err[512];
+	tmp_path(path);
+	struct trace_writer *w = trace_writer__new(path, &meta);
+	CHECK(w != NULL);
+	if (!w)
+		return;
+	const uint64_t task = 0x55aa00001000ull;
+	struct as_event in[40];
+	size_t n = 0;
+	in[n++] = (struct as_event){ .type = AS_EV_THREAD, .tid = 10, .ts = 100, .str = "worker" };
+	CHECK_EQ_U64(trace_writer__write(w, &in[0]), 0);
+	uint64_t ts = 1000;
+	for (int i = 0; i < 10; i++) {
+		struct as_stack s = { .n_kernel = 2, .n_user = 3, .frames = sleep_frames };
+		uint32_t id;
+		if (i >= 5)
+			s.n_user = 2;   /* a second stack from half way */
+		CHECK_EQ_U64(trace_writer__stack(w, &s, &id), 0);
+		CHECK_EQ_U64(id, i < 5 ? 1 : 2);
+		in[n++] = (struct as_event){ .type = AS_EV_POLL_BEGIN, .tid = 10, .ts = ts, .task = task };
+		in[n++] = (struct as_event){ .type = AS_EV_OFFCPU, .tid = 10, .ts = ts + 10,
+					     .task = task, .other = 50000000, .stack = id };
+		in[n++] = (struct as_event){ .type = AS_EV_POLL_END, .tid = 10, .ts = ts + 50000020,
+					     .task = task };
+		for (size_t k = n - 3; k < n; k++)
+			CHECK_EQ_U64(trace_writer__write(w, &in[k]), 0);
+		ts += 60000000;
+	}
+	/* an off-CPU interval outside any poll, no stack */
+	in[n] = (struct as_event){ .type = AS_EV_OFFCPU, .tid = 11, .ts = ts, .other = 7 };
+	CHECK_EQ_U64(trace_writer__write(w, &in[n]), 0);
+	n++;
+	CHECK_EQ_U64(trace_writer__finish(w, &(struct as_trace_end){ 0 }), 0);
+	trace_writer__free(w);
+
+	struct trace_reader *r = trace_reader__open(path, err, sizeof(err));
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	CHECK_EQ_U64(trace_reader__meta(r)->format_version, 3);
+	struct as_event ev;
+	size_t got = 0, offcpu = 0;
+	uint64_t off_ns = 0;
+	int rc;
+	while ((rc = trace_reader__next(r, &ev)) == 1) {
+		got++;
+		if (ev.type != AS_EV_OFFCPU)
+			continue;
+		offcpu++;
+		off_ns += ev.other;
+		if (ev.tid == 11) {
+			CHECK_EQ_U64(ev.task, 0);
+			CHECK_EQ_U64(ev.stack, 0);
+			CHECK(trace_reader__stack(r, 0) == NULL);
+			continue;
+		}
+		CHECK_EQ_U64(ev.task, task);
+		const struct as_stack *s = trace_reader__stack(r, ev.stack);
+		CHECK(s != NULL);
+		if (!s)
+			continue;
+		CHECK_EQ_U64(s->id, ev.stack);
+		CHECK_EQ_U64(s->n_kernel, 2);
+		CHECK_EQ_U64(s->n_user, ev.stack == 1 ? 3 : 2);
+		for (uint32_t i = 0; i < (uint32_t)s->n_kernel + s->n_user; i++) {
+			CHECK_EQ_U64(s->frames[i].addr, sleep_frames[i].addr);
+			CHECK_STR(s->frames[i].sym, sleep_frames[i].sym);
+		}
+	}
+	CHECK_EQ_U64(rc, 0);
+	CHECK_EQ_U64(got, 32);
+	CHECK_EQ_U64(offcpu, 11);
+	CHECK_EQ_U64(off_ns, 500000007);
+	CHECK(trace_reader__stack(r, 3) == NULL);
+	trace_reader__free(r);
+	unlink(path);
+}
+
+/* Rewrites the version of the file at path, with the header checksum that
+ * version computes. */
+static void stamp_version(const char *path, uint8_t version)
+{
+	FILE *f = fopen(path, "r+b");
+	uint8_t hdr[16];
+	if (!f)
+		return;
+	if (fread(hdr, 1, 16, f) == 16) {
+		uint32_t plen = (uint32_t)hdr[12] | (uint32_t)hdr[13] << 8 |
+				(uint32_t)hdr[14] << 16 | (uint32_t)hdr[15] << 24;
+		uint8_t *p = malloc(plen ? plen : 1);
+		if (p && fread(p, 1, plen, f) == plen) {
+			hdr[8] = version;
+			uint32_t crc = version >= 3 ? (uint32_t)crc32(0, hdr + 8, 8) : 0;
+			crc = (uint32_t)crc32(crc, p, plen);
+			uint8_t c[4] = { (uint8_t)crc, (uint8_t)(crc >> 8), (uint8_t)(crc >> 16),
+					 (uint8_t)(crc >> 24) };
+			fseek(f, 0, SEEK_SET);
+			fwrite(hdr, 1, 16, f);
+			fseek(f, 16 + (long)plen, SEEK_SET);
+			fwrite(c, 1, 4, f);
+		}
+		free(p);
+	}
+	fclose(f);
+}
+
+/* Version 2 has neither stacks nor off-CPU events; a version 3 header
+ * whose version field is damaged to 2 fails its checksum. */
+static void test_older_versions(void)
+{
+	char path[64], err[512];
+	struct as_event ev;
+	tmp_path(path);
+
+	/* a stack definition in version 2 */
+	struct trace_writer *w = trace_writer__new(path, &meta);
+	uint32_t id;
+	struct as_stack s = { .n_kernel = 2, .frames = sleep_frames };
+	CHECK_EQ_U64(trace_writer__write(w, &(struct as_event){ .type = AS_EV_THREAD, .tid = 1, .ts = 1 }), 0);
+	CHECK_EQ_U64(trace_writer__stack(w, &s, &id), 0);
+	CHECK_EQ_U64(trace_writer__write(w, &(struct as_event){ .type = AS_EV_OFFCPU, .tid = 1, .ts = 2,
+							       .other = 3, .stack = id }), 0);
+	CHECK_EQ_U64(trace_writer__finish(w, &(struct as_trace_end){ 0 }), 0);
+	trace_writer__free(w);
+
+	FILE *f = fopen(path, "r+b");
+	if (f) {
+		fseek(f, 8, SEEK_SET);
+		fputc(2, f);   /* damaged version: the checksum catches it */
+		fclose(f);
+	}
+	struct trace_reader *r = trace_reader__open(path, err, sizeof(err));
+	CHECK(r == NULL);
+	CHECK(strstr(err, "checksum") != NULL);
+	trace_reader__free(r);
+
+	stamp_version(path, 2);
+	r = trace_reader__open(path, err, sizeof(err));
+	CHECK(r != NULL);
+	if (r) {
+		CHECK_EQ_U64(trace_reader__next(r, &ev), 1);
+		CHECK_EQ_U64(trace_reader__next(r, &ev), -EBADMSG);
+		CHECK(strstr(trace_reader__error(r), "stack definition before version 3") != NULL);
+	}
+	trace_reader__free(r);
+
+	/* an off-CPU event in version 2 */
+	w = trace_writer__new(path, &meta);
+	CHECK_EQ_U64(trace_writer__write(w, &(struct as_event){ .type = AS_EV_THREAD, .tid = 1, .ts = 1 }), 0);
+	CHECK_EQ_U64(trace_writer__write(w, &(struct as_event){ .type = AS_EV_OFFCPU, .tid = 1, .ts = 2 }), 0);
+	CHECK_EQ_U64(trace_writer__finish(w, &(struct as_trace_end){ 0 }), 0);
+	trace_writer__free(w);
+	stamp_version(path, 2);
+	r = trace_reader__open(path, err, sizeof(err));
+	CHECK(r != NULL);
+	if (r) {
+		CHECK_EQ_U64(trace_reader__next(r, &ev), 1);
+		CHECK_EQ_U64(trace_reader__next(r, &ev), -EBADMSG);
+		CHECK(strstr(trace_reader__error(r), "unknown event type") != NULL);
+	}
+	trace_reader__free(r);
+	unlink(path);
+}
+
+int main(void)
+{
+	RUN(test_dedup);
+	RUN(test_roundtrip);
+	RUN(test_older_versions);
+	TEST_MAIN_END();
+}
