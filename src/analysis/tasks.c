@@ -15,18 +15,30 @@
  * Every change of a live task's state goes through enter() and leave(), which
  * keep the sums, the histograms, the stall and starve counts and the observer
  * in step. A live task's histograms are folded into its row and into the
- * totals when it goes (FREE or the end), then freed. Wake edges are keyed by
- * (waker code, woken seq): code 1..5 a wake_source, seq + EDGE_TASK a task.
- * The edges into a task are listed from it and folded when it goes too
- * (percentiles taken, delay histogram freed, key dropped from the map, slot
- * reused; edges from the runtime's loops or blocking tasks merged per kind)
- * into a compact struct wake_edge appended to a->edges, in the order they
- * were created. So only the edges into live tasks hold histograms and map
- * entries. A waker task is known to be the runtime's loop only once a poll
- * nests in it, so analysis__finish() resolves the kinds again and merges
- * what became duplicates (approximately: see finish_edges()). Until then an
- * edge in a->edges holds the waker code in from_seq and the identities of
- * both ends (index + 1) in from_group and to_group.
+ * totals when it goes (FREE or the end), then freed. Wake edges into live
+ * tasks are keyed by (waker code, woken seq): code 1..5 a wake_source, seq +
+ * EDGE_TASK a task. The edges into a task are listed from it and folded when
+ * it goes too (edges from the runtime's loops or blocking tasks merged per
+ * kind; slots and map keys freed), after its row was kept or folded:
+ *  - its row folded: each edge goes into a group edge (struct gedge, keyed
+ *    by its two ends, a->gedges), its delay histogram merged; ends are end
+ *    codes (below), a task end its group when the task was folded or its
+ *    identity already is a group;
+ *  - its row kept: each edge whose waker has a row too becomes a compact
+ *    struct wake_edge in a->edges (percentiles taken, histogram freed), the
+ *    edges of one task contiguous, found from its slot (a->rowe); the others
+ *    go into group edges as above.
+ * A kept row folded later (fold_row()) takes its compact edges into group
+ * edges (their maximum, p50 and p99 standing in for their delays); compact
+ * edges whose waker was folded since are moved the same way by
+ * sweep_edges(), run when a->edges has grown by half since the last sweep,
+ * which also drops the moved ones. So the edge records are bounded by the
+ * pairs of rows, groups and sources, not by the length of the trace.
+ * A waker task is known to be the runtime's loop only once a poll nests in
+ * it, so analysis__finish() resolves the kinds again and merges what became
+ * duplicates (see finish_edges()). Until then an edge in a->edges holds the
+ * waker code in from_seq and the identities of both ends (index + 1) in
+ * from_group and to_group.
  * Pure C: no libbpf, no I/O, no globals. */
 #include "analysis/tasks.h"
 
@@ -41,6 +53,19 @@ enum live_state { LIVE_RUNNING, LIVE_RUNNABLE, LIVE_IDLE, LIVE_COMPLETED };
 
 #define PEND_MAX 4             /* timed wakes waiting for a poll, per task */
 #define EDGE_TASK 8            /* edge code of task seq s: s + EDGE_TASK */
+/* End codes of group edges (32 bits each): the waker end a wake_source
+ * (below EDGE_TASK), a task with a row (seq + EDGE_TASK) or a group
+ * (END_GROUP | identity index + 1); the woken end a task (its seq) or a
+ * group. Edges take task seqs below END_GROUP - EDGE_TASK (later ones are
+ * counted as anomalies). */
+#define END_GROUP 0x80000000u
+#define SWEEP_MIN 4096         /* compact edges held before the first sweep */
+/* Group edges sample delays at GROUP_SUB_BITS significant bits after the
+ * leading one (8 steps per power of two, each sample the middle of its step:
+ * within 6.25%): their histograms then hold at most 8 buckets per power of
+ * two, however many wakes they merge. */
+#define GROUP_SUB_BITS 3
+#define GROUP_BUCKETS 256      /* buckets read at once from an edge's histogram */
 #define BLOCKING_PREFIX "tokio::runtime::blocking::task::BlockingTask"
 
 /* A wake waiting for the woken task's next poll, to time its edge. */
@@ -99,7 +124,23 @@ struct edge_acc {
 	struct hist delay;
 	uint32_t next_to;      /* next edge into the same task: index + 1, 0 none */
 	uint32_t from_ident;   /* waker task's identity, index + 1; 0 none */
+	uint32_t tasks;        /* waker tasks merged into it (runtime, blocking) */
 	bool merged;           /* merged into another edge of its kind */
+};
+
+/* Wakes with a folded end, merged per pair of end codes (see END_GROUP). */
+struct gedge {
+	uint32_t from, to;               /* end codes */
+	uint32_t from_ident, to_ident;   /* identities of task ends, 0 unknown */
+	uint64_t count, timed, tasks;
+	uint64_t max;                    /* exact maximum delay */
+	struct hist delay;               /* delays at group precision (coarse()) */
+};
+
+/* The compact edges into a kept finished row: a->edges[first - 1 ..], n of
+ * them (some perhaps moved out since: count 0); first 0 none. */
+struct row_edges {
+	uint32_t first, n;
 };
 
 /* A (name, spawn location) seen on a finished task or a waker, and the sums
@@ -150,8 +191,15 @@ struct analysis {
 	struct long_poll *heap;           /* min-heap on duration, absolute start,
 	                                     group: the task's identity + 1 */
 	size_t n_heap;
-	struct wake_edge *edges;          /* folded edges (see the top), then the results */
+	struct wake_edge *edges;          /* compact edges (see the top), then the results */
 	size_t n_edges, cap_edges;
+	size_t n_moved;                   /* of which moved into group edges (count 0) */
+	size_t sweep_at;                  /* n_edges that calls sweep_edges() */
+	struct row_edges *rowe;           /* per slot of a->tasks */
+	size_t cap_rowe;
+	struct gedge *gedges;             /* group edges */
+	size_t n_gedges, cap_gedges;
+	struct u64map gedge_of;           /* from << 32 | to -> index + 1 */
 	struct stall *stalls;             /* of folded rows (absolute since, group:
 	                                     identity + 1), then the results */
 	size_t n_stalls, cap_stalls;
@@ -300,6 +348,9 @@ static struct live *task_new(struct analysis *a, uint64_t header, uint64_t ts)
 	if (!a->n_free &&
 	    reserve((void **)&a->tasks, &a->cap_tasks, a->n_tasks, sizeof(*a->tasks)))
 		return NULL;
+	if (!a->opts.states_only &&
+	    grow((void **)&a->rowe, &a->cap_rowe, a->cap_tasks, sizeof(*a->rowe)))
+		return NULL;
 	slot = a->n_free ? a->free_slots[a->n_free - 1] : a->n_tasks;
 	l = calloc(1, sizeof(*l));
 	if (!l)
@@ -319,6 +370,8 @@ static struct live *task_new(struct analysis *a, uint64_t header, uint64_t ts)
 		a->n_tasks++;
 	st = &a->tasks[slot];
 	memset(st, 0, sizeof(*st));
+	if (a->rowe)
+		a->rowe[slot] = (struct row_edges){ 0 };
 	st->seq = ++a->next_seq;
 	st->header = header;
 	st->first_ns = st->last_ns = ts;
@@ -401,9 +454,12 @@ static bool worse(const struct task_stats *x, const struct task_stats *y)
 	return x->busy_ns < y->busy_ns || (x->busy_ns == y->busy_ns && x->seq > y->seq);
 }
 
+static void row_edges_out(struct analysis *a, size_t slot, uint32_t id);
+
 /* Finished row in slot folds into its group: its sums go there, its stall
- * and starve (if any) to the lists, its slot to the free list. Returns false
- * (out of memory, a->err set; the row stays) or true. */
+ * and starve (if any) to the lists, its compact edges (if it was kept a
+ * while) to group edges, its slot to the free list. Returns false (out of
+ * memory, a->err set; the row stays) or true. */
 static bool fold_row(struct analysis *a, size_t slot)
 {
 	struct task_stats *st = &a->tasks[slot];
@@ -445,6 +501,7 @@ static bool fold_row(struct analysis *a, size_t slot)
 	a->folded_polls += st->polls;
 	a->folded_long_polls += st->long_polls;
 	u64map__del(&a->slot_of, st->seq);
+	row_edges_out(a, slot, id);
 	st->seq = 0; /* a free slot */
 	a->free_slots[a->n_free++] = slot;
 	return true;
@@ -516,14 +573,198 @@ static void sample(struct analysis *a, struct live *l, enum dist d, uint64_t v)
 static enum wake_source resolve(const struct analysis *a, uint64_t code, uint32_t from_ident,
 				uint64_t *from_seq);
 
+/* The end code (see END_GROUP) of task seq, whose identity is id (0
+ * unknown), plus base (EDGE_TASK for a waker, 0 for a woken task): its group
+ * if it was folded or if its identity is a group already, else the task. */
+static uint32_t task_end(const struct analysis *a, uint64_t seq, uint32_t id, uint64_t base)
+{
+	if (id && (!row_of(a, seq) || a->idents[id - 1].g.tasks))
+		return END_GROUP | id;
+	return (uint32_t)(seq + base);
+}
+
+/* The end code of the waker of edge code (from_ident: the waker task's
+ * identity), its kind as far as known now. */
+static uint32_t waker_end(const struct analysis *a, uint64_t code, uint32_t from_ident)
+{
+	uint64_t seq;
+	enum wake_source k = resolve(a, code, from_ident, &seq);
+
+	return k == WAKE_FROM_TASK ? task_end(a, seq, from_ident, EDGE_TASK) : (uint32_t)k;
+}
+
+/* Whether the waker of edge code (from_ident: its identity) is a task that
+ * was folded. */
+static bool waker_folded(const struct analysis *a, uint64_t code, uint32_t from_ident)
+{
+	uint64_t seq;
+
+	return resolve(a, code, from_ident, &seq) == WAKE_FROM_TASK && !row_of(a, seq);
+}
+
+/* The group edge (from, to), added if new; NULL out of memory (a->err set). */
+static struct gedge *gedge_get(struct analysis *a, uint32_t from, uint32_t to,
+			       uint32_t from_ident, uint32_t to_ident)
+{
+	uint64_t key = (uint64_t)from << 32 | to, v;
+	struct gedge *g;
+
+	if (u64map__get(&a->gedge_of, key, &v))
+		return &a->gedges[v - 1];
+	if (key == UINT64_MAX) { /* 2^31 - 1 identities: cannot be keyed */
+		a->sum.anomalies++;
+		return NULL;
+	}
+	if (reserve((void **)&a->gedges, &a->cap_gedges, a->n_gedges, sizeof(*a->gedges)) ||
+	    u64map__set(&a->gedge_of, key, a->n_gedges + 1)) {
+		a->err = -ENOMEM;
+		return NULL;
+	}
+	g = &a->gedges[a->n_gedges++];
+	memset(g, 0, sizeof(*g));
+	g->from = from;
+	g->to = to;
+	g->from_ident = from_ident;
+	g->to_ident = to_ident;
+	return g;
+}
+
+/* Delay d at group-edge precision: the middle of its step of 2^-GROUP_SUB_BITS
+ * of its power of two (exact below 2^(GROUP_SUB_BITS + 1)). */
+static uint64_t coarse(uint64_t d)
+{
+	unsigned top;
+	uint64_t step;
+
+	if (d < 2ULL << GROUP_SUB_BITS)
+		return d;
+	top = 63 - (unsigned)__builtin_clzll(d);
+	step = 1ULL << (top - GROUP_SUB_BITS);
+	return (d & ~(step - 1)) + step / 2;
+}
+
+/* n delays of d into group edge g. */
+static void gedge_sample(struct analysis *a, struct gedge *g, uint64_t d, uint64_t n)
+{
+	if (!n)
+		return;
+	if (d > g->max)
+		g->max = d;
+	nomem(a, hist__add_n(&g->delay, coarse(d), n));
+}
+
+/* The wakes of live edge e into group edge (from, to): its histogram's
+ * buckets (each as its lowest value) at group precision, its maximum
+ * exact. */
+static void gedge_add_acc(struct analysis *a, struct edge_acc *e, uint32_t from, uint32_t to,
+			  uint32_t to_ident)
+{
+	struct gedge *g = gedge_get(a, from, to, e->from_ident, to_ident);
+	struct hist_bucket b[GROUP_BUCKETS];
+	size_t n;
+
+	if (!g)
+		return;
+	g->count += e->count;
+	g->timed += e->timed;
+	g->tasks += e->tasks;
+	if (!e->delay.count)
+		return;
+	n = hist__buckets(&e->delay, b, GROUP_BUCKETS);
+	for (size_t i = 0; i < n; i++)
+		gedge_sample(a, g, b[i].low, b[i].count);
+	if (e->delay.max > g->max)
+		g->max = e->delay.max;
+}
+
+/* The wakes of compact edge e into group edge (from, to): its delays as its
+ * maximum once, then the other timed wakes half at its p50, half at its p99
+ * (exact for up to two). */
+static void gedge_add_rec(struct analysis *a, const struct wake_edge *e, uint32_t from,
+			  uint32_t to)
+{
+	struct gedge *g = gedge_get(a, from, to, e->from_group, e->to_group);
+	uint64_t rest;
+
+	if (!g)
+		return;
+	g->count += e->count;
+	g->timed += e->timed;
+	g->tasks += e->tasks;
+	if (!e->timed)
+		return;
+	rest = e->timed - 1;
+	gedge_sample(a, g, e->delay_max_ns, 1);
+	gedge_sample(a, g, e->delay_p50_ns, rest - rest / 2);
+	gedge_sample(a, g, e->delay_p99_ns, rest / 2);
+}
+
+/* The kept row in slot (identity id) is being folded: its compact edges go
+ * into group edges. */
+static void row_edges_out(struct analysis *a, size_t slot, uint32_t id)
+{
+	struct row_edges *r = a->rowe ? &a->rowe[slot] : NULL;
+
+	if (!r || !r->first)
+		return;
+	for (size_t i = r->first - 1; i < r->first - 1 + (size_t)r->n; i++) {
+		struct wake_edge *e = &a->edges[i];
+
+		if (!e->count)
+			continue; /* moved by a sweep already */
+		gedge_add_rec(a, e, waker_end(a, e->from_seq, e->from_group), END_GROUP | id);
+		e->count = 0;
+		a->n_moved++;
+	}
+	*r = (struct row_edges){ 0 };
+}
+
+/* Compacts a->edges: drops the edges moved out, moves those whose waker was
+ * folded since into group edges, and finds the runs of each kept row again. */
+static void sweep_edges(struct analysis *a)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->n_edges; i++) {
+		struct wake_edge e = a->edges[i];
+		struct row_edges *r = NULL;
+		uint64_t v;
+
+		if (a->rowe && u64map__get(&a->slot_of, e.to_seq, &v)) {
+			r = &a->rowe[v - 1];
+			if (r->first == i + 1)
+				*r = (struct row_edges){ 0 }; /* its run starts: found again below */
+		}
+		if (!e.count)
+			continue;
+		if (e.from_group && waker_folded(a, e.from_seq, e.from_group)) {
+			gedge_add_rec(a, &e, END_GROUP | e.from_group,
+				      task_end(a, e.to_seq, e.to_group, 0));
+			continue;
+		}
+		if (r) {
+			if (!r->n)
+				r->first = (uint32_t)(n + 1);
+			r->n++;
+		}
+		a->edges[n++] = e;
+	}
+	a->n_edges = n;
+	a->n_moved = 0;
+	a->sweep_at = n + n / 2 > SWEEP_MIN ? n + n / 2 : SWEEP_MIN;
+}
+
 /* The edges into task l are final: edges from the runtime or from blocking
- * tasks (as far as known now) merged per kind, percentiles taken; appended to
- * a->edges in the order they were created (the list runs newest first);
- * their histograms, map keys and slots freed. */
-static void fold_edges(struct analysis *a, struct live *l)
+ * tasks (as far as known now) merged per kind; then, if its row was folded
+ * (folded), every edge into group edges; else the edges from tasks with a
+ * row, percentiles taken, appended to a->edges in the order they were
+ * created (the list runs newest first), the others into group edges. Their
+ * histograms, map keys and slots freed. */
+static void fold_edges(struct analysis *a, struct live *l, uint64_t to_seq, bool folded)
 {
 	uint32_t merged[WAKE_FROM_THREAD + 1] = { 0 }, to_ident;
-	size_t k = 0, at;
+	size_t k = 0, at, first = a->n_edges;
+	uint64_t v;
 
 	if (!l->edges_head)
 		return;
@@ -544,6 +785,7 @@ static void fold_edges(struct analysis *a, struct live *l)
 				into = &a->eacc[merged[kind] - 1];
 				into->count += e->count;
 				into->timed += e->timed;
+				into->tasks += e->tasks;
 				nomem(a, hist__merge(&into->delay, &e->delay));
 				e->merged = true;
 				k--;
@@ -560,25 +802,40 @@ static void fold_edges(struct analysis *a, struct live *l)
 		struct edge_acc *e = &a->eacc[i - 1];
 
 		next = e->next_to;
-		if (!e->merged)
-			a->edges[--at] = (struct wake_edge){
-				.from_seq = e->code, .to_seq = e->to_seq, .count = e->count,
-				.timed = e->timed, .delay_p50_ns = hist__quantile(&e->delay, 0.5),
-				.delay_p99_ns = hist__quantile(&e->delay, 0.99),
-				.delay_max_ns = e->delay.max, .from_group = e->from_ident,
-				.to_group = to_ident,
-			};
+		if (!e->merged) {
+			if (folded || waker_folded(a, e->code, e->from_ident))
+				gedge_add_acc(a, e, waker_end(a, e->code, e->from_ident),
+					      task_end(a, to_seq, to_ident, 0), to_ident);
+			else
+				a->edges[--at] = (struct wake_edge){
+					.from_seq = e->code, .to_seq = e->to_seq, .count = e->count,
+					.timed = e->timed,
+					.delay_p50_ns = hist__quantile(&e->delay, 0.5),
+					.delay_p99_ns = hist__quantile(&e->delay, 0.99),
+					.delay_max_ns = e->delay.max, .from_group = e->from_ident,
+					.to_group = to_ident, .tasks = e->tasks,
+				};
+		}
 		hist__clear(&e->delay);
 		u64map__del(&a->edge_of, e->code << 32 | e->to_seq);
 		a->free_eacc[a->n_free_eacc++] = i - 1;
 	}
-	a->n_edges += k;
 	l->edges_head = 0;
+	if (at > a->n_edges) { /* some went into group edges: close the gap */
+		memmove(&a->edges[a->n_edges], &a->edges[at], (first + k - at) * sizeof(*a->edges));
+		k -= at - a->n_edges;
+	}
+	a->n_edges += k;
+	if (k && a->rowe && u64map__get(&a->slot_of, to_seq, &v))
+		a->rowe[v - 1] = (struct row_edges){ .first = (uint32_t)(first + 1),
+						     .n = (uint32_t)k };
+	if (a->n_edges >= a->sweep_at)
+		sweep_edges(a);
 }
 
 /* Task l goes: its distributions become percentiles in its row and, for a
- * user task, part of the totals; then they are freed; so are the delay
- * histograms of the edges into it. */
+ * user task, part of the totals; then they are freed (the edges into it are
+ * folded by the caller: fold_edges()). */
 static void fold(struct analysis *a, struct live *l)
 {
 	struct task_stats *st = &a->tasks[l->idx];
@@ -597,17 +854,20 @@ static void fold(struct analysis *a, struct live *l)
 		hist__clear(&l->h[d]);
 	}
 	l->n_pend = 0;
-	fold_edges(a, l);
 }
 
 /* The task is gone (FREE, or its address reused without a FREE): its row is
- * kept or folded (row_done()). */
+ * kept or folded (row_done()), then the edges into it are folded. */
 static void task_retire(struct analysis *a, uint64_t header, struct live *l)
 {
+	uint64_t seq = a->tasks[l->idx].seq;
+
 	a->tasks[l->idx].state = TASK_STATE_COMPLETED;
 	fold(a, l);
+	live_ident(a, l); /* while its row is there */
 	u64map__del(&a->live, header);
 	row_done(a, l->idx);
+	fold_edges(a, l, seq, a->tasks[l->idx].seq != seq);
 	free(l);
 }
 
@@ -700,7 +960,7 @@ static long edge_get(struct analysis *a, uint64_t code, uint32_t from_ident, str
 	struct edge_acc *e;
 	size_t idx;
 
-	if (code >= UINT32_MAX || to_seq >= UINT32_MAX || a->n_eacc >= UINT32_MAX - 1) {
+	if (code >= END_GROUP || to_seq >= END_GROUP - EDGE_TASK || a->n_eacc >= UINT32_MAX - 1) {
 		a->sum.anomalies++;
 		return -1;
 	}
@@ -726,6 +986,7 @@ static long edge_get(struct analysis *a, uint64_t code, uint32_t from_ident, str
 	e->code = code;
 	e->to_seq = to_seq;
 	e->from_ident = from_ident;
+	e->tasks = 1;
 	e->next_to = l->edges_head;
 	l->edges_head = (uint32_t)(idx + 1);
 	return (long)idx;
@@ -1185,6 +1446,7 @@ struct analysis *analysis__new_opts(const struct as_trace_meta *meta,
 		a->opts.long_poll_keep = ANALYSIS_LONG_POLL_KEEP;
 	if (!a->opts.max_tasks)
 		a->opts.max_tasks = ANALYSIS_MAX_TASKS;
+	a->sweep_at = SWEEP_MIN;
 	a->sum.long_poll_ns = a->opts.long_poll_ns;
 	a->sum.stall_ns = a->opts.stall_ns;
 	a->sum.starve_ns = a->opts.starve_ns;
@@ -1292,7 +1554,11 @@ static int by_count(const void *x, const void *y)
 		return a->to_seq < b->to_seq ? -1 : 1;
 	if (a->from_kind != b->from_kind)
 		return a->from_kind < b->from_kind ? -1 : 1;
-	return a->from_seq < b->from_seq ? -1 : a->from_seq > b->from_seq;
+	if (a->from_seq != b->from_seq)
+		return a->from_seq < b->from_seq ? -1 : 1;
+	if (a->to_group != b->to_group)
+		return a->to_group < b->to_group ? -1 : 1;
+	return a->from_group < b->from_group ? -1 : a->from_group > b->from_group;
 }
 
 /* The group of a folded task whose identity is ident (index + 1): index + 1
@@ -1384,16 +1650,85 @@ static enum wake_source resolve(const struct analysis *a, uint64_t code, uint32_
 	return WAKE_FROM_TASK;
 }
 
-/* Wake edges: every edge was folded when its woken task went, into
- * a->edges in creation order per woken task; resolved again now that every
- * task's kind is known, duplicates (a waker that turned out to be a worker
- * after its edges were folded) merged in place: counts add up, the maximum
- * is exact, the percentiles are those of the part with the most timed
- * wakes. Group references of folded ends set. Then sorted. */
+/* The final end codes of group edge g, every task's kind and row known:
+ * a waker that turned out to be the runtime's loop or a blocking task is
+ * that kind; a task end its group if it was folded or its identity is a
+ * group. */
+static uint32_t final_from(const struct analysis *a, const struct gedge *g)
+{
+	const char *name;
+
+	if (g->from < EDGE_TASK)
+		return g->from;
+	if (!(g->from & END_GROUP))
+		return waker_end(a, g->from, g->from_ident);
+	name = a->idents[(g->from & ~END_GROUP) - 1].g.name;
+	if (worker_name(a, name))
+		return WAKE_FROM_RUNTIME;
+	if (name && !strncmp(name, BLOCKING_PREFIX, strlen(BLOCKING_PREFIX)))
+		return WAKE_FROM_BLOCKING;
+	return g->from;
+}
+
+static uint32_t final_to(const struct analysis *a, const struct gedge *g)
+{
+	return g->to & END_GROUP ? g->to : task_end(a, g->to, g->to_ident, 0);
+}
+
+/* Group edges with their final ends, merged where they meet (exactly: the
+ * histograms merge). */
+static int finish_gedges(struct analysis *a)
+{
+	struct u64map at = { 0 };
+	size_t n = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < a->n_gedges && !err; i++) {
+		struct gedge *g = &a->gedges[i];
+		uint32_t from = final_from(a, g), to = final_to(a, g);
+		uint64_t key = (uint64_t)from << 32 | to, v;
+
+		if (u64map__get(&at, key, &v)) {
+			struct gedge *o = &a->gedges[v - 1];
+
+			o->count += g->count;
+			o->timed += g->timed;
+			o->tasks += g->tasks;
+			if (g->max > o->max)
+				o->max = g->max;
+			err = hist__merge(&o->delay, &g->delay);
+			hist__clear(&g->delay);
+			continue;
+		}
+		err = u64map__set(&at, key, n + 1);
+		g->from = from;
+		g->to = to;
+		if (n != i) {
+			a->gedges[n] = *g;
+			memset(g, 0, sizeof(*g));
+		}
+		n++;
+	}
+	for (size_t i = n; i < a->n_gedges; i++)
+		hist__clear(&a->gedges[i].delay);
+	a->n_gedges = n;
+	u64map__clear(&at);
+	u64map__clear(&a->gedge_of); /* keys changed: no more lookups */
+	return err;
+}
+
+/* Wake edges: the compact ones (in a->edges, into kept and live rows) are
+ * resolved again now that every task's kind is known: those whose waker was
+ * folded since go into group edges; duplicates (a waker that turned out to
+ * be a worker after its edges were folded) merged in place: counts add up,
+ * the maximum is exact, the percentiles are those of the part with the most
+ * timed wakes. Then the group edges get their final ends and join them, with
+ * group references for their group ends. Then sorted. */
 static int finish_edges(struct analysis *a)
 {
 	struct u64map merged = { 0 };
-	size_t n = 0;
+	struct wake_edge *res;
+	size_t n = 0, total;
 	int err = 0;
 
 	for (size_t i = 0; i < a->n_edges && !err; i++) {
@@ -1401,7 +1736,14 @@ static int finish_edges(struct analysis *a)
 		uint64_t from_seq, v, key;
 		enum wake_source k;
 
+		if (!e.count)
+			continue; /* moved into a group edge */
 		k = resolve(a, e.from_seq, e.from_group, &from_seq);
+		if ((k == WAKE_FROM_TASK && !row_of(a, from_seq)) || !row_of(a, e.to_seq)) {
+			gedge_add_rec(a, &e, waker_end(a, e.from_seq, e.from_group),
+				      task_end(a, e.to_seq, e.to_group, 0));
+			continue;
+		}
 		key = (uint64_t)k << 32 | e.to_seq;
 		if (k != WAKE_FROM_TASK && u64map__get(&merged, key, &v)) {
 			o = &a->edges[v - 1];
@@ -1411,6 +1753,7 @@ static int finish_edges(struct analysis *a)
 			}
 			o->count += e.count;
 			o->timed += e.timed;
+			o->tasks += e.tasks;
 			if (e.delay_max_ns > o->delay_max_ns)
 				o->delay_max_ns = e.delay_max_ns;
 			continue;
@@ -1421,15 +1764,58 @@ static int finish_edges(struct analysis *a)
 		*o = e;
 		o->from_kind = k;
 		o->from_seq = from_seq;
-		o->from_group = k == WAKE_FROM_TASK && !row_of(a, from_seq)
-				? group_ref(a, e.from_group) : 0;
-		o->to_group = row_of(a, e.to_seq) ? 0 : group_ref(a, e.to_group);
+		o->from_group = 0;
+		o->to_group = 0;
 	}
 	a->n_edges = n;
+	a->n_moved = 0;
 	u64map__clear(&merged);
+	if (err || finish_gedges(a))
+		return -ENOMEM;
+	/* The group edges' results take the place of their records (smaller),
+	 * then the compact edges join them: no second copy of either. */
+	_Static_assert(sizeof(struct wake_edge) <= sizeof(struct gedge), "results in place");
+	for (size_t i = 0; i < a->n_gedges; i++) {
+		struct gedge g;
+		struct wake_edge o;
+
+		memcpy(&g, &a->gedges[i], sizeof(g));
+		o = (struct wake_edge){
+			.count = g.count, .timed = g.timed, .tasks = g.tasks,
+			.delay_p50_ns = hist__quantile(&g.delay, 0.5),
+			.delay_p99_ns = hist__quantile(&g.delay, 0.99), .delay_max_ns = g.max,
+		};
+		hist__clear(&g.delay);
+		if (g.from < EDGE_TASK) {
+			o.from_kind = (enum wake_source)g.from;
+		} else if (g.from & END_GROUP) {
+			o.from_kind = WAKE_FROM_TASK;
+			o.from_group = group_ref(a, g.from & ~END_GROUP);
+		} else {
+			o.from_kind = WAKE_FROM_TASK;
+			o.from_seq = g.from - EDGE_TASK;
+		}
+		if (g.to & END_GROUP)
+			o.to_group = group_ref(a, g.to & ~END_GROUP);
+		else
+			o.to_seq = g.to;
+		memcpy((char *)a->gedges + i * sizeof(o), &o, sizeof(o));
+	}
+	total = a->n_gedges + a->n_edges;
+	a->n_gedges = 0; /* no histogram left to free */
+	res = realloc(a->gedges, (total ? total : 1) * sizeof(*res));
+	if (!res)
+		return -ENOMEM;
+	if (n)
+		memcpy(res + (total - n), a->edges, n * sizeof(*res));
+	free(a->edges);
+	a->edges = res;
+	a->n_edges = a->cap_edges = total;
+	a->gedges = NULL;
+	a->cap_gedges = 0;
 	if (a->n_edges)
 		qsort(a->edges, a->n_edges, sizeof(*a->edges), by_count);
-	return err;
+	return 0;
 }
 
 /* Identities (indices into ctx, the array of idents) by busy time of their
@@ -1550,6 +1936,7 @@ int analysis__finish(struct analysis *a, const struct as_trace_end *end)
 		}
 		leave(a, l, end_ns, BY_END);
 		fold(a, l);
+		fold_edges(a, l, st->seq, false);
 	}
 	sort_rows(a);
 	for (size_t i = 0; i < a->n_tasks; i++) {
@@ -1678,21 +2065,27 @@ void analysis__mem(const struct analysis *a, struct analysis_mem *m)
 	m->folded_tasks = a->folded;
 	m->groups = a->n_idents;
 	m->live_edges = a->n_eacc - a->n_free_eacc;
-	m->edges = m->live_edges + a->n_edges;
+	m->group_edges = a->n_gedges;
+	m->edges = m->live_edges + a->n_edges - a->n_moved + a->n_gedges;
 	m->threads = a->n_threads;
+	m->edge_bytes = a->cap_eacc * sizeof(*a->eacc) + a->cap_free_eacc * sizeof(*a->free_eacc) +
+			(a->edge_of.cap + a->gedge_of.cap) * 2 * sizeof(uint64_t) +
+			a->cap_edges * sizeof(*a->edges) + a->cap_gedges * sizeof(*a->gedges) +
+			a->cap_rowe * sizeof(*a->rowe);
+	for (size_t i = 0; i < a->n_eacc; i++)
+		m->edge_bytes += hist__mem(&a->eacc[i].delay);
+	for (size_t i = 0; i < a->n_gedges; i++)
+		m->edge_bytes += hist__mem(&a->gedges[i].delay);
 	m->bytes = m->live_hist_bytes + m->live_tasks * sizeof(struct live) +
-		   a->cap_tasks * sizeof(*a->tasks) + a->cap_eacc * sizeof(*a->eacc) +
-		   (a->live.cap + a->edge_of.cap + a->thread_of.cap + a->slot_of.cap +
-		    a->ident_of.cap) * 2 * sizeof(uint64_t) +
+		   a->cap_tasks * sizeof(*a->tasks) + m->edge_bytes +
+		   (a->live.cap + a->thread_of.cap + a->slot_of.cap + a->ident_of.cap) * 2 *
+		   sizeof(uint64_t) +
 		   a->cap_threads * sizeof(*a->threads) + a->opts.long_poll_keep * sizeof(*a->heap) +
-		   a->cap_edges * sizeof(*a->edges) + a->cap_stalls * sizeof(*a->stalls) +
+		   a->cap_stalls * sizeof(*a->stalls) +
 		   a->cap_starves * sizeof(*a->starves) + a->cap_idents * sizeof(*a->idents) +
-		   (a->cap_free + a->cap_keep) * sizeof(size_t) +
-		   a->cap_free_eacc * sizeof(*a->free_eacc) + a->strs.cap * sizeof(char *);
+		   (a->cap_free + a->cap_keep) * sizeof(size_t) + a->strs.cap * sizeof(char *);
 	for (uint32_t i = 0; i < a->strs.n; i++)
 		m->bytes += a->strs.lens[i] + 1;
-	for (size_t i = 0; i < a->n_eacc; i++)
-		m->bytes += hist__mem(&a->eacc[i].delay);
 	for (int d = 0; d < DIST__MAX; d++)
 		m->bytes += hist__mem(&a->dist[d]);
 }
@@ -1717,6 +2110,11 @@ void analysis__free(struct analysis *a)
 	free(a->eacc);
 	free(a->free_eacc);
 	u64map__clear(&a->edge_of);
+	for (size_t i = 0; i < a->n_gedges; i++)
+		hist__clear(&a->gedges[i].delay);
+	free(a->gedges);
+	u64map__clear(&a->gedge_of);
+	free(a->rowe);
 	free(a->free_slots);
 	free(a->keep);
 	u64map__clear(&a->slot_of);

@@ -10,22 +10,22 @@
  * through the accessors, valid until analysis__free().
  *
  * Memory is bounded by the live tasks (their state, their histograms until
- * they finish), by the distinct (waker, woken) pairs (a 72-byte struct
- * wake_edge each once the woken task is gone: with many short-lived tasks,
- * these are most of it), by the stalled and starved tasks (an entry each),
- * by the threads, and by opts.max_tasks rows
- * of finished tasks: past that many, a finished user task keeps its own row
- * only if it is among the max_tasks busiest finished tasks; the others are
- * folded into one aggregate row per (root future name, spawn location),
- * analysis__groups(). Live tasks and runtime worker tasks are never folded.
- * Nothing is kept per poll or per event: long polls keep only the top N.
- * Interned strings (names, spawn files, thread names) are one copy each.
+ * they finish, the edges into them), by opts.max_tasks rows of finished
+ * tasks, by the groups and the wake edges between what has a row or a group,
+ * by the stalled and starved tasks (an entry each) and by the threads. Past
+ * opts.max_tasks, a finished user task keeps its own row only if it is among
+ * the max_tasks busiest finished tasks; the others are folded into one
+ * aggregate row per (root future name, spawn location), analysis__groups().
+ * Live tasks and runtime worker tasks are never folded. Nothing is kept per
+ * poll or per event: long polls keep only the top N. Interned strings
+ * (names, spawn files, thread names) are one copy each.
  *
  * Folding changes what is listed per task, never a total: the summary, the
- * distributions, long polls, stalled and starved tasks and wake edges are
- * exactly what they would be without a cap. Their entries name a task by
- * seq; a folded task's seq has no row (analysis__task() returns NULL) and the
- * entry's `group` says which group holds it. */
+ * distributions, long polls, stalled and starved tasks are exactly what they
+ * would be without a cap, and so are the wake counts. Those entries name a
+ * task by seq; a folded task's seq has no row (analysis__task() returns NULL)
+ * and the entry's `group` says which group holds it. Wake edges are merged
+ * instead: see struct wake_edge. */
 #ifndef AS_ANALYSIS_TASKS_H
 #define AS_ANALYSIS_TASKS_H
 
@@ -223,16 +223,34 @@ const char *wake_source__str(enum wake_source src);
 
 /* Wakes of one task by one waker. Delay: from the wake to the woken task's
  * next poll begin; when a waker wakes it several times between two polls,
- * the first of those wakes is timed. */
+ * the first of those wakes is timed.
+ *
+ * Group edges: the wakes where the woken task or the waker task was folded
+ * are merged per (waker, woken) where each task end is a group (its
+ * index + 1 in from_group / to_group, its seq 0): the folded task's group,
+ * and for the other task, when it kept its row, the group of its name and
+ * spawn location if there is one (else its seq). So there are at most as
+ * many group edges as pairs of groups, sources and rows, however long the
+ * trace. Counts, timed and the maximum delay add up exactly; the
+ * percentiles come from the merged delay histograms, except that an edge
+ * first kept per task and merged later (its woken task lost its place among
+ * the busiest, or its waker was folded after it) brings its wakes in as its
+ * maximum, p50 and p99 only. Edges between tasks that have rows are as
+ * without a cap. */
 struct wake_edge {
 	enum wake_source from_kind;
-	uint64_t from_seq;        /* WAKE_FROM_TASK: the waker task's seq; else 0 */
-	uint64_t to_seq;
-	uint32_t from_group;      /* the waker's group if folded (see long_poll) */
-	uint32_t to_group;        /* the woken task's group if folded */
+	uint64_t from_seq;        /* WAKE_FROM_TASK: the waker task's seq, 0 for a
+	                             group; else 0 */
+	uint64_t to_seq;          /* 0 for a group */
+	uint32_t from_group;      /* the waker's group, index + 1 into
+	                             analysis__groups(), when a group end */
+	uint32_t to_group;        /* the woken task's group, when a group end */
 	uint64_t count;           /* wakes */
 	uint64_t timed;           /* wakes followed by a poll: delay samples */
 	uint64_t delay_p50_ns, delay_p99_ns, delay_max_ns;
+	uint64_t tasks;           /* (waker, woken) task pairs merged into it: 1 but
+	                             for group edges and edges from the runtime or
+	                             blocking tasks */
 };
 
 /* Observer of the task state machine: called while events are added (and by
@@ -272,8 +290,10 @@ struct analysis_mem {
 	size_t rows;              /* task rows held (live tasks and kept finished ones) */
 	size_t folded_tasks;      /* finished tasks folded into groups */
 	size_t groups;            /* distinct (name, spawn location) seen */
-	size_t edges;             /* distinct (waker, woken) pairs */
+	size_t edges;             /* wake edge records */
 	size_t live_edges;        /* of which into live tasks (with a histogram) */
+	size_t group_edges;       /* of which group edges (with a histogram) */
+	size_t edge_bytes;        /* what all the edges hold (part of bytes) */
 	size_t threads;
 	size_t bytes;             /* estimate of everything allocated */
 };
@@ -323,8 +343,9 @@ const struct long_poll *analysis__long_polls(const struct analysis *a, size_t *n
 const struct stall *analysis__stalled(const struct analysis *a, size_t *n);
 /* Starved tasks, longest wait first. */
 const struct starve *analysis__starved(const struct analysis *a, size_t *n);
-/* Wake edges, most wakes first (then by woken seq, waker kind and seq).
- * Edges from the runtime or blocking tasks are merged per woken task. */
+/* Wake edges, most wakes first (then by woken seq, waker kind and seq,
+ * woken and waker group). Edges from the runtime or blocking tasks are
+ * merged per woken task (or group). */
 const struct wake_edge *analysis__edges(const struct analysis *a, size_t *n);
 /* Current memory use; works before and after finish. */
 void analysis__mem(const struct analysis *a, struct analysis_mem *m);

@@ -48,13 +48,18 @@
  *  "starve_threshold_ns", "starved": [{"seq", "id", "name", "max_wait_ns", "count",
  *               "group"}],
  *  "wake_edges": [{"from_kind" ("task"|"io"|"timer"|"runtime"|"blocking"|"thread"),
- *                  "from_seq" (null unless task), "from_name" (task name or
- *                  from_kind), "to_seq", "to_name", "count", "timed" (wakes
- *                  with a delay sample), "delay_p50_ns", "delay_p99_ns",
- *                  "delay_max_ns", "from_group", "to_group"}] (most wakes first),
+ *                  "from_seq" (null unless task, or a group), "from_name" (task
+ *                  or group name, or from_kind), "to_seq" (null for a group),
+ *                  "to_name", "count", "timed" (wakes with a delay sample),
+ *                  "delay_p50_ns", "delay_p99_ns", "delay_max_ns", "from_group",
+ *                  "to_group", and for a group edge "tasks" (the (waker,
+ *                  woken) task pairs it merges)}] (most wakes first; wakes
+ *                  where a task was folded are merged into group edges, see
+ *                  struct wake_edge in analysis/tasks.h),
  *  where "group", "from_group", "to_group": null when the task has its entry
  *  in "tasks", else the index in task_groups of the group it was folded into
- *  (its "id" is then null, its name that of the group),
+ *  (its "id" is then null, its name that of the group); in a group edge, a
+ *  group end (seq null) names the group of its tasks,
  *  "timeline" (only when computed): {"start_ns", "bucket_ns", "buckets",
  *     "workers": [{"tid", "name", "busy_ns": [..], "idle_ns": [..],
  *                  "parked_ns": [..], "polls": [..]}],
@@ -398,14 +403,18 @@ static void sched_json(struct json_writer *w, const struct analysis *a)
 		json_writer__begin_object(w);
 		json_writer__kv_string(w, "from_kind", wake_source__str(e[i].from_kind));
 		json_writer__key(w, "from_seq");
-		if (e[i].from_kind == WAKE_FROM_TASK)
+		if (e[i].from_kind == WAKE_FROM_TASK && e[i].from_seq)
 			json_writer__u64(w, e[i].from_seq);
 		else
 			json_writer__null(w);
 		json_writer__kv_string(w, "from_name", e[i].from_kind == WAKE_FROM_TASK
 				       ? task_name(a, e[i].from_seq, e[i].from_group)
 				       : wake_source__str(e[i].from_kind));
-		json_writer__kv_u64(w, "to_seq", e[i].to_seq);
+		json_writer__key(w, "to_seq");
+		if (e[i].to_seq)
+			json_writer__u64(w, e[i].to_seq);
+		else
+			json_writer__null(w);
 		json_writer__kv_string(w, "to_name", task_name(a, e[i].to_seq, e[i].to_group));
 		json_writer__kv_u64(w, "count", e[i].count);
 		json_writer__kv_u64(w, "timed", e[i].timed);
@@ -414,6 +423,8 @@ static void sched_json(struct json_writer *w, const struct analysis *a)
 		json_writer__kv_u64(w, "delay_max_ns", e[i].delay_max_ns);
 		group_or_null(w, "from_group", e[i].from_group);
 		group_or_null(w, "to_group", e[i].to_group);
+		if (e[i].from_group || e[i].to_group)
+			json_writer__kv_u64(w, "tasks", e[i].tasks);
 		json_writer__end_object(w);
 	}
 	json_writer__end_array(w);

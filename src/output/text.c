@@ -283,6 +283,9 @@ static void dist_line(FILE *out, const char *what, const struct hist *h)
  *
  * WAKE EDGES: 3 (waker -> woken), by wakes
  *   chain::relay -> chain::consumer  100 wakes, delay p50 1.31 us p99 3.10 us
+ *
+ * and past --max-tasks, wakes where a task was folded, by group:
+ *   handler_2 -> handler_5  12 wakes (group edge, 9 task pairs), delay p50 21.0 us p99 86.0 us
  */
 static void sched_text(FILE *out, const struct analysis *a)
 {
@@ -361,6 +364,9 @@ static void sched_text(FILE *out, const struct analysis *a)
 		fit(tb, sizeof(tb), task_name(a, e[i].to_seq, e[i].to_group), 60, 20);
 		fprintf(out, "  %s -> %s  %" PRIu64 " wake%s", fb, tb, e[i].count,
 			e[i].count == 1 ? "" : "s");
+		if (e[i].from_group || e[i].to_group) /* a group end: folded tasks */
+			fprintf(out, " (group edge, %" PRIu64 " task pair%s)", e[i].tasks,
+				e[i].tasks == 1 ? "" : "s");
 		if (e[i].timed)
 			fprintf(out, ", delay p50 %s p99 %s", dur(b1, e[i].delay_p50_ns),
 				dur(b2, e[i].delay_p99_ns));

@@ -1019,8 +1019,8 @@ static void test_timeline(void)
 }
 
 /* A million short-lived tasks: the live map and the histograms stay small,
- * the rows stop at max_tasks (the rest folded into one group); only the
- * compact wake-edge records grow (one per task here). */
+ * the rows stop at max_tasks (the rest folded into one group), and so do the
+ * wake edges: one compact edge per kept row, one group edge for the rest. */
 static void test_bounded_memory(void)
 {
 	struct analysis *a = new_a();
@@ -1057,15 +1057,34 @@ static void test_bounded_memory(void)
 	CHECK_EQ_U64(m.folded_tasks, N - ANALYSIS_MAX_TASKS);
 	CHECK_EQ_U64(m.groups, 1);
 	/* one edge per task (runtime -> it: 0x77 is no task seen), folded when
-	 * the task went: no histogram or map entry left, ~72 bytes per task */
-	CHECK_EQ_U64(m.edges, N);
+	 * the task went: a compact one per kept row, the folded tasks' merged
+	 * into one group edge (runtime -> the group) */
+	CHECK_EQ_U64(m.edges, ANALYSIS_MAX_TASKS + 1);
+	CHECK_EQ_U64(m.group_edges, 1);
 	CHECK_EQ_U64(m.live_edges, 0);
-	CHECK(m.bytes < N * 160);
+	CHECK(m.edge_bytes < 4u << 20);
+	CHECK(m.bytes < 16u << 20);
 	finish(a, ts + 1, 0, 0);
 	analysis__mem(a, &m);
 	CHECK_EQ_U64(m.live_tasks, 0);
 	CHECK_EQ_U64(m.live_hist_bytes, 0);
 	CHECK_EQ_U64(analysis__dist(a, DIST_POLL)->count, N + 5 * 20000);
+	size_t n;
+	const struct wake_edge *e = analysis__edges(a, &n);
+	uint64_t wakes = 0, tasks = 0, group = 0;
+	CHECK_EQ_U64(n, ANALYSIS_MAX_TASKS + 1);
+	for (size_t i = 0; i < n; i++) {
+		CHECK(e[i].from_kind == WAKE_FROM_RUNTIME && e[i].from_group == 0);
+		wakes += e[i].count;
+		tasks += e[i].tasks;
+		if (e[i].to_group) {
+			CHECK_EQ_U64(e[i].to_seq, 0);
+			group++;
+		}
+	}
+	CHECK_EQ_U64(group, 1);
+	CHECK_EQ_U64(wakes, N + 5 * 20000);
+	CHECK_EQ_U64(tasks, N);
 	analysis__free(a);
 }
 

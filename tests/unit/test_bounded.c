@@ -204,6 +204,110 @@ out:
 	analysis__free(a);
 }
 
+/* 2 million short tasks, CHUNK at a time, each woken by a different
+ * short-lived task: polled Pending, then in turn polled again and Ready, the
+ * one polled waking the next one of its chunk (the first is woken by the
+ * I/O driver). Each distinct (waker, woken) pair once: without group edges,
+ * 2 million edge records. With them: the edges between kept rows, a group
+ * edge per pair of identities (12 x 12 and I/O -> 12), under a fixed number
+ * of bytes; every wake on them, the pairs, the timed wakes and the longest
+ * delay exact. */
+static void test_group_edges(void)
+{
+	struct analysis_opts o = { .max_tasks = CAP };
+	struct analysis *a = analysis__new_opts(&meta, &o);
+	uint64_t ts = 1000, max_delay = 0, wakes = 0;
+	size_t peak_edges = 0, peak_bytes = 0, peak_group = 0, n, n_groups, n_rows;
+	struct analysis_mem m;
+
+	CHECK(a != NULL);
+	if (!a)
+		return;
+	for (uint64_t base = 0; base < N_TASKS; base += CHUNK) {
+		for (uint64_t j = 0; j < CHUNK; j++) {
+			uint64_t seq = base + j + 1;
+
+			add(a, AS_EV_SPAWN, 1, ts++, 0, (uint64_t)(10 + seq % 4) << 32 | 5, 0, 0,
+			    files[seq % 3]);
+			add(a, AS_EV_WAKE, 1, ts++, 0x10000 + j * 64, 0, 0, 0, NULL);
+			add(a, AS_EV_POLL_BEGIN, 2, ts++, 0x10000 + j * 64, seq, seq % 2 ? P_B : P_A,
+			    0, NULL);
+			add(a, AS_EV_POLL_END, 2, ts++, 0x10000 + j * 64, 0, 0, 0, NULL);
+		}
+		add(a, AS_EV_WAKE, 3, ts++, 0x10000, 0, 0, AS_WAKE_IO, NULL);
+		for (uint64_t j = 0; j < CHUNK; j++) {
+			uint64_t seq = base + j + 1, d = poll_len(), woke = ts;
+
+			add(a, AS_EV_POLL_BEGIN, 2, ts, 0x10000 + j * 64, seq, seq % 2 ? P_B : P_A,
+			    0, NULL);
+			max_delay = ts - woke > max_delay ? ts - woke : max_delay;
+			if (j + 1 < CHUNK) {
+				woke = ts += d;
+				add(a, AS_EV_WAKE, 2, ts, 0x10000 + (j + 1) * 64, 0x10000 + j * 64, 0,
+				    0, NULL);
+			}
+			ts += poll_len();
+			add(a, AS_EV_POLL_END, 2, ts++, 0x10000 + j * 64, 0, 0, AS_POLL_READY, NULL);
+			add(a, AS_EV_FREE, 2, ts++, 0x10000 + j * 64, 0, 0, 0, NULL);
+			if (j + 1 < CHUNK) /* the next one's poll: its delay */
+				max_delay = ts - woke > max_delay ? ts - woke : max_delay;
+		}
+		if ((base / CHUNK) % 64 == 0) {
+			analysis__mem(a, &m);
+			peak_edges = m.edges > peak_edges ? m.edges : peak_edges;
+			peak_group = m.group_edges > peak_group ? m.group_edges : peak_group;
+			peak_bytes = m.edge_bytes > peak_bytes ? m.edge_bytes : peak_bytes;
+		}
+	}
+	analysis__mem(a, &m);
+	CHECK(peak_edges <= CAP + CAP / 2 + 200);
+	CHECK(peak_group <= 12 * 12 + 12);
+	CHECK(peak_bytes < 4u << 20);
+	CHECK_EQ_U64(m.folded_tasks, N_TASKS - CAP);
+	CHECK_EQ_U64(analysis__finish(a, &(struct as_trace_end){ .end_ns = ts }), 0);
+
+	/* the wakes counted per task and group */
+	const struct task_stats *t = analysis__tasks(a, &n_rows);
+	const struct task_group *g = analysis__groups(a, &n_groups);
+	for (size_t i = 0; i < n_rows; i++)
+		wakes += t[i].wakes;
+	for (size_t i = 0; i < n_groups; i++)
+		wakes += g[i].wakes;
+	CHECK_EQ_U64(wakes, N_TASKS);
+
+	/* an edge of its own into each kept row woken by the I/O driver or by a
+	 * kept row */
+	uint64_t own = 0;
+	for (size_t i = 0; i < n_rows; i++)
+		own += (t[i].seq - 1) % CHUNK == 0 || analysis__task(a, t[i].seq - 1);
+	const struct wake_edge *e = analysis__edges(a, &n);
+	uint64_t count = 0, timed = 0, pairs = 0, max = 0, group = 0, wrong = 0;
+	for (size_t i = 0; i < n; i++) {
+		count += e[i].count;
+		timed += e[i].timed;
+		pairs += e[i].tasks;
+		max = e[i].delay_max_ns > max ? e[i].delay_max_ns : max;
+		if (e[i].from_group || e[i].to_group) {
+			group++;
+			wrong += (e[i].to_group && e[i].to_seq) || (e[i].from_group && e[i].from_seq);
+			continue;
+		}
+		/* between kept rows: the one before woke it, once */
+		wrong += e[i].count != 1 || e[i].tasks != 1 ||
+			 (e[i].from_kind == WAKE_FROM_TASK && e[i].from_seq + 1 != e[i].to_seq) ||
+			 !analysis__task(a, e[i].to_seq);
+	}
+	CHECK_EQ_U64(wrong, 0);
+	CHECK_EQ_U64(n - group, own);
+	CHECK_EQ_U64(count, N_TASKS);
+	CHECK_EQ_U64(timed, N_TASKS);
+	CHECK_EQ_U64(pairs, N_TASKS);
+	CHECK_EQ_U64(max, max_delay);
+	CHECK(group > 0 && group <= 12 * 12 + 12);
+	CHECK(n <= CAP + 12 * 12 + 12);
+	analysis__free(a);
+}
+
 /* ---- recorded fixtures: a cap changes no total, and nothing at all when the
  * trace does not reach it ---- */
 
@@ -427,24 +531,65 @@ static void folded_same(const char *path, bool folds)
 		CHECK_EQ_U64(svc[i].max_wait_ns, svu[i].max_wait_ns);
 		CHECK(same_name(name_of(c.a, svc[i].seq, svc[i].group), name_of(u.a, svu[i].seq, 0)));
 	}
+	/* edges between tasks with rows as without a cap; the others merged into
+	 * group edges, their wakes, pairs and maximum delays all there */
 	const struct wake_edge *ec = analysis__edges(c.a, &n1), *eu = analysis__edges(u.a, &n2);
-	CHECK_EQ_U64(n1, n2);
-	for (size_t i = 0; i < n1 && i < n2; i++) {
-		CHECK_EQ_U64(ec[i].from_kind, eu[i].from_kind);
-		CHECK_EQ_U64(ec[i].from_seq, eu[i].from_seq);
-		CHECK_EQ_U64(ec[i].to_seq, eu[i].to_seq);
-		CHECK_EQ_U64(ec[i].count, eu[i].count);
-		CHECK_EQ_U64(ec[i].timed, eu[i].timed);
-		CHECK_EQ_U64(ec[i].delay_p50_ns, eu[i].delay_p50_ns);
-		CHECK_EQ_U64(ec[i].delay_max_ns, eu[i].delay_max_ns);
+	uint64_t kind_c[WAKE_FROM_THREAD + 1] = { 0 }, kind_u[WAKE_FROM_THREAD + 1] = { 0 };
+	uint64_t timed_c = 0, timed_u = 0, pairs_c = 0, pairs_u = 0, max_c = 0, max_u = 0;
+	CHECK(n1 <= n2);
+	for (size_t i = 0; i < n2; i++) {
 		CHECK_EQ_U64(eu[i].from_group + eu[i].to_group, 0);
-		CHECK(same_name(name_of(c.a, ec[i].to_seq, ec[i].to_group),
-				name_of(u.a, eu[i].to_seq, 0)));
-		if (ec[i].from_kind == WAKE_FROM_TASK)
-			CHECK(same_name(name_of(c.a, ec[i].from_seq, ec[i].from_group),
-					name_of(u.a, eu[i].from_seq, 0)));
-		folded_refs += ec[i].to_group != 0 || ec[i].from_group != 0;
+		kind_u[eu[i].from_kind] += eu[i].count;
+		timed_u += eu[i].timed;
+		pairs_u += eu[i].tasks;
+		max_u = eu[i].delay_max_ns > max_u ? eu[i].delay_max_ns : max_u;
 	}
+	for (size_t i = 0; i < n1; i++) {
+		bool group = ec[i].from_group || ec[i].to_group;
+		size_t k = 0;
+
+		kind_c[ec[i].from_kind] += ec[i].count;
+		timed_c += ec[i].timed;
+		pairs_c += ec[i].tasks;
+		max_c = ec[i].delay_max_ns > max_c ? ec[i].delay_max_ns : max_c;
+		folded_refs += group;
+		if (group) {
+			CHECK(ec[i].to_group ? ec[i].to_seq == 0 : analysis__task(c.a, ec[i].to_seq) != NULL);
+			CHECK(ec[i].from_group ? ec[i].from_seq == 0 : true);
+			CHECK(name_of(c.a, ec[i].to_seq, ec[i].to_group) != NULL);
+			continue;
+		}
+		CHECK(analysis__task(c.a, ec[i].to_seq) != NULL);
+		while (k < n2 && !(eu[k].to_seq == ec[i].to_seq && eu[k].from_kind == ec[i].from_kind &&
+				   eu[k].from_seq == ec[i].from_seq))
+			k++;
+		CHECK(k < n2);
+		if (k == n2)
+			continue;
+		CHECK_EQ_U64(ec[i].count, eu[k].count);
+		CHECK_EQ_U64(ec[i].timed, eu[k].timed);
+		CHECK_EQ_U64(ec[i].delay_p50_ns, eu[k].delay_p50_ns);
+		CHECK_EQ_U64(ec[i].delay_p99_ns, eu[k].delay_p99_ns);
+		CHECK_EQ_U64(ec[i].delay_max_ns, eu[k].delay_max_ns);
+		CHECK_EQ_U64(ec[i].tasks, eu[k].tasks);
+	}
+	/* and every edge between tasks that kept their rows is there on its own */
+	for (size_t i = 0; i < n2; i++) {
+		size_t k = 0;
+
+		if (!analysis__task(c.a, eu[i].to_seq) ||
+		    (eu[i].from_kind == WAKE_FROM_TASK && !analysis__task(c.a, eu[i].from_seq)))
+			continue;
+		while (k < n1 && !(ec[k].to_seq == eu[i].to_seq && ec[k].from_kind == eu[i].from_kind &&
+				   ec[k].from_seq == eu[i].from_seq && !ec[k].to_group &&
+				   !ec[k].from_group))
+			k++;
+		CHECK(k < n1);
+	}
+	CHECK(!memcmp(kind_c, kind_u, sizeof(kind_c)));
+	CHECK_EQ_U64(timed_c, timed_u);
+	CHECK_EQ_U64(pairs_c, pairs_u);
+	CHECK_EQ_U64(max_c, max_u);
 
 	/* timeline: the workers and the run queue need every task's kind */
 	const struct timeline_worker *wc = timeline__workers(c.tl, &w1), *wu = timeline__workers(u.tl, &w2);
@@ -549,7 +694,9 @@ static void test_folded_refs(void)
 	const struct starve *sv = analysis__starved(a, &n);
 	CHECK(n == 1 && sv[0].seq == 1 && sv[0].group == 1 && sv[0].max_wait_ns == 20 * MS - 2);
 	const struct wake_edge *e = analysis__edges(a, &n);
-	CHECK(n == 1 && e[0].from_kind == WAKE_FROM_IO && e[0].to_seq == 1 && e[0].to_group == 1);
+	CHECK(n == 1 && e[0].from_kind == WAKE_FROM_IO && e[0].to_seq == 0 && e[0].to_group == 1);
+	CHECK(n == 1 && e[0].count == 1 && e[0].tasks == 1 && e[0].timed == 1);
+	CHECK(n == 1 && e[0].delay_max_ns == 1 * MS && e[0].delay_p50_ns == e[0].delay_p99_ns);
 
 	size_t len;
 	struct run r = { .a = a };
@@ -558,7 +705,9 @@ static void test_folded_refs(void)
 	CHECK(txt && strstr(txt, "    1      -  app::handler::{{closure}}"));
 	CHECK(js && strstr(js, "\"seq\": 1,\n      \"id\": null,\n      \"name\": \"app::handler::{{closure}}\""));
 	CHECK(js && strstr(js, "\"group\": 0\n"));
-	CHECK(js && strstr(js, "\"to_group\": 0\n"));
+	CHECK(js && strstr(js, "\"to_seq\": null,\n      \"to_name\": \"app::handler::{{closure}}\""));
+	CHECK(js && strstr(js, "\"to_group\": 0,\n      \"tasks\": 1\n"));
+	CHECK(txt && strstr(txt, "io -> app::handler::{{closure}}  1 wake (group edge, 1 task pair), delay"));
 	CHECK(js && strstr(js, "\"spawn_location\": \"src/a.rs:7:3\""));
 	free(txt);
 	free(js);
@@ -572,5 +721,6 @@ int main(void)
 	RUN(test_cap_not_reached);
 	RUN(test_cap_reached);
 	RUN(test_two_million);
+	RUN(test_group_edges);
 	TEST_MAIN_END();
 }
