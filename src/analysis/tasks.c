@@ -1512,7 +1512,10 @@ static int add(struct analysis *a, const struct as_event *ev)
 			return on_wake(a, ev);
 		return on_free(a, ev);
 	default:
-		a->sum.anomalies++;
+		/* other concerns' events (USDT hits, ...) are counted, not
+		 * analysed here; only a type no trace can hold is an anomaly */
+		if (ev->type == 0 || ev->type >= AS_EV__MAX)
+			a->sum.anomalies++;
 		return 0;
 	}
 }

@@ -62,7 +62,7 @@ static int parse_duration(const char *s, uint64_t *ns)
 /* Reads every event of r into an and uc (pass 1) or tl (pass 2). Returns 0,
  * or 1 (runtime failure, message printed). *truncated: the trace ends
  * without its trailer (accepted with partial); *cut: the end to use then.
- * USDT events go to uc only (the task analysis has no use for them). */
+ * Every event goes to both (the analysis counts USDT hits as events). */
 static int drain(struct trace_reader *r, struct progress *pg, bool partial, struct analysis *an,
 		 struct usdt_counts *uc, struct timeline *tl, bool *truncated,
 		 struct as_trace_end *cut)
@@ -73,7 +73,7 @@ static int drain(struct trace_reader *r, struct progress *pg, bool partial, stru
 
 	while ((n = trace_reader__next(r, &ev)) == 1) {
 		int err = uc ? usdt_counts__add(uc, &ev) : 0;
-		if (ev.type != AS_EV_USDT && !err)
+		if (!err)
 			err = an ? analysis__add(an, &ev) : timeline__add(tl, &ev);
 		if (err == -ENOMEM) {
 			progress__end(pg);
@@ -263,11 +263,11 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 
-	struct report_opts ro = { .truncated = truncated, .timeline = tl };
-	ret = write_report(format, html, an, meta, end, &ro);
-	/* USDT hit counts: a section after the text report (JSON and HTML do
-	 * not carry them yet; `asyncscope events` lists every hit) */
+	/* USDT hit counts: in JSON (and so the HTML page's data), and as a
+	 * section after the text report */
 	usdt_counts__finish(uc);
+	struct report_opts ro = { .truncated = truncated, .timeline = tl, .usdt = uc };
+	ret = write_report(format, html, an, meta, end, &ro);
 	if (!ret && !html && !strcmp(format, "text"))
 		ret = usdt_report_text(stdout, uc);
 	if (ret) {
@@ -276,7 +276,7 @@ int cmd_report(int argc, char **argv)
 		goto cleanup;
 	}
 	analysis__tasks(an, &ntasks);
-	if (ntasks == 0)
+	if (ntasks == 0 && !usdt_counts__total(uc))
 		cli_error("warning: the trace holds no task activity: the target ran no task "
 			  "while it was recorded");
 	ret = 0;

@@ -67,6 +67,11 @@
  *     "tasks": [{"seq", "name", "running": [..], "scheduled": [..],
  *                "idle": [..]}] (fractions 0..1 of each bucket; the 50
  *                busiest user tasks)}}
+ *  "usdt" (only in traces with USDT probes): {"total", "bad" (hits of no
+ *     known probe), "probes": [{"probe" ("provider:name"), "hits", "in_task",
+ *     "arg_min", "arg_max" (first argument; null without hits)}],
+ *     "tasks": [{"probe", "header", "id" (tokio id or null), "name", "hits"}]
+ *     (most hits first)}}
  * Keys are only ever added, never renamed or removed. */
 #include <errno.h>
 #include <inttypes.h>
@@ -74,6 +79,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/usdt_counts.h"
 #include "output/report.h"
 #include "util/json.h"
 
@@ -430,6 +436,60 @@ static void sched_json(struct json_writer *w, const struct analysis *a)
 	json_writer__end_array(w);
 }
 
+/* USDT hit counts, when the trace has USDT probes. */
+static void usdt_json(struct json_writer *w, const struct usdt_counts *uc)
+{
+	size_t np, nt;
+	const struct usdt_probe_count *p = usdt_counts__probes(uc, &np);
+	const struct usdt_task_count *t = usdt_counts__tasks(uc, &nt);
+	char hex[24];
+
+	if (!np)
+		return;
+	json_writer__key(w, "usdt");
+	json_writer__begin_object(w);
+	json_writer__kv_u64(w, "total", usdt_counts__total(uc));
+	json_writer__kv_u64(w, "bad", usdt_counts__bad(uc));
+	json_writer__key(w, "probes");
+	json_writer__begin_array(w);
+	for (size_t i = 0; i < np; i++) {
+		json_writer__begin_object(w);
+		json_writer__kv_string(w, "probe", p[i].probe);
+		json_writer__kv_u64(w, "hits", p[i].hits);
+		json_writer__kv_u64(w, "in_task", p[i].in_task);
+		json_writer__key(w, "arg_min");
+		if (p[i].hits)
+			json_writer__i64(w, p[i].arg_min);
+		else
+			json_writer__null(w);
+		json_writer__key(w, "arg_max");
+		if (p[i].hits)
+			json_writer__i64(w, p[i].arg_max);
+		else
+			json_writer__null(w);
+		json_writer__end_object(w);
+	}
+	json_writer__end_array(w);
+	json_writer__key(w, "tasks");
+	json_writer__begin_array(w);
+	for (size_t i = 0; i < nt; i++) {
+		json_writer__begin_object(w);
+		json_writer__kv_string(w, "probe", t[i].probe < np ? p[t[i].probe].probe : NULL);
+		snprintf(hex, sizeof(hex), "0x%" PRIx64, t[i].task);
+		json_writer__kv_string(w, "header", hex);
+		json_writer__key(w, "id");
+		if (t[i].tokio_id)
+			json_writer__u64(w, t[i].tokio_id);
+		else
+			json_writer__null(w);
+		json_writer__kv_string(w, "name", t[i].name);
+		json_writer__kv_u64(w, "hits", t[i].hits);
+		json_writer__end_object(w);
+	}
+	json_writer__end_array(w);
+	json_writer__end_object(w);
+}
+
 int report_json(FILE *out, const struct analysis *a, const struct as_trace_meta *meta,
 		const struct as_trace_end *end, const struct report_opts *opts)
 {
@@ -516,6 +576,8 @@ int report_json(FILE *out, const struct analysis *a, const struct as_trace_meta 
 	sched_json(w, a);
 	if (opts && opts->timeline)
 		timeline_json(w, out, opts->timeline);
+	if (opts && opts->usdt)
+		usdt_json(w, opts->usdt);
 	json_writer__end_object(w);
 
 	err = json_writer__finish(w);

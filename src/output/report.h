@@ -13,10 +13,14 @@
 #include "trace/event.h"
 
 /* Options of a report; NULL means all false / NULL. */
+struct usdt_counts;
+
 struct report_opts {
 	bool truncated;   /* the trace had no end record: it stops at its last event */
 	const struct timeline *timeline; /* finished second pass over the same trace,
 	                                    or NULL: no timeline section (borrowed) */
+	const struct usdt_counts *usdt;  /* finished USDT hit counts, or NULL: no
+	                                    "usdt" section in JSON (borrowed) */
 };
 
 /* Write the report of a (finished with analysis__finish()) to out. meta gives

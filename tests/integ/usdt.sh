@@ -39,6 +39,11 @@ usdt_exact_ticks() {
 	check "$name: report counts 1000 hits, arguments 0..999" \
 		grep -Eq '^asyncscope_test:tick +1000 +0 +0\.\.999$' "$TMP/$name.report"
 	check "$name: report total" grep -q "^USDT PROBES  1000 hits, 0 inside tasks" "$TMP/$name.report"
+	$AS report --format json "$t" >"$TMP/$name.json" 2>/dev/null
+	check "$name: json carries the counts" json_check "$TMP/$name.json" \
+		'r["usdt"]["probes"][0] == {"probe": "asyncscope_test:tick", "hits": 1000, "in_task": 0, "arg_min": 0, "arg_max": 999} and r["usdt"]["total"] == 1000'
+	check "$name: USDT hits are events, not anomalies" json_check "$TMP/$name.json" \
+		'r["totals"]["anomalies"] == 0 and r["events"] == 1001'
 	check "$name: nothing lost or missed" grep -q "recorded 1001 events, 0 tasks, 0 lost events, 0 missed" \
 		"$TMP/$name.err"
 }
