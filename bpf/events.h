@@ -25,12 +25,14 @@ enum raw_type {
 	RAW_UNPARK,       /* struct raw_event */
 	RAW_USDT,         /* struct raw_event: task polled on the thread (0 none),
 	                     arg = raw 64-bit register of the first argument (0 unread) */
+	RAW_OFFCPU,       /* struct raw_offcpu (record --offcpu) */
 };
 
 #define RAW_F_READY 1
 #define RAW_F_UNMATCHED 2  /* poll return without a known entry (depth underflow) */
 #define RAW_F_WAKE_IO 4    /* RAW_WAKE inside the I/O driver */
 #define RAW_F_WAKE_TIMER 8 /* RAW_WAKE inside timer processing */
+#define RAW_F_PREEMPTED 16 /* RAW_OFFCPU: switched out runnable (preempted), not blocked */
 
 /* Kinds of runtime context a thread can be in (cookie kind of ctx probes). */
 #define AS_CTX_IO 1
@@ -83,16 +85,33 @@ struct raw_spawn {
 	char file[AS_LOC_FILE_MAX];
 };
 
+#define AS_OFFCPU_FRAMES 64  /* frames kept per stack (kernel, user) */
+
+/* A thread that went off CPU inside a poll, emitted when it runs again:
+ * h.ts = when it was switched out, h.probe = 0. Stacks as bpf_get_stack
+ * gives them (innermost first; user frames by frame-pointer walk). */
+struct raw_offcpu {
+	struct raw_hdr h;
+	__u64 task;        /* task being polled on the thread */
+	__u64 dur_ns;      /* off-CPU time */
+	__u32 kbytes;      /* bytes of kstack[] filled */
+	__u32 ubytes;      /* bytes of ustack[] filled */
+	__u64 kstack[AS_OFFCPU_FRAMES];
+	__u64 ustack[AS_OFFCPU_FRAMES];
+};
+
 /* Counters in .bss, read by user space through the skeleton. */
 struct raw_counters {
 	__u64 lost;        /* ring-buffer reservations that failed */
 	__u64 depth_overflow;  /* polls nested deeper than AS_MAX_DEPTH */
 	__u64 no_thread_slot;  /* events dropped: the per-thread map was full */
+	__u64 offcpu_dropped;  /* off-CPU intervals not kept (pending map full) */
 };
 
 _Static_assert(sizeof(struct raw_hdr) == 16, "raw_hdr layout");
 _Static_assert(sizeof(struct raw_event) == 32, "raw_event layout");
 _Static_assert(sizeof(struct raw_thread) == 32, "raw_thread layout");
 _Static_assert(sizeof(struct raw_spawn) == 32 + AS_LOC_FILE_MAX, "raw_spawn layout");
+_Static_assert(sizeof(struct raw_offcpu) == 40 + 16 * AS_OFFCPU_FRAMES, "raw_offcpu layout");
 
 #endif

@@ -18,6 +18,7 @@ static const struct {
 	{ "trace", cmd_trace, "trace (-p PID | -- CMD [ARGS...]) [--duration SEC] -o report.html" },
 	{ "dump", cmd_dump, "dump -p PID [--format text|json]    async stack of every task, from memory" },
 	{ "top", cmd_top, "top (-p PID | -- CMD [ARGS...]) [--interval SEC]    live view of the tasks (q quits)" },
+	{ "blocking", cmd_blocking, "blocking [--folded] FILE    off-CPU time inside polls per task and cause (record --offcpu)" },
 	{ "events", cmd_events, "events FILE    print the decoded event stream of a trace" },
 	{ "probes", cmd_probes, "probes [--runtime NAME] BINARY    list the probe points a binary offers" },
 };

@@ -40,6 +40,8 @@ int cmd_record(int argc, char **argv)
 		{ "runtime", required_argument, NULL, 'r' },
 		{ "buffer-size", required_argument, NULL, 'b' },
 		{ "usdt", required_argument, NULL, 'u' },
+		{ "offcpu", no_argument, NULL, 'O' },
+		{ "offcpu-min", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -96,16 +98,31 @@ int cmd_record(int argc, char **argv)
 			o.ringbuf_bytes = kib << 10;
 			break;
 		}
+		case 'O': o.offcpu = true; break;
+		case 'M': {
+			char *end;
+			unsigned long long us = strtoull(optarg, &end, 10);
+			if (*end || !*optarg || us > 60000000ull) {
+				cli_error("--offcpu-min takes microseconds from 0 to 60000000, not '%s'", optarg);
+				goto out;
+			}
+			o.offcpu_min_ns = us ? us * 1000 : 1;
+			break;
+		}
 		case 'h':
 			printf("usage: asyncscope record [-o FILE] [--duration SEC] [--runtime NAME]\n"
 			       "                         [--buffer-size KIB] [--usdt PROVIDER:NAME]...\n"
+			       "                         [--offcpu [--offcpu-min US]]\n"
 			       "                         (-p PID | -- CMD [ARGS...])\n"
 			       "  -o FILE          trace file (default asyncscope.trace)\n"
 			       "  --duration SEC   stop after SEC seconds (a launched command is then ended)\n"
 			       "  --runtime NAME   runtime profile (default: detected; known: tokio)\n"
 			       "  --buffer-size K  BPF ring buffer in KiB (default 8192)\n"
 			       "  --usdt P:N       also trace the binary's USDT probe P:N (P:* all of\n"
-			       "                   provider P; repeatable); then no async runtime is needed\n");
+			       "                   provider P; repeatable); then no async runtime is needed\n"
+			       "  --offcpu         also record when a thread blocks inside a poll (off CPU),\n"
+			       "                   with kernel and user stacks (see asyncscope blocking)\n"
+			       "  --offcpu-min US  shortest off-CPU interval kept (default 100)\n");
 			ret = 0;
 			goto out;
 		default:
@@ -134,6 +151,9 @@ int cmd_record(int argc, char **argv)
 		(unsigned long long)res.events, (unsigned long long)res.tasks,
 		(unsigned long long)res.lost, (unsigned long long)res.missed, o.output,
 		(double)res.bytes / 1024.0, res.events ? (double)res.bytes / (double)res.events : 0.0);
+	if (o.offcpu)
+		fprintf(stderr, "asyncscope: %llu off-CPU intervals inside polls, %llu distinct stacks\n",
+			(unsigned long long)res.offcpu, (unsigned long long)res.stacks);
 	if (res.lost)
 		fprintf(stderr, "asyncscope: warning: %llu events were lost (ring buffer full): "
 			"the report marks the affected numbers as incomplete\n",

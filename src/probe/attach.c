@@ -46,6 +46,7 @@ struct attachment {
 	const struct probe_plan *plan;
 	pid_t tgid;
 	size_t ringbuf_bytes;
+	struct attach_extra extra;
 	bool multi;             /* programs loaded for uprobe_multi links */
 	struct bpf_link **links;
 	size_t n_links;
@@ -162,6 +163,12 @@ static uint64_t probe_cookie(const struct probe_plan *plan, size_t idx)
 			   (f & PLAN_F_TASK_ID ? AS_CF_TASK_ID : 0) | (f & PLAN_F_INSIDE ? AS_CF_INSIDE : 0));
 }
 
+/* The tracepoint programs, attached on their own rather than at plan points. */
+static bool not_uprobe(const struct asyncscope_bpf *skel, const struct bpf_program *prog)
+{
+	return prog == skel->progs.thread_exit || prog == skel->progs.offcpu_switch;
+}
+
 static int open_and_load(struct attachment *a, bool multi, char *err, size_t errlen)
 {
 	const struct probe_plan *plan = a->plan;
@@ -183,10 +190,16 @@ static int open_and_load(struct attachment *a, bool multi, char *err, size_t err
 	size_t rb = attach_ringbuf_size(a->ringbuf_bytes);
 	a->skel->rodata->wakeup_bytes = rb / 4;
 	bpf_map__set_max_entries(a->skel->maps.events, (__u32)rb);
+	a->skel->rodata->offcpu_min_ns = a->extra.offcpu_min_ns;
+	if (!a->extra.offcpu) {
+		/* not loaded at all, and its map kept tiny */
+		bpf_program__set_autoload(a->skel->progs.offcpu_switch, false);
+		bpf_map__set_max_entries(a->skel->maps.offcpu_pending, 1);
+	}
 	if (multi) {
 		struct bpf_program *prog;
 		bpf_object__for_each_program(prog, a->skel->obj)
-			if (prog != a->skel->progs.thread_exit)
+			if (!not_uprobe(a->skel, prog))
 				bpf_program__set_expected_attach_type(prog, AS_BPF_TRACE_UPROBE_MULTI);
 	}
 	ret = asyncscope_bpf__load(a->skel);
@@ -204,7 +217,8 @@ static int open_and_load(struct attachment *a, bool multi, char *err, size_t err
 }
 
 struct attachment *attachment__load(const struct probe_plan *plan, pid_t tgid,
-				    size_t ringbuf_bytes, char *err, size_t errlen)
+				    size_t ringbuf_bytes, const struct attach_extra *extra,
+				    char *err, size_t errlen)
 {
 	struct attachment *a = calloc(1, sizeof(*a));
 
@@ -215,6 +229,8 @@ struct attachment *attachment__load(const struct probe_plan *plan, pid_t tgid,
 	a->plan = plan;
 	a->tgid = tgid;
 	a->ringbuf_bytes = ringbuf_bytes;
+	if (extra)
+		a->extra = *extra;
 	bool multi = kernel_has_uprobe_multi();
 	if (open_and_load(a, multi, err, errlen) && (!multi || open_and_load(a, false, err, errlen))) {
 		attachment__free(a);
@@ -362,7 +378,7 @@ int attachment__attach(struct attachment *a, const char *binary, char *err, size
 	if (a->multi) {
 		struct bpf_program *prog;
 		bpf_object__for_each_program(prog, a->skel->obj) {
-			if (prog == a->skel->progs.thread_exit)
+			if (not_uprobe(a->skel, prog))
 				continue;
 			bool is_ret = !strcmp(bpf_program__section_name(prog), "uretprobe");
 			ret = attach_multi(a, prog, is_ret, img, binary);
@@ -398,6 +414,16 @@ int attachment__attach(struct attachment *a, const char *binary, char *err, size
 		goto cleanup;
 	}
 	a->links[a->n_links++] = exit_link;
+	if (a->extra.offcpu) {
+		struct bpf_link *sw = bpf_program__attach(a->skel->progs.offcpu_switch);
+		if (!sw) {
+			ret = -errno;
+			snprintf(err, errlen, "failed to attach to the sched_switch tracepoint "
+				 "(--offcpu): %s", strerror(errno));
+			goto cleanup;
+		}
+		a->links[a->n_links++] = sw;
+	}
 	ret = n;
 cleanup:
 	elf_image__free(img);
@@ -415,6 +441,7 @@ void attachment__counters(const struct attachment *a, struct raw_counters *out)
 	out->lost = __atomic_load_n(&a->skel->bss->counters.lost, __ATOMIC_RELAXED);
 	out->depth_overflow = __atomic_load_n(&a->skel->bss->counters.depth_overflow, __ATOMIC_RELAXED);
 	out->no_thread_slot = __atomic_load_n(&a->skel->bss->counters.no_thread_slot, __ATOMIC_RELAXED);
+	out->offcpu_dropped = __atomic_load_n(&a->skel->bss->counters.offcpu_dropped, __ATOMIC_RELAXED);
 }
 
 struct detach_job {

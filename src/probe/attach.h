@@ -3,7 +3,9 @@
 #ifndef AS_PROBE_ATTACH_H
 #define AS_PROBE_ATTACH_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "probe/plan.h"
@@ -17,15 +19,23 @@ struct attachment;
  * BPF). Returns 0, or -errno with a one-line message and fix in err. */
 int attach_check_kernel(char *err, size_t errlen);
 
-/* Opens and loads the BPF object for tgid with the plan's settings. No
- * probe is attached yet. NULL with a message in err on failure. */
+/* What to trace besides the plan's probes. */
+struct attach_extra {
+	bool offcpu;              /* off-CPU intervals inside polls (sched_switch) */
+	uint64_t offcpu_min_ns;   /* shortest interval emitted */
+};
+
+/* Opens and loads the BPF object for tgid with the plan's settings and
+ * extra (NULL: nothing extra). No probe is attached yet. NULL with a
+ * message in err on failure. */
 struct attachment *attachment__load(const struct probe_plan *plan, pid_t tgid,
-				    size_t ringbuf_bytes, char *err, size_t errlen);
+				    size_t ringbuf_bytes, const struct attach_extra *extra,
+				    char *err, size_t errlen);
 /* ringbuf_bytes rounded up to what the kernel accepts (power of two, at
  * least a page); 0 gives the default of 8 MiB. */
 size_t attach_ringbuf_size(size_t ringbuf_bytes);
 /* Attaches every planned probe to binary (a path the kernel can open, e.g.
- * /proc/PID/exe). Returns the number of probes attached (uretprobes count
+ * /proc/PID/exe), and the sched_switch program when extra->offcpu. Returns the number of probes attached (uretprobes count
  * separately), or -errno with a message in err. */
 int attachment__attach(struct attachment *a, const char *binary, char *err, size_t errlen);
 /* The loaded skeleton (borrowed until attachment__free). */

@@ -20,6 +20,8 @@
 #include "probe/attach.h"
 #include "probe/plan.h"
 #include "sym/elf_image.h"
+#include "sym/kallsyms.h"
+#include "sym/proc_syms.h"
 #include "sym/usdt_notes.h"
 #include "trace/event.h"
 #include "trace/writer.h"
@@ -54,6 +56,12 @@ struct rec {
 	size_t n_probes;
 	const struct probe_plan *plan;
 	const struct recorder_opts *o;
+	/* --offcpu: symbolizers, and room for one stack's frames and names */
+	struct kallsyms *ksyms;
+	struct proc_syms *usyms;
+	struct as_frame frames[2 * AS_STACK_MAX_FRAMES];
+	char names[2 * AS_STACK_MAX_FRAMES][AS_FRAME_SYM_MAX + 1];
+	uint64_t offcpu, stack_errors;
 };
 
 /* A nested schedule arrives a few us after its waker call (tens of us on a
@@ -189,6 +197,66 @@ static void deliver(struct rec *r, struct as_event *ev)
 	put(r, ev);
 }
 
+/* Names a stack's frames (kernel first) and gives it an id in the trace;
+ * 0 without a trace file or when the writer refuses it. */
+static uint32_t stack_id(struct rec *r, const struct raw_offcpu *o)
+{
+	uint32_t nk = o->kbytes / 8, nu = o->ubytes / 8, id = 0;
+
+	if (!r->w || (!nk && !nu))
+		return 0;
+	if (nk > AS_STACK_MAX_FRAMES)
+		nk = AS_STACK_MAX_FRAMES;
+	if (nu > AS_STACK_MAX_FRAMES)
+		nu = AS_STACK_MAX_FRAMES;
+	/* a frame-pointer walk through code built without frame pointers ends
+	 * in garbage: stop at the first address no code can have */
+	for (uint32_t i = 0; i < nu; i++)
+		if (o->ustack[i] < 0x10000 || o->ustack[i] >= 0x800000000000ull) {
+			nu = i;
+			break;
+		}
+	for (uint32_t i = 0; i < nk + nu; i++) {
+		uint64_t addr = i < nk ? o->kstack[i] : o->ustack[i - nk];
+		char *name = r->names[i];
+		name[0] = '\0';
+		if (i < nk) {
+			const char *k = kallsyms__lookup(r->ksyms, addr);
+			if (k)
+				snprintf(name, AS_FRAME_SYM_MAX + 1, "%s", k);
+		} else if (r->usyms) {
+			/* a return address points after its call: look up the call */
+			proc_syms__name(r->usyms, i == nk ? addr : addr - 1, name, AS_FRAME_SYM_MAX + 1);
+		}
+		r->frames[i] = (struct as_frame){ .addr = addr, .sym = name };
+	}
+	struct as_stack s = { .n_kernel = (uint16_t)nk, .n_user = (uint16_t)nu, .frames = r->frames };
+	if (trace_writer__stack(r->w, &s, &id)) {
+		r->stack_errors++;
+		return 0;
+	}
+	return id;
+}
+
+/* An off-CPU interval: written as it comes (its timestamp is its start, in
+ * the past; the trace takes events out of order), outside the wake and
+ * free bookkeeping, which are about the runtime's own events. */
+static void on_offcpu(struct rec *r, const struct raw_offcpu *o)
+{
+	struct as_event ev = {
+		.type = AS_EV_OFFCPU, .tid = o->h.tid, .ts = o->h.ts, .task = o->task,
+		.other = o->dur_ns, .flags = o->h.flags & RAW_F_PREEMPTED ? AS_OFFCPU_PREEMPTED : 0,
+	};
+
+	ev.stack = stack_id(r, o);
+	r->offcpu++;
+	r->events++;
+	if (r->o->on_event)
+		r->o->on_event(r->o->ctx, &ev);
+	if (r->w && trace_writer__write(r->w, &ev))
+		r->write_errors++;
+}
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct rec *r = ctx;
@@ -198,6 +266,14 @@ static int on_record(void *ctx, void *data, size_t size)
 
 	if (size < sizeof(*h))
 		goto bad;
+	if (h->type == RAW_OFFCPU) {
+		const struct raw_offcpu *o = data;
+		if (!r->o->offcpu || size < sizeof(*o) || o->kbytes > sizeof(o->kstack) ||
+		    o->ubytes > sizeof(o->ustack))
+			goto bad;
+		on_offcpu(r, o);
+		return 0;
+	}
 	if (h->probe >= r->n_probes && h->type != RAW_THREAD)
 		goto bad;
 	ev.probe = h->type == RAW_THREAD ? 0 : h->probe;
@@ -475,7 +551,17 @@ int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
 		tgid = child;
 	}
 
-	att = attachment__load(plan, tgid, o->ringbuf_bytes, err, errlen);
+	struct attach_extra extra = { .offcpu = o->offcpu,
+				      .offcpu_min_ns = o->offcpu_min_ns ? o->offcpu_min_ns : 100000 };
+	if (o->offcpu) {
+		/* kernel names now: a report may run where this kernel is not */
+		r.ksyms = kallsyms__load(NULL);
+		if (!r.ksyms)
+			fprintf(stderr, "asyncscope: warning: cannot read /proc/kallsyms (%s): "
+				"kernel frames will have no names\n", strerror(errno));
+		r.usyms = proc_syms__new(tgid, NULL);
+	}
+	att = attachment__load(plan, tgid, o->ringbuf_bytes, &extra, err, errlen);
 	if (!att) {
 		ret = -EPERM;
 		goto cleanup;
@@ -588,7 +674,8 @@ int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
 	struct as_trace_end end = {
 		.events = r.w ? trace_writer__events(r.w) : r.events,
 		.lost = c.lost,
-		.missed = r.missed + r.write_errors + c.depth_overflow + c.no_thread_slot,
+		.missed = r.missed + r.write_errors + r.stack_errors + c.depth_overflow +
+			  c.no_thread_slot + c.offcpu_dropped,
 		.end_ns = now_ns(CLOCK_MONOTONIC),
 	};
 	int fret = r.w ? trace_writer__finish(r.w, &end) : 0;
@@ -600,6 +687,8 @@ int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
 	res->tasks = r.tasks;
 	res->lost = end.lost;
 	res->missed = end.missed;
+	res->offcpu = r.offcpu;
+	res->stacks = r.w ? trace_writer__stacks(r.w) : 0;
 	res->bytes = r.w ? trace_writer__bytes(r.w) : 0;
 cleanup:
 	if (child > 0) {
@@ -615,6 +704,8 @@ cleanup:
 	ring_buffer__free(rb);
 	trace_writer__free(r.w);
 	attachment__free(att);
+	kallsyms__free(r.ksyms);
+	proc_syms__free(r.usyms);
 	u64map__clear(&r.live);
 	u64map__clear(&r.running);
 	free(r.held);

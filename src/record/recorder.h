@@ -23,6 +23,11 @@ struct recorder_opts {
 	const char *const *usdt;
 	size_t n_usdt;
 	size_t ringbuf_bytes;        /* BPF ring buffer size, 0 = default */
+	/* Off-CPU intervals inside polls (sched_switch), at least offcpu_min_ns
+	 * long, with their kernel and user stacks, named at record time from
+	 * /proc/kallsyms and the target's ELF symbols */
+	bool offcpu;
+	uint64_t offcpu_min_ns;
 	bool progress;               /* a live status line on stderr */
 	bool quiet;                  /* no "attached" line (a full-screen caller) */
 	const char *child_stdio;     /* launched command's stdout and stderr go here
@@ -43,6 +48,8 @@ struct recorder_result {
 	uint64_t tasks;              /* distinct task identities seen */
 	uint64_t lost;               /* lost in the kernel (ring buffer full) */
 	uint64_t missed;             /* malformed or unattributable records */
+	uint64_t offcpu;             /* off-CPU intervals recorded (--offcpu) */
+	uint64_t stacks;             /* distinct stacks stored for them */
 	uint64_t bytes;              /* trace file size */
 	int target_status;           /* launched target: wait status, else -1 */
 };

@@ -33,6 +33,7 @@ enum as_ev_flags {
 	AS_POLL_READY = 1, /* AS_EV_POLL_END: the poll completed the task (Ready or cancelled) */
 	AS_WAKE_IO = 2,    /* AS_EV_WAKE: woken by the runtime's I/O driver */
 	AS_WAKE_TIMER = 4, /* AS_EV_WAKE: woken by the runtime's timer */
+	AS_OFFCPU_PREEMPTED = 8, /* AS_EV_OFFCPU: switched out runnable (preempted), not blocked */
 };
 
 /* One event. Strings (str) are borrowed: from the producer until the call

@@ -443,7 +443,7 @@ static uint64_t stack_hash(const struct as_stack *s)
 	h = (h ^ s->n_user) * 1099511628211ull;
 	for (uint32_t i = 0; i < (uint32_t)s->n_kernel + s->n_user; i++)
 		h = (h ^ s->frames[i].addr) * 1099511628211ull;
-	return h;
+	return h && h != UINT64_MAX ? h : 1;   /* not keys of a u64map */
 }
 
 static bool same_stack(const struct known_stack *k, const struct as_stack *s)

@@ -11,6 +11,7 @@ cd "$(dirname "$0")/../.."
 . tests/integ/dump.sh
 . tests/integ/runtimes.sh
 . tests/integ/usdt.sh
+. tests/integ/offcpu.sh
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "integration tests need root (BPF): skipped"
@@ -148,7 +149,8 @@ for t in ${INTEG_TESTS:-test_multi_thread_exact_polls test_current_thread_exact_
 	test_runtime_async_std_exact_polls test_runtime_smol_exact_polls test_runtime_mixed_tokio_smol \
 	test_runtime_probes_listing \
 	test_usdt_probes_listing test_usdt_exact_hits test_usdt_exact_hits_perf_event_links test_usdt_semaphore test_usdt_errors \
-	test_usdt_in_tasks}; do
+	test_usdt_in_tasks \
+	test_offcpu_sleep_in_poll test_offcpu_off_by_default}; do
 	run_test "$t"
 done
 finish

@@ -10,6 +10,9 @@
 #include <zlib.h>
 
 #include "harness.h"
+#include "analysis/blocking.h"
+#include "sym/kallsyms.h"
+#include "sym/proc_syms.h"
 #include "trace/event.h"
 #include "trace/reader.h"
 #include "trace/writer.h"
@@ -252,10 +255,156 @@ static void test_older_versions(void)
 	unlink(path);
 }
 
+/* Kernel symbols: text symbols only, nearest at or below the address. */
+static void test_kallsyms(void)
+{
+	char path[64];
+	tmp_path(path);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return;
+	fputs("ffffffff81000000 T _stext\n"
+	      "ffffffff81a00200 t hrtimer_nanosleep\n"
+	      "ffffffff81a00000 T do_nanosleep\n"
+	      "ffffffff82000000 D some_data\n"
+	      "ffffffffc0001000 t mod_fn\t[somemod]\n"
+	      "0000000000000000 T hidden\n", f);
+	fclose(f);
+	struct kallsyms *k = kallsyms__load(path);
+	CHECK(k != NULL);
+	CHECK(kallsyms__lookup(k, 0xffffffff80000000ull) == NULL);
+	CHECK_STR(kallsyms__lookup(k, 0xffffffff81a00010ull), "do_nanosleep");
+	CHECK_STR(kallsyms__lookup(k, 0xffffffff81a00200ull), "hrtimer_nanosleep");
+	CHECK_STR(kallsyms__lookup(k, 0xffffffff82000010ull), "hrtimer_nanosleep"); /* data skipped */
+	CHECK_STR(kallsyms__lookup(k, 0xffffffffc0001004ull), "mod_fn");
+	kallsyms__free(k);
+	/* all addresses hidden (no privilege): nothing usable */
+	f = fopen(path, "w");
+	if (f) {
+		fputs("0000000000000000 T do_nanosleep\n", f);
+		fclose(f);
+	}
+	CHECK(kallsyms__load(path) == NULL);
+	CHECK_EQ_U64(errno, ENODATA);
+	unlink(path);
+}
+
+/* User addresses through a saved maps file: this test binary's own main. */
+static void test_proc_syms(void)
+{
+	char path[64], buf[256];
+	FILE *in = fopen("/proc/self/maps", "r");
+	tmp_path(path);
+	FILE *out = fopen(path, "w");
+	if (!in || !out) {
+		if (in)
+			fclose(in);
+		if (out)
+			fclose(out);
+		CHECK(0);
+		return;
+	}
+	while (fgets(buf, sizeof(buf), in))
+		fputs(buf, out);
+	fclose(in);
+	fclose(out);
+	struct proc_syms *ps = proc_syms__new(getpid(), path);
+	CHECK(ps != NULL);
+	CHECK_EQ_U64(proc_syms__name(ps, (uint64_t)(uintptr_t)&test_proc_syms + 4, buf, sizeof(buf)), 1);
+	CHECK_STR(buf, "test_proc_syms");
+	CHECK_EQ_U64(proc_syms__name(ps, 8, buf, sizeof(buf)), 0);   /* not mapped */
+	CHECK_STR(buf, "");
+	proc_syms__free(ps);
+	unlink(path);
+}
+
+/* The blocking analysis: per task and cause, parked intervals apart,
+ * folded lines with the task first and the frames outermost first. */
+static void test_blocking_analysis(void)
+{
+	static const struct as_frame frames[] = {
+		{ 0xffffffffc0000000ull, "_einittext" },       /* the BPF program */
+		{ 0xffffffff81000100ull, "__schedule" },
+		{ 0xffffffff81000200ull, "schedule" },
+		{ 0xffffffff81a00010ull, "do_nanosleep" },
+		{ 0xffffffff81a00200ull, "hrtimer_nanosleep" },
+		{ 0x7f0000001000ull, "clock_nanosleep" },
+		{ 0x555500001000ull, "std::thread::sleep" },
+		{ 0x555500002000ull, "app::step::{{closure}}" },
+		{ 0x555500003000ull, "tokio::runtime::task::raw::poll" },
+	};
+	const struct as_stack sleep = { .id = 1, .n_kernel = 5, .n_user = 4, .frames = frames };
+	const struct as_stack futex = { .id = 2, .n_kernel = 0, .n_user = 0, .frames = frames };
+	struct blocking *b = blocking__new(&meta);
+	const uint64_t A = 0x1000, B = 0x2000;
+	struct as_event evs[] = {
+		{ .type = AS_EV_POLL_BEGIN, .tid = 1, .ts = 1, .task = A, .other = 3, .probe = 0 },
+		{ .type = AS_EV_OFFCPU, .tid = 1, .ts = 2, .task = A, .other = 50000000, .stack = 1 },
+		{ .type = AS_EV_OFFCPU, .tid = 1, .ts = 3, .task = A, .other = 30000000, .stack = 1 },
+		{ .type = AS_EV_OFFCPU, .tid = 1, .ts = 4, .task = A, .other = 1000000, .stack = 2,
+		  .flags = AS_OFFCPU_PREEMPTED },
+		{ .type = AS_EV_POLL_END, .tid = 1, .ts = 5, .task = A },
+		{ .type = AS_EV_PARK, .tid = 2, .ts = 6 },
+		{ .type = AS_EV_OFFCPU, .tid = 2, .ts = 7, .task = B, .other = 900000000, .stack = 2 },
+		{ .type = AS_EV_UNPARK, .tid = 2, .ts = 8 },
+		{ .type = AS_EV_OFFCPU, .tid = 2, .ts = 9, .task = B, .other = 2000000, .stack = 2 },
+	};
+	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++)
+		CHECK_EQ_U64(blocking__add(b, &evs[i], evs[i].stack == 1 ? &sleep :
+					   evs[i].stack == 2 ? &futex : NULL), 0);
+	const struct blocking_summary *s = blocking__summary(b);
+	CHECK_EQ_U64(s->ns, 83000000);
+	CHECK_EQ_U64(s->count, 4);
+	CHECK_EQ_U64(s->parked_ns, 900000000);
+	CHECK_EQ_U64(s->parked_count, 1);
+	CHECK_EQ_U64(s->tasks, 2);
+	size_t n;
+	const struct blocking_task *t = blocking__tasks(b, &n);
+	CHECK_EQ_U64(n, 2);
+	if (n == 2) {
+		CHECK_EQ_U64(t[0].task, A);
+		CHECK_STR(t[0].name, "sleeper_in_poll::blocker");
+		CHECK_EQ_U64(t[0].tokio_id, 3);
+		CHECK_EQ_U64(t[0].ns, 81000000);
+		CHECK_EQ_U64(t[0].preempted_ns, 1000000);
+		CHECK_EQ_U64(t[0].n_causes, 2);
+		CHECK_STR(t[0].causes[0].kernel, "do_nanosleep");
+		CHECK_STR(t[0].causes[0].user, "app::step::{{closure}}");
+		CHECK_EQ_U64(t[0].causes[0].count, 2);
+		CHECK_EQ_U64(t[0].causes[0].ns, 80000000);
+		CHECK_STR(t[0].causes[1].kernel, "?");
+		CHECK_STR(t[1].name, "?");
+		CHECK_EQ_U64(t[1].ns, 2000000);
+	}
+	const struct blocking_folded *l = blocking__folded(b, &n);
+	CHECK_EQ_U64(n, 3);
+	if (n == 3) {
+		CHECK_STR(l[0].stack, "sleeper_in_poll::blocker;tokio::runtime::task::raw::poll;"
+			  "app::step::{{closure}};std::thread::sleep;clock_nanosleep;"
+			  "hrtimer_nanosleep;do_nanosleep;schedule;__schedule");
+		CHECK_EQ_U64(l[0].ns, 80000000);
+		CHECK_STR(l[1].stack, "?");
+		CHECK_EQ_U64(l[1].ns, 2000000);
+	}
+	CHECK_EQ_U64(blocking__add(b, NULL, NULL), -EINVAL);
+	blocking__free(b);
+	/* nothing off CPU */
+	b = blocking__new(&meta);
+	CHECK(blocking__tasks(b, &n) != NULL);
+	CHECK_EQ_U64(n, 0);
+	blocking__folded(b, &n);
+	CHECK_EQ_U64(n, 0);
+	blocking__free(b);
+	blocking__free(NULL);
+}
+
 int main(void)
 {
 	RUN(test_dedup);
 	RUN(test_roundtrip);
 	RUN(test_older_versions);
+	RUN(test_kallsyms);
+	RUN(test_proc_syms);
+	RUN(test_blocking_analysis);
 	TEST_MAIN_END();
 }

@@ -1,0 +1,93 @@
+/* Off-CPU time inside polls (record --offcpu): when a thread of the target
+ * is switched out while its poll stack is not empty, remember when, the
+ * task polled, and its kernel and user stacks; when it is switched back in,
+ * emit one RAW_OFFCPU record if it was away at least offcpu_min_ns.
+ * Attached only with --offcpu: it runs on every context switch of the
+ * machine, and returns at once for other processes. */
+#include "common.bpf.h"
+#include <bpf/bpf_core_read.h>
+
+/* Shortest off-CPU interval emitted (record --offcpu-min). */
+const volatile __u64 offcpu_min_ns = 100000;
+
+/* What a switched-out thread left: the record to emit, minus its length.
+ * The stacks can only be taken at the switch-out (the current task is
+ * then the one leaving) and whether to emit is only known at the
+ * switch-in, and a ring-buffer reservation cannot span two program runs:
+ * so the stacks wait here, keyed by tid, and are copied into the record. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct raw_offcpu);
+} offcpu_pending SEC(".maps");
+
+/* Scratch for building a pending entry (too large for the BPF stack). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct raw_offcpu);
+} offcpu_scratch SEC(".maps");
+
+static __always_inline void switch_out(void *ctx, struct task_struct *prev, bool preempted)
+{
+	__u32 tid = BPF_CORE_READ(prev, pid), zero = 0;
+	struct poll_stack *st = bpf_map_lookup_elem(&threads, &tid);
+
+	if (!st)
+		return;
+	__u32 depth = st->depth;
+	if (depth == 0 || depth > AS_MAX_DEPTH)
+		return;
+	struct raw_offcpu *p = bpf_map_lookup_elem(&offcpu_scratch, &zero);
+	if (!p)
+		return;
+	p->h.type = RAW_OFFCPU;
+	p->h.flags = preempted ? RAW_F_PREEMPTED : 0;
+	p->h.probe = 0;
+	p->h.tid = tid;
+	p->h.ts = bpf_ktime_get_ns();
+	p->task = st->task[(depth - 1) & (AS_MAX_DEPTH - 1)];
+	p->dur_ns = 0;
+	/* prev is the current task here: its stacks are the ones at the switch */
+	long k = bpf_get_stack(ctx, p->kstack, sizeof(p->kstack), 0);
+	long u = bpf_get_stack(ctx, p->ustack, sizeof(p->ustack), BPF_F_USER_STACK);
+	p->kbytes = k > 0 ? (__u32)k : 0;
+	p->ubytes = u > 0 ? (__u32)u : 0;
+	if (bpf_map_update_elem(&offcpu_pending, &tid, p, BPF_ANY))
+		__sync_fetch_and_add(&counters.offcpu_dropped, 1);
+}
+
+static __always_inline void switch_in(struct task_struct *next)
+{
+	__u32 tid = BPF_CORE_READ(next, pid);
+	struct raw_offcpu *p = bpf_map_lookup_elem(&offcpu_pending, &tid);
+
+	if (!p)
+		return;
+	__u64 now = bpf_ktime_get_ns();
+	if (p->h.ts && now - p->h.ts >= offcpu_min_ns) {
+		struct raw_offcpu *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+		if (e) {
+			bpf_probe_read_kernel(e, sizeof(*e), p);
+			e->dur_ns = now - p->h.ts;
+			bpf_ringbuf_submit(e, submit_flags());
+		} else {
+			__sync_fetch_and_add(&counters.lost, 1);
+		}
+	}
+	bpf_map_delete_elem(&offcpu_pending, &tid);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(offcpu_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	if (bare_probes)
+		return 0;
+	if (BPF_CORE_READ(prev, tgid) == targ_tgid)
+		switch_out(ctx, prev, preempt);
+	if (BPF_CORE_READ(next, tgid) == targ_tgid)
+		switch_in(next);
+	return 0;
+}

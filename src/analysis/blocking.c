@@ -1,0 +1,457 @@
+/* Blocking analysis: accumulates off-CPU intervals per task, per (kernel
+ * function, user frame) cause and per stack; sorts on demand. Depends on
+ * util/ only. */
+#include "analysis/blocking.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/strtab.h"
+#include "util/u64map.h"
+
+/* What a stack id means for the analysis, computed once per stack. */
+struct sinfo {
+	uint32_t cause;       /* index into causes_def */
+	const char *frames;   /* "user;...;kernel" part of a folded line (may be "") */
+};
+
+struct cause_def {
+	const char *kernel, *user;
+};
+
+struct acc {
+	uint32_t task;        /* index into tasks */
+	uint32_t what;        /* cause or folded line index */
+	uint64_t ns, count;
+};
+
+struct blocking {
+	const struct as_trace_meta *meta;
+	struct strtab strs;           /* interned names and folded strings */
+	struct blocking_task *tasks;
+	size_t n_tasks, cap_tasks;
+	struct u64map live;           /* task address -> index + 1 of its entry */
+	struct u64map parked;         /* tid + 1 -> 1 while parked */
+	struct u64map stacks;         /* stack id -> index into sinfo */
+	struct sinfo *sinfo;
+	size_t n_sinfo, cap_sinfo;
+	struct cause_def *causes_def;
+	size_t n_causes_def, cap_causes_def;
+	struct u64map cause_acc;      /* task << 32 | cause -> index into causes + 1 */
+	struct acc *causes;
+	size_t n_causes, cap_causes;
+	struct u64map line_acc;       /* folded line string index -> index into lines + 1 */
+	struct blocking_folded *lines;
+	size_t n_lines, cap_lines;
+	struct blocking_cause *out_causes; /* per-task arrays handed out */
+	struct blocking_task *view;   /* tasks handed out, sorted */
+	size_t n_view;
+	bool sorted;
+	struct blocking_summary sum;
+};
+
+#define GROW(arr, n, cap, init) ({ int r_ = 0; \
+	if ((n) == (cap)) { size_t c_ = (cap) ? (cap) * 2 : (init); \
+		void *p_ = realloc((arr), c_ * sizeof(*(arr))); \
+		if (!p_) r_ = -ENOMEM; else { (arr) = p_; (cap) = c_; } } r_; })
+
+static const char *intern(struct blocking *b, const char *s)
+{
+	uint32_t idx;
+	size_t n = strlen(s);
+	if (strtab__find(&b->strs, s, n, &idx) || !strtab__add(&b->strs, s, n, &idx))
+		return strtab__get(&b->strs, idx);
+	return NULL;
+}
+
+struct blocking *blocking__new(const struct as_trace_meta *meta)
+{
+	struct blocking *b = calloc(1, sizeof(*b));
+	if (!b)
+		return NULL;
+	b->meta = meta;
+	return b;
+}
+
+static bool prefixed(const char *s, const char *const *pre)
+{
+	for (; *pre; pre++)
+		if (!strncmp(s, *pre, strlen(*pre)))
+			return true;
+	return false;
+}
+
+/* Tracing frames (the BPF program that took the stack, which kallsyms
+ * names after the last text symbol before it, often _einittext). */
+static bool tracing_frame(const char *s)
+{
+	static const char *const pre[] = { "__traceiter_", "__bpf_", "bpf_", "_einittext", NULL };
+	return !*s || prefixed(s, pre);
+}
+
+/* Scheduler and tracing frames sit above the function that blocked. */
+static bool sched_frame(const char *s)
+{
+	static const char *const pre[] = {
+		"__schedule", "schedule", "preempt_schedule", "__cond_resched", "_cond_resched",
+		"finish_task_switch", "__traceiter_", "__bpf_", "bpf_", "io_schedule",
+		"__switch_to", "context_switch", NULL,
+	};
+	return tracing_frame(s) || prefixed(s, pre);
+}
+
+/* The runtime, the standard library, or a C function (no "::"): not the
+ * program's own code. */
+static bool library_frame(const char *s)
+{
+	static const char *const pre[] = {
+		"std::", "core::", "alloc::", "tokio::", "async_task::", "async_executor::",
+		"async_std::", "smol::", "futures::", "futures_util::", "futures_core::",
+		"async_io::", "parking::", "polling::", "F as core::", NULL,
+	};
+	if (*s == '<')
+		s++;
+	return !strstr(s, "::") || prefixed(s, pre);
+}
+
+static int stack_info(struct blocking *b, const struct as_stack *st, uint32_t *out)
+{
+	uint64_t v;
+	uint32_t id = st ? st->id : 0;
+	int err;
+
+	if (u64map__get(&b->stacks, (uint64_t)id + 1, &v)) {
+		*out = (uint32_t)v;
+		return 0;
+	}
+	const char *kernel = "?", *user = "?";
+	size_t len = 1;
+	uint32_t nk = st ? st->n_kernel : 0, nu = st ? st->n_user : 0;
+	for (uint32_t i = 0; i < nk + nu; i++)
+		len += strlen(st->frames[i].sym) + 20;
+	char *folded = malloc(len);
+	if (!folded)
+		return -ENOMEM;
+	char *p = folded;
+	*p = '\0';
+	for (uint32_t i = 0; i < nk; i++)
+		if (!sched_frame(st->frames[i].sym)) {
+			kernel = st->frames[i].sym;
+			break;
+		}
+	for (uint32_t i = nk; i < nk + nu; i++)
+		if (!library_frame(st->frames[i].sym)) {
+			user = st->frames[i].sym;
+			break;
+		}
+	/* user frames outermost first, then kernel frames outermost first,
+	 * without the tracing frames innermost */
+	uint32_t skip = 0;
+	while (skip < nk && tracing_frame(st->frames[skip].sym))
+		skip++;
+	for (uint32_t k = 0; k < nu + nk - skip; k++) {
+		uint32_t i = k < nu ? nk + nu - 1 - k : nk - 1 - (k - nu);
+		const char *s = st->frames[i].sym;
+		if (p != folded)
+			*p++ = ';';
+		if (*s)
+			p += sprintf(p, "%s", s);
+		else
+			p += sprintf(p, "0x%llx", (unsigned long long)st->frames[i].addr);
+	}
+	/* no ';' or newline inside a frame name: they would split it */
+	for (char *c = folded; *c; c++)
+		if (*c == '\n')
+			*c = ' ';
+	const char *f = intern(b, folded);
+	free(folded);
+	if (!f || (kernel = intern(b, kernel)) == NULL || (user = intern(b, user)) == NULL)
+		return -ENOMEM;
+	/* causes are few: a linear search over their definitions will do */
+	uint32_t cause = (uint32_t)b->n_causes_def;
+	for (size_t i = 0; i < b->n_causes_def; i++)
+		if (b->causes_def[i].kernel == kernel && b->causes_def[i].user == user) {
+			cause = (uint32_t)i;
+			break;
+		}
+	if (cause == b->n_causes_def) {
+		if ((err = GROW(b->causes_def, b->n_causes_def, b->cap_causes_def, 16)))
+			return err;
+		b->causes_def[b->n_causes_def++] = (struct cause_def){ kernel, user };
+	}
+	if ((err = GROW(b->sinfo, b->n_sinfo, b->cap_sinfo, 16)))
+		return err;
+	b->sinfo[b->n_sinfo] = (struct sinfo){ .cause = cause, .frames = f };
+	if ((err = u64map__set(&b->stacks, (uint64_t)id + 1, b->n_sinfo)))
+		return err;
+	*out = (uint32_t)b->n_sinfo++;
+	return 0;
+}
+
+static int task_entry(struct blocking *b, uint64_t addr, uint32_t *idx)
+{
+	uint64_t v;
+	int err;
+
+	if (u64map__get(&b->live, addr, &v)) {
+		*idx = (uint32_t)(v - 1);
+		return 0;
+	}
+	if ((err = GROW(b->tasks, b->n_tasks, b->cap_tasks, 64)))
+		return err;
+	b->tasks[b->n_tasks] = (struct blocking_task){ .task = addr, .name = "?" };
+	if ((err = u64map__set(&b->live, addr, b->n_tasks + 1)))
+		return err;
+	*idx = (uint32_t)b->n_tasks++;
+	return 0;
+}
+
+static int add_offcpu(struct blocking *b, const struct as_event *ev, const struct as_stack *st)
+{
+	uint32_t t, si;
+	uint64_t v;
+	int err;
+
+	if (u64map__get(&b->parked, (uint64_t)ev->tid + 1, NULL)) {
+		b->sum.parked_ns += ev->other;
+		b->sum.parked_count++;
+		return 0;
+	}
+	if (!ev->task || ev->task == UINT64_MAX)   /* UINT64_MAX: not a map key */
+		return 0;
+	if ((err = task_entry(b, ev->task, &t)) || (err = stack_info(b, st, &si)))
+		return err;
+	struct blocking_task *bt = &b->tasks[t];
+	if (!bt->count)
+		b->sum.tasks++;
+	bt->ns += ev->other;
+	bt->count++;
+	if (ev->flags & AS_OFFCPU_PREEMPTED)
+		bt->preempted_ns += ev->other;
+	b->sum.ns += ev->other;
+	b->sum.count++;
+
+	uint64_t key = ((uint64_t)t << 32 | b->sinfo[si].cause) + 1; /* keys are never 0 */
+	if (!u64map__get(&b->cause_acc, key, &v)) {
+		if ((err = GROW(b->causes, b->n_causes, b->cap_causes, 64)))
+			return err;
+		b->causes[b->n_causes] = (struct acc){ .task = t, .what = b->sinfo[si].cause };
+		if ((err = u64map__set(&b->cause_acc, key, b->n_causes + 1)))
+			return err;
+		v = ++b->n_causes;
+	}
+	b->causes[v - 1].ns += ev->other;
+	b->causes[v - 1].count++;
+
+	/* the folded line: task name, then the frames */
+	const char *fr = b->sinfo[si].frames;
+	size_t n = strlen(bt->name) + strlen(fr) + 2;
+	char *line = malloc(n);
+	if (!line)
+		return -ENOMEM;
+	snprintf(line, n, "%s%s%s", bt->name, *fr ? ";" : "", fr);
+	const char *l = intern(b, line);
+	free(line);
+	if (!l)
+		return -ENOMEM;
+	uint32_t li;
+	strtab__find(&b->strs, l, strlen(l), &li);
+	if (!u64map__get(&b->line_acc, (uint64_t)li + 1, &v)) {
+		if ((err = GROW(b->lines, b->n_lines, b->cap_lines, 64)))
+			return err;
+		b->lines[b->n_lines] = (struct blocking_folded){ .stack = l };
+		if ((err = u64map__set(&b->line_acc, (uint64_t)li + 1, b->n_lines + 1)))
+			return err;
+		v = ++b->n_lines;
+	}
+	b->lines[v - 1].ns += ev->other;
+	return 0;
+}
+
+int blocking__add(struct blocking *b, const struct as_event *ev, const struct as_stack *stack)
+{
+	uint32_t t;
+	int err;
+
+	if (!b || !ev)
+		return -EINVAL;
+	b->sorted = false;
+	switch (ev->type) {
+	case AS_EV_POLL_BEGIN:
+		if (!ev->task || ev->task == UINT64_MAX)
+			return 0;
+		if ((err = task_entry(b, ev->task, &t)))
+			return err;
+		if (ev->other)
+			b->tasks[t].tokio_id = ev->other;
+		if (!strcmp(b->tasks[t].name, "?") && b->meta && ev->probe < b->meta->n_probes) {
+			const struct as_probe *p = &b->meta->probes[ev->probe];
+			const char *name = p->future && *p->future ? p->future : NULL;
+			if (name && !(b->tasks[t].name = intern(b, name)))
+				return -ENOMEM;
+		}
+		return 0;
+	case AS_EV_FREE:
+		u64map__del(&b->live, ev->task);  /* a reused address is a new task */
+		return 0;
+	case AS_EV_PARK:
+		return u64map__set(&b->parked, (uint64_t)ev->tid + 1, 1);
+	case AS_EV_UNPARK:
+		u64map__del(&b->parked, (uint64_t)ev->tid + 1);
+		return 0;
+	case AS_EV_OFFCPU:
+		return add_offcpu(b, ev, stack);
+	default:
+		return 0;
+	}
+}
+
+static int by_task_ns(const void *x, const void *y)
+{
+	const struct blocking_task *a = x, *b = y;
+	if (a->ns != b->ns)
+		return a->ns > b->ns ? -1 : 1;
+	return a->task < b->task ? -1 : a->task > b->task;
+}
+
+static int by_cause_ns(const void *x, const void *y)
+{
+	const struct blocking_cause *a = x, *b = y;
+	if (a->ns != b->ns)
+		return a->ns > b->ns ? -1 : 1;
+	int c = strcmp(a->kernel, b->kernel);
+	return c ? c : strcmp(a->user, b->user);
+}
+
+static int by_line_ns(const void *x, const void *y)
+{
+	const struct blocking_folded *a = x, *b = y;
+	if (a->ns != b->ns)
+		return a->ns > b->ns ? -1 : 1;
+	return strcmp(a->stack, b->stack);
+}
+
+/* Builds the handed-out views: tasks with time (sorted, their causes
+ * attached), lines sorted. */
+static int sort_all(struct blocking *b, struct blocking_task **out, size_t *n_out)
+{
+	free(b->out_causes);
+	b->out_causes = NULL;
+	size_t n = 0;
+	struct blocking_task *v = calloc(b->n_tasks ? b->n_tasks : 1, sizeof(*v));
+	b->out_causes = calloc(b->n_causes ? b->n_causes : 1, sizeof(*b->out_causes));
+	size_t *first = calloc(b->n_tasks ? b->n_tasks : 1, sizeof(*first));
+	size_t *cnt = calloc(b->n_tasks ? b->n_tasks : 1, sizeof(*cnt));
+	if (!v || !b->out_causes || !first || !cnt) {
+		free(v);
+		free(first);
+		free(cnt);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < b->n_causes; i++)
+		cnt[b->causes[i].task]++;
+	for (size_t t = 0, pos = 0; t < b->n_tasks; t++) {
+		first[t] = pos;
+		pos += cnt[t];
+		cnt[t] = 0;
+	}
+	for (size_t i = 0; i < b->n_causes; i++) {
+		const struct acc *a = &b->causes[i];
+		b->out_causes[first[a->task] + cnt[a->task]++] = (struct blocking_cause){
+			.kernel = b->causes_def[a->what].kernel, .user = b->causes_def[a->what].user,
+			.ns = a->ns, .count = a->count,
+		};
+	}
+	for (size_t t = 0; t < b->n_tasks; t++) {
+		if (!b->tasks[t].count)
+			continue;
+		v[n] = b->tasks[t];
+		v[n].causes = b->out_causes + first[t];
+		v[n].n_causes = cnt[t];
+		qsort(v[n].causes, v[n].n_causes, sizeof(*v[n].causes), by_cause_ns);
+		n++;
+	}
+	qsort(v, n, sizeof(*v), by_task_ns);
+	if (b->n_lines)
+		qsort(b->lines, b->n_lines, sizeof(*b->lines), by_line_ns);
+	/* line_acc indexes are stale after the sort: rebuild them */
+	u64map__clear(&b->line_acc);
+	for (size_t i = 0; i < b->n_lines; i++) {
+		uint32_t li;
+		strtab__find(&b->strs, b->lines[i].stack, strlen(b->lines[i].stack), &li);
+		if (u64map__set(&b->line_acc, (uint64_t)li + 1, i + 1)) {
+			free(v);
+			free(first);
+			free(cnt);
+			return -ENOMEM;
+		}
+	}
+	free(first);
+	free(cnt);
+	*out = v;
+	*n_out = n;
+	return 0;
+}
+
+static int ensure_sorted(struct blocking *b)
+{
+	struct blocking_task *v;
+	size_t n;
+	int err;
+
+	if (b->sorted)
+		return 0;
+	if ((err = sort_all(b, &v, &n)))
+		return err;
+	free(b->view);
+	b->view = v;
+	b->n_view = n;
+	b->sorted = true;
+	return 0;
+}
+
+const struct blocking_task *blocking__tasks(struct blocking *b, size_t *n)
+{
+	*n = 0;
+	if (!b || ensure_sorted(b))
+		return NULL;
+	*n = b->n_view;
+	return b->view;
+}
+
+const struct blocking_folded *blocking__folded(struct blocking *b, size_t *n)
+{
+	*n = 0;
+	if (!b || ensure_sorted(b))
+		return NULL;
+	*n = b->n_lines;
+	return b->lines;
+}
+
+const struct blocking_summary *blocking__summary(struct blocking *b)
+{
+	return b ? &b->sum : NULL;
+}
+
+void blocking__free(struct blocking *b)
+{
+	if (!b)
+		return;
+	strtab__clear(&b->strs);
+	free(b->tasks);
+	u64map__clear(&b->live);
+	u64map__clear(&b->parked);
+	u64map__clear(&b->stacks);
+	free(b->sinfo);
+	free(b->causes_def);
+	u64map__clear(&b->cause_acc);
+	free(b->causes);
+	u64map__clear(&b->line_acc);
+	free(b->lines);
+	free(b->out_causes);
+	free(b->view);
+	free(b);
+}

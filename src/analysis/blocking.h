@@ -1,0 +1,69 @@
+/* Blocking inside polls: off-CPU intervals (AS_EV_OFFCPU, record --offcpu)
+ * per task and per cause, and the flame-graph stacks behind them. Fed every
+ * event of a trace in order, with the stack each off-CPU event refers to.
+ * Pure C: no libbpf, no I/O, no globals.
+ *
+ * A cause is (innermost kernel function, first user frame in the program's
+ * own code): the kernel frame is the first that is not the scheduler's
+ * (schedule, __schedule, ...); the user frame the first whose name is not
+ * std, core, alloc, the async runtimes' or a C library function. Intervals
+ * spent parked in the runtime (between a worker's PARK and UNPARK: the
+ * worker loop is itself polled as a task in Tokio's multi_thread runtime)
+ * are counted apart, not as blocking. */
+#ifndef AS_ANALYSIS_BLOCKING_H
+#define AS_ANALYSIS_BLOCKING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace/event.h"
+
+struct blocking;
+
+struct blocking_cause {
+	const char *kernel;   /* innermost kernel function, "?" unknown */
+	const char *user;     /* first user frame of the program's code, "?" unknown */
+	uint64_t ns, count;
+};
+
+struct blocking_task {
+	uint64_t task;        /* header address */
+	uint64_t tokio_id;    /* 0 unknown */
+	const char *name;     /* root future of its poll probe, or "?" */
+	uint64_t ns, count;   /* off-CPU time and intervals inside its polls */
+	uint64_t preempted_ns; /* of which switched out runnable (preempted) */
+	struct blocking_cause *causes; /* n_causes, most time first */
+	size_t n_causes;
+};
+
+/* One flame-graph line: "task-future;user frames (outermost first);kernel
+ * frames (outermost first)" and its weight in ns. */
+struct blocking_folded {
+	const char *stack;
+	uint64_t ns;
+};
+
+struct blocking_summary {
+	uint64_t ns, count;           /* inside polls of tasks (parked excluded) */
+	uint64_t parked_ns, parked_count; /* while the worker was parked */
+	uint64_t tasks;               /* tasks with off-CPU time */
+};
+
+/* meta is borrowed until blocking__free (probe names). NULL and errno on
+ * failure. */
+struct blocking *blocking__new(const struct as_trace_meta *meta);
+/* Takes one event; for AS_EV_OFFCPU, stack is the one its stack field names
+ * (NULL when none; copied as needed). Returns 0, -EINVAL for NULL b or ev,
+ * or -ENOMEM. */
+int blocking__add(struct blocking *b, const struct as_event *ev, const struct as_stack *stack);
+/* Tasks with off-CPU time, most first (ties: by address). Owned by b, valid
+ * until the next add or free. */
+const struct blocking_task *blocking__tasks(struct blocking *b, size_t *n);
+/* Flame-graph lines, heaviest first. Owned by b, valid until the next add
+ * or free. */
+const struct blocking_folded *blocking__folded(struct blocking *b, size_t *n);
+const struct blocking_summary *blocking__summary(struct blocking *b);
+/* Accepts NULL. */
+void blocking__free(struct blocking *b);
+
+#endif

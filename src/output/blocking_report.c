@@ -1,0 +1,63 @@
+/* Text and folded forms of the blocking analysis. */
+#include "output/blocking_report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+
+static double ms(uint64_t ns)
+{
+	return (double)ns / 1e6;
+}
+
+/* Sample:
+ * Blocking inside polls (off CPU, record --offcpu): 503.412 ms in 10 intervals, 1 task
+ *   sleeper_in_poll::blocker  task 0x55d4ae37480  tokio id 3  off-CPU 503.412 ms  10 intervals
+ *       503.412 ms   10x  do_nanosleep <- sleeper_in_poll::sleep_blocking::{{closure}}
+ *   parked in the runtime (not counted): 11 intervals, 520.100 ms
+ */
+int blocking_report_text(FILE *out, struct blocking *b)
+{
+	const struct blocking_summary *s = blocking__summary(b);
+	size_t n;
+	const struct blocking_task *t = blocking__tasks(b, &n);
+
+	if (!s || (!t && s->tasks))
+		return -ENOMEM;
+	fprintf(out, "Blocking inside polls (off CPU, record --offcpu): %.3f ms in %" PRIu64
+		" intervals, %" PRIu64 " task%s\n", ms(s->ns), s->count, s->tasks,
+		s->tasks == 1 ? "" : "s");
+	for (size_t i = 0; i < n && i < BLOCKING_REPORT_TASKS; i++) {
+		fprintf(out, "  %s  task %#" PRIx64, t[i].name, t[i].task);
+		if (t[i].tokio_id)
+			fprintf(out, "  tokio id %" PRIu64, t[i].tokio_id);
+		fprintf(out, "  off-CPU %.3f ms  %" PRIu64 " intervals", ms(t[i].ns), t[i].count);
+		if (t[i].preempted_ns)
+			fprintf(out, "  (preempted %.3f ms)", ms(t[i].preempted_ns));
+		fputc('\n', out);
+		for (size_t c = 0; c < t[i].n_causes && c < BLOCKING_REPORT_CAUSES; c++)
+			fprintf(out, "      %10.3f ms %5" PRIu64 "x  %s <- %s\n", ms(t[i].causes[c].ns),
+				t[i].causes[c].count, t[i].causes[c].kernel, t[i].causes[c].user);
+		if (t[i].n_causes > BLOCKING_REPORT_CAUSES)
+			fprintf(out, "      ... %zu more causes\n", t[i].n_causes - BLOCKING_REPORT_CAUSES);
+	}
+	if (n > BLOCKING_REPORT_TASKS)
+		fprintf(out, "  ... %zu more tasks\n", n - BLOCKING_REPORT_TASKS);
+	if (s->parked_count)
+		fprintf(out, "  parked in the runtime (not counted): %" PRIu64 " intervals, %.3f ms\n",
+			s->parked_count, ms(s->parked_ns));
+	if (!s->count && !s->parked_count)
+		fprintf(out, "  none: record with --offcpu to see where polls block\n");
+	return ferror(out) ? -EIO : 0;
+}
+
+int blocking_report_folded(FILE *out, struct blocking *b)
+{
+	size_t n;
+	const struct blocking_folded *l = blocking__folded(b, &n);
+
+	if (!l && n)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "%s %" PRIu64 "\n", l[i].stack, l[i].ns);
+	return ferror(out) ? -EIO : 0;
+}

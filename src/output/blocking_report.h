@@ -1,0 +1,21 @@
+/* The blocking report (asyncscope blocking): off-CPU time inside polls per
+ * task and per cause, or its flame-graph stacks (folded format), from a
+ * blocking analysis (analysis/blocking.h). Writes only to the FILE* it is
+ * given; computes nothing. */
+#ifndef AS_OUTPUT_BLOCKING_REPORT_H
+#define AS_OUTPUT_BLOCKING_REPORT_H
+
+#include <stdio.h>
+
+#include "analysis/blocking.h"
+
+#define BLOCKING_REPORT_TASKS 20   /* tasks listed, most off-CPU time first */
+#define BLOCKING_REPORT_CAUSES 5   /* causes listed per task */
+
+/* Writes the text section. Returns 0, -ENOMEM or -EIO. */
+int blocking_report_text(FILE *out, struct blocking *b);
+/* Writes "task-future;user frames;kernel frames NS" lines, heaviest first
+ * (flamegraph.pl / inferno input). Returns 0, -ENOMEM or -EIO. */
+int blocking_report_folded(FILE *out, struct blocking *b);
+
+#endif

@@ -1,0 +1,24 @@
+/* Names of user-space code addresses of a live process: /proc/PID/maps
+ * gives the mapped file and its offset, the file's ELF symbols (demangled,
+ * src/sym/elf_image) the function. Files are opened on first use. No libbpf. */
+#ifndef AS_SYM_PROC_SYMS_H
+#define AS_SYM_PROC_SYMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct proc_syms;
+
+/* For pid; maps_path NULL reads /proc/PID/maps (another path: a saved copy,
+ * for tests). Returns NULL and sets errno (ENOMEM). The maps are read on
+ * the first lookup, and again when an address is in none of them. */
+struct proc_syms *proc_syms__new(pid_t pid, const char *maps_path);
+/* Writes the name of the function containing addr into buf: its demangled
+ * symbol; else "FILE+0xOFFSET" (FILE the base name of the mapping); else
+ * "" (not mapped). Returns 1 for a symbol, 0 otherwise. */
+int proc_syms__name(struct proc_syms *ps, uint64_t addr, char *buf, size_t len);
+/* Accepts NULL. */
+void proc_syms__free(struct proc_syms *ps);
+
+#endif
