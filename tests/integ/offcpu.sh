@@ -9,14 +9,15 @@ test_offcpu_sleep_in_poll() {
 	check "record counts the intervals" grep -q "off-CPU intervals inside polls" "$TMP/offcpu.err"
 	check "blocking report" sh -c "$AS blocking $t > $txt"
 	check "report names the task" grep -q "^  sleeper_in_poll::blocker  task" "$txt"
-	check "cause: the nanosleep kernel path" grep -Eq "x  (do_nanosleep|hrtimer_nanosleep) <- sleeper_in_poll::" "$txt"
+	check "cause: the nanosleep kernel path, 10 times" grep -Eq " 10x  (do_nanosleep|hrtimer_nanosleep) <- sleeper_in_poll::" "$txt"
 	check "off-CPU time of the task within 10% of 500 ms" python3 - "$txt" <<'PY'
 import re, sys
 for line in open(sys.argv[1]):
     m = re.match(r"  sleeper_in_poll::blocker  task .*off-CPU ([0-9.]+) ms  (\d+) intervals", line)
     if m:
         ms, n = float(m.group(1)), int(m.group(2))
-        ok = 450 <= ms <= 550 and n == 10
+        # other short intervals (a preemption, a page fault) may add a few
+        ok = 450 <= ms <= 550 and n >= 10
         if not ok:
             print("    blocker: %.3f ms in %d intervals" % (ms, n), file=sys.stderr)
         sys.exit(0 if ok else 1)
