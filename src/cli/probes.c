@@ -106,13 +106,19 @@ int cmd_probes(int argc, char **argv)
 			n += plan->owner[i] == k;
 		printf("%s (%s): %zu probe points\n", plan->profiles[k]->name,
 		       plan->profiles[k]->versions, n);
-		printf("%-6s %-12s %-14s %s\n", "ROLE", "ADDRESS", "COST", "SYMBOL [FUTURE]");
+		printf("%-6s %-12s %-15s %-12s %s\n", "ROLE", "ADDRESS", "FIRST INSN", "COST",
+		       "SYMBOL [FUTURE]");
 		for (size_t i = 0; i < plan->n; i++) {
 			const struct as_probe *p = &plan->probes[i];
+			uint8_t code[16];
+			char insn[32] = "?";
 			if (plan->owner[i] != k)
 				continue;
-			printf("%-6s 0x%-10llx %-14s %s%s%s%s\n", probe_role_name(p->role),
-			       (unsigned long long)p->addr, p->emulated ? "emulated" : "single-step",
+			int got = elf_image__read(img, p->addr, code, sizeof(code));
+			if (got > 0)
+				insn_describe(code, (size_t)got, insn, sizeof(insn));
+			printf("%-6s 0x%-10llx %-15s %-12s %s%s%s%s\n", probe_role_name(p->role),
+			       (unsigned long long)p->addr, insn, p->emulated ? "emulated" : "single-step",
 			       p->symbol, p->future ? "  [" : "", p->future ? p->future : "",
 			       p->future ? "]" : "");
 		}

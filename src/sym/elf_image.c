@@ -210,6 +210,34 @@ void elf_image__free(struct elf_image *img)
 	free(img);
 }
 
+const char *insn_describe(const uint8_t *code, size_t len, char *buf, size_t n)
+{
+	static const char *const regs[16] = { "rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
+					      "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15" };
+
+	if (len >= 1 && code[0] >= 0x50 && code[0] <= 0x57)
+		snprintf(buf, n, "push %%%s", regs[code[0] - 0x50]);
+	else if (len >= 2 && code[0] == 0x41 && code[1] >= 0x50 && code[1] <= 0x57)
+		snprintf(buf, n, "push %%%s", regs[8 + code[1] - 0x50]);
+	else if (len >= 1 && (code[0] == 0xe9 || code[0] == 0xeb))
+		snprintf(buf, n, "jmp %s", code[0] == 0xe9 ? "rel32" : "rel8");
+	else if (len >= 1 && code[0] == 0xe8)
+		snprintf(buf, n, "call rel32");
+	else if (len >= 4 && code[0] == 0xf3 && code[1] == 0x0f && code[2] == 0x1e && code[3] == 0xfa)
+		snprintf(buf, n, "endbr64");
+	else if (len >= 3 && code[0] == 0x48 && (code[1] == 0x83 || code[1] == 0x81) && code[2] == 0xec)
+		snprintf(buf, n, "sub $imm,%%rsp");
+	else if (insn_emulated(code, len))
+		snprintf(buf, n, "nop");
+	else {
+		size_t o = 0;
+		buf[0] = '\0';
+		for (size_t i = 0; i < len && i < 4 && o + 4 < n; i++)
+			o += (size_t)snprintf(buf + o, n - o, "%s%02x", i ? " " : "", code[i]);
+	}
+	return buf;
+}
+
 int insn_emulated(const uint8_t *code, size_t len)
 {
 	size_t i = 0;

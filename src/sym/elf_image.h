@@ -48,4 +48,9 @@ void elf_image__free(struct elf_image *img);
  * jmp, call rel32, nop), 0 when it is single-stepped (about 15x dearer). */
 int insn_emulated(const uint8_t *code, size_t len);
 
+/* A short description of the x86-64 instruction at code for listings:
+ * "push %rbx", "jmp rel32", "call rel32", "nop", "endbr64", "sub $imm,%rsp",
+ * else its first bytes in hex ("48 89 f8"). Writes into buf, returns it. */
+const char *insn_describe(const uint8_t *code, size_t len, char *buf, size_t n);
+
 #endif

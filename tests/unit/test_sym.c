@@ -108,6 +108,16 @@ static void test_insn_emulated(void)
 	CHECK(insn_emulated(endbr, sizeof(endbr)) == 0);
 	CHECK(insn_emulated(mov, sizeof(mov)) == 0);
 	CHECK(insn_emulated(mov, 0) == 0);
+
+	char buf[32];
+	CHECK_STR(insn_describe(push_rbx, sizeof(push_rbx), buf, sizeof(buf)), "push %rbx");
+	CHECK_STR(insn_describe(push_r14, sizeof(push_r14), buf, sizeof(buf)), "push %r14");
+	CHECK_STR(insn_describe(jmp32, sizeof(jmp32), buf, sizeof(buf)), "jmp rel32");
+	CHECK_STR(insn_describe(call32, sizeof(call32), buf, sizeof(buf)), "call rel32");
+	CHECK_STR(insn_describe(nop5, sizeof(nop5), buf, sizeof(buf)), "nop");
+	CHECK_STR(insn_describe(sub_rsp, sizeof(sub_rsp), buf, sizeof(buf)), "sub $imm,%rsp");
+	CHECK_STR(insn_describe(endbr, sizeof(endbr), buf, sizeof(buf)), "endbr64");
+	CHECK_STR(insn_describe(mov, sizeof(mov), buf, sizeof(buf)), "48 89 f8");
 }
 
 int test_marker_function(int x);
