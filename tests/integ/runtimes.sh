@@ -81,10 +81,10 @@ test_runtime_probes_listing() {
 	check "async-std: header" grep -q "^async-std: 9 probe points in " "$out"
 	check "async-std: section" grep -q "^async-std (async-std 1.12, .*): 9 probe points" "$out"
 	check "async-std: run is the poll, emulated, named" grep -Eq \
-		'^poll +0x[0-9a-f]+ +emulated +async_task::raw::RawTask<F,T,S>::run  \[asyncstd_yields::main::\{async_block#1\}::\{async_block#0\}\]$' "$out"
+		'^poll +0x[0-9a-f]+ +(push %[a-z0-9]+|jmp rel(8|32)|call rel32|nop) +emulated +async_task::raw::RawTask<F,T,S>::run  \[asyncstd_yields::main::\{async_block#1\}::\{async_block#0\}\]$' "$out"
 	check "async-std: spawn wrapper drop glue is ready" grep -Eq \
-		'^ready +0x[0-9a-f]+ +emulated +core::ptr::drop_in_place<async_executor::Executor::spawn<' "$out"
-	check "async-std: destroy frees" grep -Eq '^free +0x[0-9a-f]+ +emulated +async_task::raw::RawTask<F,T,S>::destroy$' "$out"
+		'^ready +0x[0-9a-f]+ +(push %[a-z0-9]+|jmp rel(8|32)|call rel32|nop) +emulated +core::ptr::drop_in_place<async_executor::Executor::spawn<' "$out"
+	check "async-std: destroy frees" grep -Eq '^free +0x[0-9a-f]+ +(push %[a-z0-9]+|jmp rel(8|32)|call rel32|nop) +emulated +async_task::raw::RawTask<F,T,S>::destroy$' "$out"
 	check "async-std: no tokio" sh -c "! grep -q tokio $out"
 
 	check "probes smol" sh -c "$AS probes $APPS/smol_yields > $out"
