@@ -32,7 +32,7 @@ enum raw_type {
 #define RAW_F_UNMATCHED 2  /* poll return without a known entry (depth underflow) */
 #define RAW_F_WAKE_IO 4    /* RAW_WAKE inside the I/O driver */
 #define RAW_F_WAKE_TIMER 8 /* RAW_WAKE inside timer processing */
-#define RAW_F_PREEMPTED 16 /* RAW_OFFCPU: switched out runnable (preempted), not blocked */
+#define RAW_F_PREEMPTED 16 /* RAW_OFFCPU: switched out runnable (preempted or yielding), not blocked */
 
 /* Kinds of runtime context a thread can be in (cookie kind of ctx probes). */
 #define AS_CTX_IO 1

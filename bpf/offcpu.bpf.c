@@ -80,13 +80,28 @@ static __always_inline void switch_in(struct task_struct *next)
 	bpf_map_delete_elem(&offcpu_pending, &tid);
 }
 
+/* Kernels before 5.14 name the state field `state`. */
+struct task_struct___pre514 {
+	long state;
+} __attribute__((preserve_access_index));
+
+/* Runnable when switched out: preempted, or it called schedule() while
+ * runnable (e.g. on the way back to user space with a reschedule due), so
+ * it waited for a CPU rather than for an event. */
+static __always_inline bool still_runnable(struct task_struct *prev)
+{
+	if (bpf_core_field_exists(prev->__state))
+		return BPF_CORE_READ(prev, __state) == 0;
+	return BPF_CORE_READ((struct task_struct___pre514 *)prev, state) == 0;
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(offcpu_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
 	if (bare_probes)
 		return 0;
 	if (BPF_CORE_READ(prev, tgid) == targ_tgid)
-		switch_out(ctx, prev, preempt);
+		switch_out(ctx, prev, preempt || still_runnable(prev));
 	if (BPF_CORE_READ(next, tgid) == targ_tgid)
 		switch_in(next);
 	return 0;
