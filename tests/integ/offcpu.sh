@@ -39,6 +39,9 @@ if not ok:
 sys.exit(0 if ok else 1)
 PY
 	check "the main report still reads the trace" sh -c "$AS report $t >/dev/null"
+	# the threshold: 50 ms sleeps are under --offcpu-min 60000 (60 ms)
+	check "record --offcpu-min 60000" sh -c "$AS record --offcpu --offcpu-min 60000 -o $t -- $APPS/sleeper_in_poll >/dev/null 2>&1"
+	check "no interval of the task under the threshold" sh -c "! $AS blocking $t | grep -q sleeper_in_poll::blocker"
 }
 
 # Without --offcpu: no off-CPU event and the record summary as before.
