@@ -17,7 +17,7 @@ int cmd_events(int argc, char **argv)
 		[AS_EV_THREAD] = "thread", [AS_EV_POLL_BEGIN] = "poll_begin",
 		[AS_EV_POLL_END] = "poll_end", [AS_EV_WAKE] = "wake", [AS_EV_SPAWN] = "spawn",
 		[AS_EV_FREE] = "free", [AS_EV_PARK] = "park", [AS_EV_UNPARK] = "unpark",
-		[AS_EV_USDT] = "usdt",
+		[AS_EV_USDT] = "usdt", [AS_EV_OFFCPU] = "offcpu",
 	};
 	char err[1024];
 	struct as_event ev;
@@ -59,6 +59,10 @@ int cmd_events(int argc, char **argv)
 			printf(" %s arg %" PRId64, ev.probe < meta->n_probes &&
 			       meta->probes[ev.probe].symbol ? meta->probes[ev.probe].symbol : "?",
 			       (int64_t)ev.other);
+			break;
+		case AS_EV_OFFCPU:
+			printf(" for %" PRIu64 " ns%s stack %u", ev.other,
+			       ev.flags & AS_OFFCPU_PREEMPTED ? " (preempted)" : "", ev.stack);
 			break;
 		}
 		printf(" probe %u\n", ev.probe);

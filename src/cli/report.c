@@ -18,11 +18,13 @@
 
 #include "analysis/tasks.h"
 #include "analysis/timeline.h"
+#include "analysis/blocking.h"
 #include "analysis/usdt_counts.h"
 #include "cli/commands.h"
 #include "cli/progress.h"
 #include "output/html.h"
 #include "output/report.h"
+#include "output/blocking_report.h"
 #include "output/usdt_report.h"
 #include "trace/reader.h"
 
@@ -64,7 +66,7 @@ static int parse_duration(const char *s, uint64_t *ns)
  * without its trailer (accepted with partial); *cut: the end to use then.
  * Every event goes to both (the analysis counts USDT hits as events). */
 static int drain(struct trace_reader *r, struct progress *pg, bool partial, struct analysis *an,
-		 struct usdt_counts *uc, struct timeline *tl, bool *truncated,
+		 struct usdt_counts *uc, struct blocking *bl, struct timeline *tl, bool *truncated,
 		 struct as_trace_end *cut)
 {
 	struct as_event ev;
@@ -73,6 +75,9 @@ static int drain(struct trace_reader *r, struct progress *pg, bool partial, stru
 
 	while ((n = trace_reader__next(r, &ev)) == 1) {
 		int err = uc ? usdt_counts__add(uc, &ev) : 0;
+		if (bl && !err)
+			err = blocking__add(bl, &ev, ev.type == AS_EV_OFFCPU ?
+					    trace_reader__stack(r, ev.stack) : NULL);
 		if (!err)
 			err = an ? analysis__add(an, &ev) : timeline__add(tl, &ev);
 		if (err == -ENOMEM) {
@@ -154,6 +159,7 @@ int cmd_report(int argc, char **argv)
 	struct trace_reader *r = NULL, *r2 = NULL;
 	struct analysis *an = NULL;
 	struct usdt_counts *uc = NULL;
+	struct blocking *bl = NULL;
 	struct timeline *tl = NULL;
 	struct analysis_opts ao = { 0 };
 	struct as_trace_end cut, cut2;
@@ -225,12 +231,13 @@ int cmd_report(int argc, char **argv)
 	meta = trace_reader__meta(r);
 	an = analysis__new_opts(meta, &ao);
 	uc = usdt_counts__new(meta);
+	bl = blocking__new(meta);
 	if (!an || !uc) {
 		cli_error("out of memory");
 		goto cleanup;
 	}
 	pg.what = two_pass ? "reading trace (pass 1 of 2)" : "reading trace";
-	if (drain(r, &pg, partial, an, uc, NULL, &truncated, &cut))
+	if (drain(r, &pg, partial, an, uc, bl, NULL, &truncated, &cut))
 		goto cleanup;
 	if (truncated)
 		cli_error("warning: %s", trace_reader__error(r));
@@ -255,7 +262,7 @@ int cmd_report(int argc, char **argv)
 			goto cleanup;
 		}
 		pg.what = "reading trace (pass 2 of 2)";
-		if (drain(r2, &pg, partial, NULL, NULL, tl, &truncated2, &cut2))
+		if (drain(r2, &pg, partial, NULL, NULL, NULL, tl, &truncated2, &cut2))
 			goto cleanup;
 		if (timeline__finish(tl, end)) {
 			cli_error("out of memory");
@@ -266,10 +273,14 @@ int cmd_report(int argc, char **argv)
 	/* USDT hit counts: in JSON (and so the HTML page's data), and as a
 	 * section after the text report */
 	usdt_counts__finish(uc);
-	struct report_opts ro = { .truncated = truncated, .timeline = tl, .usdt = uc };
+	struct report_opts ro = { .truncated = truncated, .timeline = tl, .usdt = uc,
+				  .blocking = bl && blocking__summary(bl)->count ? bl : NULL };
 	ret = write_report(format, html, an, meta, end, &ro);
 	if (!ret && !html && !strcmp(format, "text"))
 		ret = usdt_report_text(stdout, uc);
+	/* off-CPU inside polls (record --offcpu): also `asyncscope blocking` */
+	if (!ret && !html && !strcmp(format, "text") && ro.blocking)
+		ret = blocking_report_text(stdout, bl);
 	if (ret) {
 		cli_error("writing the report: %s", strerror(-ret));
 		ret = 1;
@@ -283,6 +294,7 @@ int cmd_report(int argc, char **argv)
 cleanup:
 	timeline__free(tl);
 	usdt_counts__free(uc);
+	blocking__free(bl);
 	analysis__free(an);
 	trace_reader__free(r);
 	trace_reader__free(r2);

@@ -67,6 +67,9 @@
  *     "tasks": [{"seq", "name", "running": [..], "scheduled": [..],
  *                "idle": [..]}] (fractions 0..1 of each bucket; the 50
  *                busiest user tasks)}}
+ *  "blocking" (only with record --offcpu data): {"offcpu_ns", "intervals",
+ *     "parked_ns", "tasks": [{"header", "id", "name", "offcpu_ns", "intervals",
+ *     "preempted_ns", "causes": [{"kernel", "user", "ns", "count"}]}]},
  *  "usdt" (only in traces with USDT probes): {"total", "bad" (hits of no
  *     known probe), "probes": [{"probe" ("provider:name"), "hits", "in_task",
  *     "arg_min", "arg_max" (first argument; null without hits)}],
@@ -79,6 +82,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/blocking.h"
 #include "analysis/usdt_counts.h"
 #include "output/report.h"
 #include "util/json.h"
@@ -436,6 +440,51 @@ static void sched_json(struct json_writer *w, const struct analysis *a)
 	json_writer__end_array(w);
 }
 
+/* Off-CPU time inside polls (record --offcpu), per task and cause. */
+static void blocking_json(struct json_writer *w, struct blocking *b)
+{
+	const struct blocking_summary *s = blocking__summary(b);
+	size_t n;
+	const struct blocking_task *t = blocking__tasks(b, &n);
+	char hex[24];
+
+	json_writer__key(w, "blocking");
+	json_writer__begin_object(w);
+	json_writer__kv_u64(w, "offcpu_ns", s->ns);
+	json_writer__kv_u64(w, "intervals", s->count);
+	json_writer__kv_u64(w, "parked_ns", s->parked_ns);
+	json_writer__key(w, "tasks");
+	json_writer__begin_array(w);
+	for (size_t i = 0; i < n; i++) {
+		json_writer__begin_object(w);
+		snprintf(hex, sizeof(hex), "0x%" PRIx64, t[i].task);
+		json_writer__kv_string(w, "header", hex);
+		json_writer__key(w, "id");
+		if (t[i].tokio_id)
+			json_writer__u64(w, t[i].tokio_id);
+		else
+			json_writer__null(w);
+		json_writer__kv_string(w, "name", t[i].name);
+		json_writer__kv_u64(w, "offcpu_ns", t[i].ns);
+		json_writer__kv_u64(w, "intervals", t[i].count);
+		json_writer__kv_u64(w, "preempted_ns", t[i].preempted_ns);
+		json_writer__key(w, "causes");
+		json_writer__begin_array(w);
+		for (size_t c = 0; c < t[i].n_causes; c++) {
+			json_writer__begin_object(w);
+			json_writer__kv_string(w, "kernel", t[i].causes[c].kernel);
+			json_writer__kv_string(w, "user", t[i].causes[c].user);
+			json_writer__kv_u64(w, "ns", t[i].causes[c].ns);
+			json_writer__kv_u64(w, "count", t[i].causes[c].count);
+			json_writer__end_object(w);
+		}
+		json_writer__end_array(w);
+		json_writer__end_object(w);
+	}
+	json_writer__end_array(w);
+	json_writer__end_object(w);
+}
+
 /* USDT hit counts, when the trace has USDT probes. */
 static void usdt_json(struct json_writer *w, const struct usdt_counts *uc)
 {
@@ -578,6 +627,8 @@ int report_json(FILE *out, const struct analysis *a, const struct as_trace_meta 
 		timeline_json(w, out, opts->timeline);
 	if (opts && opts->usdt)
 		usdt_json(w, opts->usdt);
+	if (opts && opts->blocking)
+		blocking_json(w, opts->blocking);
 	json_writer__end_object(w);
 
 	err = json_writer__finish(w);

@@ -14,6 +14,7 @@
 
 /* Options of a report; NULL means all false / NULL. */
 struct usdt_counts;
+struct blocking;
 
 struct report_opts {
 	bool truncated;   /* the trace had no end record: it stops at its last event */
@@ -21,6 +22,8 @@ struct report_opts {
 	                                    or NULL: no timeline section (borrowed) */
 	const struct usdt_counts *usdt;  /* finished USDT hit counts, or NULL: no
 	                                    "usdt" section in JSON (borrowed) */
+	struct blocking *blocking;       /* off-CPU inside polls, or NULL: no
+	                                    "blocking" section in JSON (borrowed) */
 };
 
 /* Write the report of a (finished with analysis__finish()) to out. meta gives
