@@ -75,6 +75,26 @@ static void read_build_id(struct elf_image *img, Elf_Scn *scn)
 	}
 }
 
+int elf_open64(const char *path, int *fd, Elf **elf, size_t *shstrndx)
+{
+	*elf = NULL;
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return -errno;
+	elf_version(EV_CURRENT);
+	*elf = elf_begin(*fd, ELF_C_READ, NULL);
+	if (!*elf || elf_kind(*elf) != ELF_K_ELF || gelf_getclass(*elf) != ELFCLASS64 ||
+	    elf_getshdrstrndx(*elf, shstrndx)) {
+		if (*elf)
+			elf_end(*elf);
+		*elf = NULL;
+		close(*fd);
+		*fd = -1;
+		return -ENOEXEC;
+	}
+	return 0;
+}
+
 struct elf_image *elf_image__open(const char *path)
 {
 	struct elf_image *img = calloc(1, sizeof(*img));
@@ -92,18 +112,9 @@ struct elf_image *elf_image__open(const char *path)
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
+	err = elf_open64(path, &fd, &elf, &shstrndx);
+	if (err)
 		goto cleanup;
-	}
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF || gelf_getclass(elf) != ELFCLASS64 ||
-	    elf_getshdrstrndx(elf, &shstrndx)) {
-		err = -ENOEXEC;
-		goto cleanup;
-	}
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		if (!gelf_getshdr(scn, &sh))

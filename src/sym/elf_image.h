@@ -31,6 +31,13 @@ struct elf_image {
 	size_t n_loads;
 };
 
+/* Opens path as a 64-bit ELF file for reading: *fd and *elf (close with
+ * elf_end() and close()) and the section-name string table index. Returns 0,
+ * or -errno (open's, or -ENOEXEC when it is not a 64-bit ELF file); on
+ * failure *fd is -1 and *elf NULL. */
+struct Elf;
+int elf_open64(const char *path, int *fd, struct Elf **elf, size_t *shstrndx);
+
 /* Opens and indexes path. Returns NULL and sets errno: ENOENT/EACCES from
  * open, ENOEXEC when it is not a 64-bit ELF file, ENOMEM. */
 struct elf_image *elf_image__open(const char *path);

@@ -5,6 +5,7 @@
  * only finds the sections. The file's bytes are untrusted: every length is
  * checked against the buffer. */
 #include "sym/usdt_notes.h"
+#include "sym/elf_image.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -231,18 +232,9 @@ struct usdt_notes *usdt_notes__read(const char *path)
 
 	if (!notes)
 		return NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
+	err = elf_open64(path, &fd, &elf, &shstrndx);
+	if (err)
 		goto cleanup;
-	}
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF || gelf_getclass(elf) != ELFCLASS64 ||
-	    elf_getshdrstrndx(elf, &shstrndx)) {
-		err = -ENOEXEC;
-		goto cleanup;
-	}
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		if (!gelf_getshdr(scn, &sh))
