@@ -26,6 +26,7 @@ enum raw_type {
 	RAW_USDT,         /* struct raw_event: task polled on the thread (0 none),
 	                     arg = raw 64-bit register of the first argument (0 unread) */
 	RAW_OFFCPU,       /* struct raw_offcpu (record --offcpu) */
+	RAW_SAMPLE,       /* struct raw_offcpu, dur_ns 0 (record --sample): a CPU sample */
 };
 
 #define RAW_F_READY 1
@@ -99,6 +100,10 @@ struct raw_offcpu {
 	__u64 kstack[AS_OFFCPU_FRAMES];
 	__u64 ustack[AS_OFFCPU_FRAMES];
 };
+
+/* RAW_SAMPLE shares struct raw_offcpu: h.ts = the sample's time, task = the
+ * task polled on the thread (0 outside any poll), dur_ns = 0, stacks at
+ * the sample. */
 
 /* Counters in .bss, read by user space through the skeleton. */
 struct raw_counters {

@@ -42,6 +42,7 @@ int cmd_record(int argc, char **argv)
 		{ "usdt", required_argument, NULL, 'u' },
 		{ "offcpu", no_argument, NULL, 'O' },
 		{ "offcpu-min", required_argument, NULL, 'M' },
+		{ "sample", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -109,10 +110,20 @@ int cmd_record(int argc, char **argv)
 			o.offcpu_min_ns = us ? us * 1000 : 1;
 			break;
 		}
+		case 'S': {
+			char *end;
+			unsigned long hz = strtoul(optarg, &end, 10);
+			if (*end || !*optarg || hz < 1 || hz > 100000) {
+				cli_error("--sample takes samples per second from 1 to 100000, not '%s'", optarg);
+				goto out;
+			}
+			o.sample_hz = (uint32_t)hz;
+			break;
+		}
 		case 'h':
 			printf("usage: asyncscope record [-o FILE] [--duration SEC] [--runtime NAME]\n"
 			       "                         [--buffer-size KIB] [--usdt PROVIDER:NAME]...\n"
-			       "                         [--offcpu [--offcpu-min US]]\n"
+			       "                         [--offcpu [--offcpu-min US]] [--sample HZ]\n"
 			       "                         (-p PID | -- CMD [ARGS...])\n"
 			       "  -o FILE          trace file (default asyncscope.trace)\n"
 			       "  --duration SEC   stop after SEC seconds (a launched command is then ended)\n"
@@ -122,7 +133,9 @@ int cmd_record(int argc, char **argv)
 			       "                   provider P; repeatable); then no async runtime is needed\n"
 			       "  --offcpu         also record when a thread blocks inside a poll (off CPU),\n"
 			       "                   with kernel and user stacks (see asyncscope blocking)\n"
-			       "  --offcpu-min US  shortest off-CPU interval kept (default 100)\n");
+			       "  --offcpu-min US  shortest off-CPU interval kept (default 100)\n"
+			       "  --sample HZ      also sample the target's CPU use HZ times a second per CPU,\n"
+			       "                   with the task polled and the stacks (see asyncscope cpu)\n");
 			ret = 0;
 			goto out;
 		default:
@@ -154,6 +167,9 @@ int cmd_record(int argc, char **argv)
 	if (o.offcpu)
 		fprintf(stderr, "asyncscope: %llu off-CPU intervals inside polls, %llu distinct stacks\n",
 			(unsigned long long)res.offcpu, (unsigned long long)res.stacks);
+	if (o.sample_hz)
+		fprintf(stderr, "asyncscope: %llu CPU samples, %llu distinct stacks\n",
+			(unsigned long long)res.samples, (unsigned long long)res.stacks);
 	if (res.lost)
 		fprintf(stderr, "asyncscope: warning: %llu events were lost (ring buffer full): "
 			"the report marks the affected numbers as incomplete\n",

@@ -5,6 +5,7 @@
 
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -166,7 +167,8 @@ static uint64_t probe_cookie(const struct probe_plan *plan, size_t idx)
 /* The tracepoint programs, attached on their own rather than at plan points. */
 static bool not_uprobe(const struct asyncscope_bpf *skel, const struct bpf_program *prog)
 {
-	return prog == skel->progs.thread_exit || prog == skel->progs.offcpu_switch;
+	return prog == skel->progs.thread_exit || prog == skel->progs.offcpu_switch ||
+	       prog == skel->progs.cpu_sample;
 }
 
 static int open_and_load(struct attachment *a, bool multi, char *err, size_t errlen)
@@ -196,6 +198,8 @@ static int open_and_load(struct attachment *a, bool multi, char *err, size_t err
 		bpf_program__set_autoload(a->skel->progs.offcpu_switch, false);
 		bpf_map__set_max_entries(a->skel->maps.offcpu_pending, 1);
 	}
+	if (!a->extra.sample_hz)
+		bpf_program__set_autoload(a->skel->progs.cpu_sample, false);
 	if (multi) {
 		struct bpf_program *prog;
 		bpf_object__for_each_program(prog, a->skel->obj)
@@ -357,6 +361,56 @@ static int attach_each(struct attachment *a, const struct elf_image *img, const 
 
 static void detach_all(struct attachment *a);
 
+/* A CPU-clock event sampling at hz on every online CPU, each running
+ * cpu_sample (which keeps the target's samples only). The links own the
+ * perf event fds. Returns 0 or -errno with a message in err. */
+static int attach_sampling(struct attachment *a, char *err, size_t errlen)
+{
+	int ncpu = libbpf_num_possible_cpus(), attached = 0;
+
+	if (ncpu < 0) {
+		snprintf(err, errlen, "cannot count CPUs (--sample): %s", strerror(-ncpu));
+		return ncpu;
+	}
+	struct bpf_link **l = realloc(a->links, (a->n_links + (size_t)ncpu + 1) * sizeof(*l));
+	if (!l) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	a->links = l;
+	for (int cpu = 0; cpu < ncpu; cpu++) {
+		struct perf_event_attr attr = {
+			.type = PERF_TYPE_SOFTWARE, .size = sizeof(attr),
+			.config = PERF_COUNT_SW_CPU_CLOCK, .freq = 1, .sample_freq = a->extra.sample_hz,
+		};
+		int fd = (int)syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0) {
+			if (errno == ENODEV)   /* a possible CPU that is offline */
+				continue;
+			int ret = -errno;
+			snprintf(err, errlen, "failed to open a CPU-clock perf event on CPU %d (--sample): %s%s",
+				 cpu, strerror(errno), errno == EINVAL ?
+				 " (sample rate above kernel.perf_event_max_sample_rate?)" : "");
+			return ret;
+		}
+		struct bpf_link *link = bpf_program__attach_perf_event(a->skel->progs.cpu_sample, fd);
+		if (!link) {
+			int ret = -errno;
+			close(fd);
+			snprintf(err, errlen, "failed to attach the sampling program on CPU %d (--sample): %s",
+				 cpu, strerror(-ret));
+			return ret;
+		}
+		a->links[a->n_links++] = link;
+		attached++;
+	}
+	if (!attached) {
+		snprintf(err, errlen, "no online CPU to sample (--sample)");
+		return -ENODEV;
+	}
+	return 0;
+}
+
 int attachment__attach(struct attachment *a, const char *binary, char *err, size_t errlen)
 {
 	const struct probe_plan *plan = a->plan;
@@ -424,6 +478,8 @@ int attachment__attach(struct attachment *a, const char *binary, char *err, size
 		}
 		a->links[a->n_links++] = sw;
 	}
+	if (a->extra.sample_hz && (ret = attach_sampling(a, err, errlen)))
+		goto cleanup;
 	ret = n;
 cleanup:
 	elf_image__free(img);

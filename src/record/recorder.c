@@ -56,12 +56,12 @@ struct rec {
 	size_t n_probes;
 	const struct probe_plan *plan;
 	const struct recorder_opts *o;
-	/* --offcpu: symbolizers, and room for one stack's frames and names */
+	/* --offcpu and --sample: symbolizers, and room for one stack's frames and names */
 	struct kallsyms *ksyms;
 	struct proc_syms *usyms;
 	struct as_frame frames[2 * AS_STACK_MAX_FRAMES];
 	char names[2 * AS_STACK_MAX_FRAMES][AS_FRAME_SYM_MAX + 1];
-	uint64_t offcpu, stack_errors;
+	uint64_t offcpu, samples, stack_errors;
 };
 
 /* A nested schedule arrives a few us after its waker call (tens of us on a
@@ -257,6 +257,22 @@ static void on_offcpu(struct rec *r, const struct raw_offcpu *o)
 		r->write_errors++;
 }
 
+/* A CPU sample: written as it comes, like an off-CPU interval. */
+static void on_sample(struct rec *r, const struct raw_offcpu *o)
+{
+	struct as_event ev = {
+		.type = AS_EV_SAMPLE, .tid = o->h.tid, .ts = o->h.ts, .task = o->task,
+	};
+
+	ev.stack = stack_id(r, o);
+	r->samples++;
+	r->events++;
+	if (r->o->on_event)
+		r->o->on_event(r->o->ctx, &ev);
+	if (r->w && trace_writer__write(r->w, &ev))
+		r->write_errors++;
+}
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct rec *r = ctx;
@@ -272,6 +288,14 @@ static int on_record(void *ctx, void *data, size_t size)
 		    o->ubytes > sizeof(o->ustack))
 			goto bad;
 		on_offcpu(r, o);
+		return 0;
+	}
+	if (h->type == RAW_SAMPLE) {
+		const struct raw_offcpu *o = data;
+		if (!r->o->sample_hz || size < sizeof(*o) || o->kbytes > sizeof(o->kstack) ||
+		    o->ubytes > sizeof(o->ustack))
+			goto bad;
+		on_sample(r, o);
 		return 0;
 	}
 	if (h->probe >= r->n_probes && h->type != RAW_THREAD)
@@ -552,8 +576,9 @@ int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
 	}
 
 	struct attach_extra extra = { .offcpu = o->offcpu,
-				      .offcpu_min_ns = o->offcpu_min_ns ? o->offcpu_min_ns : 100000 };
-	if (o->offcpu) {
+				      .offcpu_min_ns = o->offcpu_min_ns ? o->offcpu_min_ns : 100000,
+				      .sample_hz = o->sample_hz };
+	if (o->offcpu || o->sample_hz) {
 		/* kernel names now: a report may run where this kernel is not */
 		r.ksyms = kallsyms__load(NULL);
 		if (!r.ksyms)
@@ -688,6 +713,7 @@ int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
 	res->lost = end.lost;
 	res->missed = end.missed;
 	res->offcpu = r.offcpu;
+	res->samples = r.samples;
 	res->stacks = r.w ? trace_writer__stacks(r.w) : 0;
 	res->bytes = r.w ? trace_writer__bytes(r.w) : 0;
 cleanup:

@@ -28,6 +28,9 @@ struct recorder_opts {
 	 * /proc/kallsyms and the target's ELF symbols */
 	bool offcpu;
 	uint64_t offcpu_min_ns;
+	/* CPU samples of the target, sample_hz a second per CPU (0 none), each
+	 * with the task polled on the thread and its stacks (named as above) */
+	uint32_t sample_hz;
 	bool progress;               /* a live status line on stderr */
 	bool quiet;                  /* no "attached" line (a full-screen caller) */
 	const char *child_stdio;     /* launched command's stdout and stderr go here
@@ -49,7 +52,8 @@ struct recorder_result {
 	uint64_t lost;               /* lost in the kernel (ring buffer full) */
 	uint64_t missed;             /* malformed or unattributable records */
 	uint64_t offcpu;             /* off-CPU intervals recorded (--offcpu) */
-	uint64_t stacks;             /* distinct stacks stored for them */
+	uint64_t samples;            /* CPU samples recorded (--sample) */
+	uint64_t stacks;             /* distinct stacks stored (off-CPU and samples) */
 	uint64_t bytes;              /* trace file size */
 	int target_status;           /* launched target: wait status, else -1 */
 };

@@ -26,6 +26,9 @@ enum as_ev_type {
 	AS_EV_OFFCPU,      /* format version 3: thread tid was switched out at ts while it
 	                      polled task (0 none), for other ns; stack = its stacks at the
 	                      switch (struct as_stack, trace_reader__stack()), 0 none */
+	AS_EV_SAMPLE,      /* format version 4: a CPU sample (record --sample) of thread tid at
+	                      ts while it polled task (0: outside any poll); stack = its
+	                      stacks then, as for AS_EV_OFFCPU, 0 none */
 	AS_EV__MAX,
 };
 
@@ -47,7 +50,7 @@ struct as_event {
 	uint64_t task;     /* task header address, 0 for thread-only events */
 	uint64_t other;    /* per type, see enum as_ev_type */
 	const char *str;   /* per type, NULL otherwise */
-	uint32_t stack;    /* AS_EV_OFFCPU: stack id (1, 2, ... in order of definition), 0 none;
+	uint32_t stack;    /* AS_EV_OFFCPU, AS_EV_SAMPLE: stack id (1, 2, ... in order of definition), 0 none;
 	                      0 for every other type */
 };
 
@@ -66,7 +69,7 @@ struct as_frame {
 /* A stack defined in a trace (format version 3): kernel frames, innermost
  * first, then user frames, innermost first. */
 struct as_stack {
-	uint32_t id;              /* 1, 2, ...: what AS_EV_OFFCPU's stack refers to */
+	uint32_t id;              /* 1, 2, ...: what AS_EV_OFFCPU's and AS_EV_SAMPLE's stack refer to */
 	uint16_t n_kernel;        /* at most AS_STACK_MAX_FRAMES */
 	uint16_t n_user;          /* at most AS_STACK_MAX_FRAMES */
 	const struct as_frame *frames; /* n_kernel + n_user */

@@ -65,12 +65,15 @@
 _Static_assert(AS_EV__MAX <= 16, "event types must fit in 4 bits of H");
 
 /* What each format version may hold: version 1 has no USDT events and no
- * USDT probe role, version 2 no OFFCPU events and no stack definitions (a
- * reader rejects them there as corrupt). */
+ * USDT probe role, version 2 no OFFCPU events and no stack definitions,
+ * version 3 no SAMPLE events (a reader rejects them there as corrupt). */
 static inline uint8_t fmt_ev_max(uint32_t version)
 {
-	return version < 2 ? AS_EV_USDT : version < 3 ? AS_EV_OFFCPU : AS_EV__MAX;
+	return version < 2 ? AS_EV_USDT : version < 3 ? AS_EV_OFFCPU :
+	       version < 4 ? AS_EV_SAMPLE : AS_EV__MAX;
 }
+/* Event types followed by a stack reference (version 3 on). */
+static inline int fmt_has_stack(uint8_t type) { return type == AS_EV_OFFCPU || type == AS_EV_SAMPLE; }
 static inline uint16_t fmt_role_max(uint32_t version) { return version < 2 ? AS_ROLE_USDT : AS_ROLE__MAX; }
 
 static inline void fmt_le16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
@@ -202,10 +205,11 @@ static inline uint64_t fmt_slot_addr(const struct fmt_state *st, uint32_t slot)
 }
 
 /* Task slot implied when H has no task ref: the thread's current task for
- * POLL_END, USDT (version 2) and OFFCPU (version 3), else none. */
+ * POLL_END, USDT (version 2), OFFCPU (version 3) and SAMPLE (version 4),
+ * else none. */
 static inline uint32_t fmt_default_task(const struct fmt_state *st, uint32_t thread, uint8_t type)
 {
-	return type == AS_EV_POLL_END || type == AS_EV_USDT || type == AS_EV_OFFCPU ?
+	return type == AS_EV_POLL_END || type == AS_EV_USDT || fmt_has_stack(type) ?
 	       fmt_cur_slot(st, thread) : FMT_NONE;
 }
 

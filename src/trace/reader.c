@@ -579,7 +579,7 @@ static int decode(struct trace_reader *r, struct as_event *ev)
 		return err;
 
 	uint32_t stack = 0;
-	if (type == AS_EV_OFFCPU) {
+	if (fmt_has_stack(type)) {
 		if (varint_get(&p, end, &v) || v > r->n_stacks)
 			return malformed(r, "undefined stack");
 		stack = (uint32_t)v;

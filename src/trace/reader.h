@@ -43,7 +43,7 @@ const char *trace_reader__error(const struct trace_reader *r);
 /* The trailer once next() has returned 0, else NULL. Owned by the reader. */
 const struct as_trace_end *trace_reader__end(const struct trace_reader *r);
 
-/* Stack id (format version 3, as in AS_EV_OFFCPU's stack field), defined
+/* Stack id (format version 3, as in AS_EV_OFFCPU's and AS_EV_SAMPLE's stack field), defined
  * in the file before any event that refers to it: every stack an event
  * returned by next() refers to is available. NULL for 0 or an id not yet
  * defined. Owned by the reader (frame symbols never NULL: "" when unknown),

@@ -392,7 +392,7 @@ static int encode(struct trace_writer *w, const struct as_event *ev)
 		if ((err = put_str(w, &p, ev->str)))
 			return err;
 	}
-	if (type == AS_EV_OFFCPU)
+	if (fmt_has_stack(type))
 		p += varint_put(p, ev->stack);
 
 	uint64_t freed = ev->type == AS_EV_FREE && slot != FMT_NONE ? ev->task : 0;
@@ -413,7 +413,7 @@ int trace_writer__write(struct trace_writer *w, const struct as_event *ev)
 		return -EINVAL;
 	if (ev->type == AS_EV_POLL_BEGIN && ev->probe >= w->n_probes)
 		return -EINVAL;
-	if (ev->type == AS_EV_OFFCPU && ev->stack > w->n_stacks)
+	if (fmt_has_stack(ev->type) && ev->stack > w->n_stacks)
 		return -EINVAL;
 	size_t slen = ev->str ? strlen(ev->str) : 0;
 	if (slen > FMT_MAX_STR)

@@ -11,8 +11,9 @@
 #include "trace/event.h"
 
 /* Format version written into every file. Readers accept it and every
- * version from AS_TRACE_FORMAT_MIN_VERSION on (1: no USDT events; 2: no OFFCPU events, no stacks). */
-#define AS_TRACE_FORMAT_VERSION 3
+ * version from AS_TRACE_FORMAT_MIN_VERSION on (1: no USDT events; 2: no OFFCPU events, no stacks;
+ * 3: no SAMPLE events). */
+#define AS_TRACE_FORMAT_VERSION 4
 #define AS_TRACE_FORMAT_MIN_VERSION 1
 
 struct trace_writer;
@@ -29,13 +30,13 @@ struct trace_writer *trace_writer__new(const char *path, const struct as_trace_m
 /* Appends one event (ev and ev->str are only read during the call). Returns
  * 0, or -EINVAL for a type outside 1..AS_EV__MAX-1, a POLL_BEGIN probe
  * >= n_probes, or a str longer than 65535 bytes (nothing is written then, and
- * the writer stays usable; also for an AS_EV_OFFCPU stack not yet defined
+ * the writer stays usable; also for an AS_EV_OFFCPU or AS_EV_SAMPLE stack not yet defined
  * by trace_writer__stack()), or the -errno of a failed write or allocation,
  * which is sticky: every later call returns it. Events may be written with
  * any timestamps (out of order is fine). */
 int trace_writer__write(struct trace_writer *w, const struct as_event *ev);
 
-/* Gives stack s (its id field is ignored) an id for AS_EV_OFFCPU's stack
+/* Gives stack s (its id field is ignored) an id for AS_EV_OFFCPU and AS_EV_SAMPLE stack
  * field: the id of an identical stack (same counts and addresses) already
  * written, else the next id (1, 2, ...), writing its definition into the
  * stream before any later event. Frame symbols are stored as given (NULL as

@@ -130,7 +130,7 @@ static void test_roundtrip(void)
 	CHECK(r != NULL);
 	if (!r)
 		return;
-	CHECK_EQ_U64(trace_reader__meta(r)->format_version, 3);
+	CHECK_EQ_U64(trace_reader__meta(r)->format_version, AS_TRACE_FORMAT_VERSION);
 	struct as_event ev;
 	size_t got = 0, offcpu = 0;
 	uint64_t off_ns = 0;

@@ -1,0 +1,37 @@
+/* CPU samples of the target (record --sample HZ): a perf_event program
+ * attached to a CPU-clock event on every CPU; for a thread of the target
+ * it emits one RAW_SAMPLE with the task polled on the thread (0 outside
+ * any poll) and the kernel and user stacks. Loaded only with --sample: it
+ * runs HZ times a second on every CPU and returns at once for other
+ * processes. */
+#include "common.bpf.h"
+#include <bpf/bpf_core_read.h>
+
+SEC("perf_event")
+int cpu_sample(struct bpf_perf_event_data *ctx)
+{
+	__u32 tid;
+
+	if (!is_target(&tid))
+		return 0;
+	struct raw_offcpu *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		__sync_fetch_and_add(&counters.lost, 1);
+		return 0;
+	}
+	fill_hdr(&e->h, RAW_SAMPLE, 0, tid);
+	e->task = 0;
+	struct poll_stack *st = bpf_map_lookup_elem(&threads, &tid);
+	if (st) {
+		__u32 depth = st->depth;
+		if (depth > 0 && depth <= AS_MAX_DEPTH)
+			e->task = st->task[(depth - 1) & (AS_MAX_DEPTH - 1)];
+	}
+	e->dur_ns = 0;
+	long k = bpf_get_stack(ctx, e->kstack, sizeof(e->kstack), 0);
+	long u = bpf_get_stack(ctx, e->ustack, sizeof(e->ustack), BPF_F_USER_STACK);
+	e->kbytes = k > 0 ? (__u32)k : 0;
+	e->ubytes = u > 0 ? (__u32)u : 0;
+	bpf_ringbuf_submit(e, submit_flags());
+	return 0;
+}
