@@ -12,6 +12,7 @@ int cmd_trace(int argc, char **argv);    /* src/cli/trace.c */
 int cmd_dump(int argc, char **argv);     /* src/cli/dump.c */
 int cmd_top(int argc, char **argv);      /* src/cli/top.c */
 int cmd_blocking(int argc, char **argv); /* src/cli/blocking.c */
+int cmd_cpu(int argc, char **argv);      /* src/cli/cpu.c */
 
 /* Prints "asyncscope: <msg>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

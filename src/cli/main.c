@@ -12,13 +12,14 @@ static const struct {
 	int (*fn)(int argc, char **argv);
 	const char *help;
 } commands[] = {
-	{ "record", cmd_record, "record [-o FILE] [--duration SEC] [--runtime NAME] [--buffer-size KIB] (-p PID | -- CMD [ARGS...])" },
+	{ "record", cmd_record, "record [-o FILE] [--duration SEC] [--runtime NAME] [--buffer-size KIB] [--offcpu] [--sample HZ] (-p PID | -- CMD [ARGS...])" },
 	{ "report", cmd_report, "report [--format text|json] [--html FILE] [--long-poll D] [--stall D] [--starve D] [--partial] FILE" },
 	{ "export", cmd_export, "export --format perfetto|folded -o OUT FILE" },
 	{ "trace", cmd_trace, "trace (-p PID | -- CMD [ARGS...]) [--duration SEC] -o report.html" },
 	{ "dump", cmd_dump, "dump -p PID [--format text|json]    async stack of every task, from memory" },
 	{ "top", cmd_top, "top (-p PID | -- CMD [ARGS...]) [--interval SEC]    live view of the tasks (q quits)" },
 	{ "blocking", cmd_blocking, "blocking [--folded] FILE    off-CPU time inside polls per task and cause (record --offcpu)" },
+	{ "cpu", cmd_cpu, "cpu [--folded] FILE    CPU samples per task, or flame-graph stacks (record --sample HZ)" },
 	{ "events", cmd_events, "events FILE    print the decoded event stream of a trace" },
 	{ "probes", cmd_probes, "probes [--runtime NAME] BINARY    list the probe points a binary offers" },
 };

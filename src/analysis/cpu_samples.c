@@ -1,0 +1,426 @@
+/* CPU samples analysis: attributes each sample to a task, the scheduler,
+ * idle workers or other threads from the poll and park events before it;
+ * counts per row and per folded stack; sorts on demand. Depends on util/
+ * only. */
+#include "analysis/cpu_samples.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/strtab.h"
+#include "util/u64map.h"
+
+#define MAX_DEPTH 8   /* poll nesting followed per thread (BPF keeps as many) */
+
+struct thread {
+	uint64_t task[MAX_DEPTH];
+	uint32_t depth;       /* may exceed MAX_DEPTH: deeper polls are not kept */
+	bool parked, worker;
+};
+
+/* A row being counted: rows 0..2 are scheduler, idle and outside-runtime. */
+struct entry {
+	struct cpu_row row;
+	bool runtime;         /* a poll began inside one of its polls */
+};
+
+/* Samples per (entry, stack id). */
+struct acc {
+	uint32_t entry, stack;
+	uint64_t count;
+};
+
+struct cpu_samples {
+	const struct as_trace_meta *meta;
+	struct strtab strs;
+	struct entry *entries;
+	size_t n_entries, cap_entries;
+	struct u64map live;          /* task address -> entry index + 1 */
+	struct thread *threads;
+	size_t n_threads, cap_threads;
+	struct u64map tids;          /* tid + 1 -> thread index */
+	struct u64map stack_frames;  /* stack id + 1 -> string index + 1 of its frames */
+	struct acc *accs;
+	size_t n_accs, cap_accs;
+	struct u64map acc_idx;       /* entry << 32 | stack, + 1 -> index into accs + 1 */
+	struct cpu_row *rows;        /* handed out */
+	size_t n_rows;
+	struct cpu_folded *lines;    /* handed out */
+	size_t n_lines;
+	char *line_buf;              /* backing store of lines' strings */
+	bool sorted;
+	struct cpu_summary sum;
+};
+
+enum { E_SCHED, E_IDLE, E_OTHER, E_FIRST_TASK };
+
+#define GROW(arr, n, cap, init) ({ int r_ = 0; \
+	if ((n) == (cap)) { size_t c_ = (cap) ? (cap) * 2 : (init); \
+		void *p_ = realloc((arr), c_ * sizeof(*(arr))); \
+		if (!p_) r_ = -ENOMEM; else { (arr) = p_; (cap) = c_; } } r_; })
+
+static const char *intern(struct cpu_samples *c, const char *s, uint32_t *idx_out)
+{
+	uint32_t idx;
+	size_t n = strlen(s);
+	if (strtab__find(&c->strs, s, n, &idx) || !strtab__add(&c->strs, s, n, &idx)) {
+		if (idx_out)
+			*idx_out = idx;
+		return strtab__get(&c->strs, idx);
+	}
+	return NULL;
+}
+
+struct cpu_samples *cpu_samples__new(const struct as_trace_meta *meta)
+{
+	static const char *const names[] = { "scheduler", "idle", "outside-runtime" };
+	struct cpu_samples *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->meta = meta;
+	c->entries = calloc(64, sizeof(*c->entries));
+	if (!c->entries) {
+		free(c);
+		errno = ENOMEM;
+		return NULL;
+	}
+	c->cap_entries = 64;
+	for (int i = 0; i < E_FIRST_TASK; i++)
+		c->entries[i].row = (struct cpu_row){ .kind = (enum cpu_row_kind)(i + 1), .name = names[i] };
+	c->n_entries = E_FIRST_TASK;
+	return c;
+}
+
+static struct thread *thread_of(struct cpu_samples *c, uint32_t tid)
+{
+	uint64_t v;
+
+	if (u64map__get(&c->tids, (uint64_t)tid + 1, &v))
+		return &c->threads[v];
+	if (GROW(c->threads, c->n_threads, c->cap_threads, 16))
+		return NULL;
+	if (u64map__set(&c->tids, (uint64_t)tid + 1, c->n_threads))
+		return NULL;
+	memset(&c->threads[c->n_threads], 0, sizeof(c->threads[0]));
+	return &c->threads[c->n_threads++];
+}
+
+static int task_entry(struct cpu_samples *c, uint64_t addr, uint32_t *idx)
+{
+	uint64_t v;
+	int err;
+
+	if (u64map__get(&c->live, addr, &v)) {
+		*idx = (uint32_t)(v - 1);
+		return 0;
+	}
+	if ((err = GROW(c->entries, c->n_entries, c->cap_entries, 64)))
+		return err;
+	c->entries[c->n_entries] = (struct entry){ .row = { .kind = CPU_ROW_TASK, .task = addr, .name = "?" } };
+	if ((err = u64map__set(&c->live, addr, c->n_entries + 1)))
+		return err;
+	*idx = (uint32_t)c->n_entries++;
+	return 0;
+}
+
+static bool prefixed(const char *s, const char *const *pre)
+{
+	for (; *pre; pre++)
+		if (!strncmp(s, *pre, strlen(*pre)))
+			return true;
+	return false;
+}
+
+/* Frames of the sampling itself, innermost in every kernel stack: the BPF
+ * program, perf's overflow handling and the timer interrupt that ran it
+ * (kallsyms names BPF programs after the last text symbol before them,
+ * often _einittext). A sample taken in user mode has only these. */
+static bool sampling_frame(const char *s)
+{
+	static const char *const pre[] = {
+		"__traceiter_", "__bpf_", "bpf_", "_einittext", "perf_", "__perf_",
+		"hrtimer_", "__hrtimer_", "__sysvec_apic_timer_interrupt",
+		"sysvec_apic_timer_interrupt", "asm_sysvec_apic_timer_interrupt",
+		"irq_exit", "__irq_exit", NULL,
+	};
+	return !*s || prefixed(s, pre);
+}
+
+/* "user;...;kernel" frames of a stack (may be ""): string index + 1 in
+ * *out, 0 for none. */
+static int stack_frames(struct cpu_samples *c, const struct as_stack *st, uint32_t *out)
+{
+	uint64_t v;
+	uint32_t id = st ? st->id : 0;
+
+	if (u64map__get(&c->stack_frames, (uint64_t)id + 1, &v)) {
+		*out = (uint32_t)v;
+		return 0;
+	}
+	uint32_t nk = st ? st->n_kernel : 0, nu = st ? st->n_user : 0;
+	size_t len = 1;
+	for (uint32_t i = 0; i < nk + nu; i++)
+		len += strlen(st->frames[i].sym) + 20;
+	char *folded = malloc(len), *p = folded;
+	if (!folded)
+		return -ENOMEM;
+	*p = '\0';
+	/* the sampling path, innermost: up to the last such frame */
+	uint32_t skip = 0;
+	for (uint32_t i = 0; i < nk; i++)
+		if (sampling_frame(st->frames[i].sym))
+			skip = i + 1;
+	/* user frames outermost first, then kernel frames outermost first */
+	for (uint32_t k = 0; k < nu + nk - skip; k++) {
+		uint32_t i = k < nu ? nk + nu - 1 - k : nk - 1 - (k - nu);
+		const char *s = st->frames[i].sym;
+		if (p != folded)
+			*p++ = ';';
+		if (*s)
+			p += sprintf(p, "%s", s);
+		else
+			p += sprintf(p, "0x%llx", (unsigned long long)st->frames[i].addr);
+	}
+	for (char *ch = folded; *ch; ch++)
+		if (*ch == '\n')
+			*ch = ' ';
+	uint32_t idx;
+	const char *f = intern(c, folded, &idx);
+	free(folded);
+	if (!f)
+		return -ENOMEM;
+	*out = idx + 1;
+	return u64map__set(&c->stack_frames, (uint64_t)id + 1, *out);
+}
+
+static int add_sample(struct cpu_samples *c, const struct as_event *ev, const struct as_stack *st)
+{
+	struct thread *t = thread_of(c, ev->tid);
+	uint32_t e = E_OTHER, frames;
+	uint64_t v;
+	int err = 0;
+
+	if (!t)
+		return -ENOMEM;
+	if (t->parked)
+		e = E_IDLE;
+	else if (ev->task && ev->task != UINT64_MAX)
+		err = task_entry(c, ev->task, &e);
+	else
+		e = t->worker ? E_SCHED : E_OTHER;
+	if (e >= E_FIRST_TASK && err)
+		return err;
+	if ((err = stack_frames(c, st, &frames)))
+		return err;
+	c->entries[e].row.samples++;
+	c->sum.samples++;
+	uint64_t key = ((uint64_t)e << 32 | frames) + 1;
+	if (!u64map__get(&c->acc_idx, key, &v)) {
+		if ((err = GROW(c->accs, c->n_accs, c->cap_accs, 64)))
+			return err;
+		c->accs[c->n_accs] = (struct acc){ .entry = e, .stack = frames };
+		if ((err = u64map__set(&c->acc_idx, key, c->n_accs + 1)))
+			return err;
+		v = ++c->n_accs;
+	}
+	c->accs[v - 1].count++;
+	return 0;
+}
+
+int cpu_samples__add(struct cpu_samples *c, const struct as_event *ev, const struct as_stack *stack)
+{
+	struct thread *t;
+	uint32_t e;
+	int err;
+
+	if (!c || !ev)
+		return -EINVAL;
+	c->sorted = false;
+	switch (ev->type) {
+	case AS_EV_POLL_BEGIN:
+		if (!(t = thread_of(c, ev->tid)))
+			return -ENOMEM;
+		t->worker = true;
+		if (t->depth > 0 && t->depth <= MAX_DEPTH && t->task[t->depth - 1]) {
+			uint32_t outer;
+			if ((err = task_entry(c, t->task[t->depth - 1], &outer)))
+				return err;
+			c->entries[outer].runtime = true;
+		}
+		if (t->depth < MAX_DEPTH)
+			t->task[t->depth] = ev->task;
+		t->depth++;
+		if (!ev->task || ev->task == UINT64_MAX)
+			return 0;
+		if ((err = task_entry(c, ev->task, &e)))
+			return err;
+		if (ev->other)
+			c->entries[e].row.tokio_id = ev->other;
+		if (!strcmp(c->entries[e].row.name, "?") && c->meta && ev->probe < c->meta->n_probes) {
+			const struct as_probe *p = &c->meta->probes[ev->probe];
+			if (p->future && *p->future &&
+			    !(c->entries[e].row.name = intern(c, p->future, NULL)))
+				return -ENOMEM;
+		}
+		return 0;
+	case AS_EV_POLL_END:
+		if (!(t = thread_of(c, ev->tid)))
+			return -ENOMEM;
+		if (t->depth)
+			t->depth--;
+		return 0;
+	case AS_EV_FREE:
+		u64map__del(&c->live, ev->task);  /* a reused address is a new task */
+		return 0;
+	case AS_EV_PARK:
+	case AS_EV_UNPARK:
+		if (!(t = thread_of(c, ev->tid)))
+			return -ENOMEM;
+		t->worker = true;
+		t->parked = ev->type == AS_EV_PARK;
+		return 0;
+	case AS_EV_SAMPLE:
+		return add_sample(c, ev, stack);
+	default:
+		return 0;
+	}
+}
+
+static int by_samples(const void *x, const void *y)
+{
+	const struct cpu_row *a = x, *b = y;
+	if (a->samples != b->samples)
+		return a->samples > b->samples ? -1 : 1;
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	return a->task < b->task ? -1 : a->task > b->task;
+}
+
+static int by_count(const void *x, const void *y)
+{
+	const struct cpu_folded *a = x, *b = y;
+	if (a->count != b->count)
+		return a->count > b->count ? -1 : 1;
+	return strcmp(a->stack, b->stack);
+}
+
+static int by_stack(const void *x, const void *y)
+{
+	return strcmp(((const struct cpu_folded *)x)->stack, ((const struct cpu_folded *)y)->stack);
+}
+
+static int sort_all(struct cpu_samples *c)
+{
+	free(c->rows);
+	free(c->lines);
+	free(c->line_buf);
+	c->rows = NULL;
+	c->lines = NULL;
+	c->line_buf = NULL;
+	c->n_rows = c->n_lines = 0;
+	c->sum.in_tasks = c->sum.tasks = 0;
+
+	c->rows = calloc(c->n_entries, sizeof(*c->rows));
+	if (!c->rows)
+		return -ENOMEM;
+	uint64_t sched = c->entries[E_SCHED].row.samples;
+	for (size_t i = E_FIRST_TASK; i < c->n_entries; i++)
+		if (c->entries[i].runtime)
+			sched += c->entries[i].row.samples;
+	for (size_t i = 0; i < c->n_entries; i++) {
+		struct cpu_row r = c->entries[i].row;
+		if (i == E_SCHED)
+			r.samples = sched;
+		else if (c->entries[i].runtime)
+			continue;
+		if (!r.samples)
+			continue;
+		if (r.kind == CPU_ROW_TASK) {
+			c->sum.in_tasks += r.samples;
+			c->sum.tasks++;
+		}
+		c->rows[c->n_rows++] = r;
+	}
+	qsort(c->rows, c->n_rows, sizeof(*c->rows), by_samples);
+
+	/* lines: "label;frames", equal strings merged */
+	size_t bytes = 1;
+	for (size_t i = 0; i < c->n_accs; i++) {
+		const struct entry *e = &c->entries[c->accs[i].entry];
+		const char *name = e->runtime ? "scheduler" : e->row.name;
+		bytes += strlen(name) + strlen(strtab__get(&c->strs, c->accs[i].stack - 1)) + 2;
+	}
+	c->line_buf = malloc(bytes);
+	c->lines = calloc(c->n_accs ? c->n_accs : 1, sizeof(*c->lines));
+	if (!c->line_buf || !c->lines)
+		return -ENOMEM;
+	char *p = c->line_buf;
+	for (size_t i = 0; i < c->n_accs; i++) {
+		const struct entry *e = &c->entries[c->accs[i].entry];
+		const char *name = e->runtime ? "scheduler" : e->row.name;
+		const char *fr = strtab__get(&c->strs, c->accs[i].stack - 1);
+		c->lines[i] = (struct cpu_folded){ .stack = p, .count = c->accs[i].count };
+		p += sprintf(p, "%s%s%s", name, *fr ? ";" : "", fr) + 1;
+	}
+	size_t n = 0;
+	if (c->n_accs) {
+		qsort(c->lines, c->n_accs, sizeof(*c->lines), by_stack);
+		for (size_t i = 0; i < c->n_accs; i++) {
+			if (n && !strcmp(c->lines[n - 1].stack, c->lines[i].stack))
+				c->lines[n - 1].count += c->lines[i].count;
+			else
+				c->lines[n++] = c->lines[i];
+		}
+		qsort(c->lines, n, sizeof(*c->lines), by_count);
+	}
+	c->n_lines = n;
+	c->sorted = true;
+	return 0;
+}
+
+const struct cpu_row *cpu_samples__rows(struct cpu_samples *c, size_t *n)
+{
+	*n = 0;
+	if (!c || (!c->sorted && sort_all(c)))
+		return NULL;
+	*n = c->n_rows;
+	return c->rows;
+}
+
+const struct cpu_folded *cpu_samples__folded(struct cpu_samples *c, size_t *n)
+{
+	*n = 0;
+	if (!c || (!c->sorted && sort_all(c)))
+		return NULL;
+	*n = c->n_lines;
+	return c->lines;
+}
+
+const struct cpu_summary *cpu_samples__summary(struct cpu_samples *c)
+{
+	if (!c || (!c->sorted && sort_all(c)))
+		return c ? &c->sum : NULL;
+	return &c->sum;
+}
+
+void cpu_samples__free(struct cpu_samples *c)
+{
+	if (!c)
+		return;
+	strtab__clear(&c->strs);
+	free(c->entries);
+	u64map__clear(&c->live);
+	free(c->threads);
+	u64map__clear(&c->tids);
+	u64map__clear(&c->stack_frames);
+	free(c->accs);
+	u64map__clear(&c->acc_idx);
+	free(c->rows);
+	free(c->lines);
+	free(c->line_buf);
+	free(c);
+}

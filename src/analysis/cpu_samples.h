@@ -1,0 +1,71 @@
+/* CPU samples per task (AS_EV_SAMPLE, record --sample): how many samples
+ * fell inside the polls of each task, and the flame-graph stacks behind
+ * them. Fed every event of a trace in order, with the stack each sample
+ * refers to. Pure C: no libbpf, no I/O, no globals.
+ *
+ * A sample belongs to the task polled on its thread then. Samples of a
+ * worker outside any task poll go to "scheduler", or to "idle" while the
+ * worker is parked (between PARK and UNPARK). Tokio's multi_thread worker
+ * loop is itself polled as a task: a task inside whose poll another poll
+ * began is the runtime's, and its samples count as "scheduler" too.
+ * Samples of a thread that never polled or parked are "outside the
+ * runtime". */
+#ifndef AS_ANALYSIS_CPU_SAMPLES_H
+#define AS_ANALYSIS_CPU_SAMPLES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace/event.h"
+
+struct cpu_samples;
+
+enum cpu_row_kind {
+	CPU_ROW_TASK = 0,      /* a task's polls */
+	CPU_ROW_SCHEDULER,     /* workers outside task polls, runtime tasks */
+	CPU_ROW_IDLE,          /* workers while parked */
+	CPU_ROW_OTHER,         /* threads outside the runtime */
+};
+
+struct cpu_row {
+	enum cpu_row_kind kind;
+	uint64_t task;         /* CPU_ROW_TASK: header address, else 0 */
+	uint64_t tokio_id;     /* 0 unknown */
+	const char *name;      /* root future of the task's poll probe ("?"), or
+	                          "scheduler", "idle", "outside-runtime" */
+	uint64_t samples;
+};
+
+/* One flame-graph line: "task-future;user frames (outermost first);kernel
+ * frames (outermost first)" and its sample count. */
+struct cpu_folded {
+	const char *stack;
+	uint64_t count;
+};
+
+struct cpu_summary {
+	uint64_t samples;      /* all samples */
+	uint64_t in_tasks;     /* in CPU_ROW_TASK rows */
+	uint64_t tasks;        /* CPU_ROW_TASK rows with samples */
+};
+
+/* meta is borrowed until cpu_samples__free (probe names). NULL and errno
+ * on failure. */
+struct cpu_samples *cpu_samples__new(const struct as_trace_meta *meta);
+/* Takes one event; for AS_EV_SAMPLE, stack is the one its stack field
+ * names (NULL when none; read during the call only). Returns 0, -EINVAL
+ * for NULL c or ev, or -ENOMEM. */
+int cpu_samples__add(struct cpu_samples *c, const struct as_event *ev, const struct as_stack *stack);
+/* Rows with samples, most first (ties: tasks by address, then the other
+ * kinds in enum order). Owned by c, valid until the next add or free. NULL
+ * with *n 0 when out of memory. */
+const struct cpu_row *cpu_samples__rows(struct cpu_samples *c, size_t *n);
+/* Flame-graph lines, most samples first (ties: by string). Owned by c,
+ * valid until the next add or free. */
+const struct cpu_folded *cpu_samples__folded(struct cpu_samples *c, size_t *n);
+/* Summary (tasks counted as rows() does). NULL for NULL c. */
+const struct cpu_summary *cpu_samples__summary(struct cpu_samples *c);
+/* Accepts NULL. */
+void cpu_samples__free(struct cpu_samples *c);
+
+#endif

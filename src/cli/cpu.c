@@ -1,0 +1,79 @@
+/* `asyncscope cpu [--folded] [--partial] FILE`: where the CPU went (CPU
+ * samples, recorded with record --sample HZ), per task and share, or as
+ * flame-graph stacks. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "analysis/cpu_samples.h"
+#include "cli/commands.h"
+#include "output/cpu_report.h"
+#include "trace/reader.h"
+
+int cmd_cpu(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "folded", no_argument, NULL, 'f' },
+		{ "partial", no_argument, NULL, 'P' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct trace_reader *r = NULL;
+	struct cpu_samples *cs = NULL;
+	bool folded = false, partial = false;
+	char err[1024];
+	struct as_event ev;
+	int c, n, ret = 2;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f': folded = true; break;
+		case 'P': partial = true; break;
+		case 'h':
+			printf("usage: asyncscope cpu [--folded] [--partial] FILE\n"
+			       "  CPU samples per task and share (record with --sample HZ)\n"
+			       "  --folded   flame-graph stacks: task;user frames;kernel frames COUNT\n"
+			       "  --partial  use the events of a truncated trace\n");
+			return 0;
+		default:
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		cli_error("usage: asyncscope cpu [--folded] [--partial] FILE");
+		return 2;
+	}
+	ret = 1;
+	r = trace_reader__open(argv[optind], err, sizeof(err));
+	if (!r) {
+		cli_error("%s", err);
+		goto out;
+	}
+	cs = cpu_samples__new(trace_reader__meta(r));
+	if (!cs) {
+		cli_error("out of memory");
+		goto out;
+	}
+	while ((n = trace_reader__next(r, &ev)) == 1) {
+		const struct as_stack *s = ev.type == AS_EV_SAMPLE ? trace_reader__stack(r, ev.stack) : NULL;
+		if (cpu_samples__add(cs, &ev, s)) {
+			cli_error("out of memory");
+			goto out;
+		}
+	}
+	if (n < 0 && !(n == -ENODATA && partial)) {
+		cli_error("%s", trace_reader__error(r));
+		goto out;
+	}
+	if ((folded ? cpu_report_folded(stdout, cs) : cpu_report_text(stdout, cs))) {
+		cli_error("cannot write the report");
+		goto out;
+	}
+	ret = 0;
+out:
+	cpu_samples__free(cs);
+	trace_reader__free(r);
+	return ret;
+}

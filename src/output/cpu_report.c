@@ -1,0 +1,56 @@
+/* Text and folded forms of the CPU samples analysis. */
+#include "output/cpu_report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+
+/* Sample:
+ * CPU samples (record --sample): 1910 samples, 1876 in polls of 2 tasks
+ *   samples   share  where
+ *      1402   73.4%  cpu_split::heavy  task 0x55d4ae37480  tokio id 1
+ *       474   24.8%  cpu_split::light  task 0x55d4ae37a10  tokio id 2
+ *        30    1.6%  scheduler
+ *         4    0.2%  outside-runtime
+ */
+int cpu_report_text(FILE *out, struct cpu_samples *c)
+{
+	size_t n;
+	const struct cpu_row *r = cpu_samples__rows(c, &n);
+	const struct cpu_summary *s = cpu_samples__summary(c);
+
+	if (!s || (!r && s->samples))
+		return -ENOMEM;
+	fprintf(out, "CPU samples (record --sample): %" PRIu64 " samples, %" PRIu64
+		" in polls of %" PRIu64 " task%s\n", s->samples, s->in_tasks, s->tasks,
+		s->tasks == 1 ? "" : "s");
+	if (!s->samples) {
+		fprintf(out, "  none: record with --sample HZ to see where the CPU goes\n");
+		return ferror(out) ? -EIO : 0;
+	}
+	fprintf(out, "  samples   share  where\n");
+	for (size_t i = 0; i < n && i < CPU_REPORT_ROWS; i++) {
+		fprintf(out, "  %7" PRIu64 "  %5.1f%%  %s", r[i].samples,
+			100.0 * (double)r[i].samples / (double)s->samples, r[i].name);
+		if (r[i].kind == CPU_ROW_TASK) {
+			fprintf(out, "  task %#" PRIx64, r[i].task);
+			if (r[i].tokio_id)
+				fprintf(out, "  tokio id %" PRIu64, r[i].tokio_id);
+		}
+		fputc('\n', out);
+	}
+	if (n > CPU_REPORT_ROWS)
+		fprintf(out, "  ... %zu more rows\n", n - CPU_REPORT_ROWS);
+	return ferror(out) ? -EIO : 0;
+}
+
+int cpu_report_folded(FILE *out, struct cpu_samples *c)
+{
+	size_t n;
+	const struct cpu_folded *l = cpu_samples__folded(c, &n);
+
+	if (!l && n)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "%s %" PRIu64 "\n", l[i].stack, l[i].count);
+	return ferror(out) ? -EIO : 0;
+}

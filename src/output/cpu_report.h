@@ -1,0 +1,20 @@
+/* The CPU report (asyncscope cpu): samples per task and share, or the
+ * flame-graph stacks (folded format), from a CPU samples analysis
+ * (analysis/cpu_samples.h). Writes only to the FILE* it is given;
+ * computes nothing. */
+#ifndef AS_OUTPUT_CPU_REPORT_H
+#define AS_OUTPUT_CPU_REPORT_H
+
+#include <stdio.h>
+
+#include "analysis/cpu_samples.h"
+
+#define CPU_REPORT_ROWS 30   /* rows listed, most samples first */
+
+/* Writes the text form. Returns 0, -ENOMEM or -EIO. */
+int cpu_report_text(FILE *out, struct cpu_samples *c);
+/* Writes "task-future;user frames;kernel frames COUNT" lines, most first
+ * (flamegraph.pl, inferno, speedscope input). Returns 0, -ENOMEM or -EIO. */
+int cpu_report_folded(FILE *out, struct cpu_samples *c);
+
+#endif

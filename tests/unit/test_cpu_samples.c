@@ -1,0 +1,233 @@
+/* CPU samples: SAMPLE events in the trace format (version 4: round trip,
+ * version 3 rejects them) and the per-task attribution of the CPU samples
+ * analysis (tasks, runtime tasks, scheduler, idle, other threads). */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "harness.h"
+#include "analysis/cpu_samples.h"
+#include "output/cpu_report.h"
+#include "trace/event.h"
+#include "trace/reader.h"
+#include "trace/writer.h"
+
+static struct as_probe probes[] = {
+	{ .role = AS_ROLE_POLL, .addr = 0x1000, .symbol = "tokio::runtime::task::raw::poll",
+	  .future = "app::heavy" },
+	{ .role = AS_ROLE_POLL, .addr = 0x2000, .symbol = "tokio::runtime::task::raw::poll",
+	  .future = "app::light" },
+	{ .role = AS_ROLE_POLL, .addr = 0x3000, .symbol = "tokio::runtime::task::raw::poll",
+	  .future = "tokio::runtime::blocking::task::BlockingTask<worker>" },
+};
+static const struct as_trace_meta meta = {
+	.pid = 7, .target = "/bin/app", .build_id = "", .runtime = "tokio", .cmdline = "app",
+	.probes = probes, .n_probes = 3,
+};
+
+static const struct as_frame burn_frames[] = {
+	{ 0xffffffff81a00010ull, "bpf_prog_123_cpu_sample" },
+	{ 0xffffffff81a00100ull, "perf_swevent_hrtimer" },
+	{ 0xffffffff81a00200ull, "asm_sysvec_apic_timer_interrupt" },
+	{ 0x555500001234ull, "app::burn" },
+	{ 0x555500002000ull, "app::heavy::{{closure}}" },
+};
+
+static void tmp_path(char *buf)
+{
+	static int n;
+	snprintf(buf, 64, "/tmp/as-test-cpu-%d-%d.trace", (int)getpid(), n++);
+}
+
+/* Rewrites the version of the file at path, with the header checksum that
+ * version computes (as test_offcpu's helper). */
+static void stamp_version(const char *path, uint8_t version)
+{
+	FILE *f = fopen(path, "r+b");
+	uint8_t hdr[16];
+	if (!f)
+		return;
+	if (fread(hdr, 1, 16, f) == 16) {
+		uint32_t plen = (uint32_t)hdr[12] | (uint32_t)hdr[13] << 8 |
+				(uint32_t)hdr[14] << 16 | (uint32_t)hdr[15] << 24;
+		uint8_t *p = malloc(plen ? plen : 1);
+		if (p && fread(p, 1, plen, f) == plen) {
+			hdr[8] = version;
+			uint32_t crc = version >= 3 ? (uint32_t)crc32(0, hdr + 8, 8) : 0;
+			crc = (uint32_t)crc32(crc, p, plen);
+			uint8_t c[4] = { (uint8_t)crc, (uint8_t)(crc >> 8), (uint8_t)(crc >> 16),
+					 (uint8_t)(crc >> 24) };
+			fseek(f, 0, SEEK_SET);
+			fwrite(hdr, 1, 16, f);
+			fseek(f, 16 + (long)plen, SEEK_SET);
+			fwrite(c, 1, 4, f);
+		}
+		free(p);
+	}
+	fclose(f);
+}
+
+/* Samples keep their task (explicit or the thread's current one), stack
+ * and timestamp; version 3 knows no type 11. */
+static void test_roundtrip_and_v3(void)
+{
+	char path[64], err[512];
+	struct as_event ev;
+	uint32_t id = 0;
+	tmp_path(path);
+	struct trace_writer *w = trace_writer__new(path, &meta);
+	CHECK(w != NULL);
+	if (!w)
+		return;
+	struct as_stack s = { .n_kernel = 3, .n_user = 2, .frames = burn_frames };
+	CHECK_EQ_U64(trace_writer__stack(w, &s, &id), 0);
+	CHECK_EQ_U64(trace_writer__write(w, &(struct as_event){ .type = AS_EV_SAMPLE, .tid = 1, .ts = 5,
+							       .stack = 2 }), -EINVAL);
+	const struct as_event in[] = {
+		{ .type = AS_EV_THREAD, .tid = 1, .ts = 1, .str = "w" },
+		{ .type = AS_EV_POLL_BEGIN, .tid = 1, .ts = 2, .task = 0xa000, .other = 3 },
+		{ .type = AS_EV_SAMPLE, .tid = 1, .ts = 3, .task = 0xa000, .stack = 1 },
+		{ .type = AS_EV_SAMPLE, .tid = 1, .ts = 4, .task = 0xb000, .stack = 0 },
+		{ .type = AS_EV_POLL_END, .tid = 1, .ts = 5, .task = 0xa000 },
+		{ .type = AS_EV_SAMPLE, .tid = 1, .ts = 6, .task = 0, .stack = 1 },
+	};
+	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++)
+		CHECK_EQ_U64(trace_writer__write(w, &in[i]), 0);
+	CHECK_EQ_U64(trace_writer__finish(w, &(struct as_trace_end){ .events = 6 }), 0);
+	trace_writer__free(w);
+
+	struct trace_reader *r = trace_reader__open(path, err, sizeof(err));
+	CHECK(r != NULL);
+	if (r) {
+		CHECK_EQ_U64(trace_reader__meta(r)->format_version, 4);
+		size_t i = 0;
+		while (trace_reader__next(r, &ev) == 1 && i < 6) {
+			CHECK_EQ_U64(ev.type, in[i].type);
+			CHECK_EQ_U64(ev.ts, in[i].ts);
+			CHECK_EQ_U64(ev.task, in[i].task);
+			if (ev.type == AS_EV_SAMPLE) {
+				CHECK_EQ_U64(ev.stack, in[i].stack);
+				if (ev.stack) {
+					const struct as_stack *rs = trace_reader__stack(r, ev.stack);
+					CHECK(rs != NULL);
+					if (rs)
+						CHECK_STR(rs->frames[3].sym, "app::burn");
+				}
+			}
+			i++;
+		}
+		CHECK_EQ_U64(i, 6);
+	}
+	trace_reader__free(r);
+
+	stamp_version(path, 3);
+	r = trace_reader__open(path, err, sizeof(err));
+	CHECK(r != NULL);
+	if (r) {
+		CHECK_EQ_U64(trace_reader__next(r, &ev), 1);
+		CHECK_EQ_U64(trace_reader__next(r, &ev), 1);
+		CHECK_EQ_U64(trace_reader__next(r, &ev), -EBADMSG);
+		CHECK(strstr(trace_reader__error(r), "unknown event type") != NULL);
+	}
+	trace_reader__free(r);
+	unlink(path);
+}
+
+#define A 0xa000ull
+#define B 0xb000ull
+#define W 0xc000ull   /* a worker loop polled as a task */
+
+static void test_attribution(void)
+{
+	struct as_stack st = { .id = 1, .n_kernel = 3, .n_user = 2, .frames = burn_frames };
+	struct cpu_samples *c = cpu_samples__new(&meta);
+	CHECK(c != NULL);
+	if (!c)
+		return;
+	const struct as_event evs[] = {
+		/* tid 1: worker loop W, A then B polled inside it */
+		{ .type = AS_EV_POLL_BEGIN, .tid = 1, .ts = 1, .task = W, .probe = 2 },
+		{ .type = AS_EV_SAMPLE, .tid = 1, .ts = 2, .task = W },            /* scheduler */
+		{ .type = AS_EV_POLL_BEGIN, .tid = 1, .ts = 3, .task = A, .probe = 0, .other = 5 },
+		{ .type = AS_EV_SAMPLE, .tid = 1, .ts = 4, .task = A, .stack = 1 },
+		{ .type = AS_EV_SAMPLE, .tid = 1, .ts = 5, .task = A, .stack = 1 },
+		{ .type = AS_EV_SAMPLE, .tid = 1, .ts = 6, .task = A, .stack = 1 },
+		{ .type = AS_EV_POLL_END, .tid = 1, .ts = 7, .task = A },
+		{ .type = AS_EV_POLL_BEGIN, .tid = 1, .ts = 8, .task = B, .probe = 1 },
+		{ .type = AS_EV_SAMPLE, .tid = 1, .ts = 9, .task = B, .stack = 1 },
+		{ .type = AS_EV_POLL_END, .tid = 1, .ts = 10, .task = B },
+		{ .type = AS_EV_PARK, .tid = 1, .ts = 11 },
+		{ .type = AS_EV_SAMPLE, .tid = 1, .ts = 12, .task = W },           /* idle */
+		{ .type = AS_EV_UNPARK, .tid = 1, .ts = 13 },
+		/* tid 2: never polled: outside the runtime */
+		{ .type = AS_EV_SAMPLE, .tid = 2, .ts = 14 },
+		/* tid 3: a current_thread worker outside polls */
+		{ .type = AS_EV_PARK, .tid = 3, .ts = 15 },
+		{ .type = AS_EV_UNPARK, .tid = 3, .ts = 16 },
+		{ .type = AS_EV_SAMPLE, .tid = 3, .ts = 17 },                      /* scheduler */
+	};
+	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++)
+		CHECK_EQ_U64(cpu_samples__add(c, &evs[i], evs[i].stack ? &st : NULL), 0);
+	size_t n;
+	const struct cpu_row *r = cpu_samples__rows(c, &n);
+	const struct cpu_summary *s = cpu_samples__summary(c);
+	CHECK_EQ_U64(s->samples, 8);
+	CHECK_EQ_U64(s->in_tasks, 4);
+	CHECK_EQ_U64(s->tasks, 2);
+	CHECK_EQ_U64(n, 5);
+	if (r && n == 5) {
+		CHECK_STR(r[0].name, "app::heavy");
+		CHECK_EQ_U64(r[0].samples, 3);
+		CHECK_EQ_U64(r[0].tokio_id, 5);
+		CHECK_EQ_U64(r[0].task, A);
+		CHECK_STR(r[1].name, "scheduler");
+		CHECK_EQ_U64(r[1].samples, 2);
+		CHECK_STR(r[2].name, "app::light");
+		CHECK_EQ_U64(r[2].samples, 1);
+		CHECK_STR(r[3].name, "idle");
+		CHECK_STR(r[4].name, "outside-runtime");
+	}
+	const struct cpu_folded *l = cpu_samples__folded(c, &n);
+	CHECK_EQ_U64(n, 5);
+	if (l && n == 5) {
+		/* the sampling path (BPF, perf, timer interrupt) is left out */
+		CHECK_STR(l[0].stack, "app::heavy;app::heavy::{{closure}};app::burn");
+		CHECK_EQ_U64(l[0].count, 3);
+		CHECK_STR(l[1].stack, "scheduler");
+		CHECK_EQ_U64(l[1].count, 2);
+		CHECK_STR(l[2].stack, "app::light;app::heavy::{{closure}};app::burn");
+	}
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (f) {
+		CHECK_EQ_U64(cpu_report_text(f, c), 0);
+		fclose(f);
+		CHECK(strstr(buf, "8 samples, 4 in polls of 2 tasks") != NULL);
+		CHECK(strstr(buf, "37.5%  app::heavy  task 0xa000  tokio id 5") != NULL);
+		free(buf);
+	}
+	CHECK_EQ_U64(cpu_samples__add(c, NULL, NULL), -EINVAL);
+	cpu_samples__free(c);
+	cpu_samples__free(NULL);
+
+	/* nothing sampled */
+	c = cpu_samples__new(&meta);
+	cpu_samples__rows(c, &n);
+	CHECK_EQ_U64(n, 0);
+	cpu_samples__folded(c, &n);
+	CHECK_EQ_U64(n, 0);
+	CHECK_EQ_U64(cpu_samples__summary(c)->samples, 0);
+	cpu_samples__free(c);
+}
+
+int main(void)
+{
+	RUN(test_roundtrip_and_v3);
+	RUN(test_attribution);
+	TEST_MAIN_END();
+}
