@@ -27,6 +27,8 @@ enum raw_type {
 	                     arg = raw 64-bit register of the first argument (0 unread) */
 	RAW_OFFCPU,       /* struct raw_offcpu (record --offcpu) */
 	RAW_SAMPLE,       /* struct raw_offcpu, dur_ns 0 (record --sample): a CPU sample */
+	RAW_RUNQ,         /* struct raw_event (record --runq): h.ts = when the thread became
+	                     runnable, arg = ns until it ran, task = polled then (0 none) */
 };
 
 #define RAW_F_READY 1
@@ -111,6 +113,7 @@ struct raw_counters {
 	__u64 depth_overflow;  /* polls nested deeper than AS_MAX_DEPTH */
 	__u64 no_thread_slot;  /* events dropped: the per-thread map was full */
 	__u64 offcpu_dropped;  /* off-CPU intervals not kept (pending map full) */
+	__u64 runq_dropped;    /* run-queue waits not followed (map full) */
 };
 
 _Static_assert(sizeof(struct raw_hdr) == 16, "raw_hdr layout");

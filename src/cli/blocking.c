@@ -1,14 +1,17 @@
 /* `asyncscope blocking [--folded] [--partial] FILE`: where polls blocked
  * (off CPU inside a poll, recorded with record --offcpu), per task and per
- * cause, or as flame-graph stacks. */
+ * cause, or as flame-graph stacks; then how long each worker waited for a
+ * CPU once runnable (run-queue delay, record --runq or --offcpu). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 
 #include "analysis/blocking.h"
+#include "analysis/runq.h"
 #include "cli/commands.h"
 #include "output/blocking_report.h"
+#include "output/runq_report.h"
 #include "trace/reader.h"
 
 int cmd_blocking(int argc, char **argv)
@@ -21,6 +24,7 @@ int cmd_blocking(int argc, char **argv)
 	};
 	struct trace_reader *r = NULL;
 	struct blocking *b = NULL;
+	struct runq *q = NULL;
 	bool folded = false, partial = false;
 	char err[1024];
 	struct as_event ev;
@@ -33,7 +37,8 @@ int cmd_blocking(int argc, char **argv)
 		case 'P': partial = true; break;
 		case 'h':
 			printf("usage: asyncscope blocking [--folded] [--partial] FILE\n"
-			       "  off-CPU time inside polls per task and cause (record with --offcpu)\n"
+			       "  off-CPU time inside polls per task and cause (record with --offcpu),\n"
+			       "  then the run-queue delay per worker (--offcpu or --runq)\n"
 			       "  --folded   flame-graph stacks: task;user frames;kernel frames NS\n"
 			       "  --partial  use the events of a truncated trace\n");
 			return 0;
@@ -52,13 +57,14 @@ int cmd_blocking(int argc, char **argv)
 		goto out;
 	}
 	b = blocking__new(trace_reader__meta(r));
-	if (!b) {
+	q = runq__new();
+	if (!b || !q) {
 		cli_error("out of memory");
 		goto out;
 	}
 	while ((n = trace_reader__next(r, &ev)) == 1) {
 		const struct as_stack *s = ev.type == AS_EV_OFFCPU ? trace_reader__stack(r, ev.stack) : NULL;
-		if (blocking__add(b, &ev, s)) {
+		if (blocking__add(b, &ev, s) || runq__add(q, &ev)) {
 			cli_error("out of memory");
 			goto out;
 		}
@@ -67,13 +73,15 @@ int cmd_blocking(int argc, char **argv)
 		cli_error("%s", trace_reader__error(r));
 		goto out;
 	}
-	if ((folded ? blocking_report_folded(stdout, b) : blocking_report_text(stdout, b))) {
+	if ((folded ? blocking_report_folded(stdout, b) :
+		      blocking_report_text(stdout, b) || runq_report_text(stdout, q))) {
 		cli_error("cannot write the report");
 		goto out;
 	}
 	ret = 0;
 out:
 	blocking__free(b);
+	runq__free(q);
 	trace_reader__free(r);
 	return ret;
 }

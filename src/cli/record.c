@@ -43,6 +43,7 @@ int cmd_record(int argc, char **argv)
 		{ "offcpu", no_argument, NULL, 'O' },
 		{ "offcpu-min", required_argument, NULL, 'M' },
 		{ "sample", required_argument, NULL, 'S' },
+		{ "runq", no_argument, NULL, 'Q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -110,6 +111,7 @@ int cmd_record(int argc, char **argv)
 			o.offcpu_min_ns = us ? us * 1000 : 1;
 			break;
 		}
+		case 'Q': o.runq = true; break;
 		case 'S': {
 			char *end;
 			unsigned long hz = strtoul(optarg, &end, 10);
@@ -123,7 +125,7 @@ int cmd_record(int argc, char **argv)
 		case 'h':
 			printf("usage: asyncscope record [-o FILE] [--duration SEC] [--runtime NAME]\n"
 			       "                         [--buffer-size KIB] [--usdt PROVIDER:NAME]...\n"
-			       "                         [--offcpu [--offcpu-min US]] [--sample HZ]\n"
+			       "                         [--offcpu [--offcpu-min US]] [--sample HZ] [--runq]\n"
 			       "                         (-p PID | -- CMD [ARGS...])\n"
 			       "  -o FILE          trace file (default asyncscope.trace)\n"
 			       "  --duration SEC   stop after SEC seconds (a launched command is then ended)\n"
@@ -135,7 +137,9 @@ int cmd_record(int argc, char **argv)
 			       "                   with kernel and user stacks (see asyncscope blocking)\n"
 			       "  --offcpu-min US  shortest off-CPU interval kept (default 100)\n"
 			       "  --sample HZ      also sample the target's CPU use HZ times a second per CPU,\n"
-			       "                   with the task polled and the stacks (see asyncscope cpu)\n");
+			       "                   with the task polled and the stacks (see asyncscope cpu)\n"
+			       "  --runq           also record how long the target's threads wait for a CPU\n"
+			       "                   once runnable (implied by --offcpu; see asyncscope blocking)\n");
 			ret = 0;
 			goto out;
 		default:
@@ -167,6 +171,8 @@ int cmd_record(int argc, char **argv)
 	if (o.offcpu)
 		fprintf(stderr, "asyncscope: %llu off-CPU intervals inside polls, %llu distinct stacks\n",
 			(unsigned long long)res.offcpu, (unsigned long long)res.stacks);
+	if (o.runq || o.offcpu)
+		fprintf(stderr, "asyncscope: %llu run-queue waits\n", (unsigned long long)res.runq);
 	if (o.sample_hz)
 		fprintf(stderr, "asyncscope: %llu CPU samples, %llu distinct stacks\n",
 			(unsigned long long)res.samples, (unsigned long long)res.stacks);

@@ -168,7 +168,8 @@ static uint64_t probe_cookie(const struct probe_plan *plan, size_t idx)
 static bool not_uprobe(const struct asyncscope_bpf *skel, const struct bpf_program *prog)
 {
 	return prog == skel->progs.thread_exit || prog == skel->progs.offcpu_switch ||
-	       prog == skel->progs.cpu_sample;
+	       prog == skel->progs.cpu_sample || prog == skel->progs.runq_wakeup ||
+	       prog == skel->progs.runq_wakeup_new || prog == skel->progs.runq_switch;
 }
 
 static int open_and_load(struct attachment *a, bool multi, char *err, size_t errlen)
@@ -200,6 +201,12 @@ static int open_and_load(struct attachment *a, bool multi, char *err, size_t err
 	}
 	if (!a->extra.sample_hz)
 		bpf_program__set_autoload(a->skel->progs.cpu_sample, false);
+	if (!a->extra.runq) {
+		bpf_program__set_autoload(a->skel->progs.runq_wakeup, false);
+		bpf_program__set_autoload(a->skel->progs.runq_wakeup_new, false);
+		bpf_program__set_autoload(a->skel->progs.runq_switch, false);
+		bpf_map__set_max_entries(a->skel->maps.runq_start, 1);
+	}
 	if (multi) {
 		struct bpf_program *prog;
 		bpf_object__for_each_program(prog, a->skel->obj)
@@ -361,6 +368,33 @@ static int attach_each(struct attachment *a, const struct elf_image *img, const 
 
 static void detach_all(struct attachment *a);
 
+/* The run-queue wait programs (sched_wakeup, sched_wakeup_new,
+ * sched_switch). Returns 0 or -errno with a message in err. */
+static int attach_runq(struct attachment *a, char *err, size_t errlen)
+{
+	struct bpf_program *progs[] = {
+		a->skel->progs.runq_wakeup, a->skel->progs.runq_wakeup_new, a->skel->progs.runq_switch,
+	};
+	struct bpf_link **l = realloc(a->links, (a->n_links + 3) * sizeof(*l));
+
+	if (!l) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	a->links = l;
+	for (size_t i = 0; i < 3; i++) {
+		struct bpf_link *link = bpf_program__attach(progs[i]);
+		if (!link) {
+			int ret = -errno;
+			snprintf(err, errlen, "failed to attach to the scheduler tracepoint of %s "
+				 "(run-queue waits): %s", bpf_program__name(progs[i]), strerror(-ret));
+			return ret;
+		}
+		a->links[a->n_links++] = link;
+	}
+	return 0;
+}
+
 /* A CPU-clock event sampling at hz on every online CPU, each running
  * cpu_sample (which keeps the target's samples only). The links own the
  * perf event fds. Returns 0 or -errno with a message in err. */
@@ -480,6 +514,8 @@ int attachment__attach(struct attachment *a, const char *binary, char *err, size
 	}
 	if (a->extra.sample_hz && (ret = attach_sampling(a, err, errlen)))
 		goto cleanup;
+	if (a->extra.runq && (ret = attach_runq(a, err, errlen)))
+		goto cleanup;
 	ret = n;
 cleanup:
 	elf_image__free(img);
@@ -498,6 +534,7 @@ void attachment__counters(const struct attachment *a, struct raw_counters *out)
 	out->depth_overflow = __atomic_load_n(&a->skel->bss->counters.depth_overflow, __ATOMIC_RELAXED);
 	out->no_thread_slot = __atomic_load_n(&a->skel->bss->counters.no_thread_slot, __ATOMIC_RELAXED);
 	out->offcpu_dropped = __atomic_load_n(&a->skel->bss->counters.offcpu_dropped, __ATOMIC_RELAXED);
+	out->runq_dropped = __atomic_load_n(&a->skel->bss->counters.runq_dropped, __ATOMIC_RELAXED);
 }
 
 struct detach_job {

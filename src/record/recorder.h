@@ -31,6 +31,8 @@ struct recorder_opts {
 	/* CPU samples of the target, sample_hz a second per CPU (0 none), each
 	 * with the task polled on the thread and its stacks (named as above) */
 	uint32_t sample_hz;
+	/* Run-queue waits of the target's threads (also with offcpu) */
+	bool runq;
 	bool progress;               /* a live status line on stderr */
 	bool quiet;                  /* no "attached" line (a full-screen caller) */
 	const char *child_stdio;     /* launched command's stdout and stderr go here
@@ -53,6 +55,7 @@ struct recorder_result {
 	uint64_t missed;             /* malformed or unattributable records */
 	uint64_t offcpu;             /* off-CPU intervals recorded (--offcpu) */
 	uint64_t samples;            /* CPU samples recorded (--sample) */
+	uint64_t runq;               /* run-queue waits recorded (--runq, --offcpu) */
 	uint64_t stacks;             /* distinct stacks stored (off-CPU and samples) */
 	uint64_t bytes;              /* trace file size */
 	int target_status;           /* launched target: wait status, else -1 */

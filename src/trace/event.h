@@ -29,6 +29,9 @@ enum as_ev_type {
 	AS_EV_SAMPLE,      /* format version 4: a CPU sample (record --sample) of thread tid at
 	                      ts while it polled task (0: outside any poll); stack = its
 	                      stacks then, as for AS_EV_OFFCPU, 0 none */
+	AS_EV_RUNQ,        /* format version 5: thread tid became runnable at ts and waited
+	                      other ns for a CPU (record --runq); task = the task it was
+	                      polling then (0 none) */
 	AS_EV__MAX,
 };
 

@@ -49,3 +49,48 @@ test_cpu_off_by_default() {
 	check "--sample 0 refused (usage)" sh -c "$AS record --sample 0 -o $t -- true 2>/dev/null; [ \$? -eq 2 ]"
 	check "--sample x refused (usage)" sh -c "$AS record --sample x -o $t -- true 2>/dev/null; [ \$? -eq 2 ]"
 }
+
+# Run-queue delay per worker (record --runq / --offcpu, in asyncscope blocking).
+# Truth: each of sleeper_in_poll's 10 sleeps ends with a wakeup of the
+# sleeping worker, so the workers wait for a CPU at least 10 times; and
+# cpu_split pinned to one CPU beside a busy loop shares it three ways, so
+# its workers wait for the CPU for a good part of their work (>= 200 ms in
+# all for about 0.5 s of CPU), where the same program alone waits far less.
+test_runq_workers() {
+	local t=$TMP/runq.trace txt=$TMP/runq.txt
+	check "record --offcpu also records run-queue waits" sh -c "$AS record --offcpu -o $t -- $APPS/sleeper_in_poll >/dev/null 2>$TMP/runq.err"
+	check "record counts the waits" grep -Eq "^asyncscope: [0-9]+ run-queue waits" "$TMP/runq.err"
+	check "blocking report" sh -c "$AS blocking $t > $txt"
+	check "run-queue section" grep -q "^Run-queue delay per worker" "$txt"
+	check "the workers waited at least 10 times" python3 - "$txt" <<'PY'
+import re, sys
+waits = 0
+for line in open(sys.argv[1]):
+    m = re.match(r"  \d+ tokio-runtime-w\s+(\d+)\s+[0-9.]+\s+[0-9.]+\s+[0-9.]+\s+[0-9.]+$", line)
+    if m:
+        waits += int(m.group(1))
+if waits < 10:
+    print("    worker waits: %d" % waits, file=sys.stderr)
+sys.exit(0 if waits >= 10 else 1)
+PY
+	# starved by the OS: one CPU shared with a busy loop
+	taskset -c 0 sh -c 'end=$(($(date +%s)+6)); while [ $(date +%s) -lt $end ]; do :; done' &
+	local hog=$!
+	check "record --runq on a contended CPU" sh -c "taskset -c 0 $AS record --runq -o $t -- $APPS/cpu_split 20 >/dev/null 2>&1"
+	kill $hog 2>/dev/null
+	wait $hog 2>/dev/null
+	check "blocking report (contended)" sh -c "$AS blocking $t > $txt"
+	check "workers waited >= 200 ms for the CPU" python3 - "$txt" <<'PY'
+import re, sys
+total = 0.0
+for line in open(sys.argv[1]):
+    m = re.match(r"  \d+ tokio-runtime-w\s+\d+\s+[0-9.]+\s+[0-9.]+\s+[0-9.]+\s+([0-9.]+)$", line)
+    if m:
+        total += float(m.group(1))
+print("    workers' run-queue delay: %.1f ms" % total, file=sys.stderr)
+sys.exit(0 if total >= 200 else 1)
+PY
+	check "record without --runq" sh -c "$AS record -o $t -- $APPS/cpu_split 5 >/dev/null 2>$TMP/runq.err"
+	check "no run-queue line" sh -c "! grep -q 'run-queue' $TMP/runq.err"
+	check "blocking says none" sh -c "$AS blocking $t | grep -q '^  none: record with --runq'"
+}

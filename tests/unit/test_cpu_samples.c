@@ -1,6 +1,7 @@
 /* CPU samples: SAMPLE events in the trace format (version 4: round trip,
  * version 3 rejects them) and the per-task attribution of the CPU samples
- * analysis (tasks, runtime tasks, scheduler, idle, other threads). */
+ * analysis (tasks, runtime tasks, scheduler, idle, other threads); RUNQ
+ * events (version 5, version 4 rejects them) and the run-queue analysis. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 
 #include "harness.h"
 #include "analysis/cpu_samples.h"
+#include "analysis/runq.h"
 #include "output/cpu_report.h"
 #include "trace/event.h"
 #include "trace/reader.h"
@@ -103,7 +105,7 @@ static void test_roundtrip_and_v3(void)
 	struct trace_reader *r = trace_reader__open(path, err, sizeof(err));
 	CHECK(r != NULL);
 	if (r) {
-		CHECK_EQ_U64(trace_reader__meta(r)->format_version, 4);
+		CHECK_EQ_U64(trace_reader__meta(r)->format_version, AS_TRACE_FORMAT_VERSION);
 		size_t i = 0;
 		while (trace_reader__next(r, &ev) == 1 && i < 6) {
 			CHECK_EQ_U64(ev.type, in[i].type);
@@ -225,9 +227,95 @@ static void test_attribution(void)
 	cpu_samples__free(c);
 }
 
+/* RUNQ round trip; version 4 knows no type 12. */
+static void test_runq_format(void)
+{
+	char path[64], err[512];
+	struct as_event ev;
+	tmp_path(path);
+	struct trace_writer *w = trace_writer__new(path, &meta);
+	CHECK(w != NULL);
+	if (!w)
+		return;
+	CHECK_EQ_U64(trace_writer__write(w, &(struct as_event){ .type = AS_EV_THREAD, .tid = 9, .ts = 1, .str = "w" }), 0);
+	CHECK_EQ_U64(trace_writer__write(w, &(struct as_event){ .type = AS_EV_RUNQ, .tid = 9, .ts = 2,
+							       .task = 0xa000, .other = 123456 }), 0);
+	CHECK_EQ_U64(trace_writer__finish(w, &(struct as_trace_end){ .events = 2 }), 0);
+	trace_writer__free(w);
+	struct trace_reader *r = trace_reader__open(path, err, sizeof(err));
+	CHECK(r != NULL);
+	if (r) {
+		CHECK_EQ_U64(trace_reader__meta(r)->format_version, AS_TRACE_FORMAT_VERSION);
+		CHECK_EQ_U64(trace_reader__next(r, &ev), 1);
+		CHECK_EQ_U64(trace_reader__next(r, &ev), 1);
+		CHECK_EQ_U64(ev.type, AS_EV_RUNQ);
+		CHECK_EQ_U64(ev.tid, 9);
+		CHECK_EQ_U64(ev.ts, 2);
+		CHECK_EQ_U64(ev.task, 0xa000);
+		CHECK_EQ_U64(ev.other, 123456);
+		CHECK_EQ_U64(trace_reader__next(r, &ev), 0);
+	}
+	trace_reader__free(r);
+	stamp_version(path, 4);
+	r = trace_reader__open(path, err, sizeof(err));
+	CHECK(r != NULL);
+	if (r) {
+		CHECK_EQ_U64(trace_reader__next(r, &ev), 1);
+		CHECK_EQ_U64(trace_reader__next(r, &ev), -EBADMSG);
+		CHECK(strstr(trace_reader__error(r), "unknown event type") != NULL);
+	}
+	trace_reader__free(r);
+	unlink(path);
+}
+
+/* Per-thread waits: workers (polled or parked) first, percentiles exact
+ * for small values, threads without waits left out. */
+static void test_runq_analysis(void)
+{
+	struct runq *q = runq__new();
+	CHECK(q != NULL);
+	if (!q)
+		return;
+	const struct as_event evs[] = {
+		{ .type = AS_EV_THREAD, .tid = 1, .ts = 1, .str = "main" },
+		{ .type = AS_EV_THREAD, .tid = 2, .ts = 1, .str = "tokio-runtime-w" },
+		{ .type = AS_EV_THREAD, .tid = 3, .ts = 1, .str = "quiet" },
+		{ .type = AS_EV_POLL_BEGIN, .tid = 2, .ts = 2, .task = A },
+		{ .type = AS_EV_RUNQ, .tid = 1, .ts = 3, .other = 100000000 },
+		{ .type = AS_EV_RUNQ, .tid = 2, .ts = 3, .task = A, .other = 10 },
+		{ .type = AS_EV_RUNQ, .tid = 2, .ts = 4, .other = 20 },
+		{ .type = AS_EV_RUNQ, .tid = 2, .ts = 5, .other = 30 },
+		{ .type = AS_EV_PARK, .tid = 3, .ts = 6 },
+	};
+	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++)
+		CHECK_EQ_U64(runq__add(q, &evs[i]), 0);
+	size_t n;
+	const struct runq_thread *t = runq__threads(q, &n);
+	CHECK_EQ_U64(n, 2);
+	if (t && n == 2) {
+		CHECK_EQ_U64(t[0].tid, 2);
+		CHECK(t[0].worker);
+		CHECK_STR(t[0].name, "tokio-runtime-w");
+		CHECK_EQ_U64(t[0].count, 3);
+		CHECK_EQ_U64(t[0].p50_ns, 20);
+		CHECK_EQ_U64(t[0].p99_ns, 30);
+		CHECK_EQ_U64(t[0].max_ns, 30);
+		CHECK_EQ_U64(t[0].total_ns, 60);
+		CHECK_EQ_U64(t[0].in_poll, 1);
+		CHECK_EQ_U64(t[1].tid, 1);
+		CHECK(!t[1].worker);
+		CHECK_EQ_U64(t[1].max_ns, 100000000);
+	}
+	CHECK_EQ_U64(runq__add(q, NULL), -EINVAL);
+	runq__free(q);
+	runq__free(NULL);
+}
+
 int main(void)
 {
 	RUN(test_roundtrip_and_v3);
 	RUN(test_attribution);
+	RUN(test_runq_format);
+	RUN(test_runq_analysis);
 	TEST_MAIN_END();
 }
