@@ -29,6 +29,10 @@ enum raw_type {
 	RAW_SAMPLE,       /* struct raw_offcpu, dur_ns 0 (record --sample): a CPU sample */
 	RAW_RUNQ,         /* struct raw_event (record --runq): h.ts = when the thread became
 	                     runnable, arg = ns until it ran, task = polled then (0 none) */
+	RAW_URING,        /* struct raw_event (record --uring): an io_uring request of the
+	                     thread tid submitted while it polled task (0 none); without
+	                     RAW_F_URING_DONE its submission, arg = opcode; with it its
+	                     completion at h.ts, arg = ns since submission */
 };
 
 #define RAW_F_READY 1
@@ -36,6 +40,8 @@ enum raw_type {
 #define RAW_F_WAKE_IO 4    /* RAW_WAKE inside the I/O driver */
 #define RAW_F_WAKE_TIMER 8 /* RAW_WAKE inside timer processing */
 #define RAW_F_PREEMPTED 16 /* RAW_OFFCPU: switched out runnable (preempted or yielding), not blocked */
+#define RAW_F_URING_DONE 32 /* RAW_URING: a completion */
+#define RAW_F_URING_ERR 64  /* RAW_URING completion: the result was an error */
 
 /* Kinds of runtime context a thread can be in (cookie kind of ctx probes). */
 #define AS_CTX_IO 1
@@ -114,6 +120,7 @@ struct raw_counters {
 	__u64 no_thread_slot;  /* events dropped: the per-thread map was full */
 	__u64 offcpu_dropped;  /* off-CPU intervals not kept (pending map full) */
 	__u64 runq_dropped;    /* run-queue waits not followed (map full) */
+	__u64 uring_dropped;   /* io_uring requests not followed (map full) */
 };
 
 _Static_assert(sizeof(struct raw_hdr) == 16, "raw_hdr layout");

@@ -7,3 +7,4 @@ cd "$(dirname "$0")/../tests/apps"
 cargo build --release --quiet
 cc -O2 -g -Wall -Wextra -Werror -o usdt/usdt_app usdt/usdt_app.c usdt/usdt_guarded.c
 cc -O2 -g -Wall -Wextra -Werror -o usdt/usdt_tasks usdt/usdt_tasks.c
+cc -O2 -g -Wall -Wextra -Werror -o uring/uring_tasks uring/uring_tasks.c

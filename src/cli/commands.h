@@ -13,6 +13,7 @@ int cmd_dump(int argc, char **argv);     /* src/cli/dump.c */
 int cmd_top(int argc, char **argv);      /* src/cli/top.c */
 int cmd_blocking(int argc, char **argv); /* src/cli/blocking.c */
 int cmd_cpu(int argc, char **argv);      /* src/cli/cpu.c */
+int cmd_uring(int argc, char **argv);    /* src/cli/uring.c */
 
 /* Prints "asyncscope: <msg>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -20,6 +20,7 @@ static const struct {
 	{ "top", cmd_top, "top (-p PID | -- CMD [ARGS...]) [--interval SEC]    live view of the tasks (q quits)" },
 	{ "blocking", cmd_blocking, "blocking [--folded] FILE    off-CPU time inside polls per task and cause (record --offcpu)" },
 	{ "cpu", cmd_cpu, "cpu [--folded] FILE    CPU samples per task, or flame-graph stacks (record --sample HZ)" },
+	{ "uring", cmd_uring, "uring FILE    io_uring submissions, completions and latency per task (record --uring)" },
 	{ "events", cmd_events, "events FILE    print the decoded event stream of a trace" },
 	{ "probes", cmd_probes, "probes [--runtime NAME] BINARY    list the probe points a binary offers" },
 };

@@ -44,6 +44,7 @@ int cmd_record(int argc, char **argv)
 		{ "offcpu-min", required_argument, NULL, 'M' },
 		{ "sample", required_argument, NULL, 'S' },
 		{ "runq", no_argument, NULL, 'Q' },
+		{ "uring", no_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -112,6 +113,7 @@ int cmd_record(int argc, char **argv)
 			break;
 		}
 		case 'Q': o.runq = true; break;
+		case 'U': o.uring = true; break;
 		case 'S': {
 			char *end;
 			unsigned long hz = strtoul(optarg, &end, 10);
@@ -125,7 +127,7 @@ int cmd_record(int argc, char **argv)
 		case 'h':
 			printf("usage: asyncscope record [-o FILE] [--duration SEC] [--runtime NAME]\n"
 			       "                         [--buffer-size KIB] [--usdt PROVIDER:NAME]...\n"
-			       "                         [--offcpu [--offcpu-min US]] [--sample HZ] [--runq]\n"
+			       "                         [--offcpu [--offcpu-min US]] [--sample HZ] [--runq] [--uring]\n"
 			       "                         (-p PID | -- CMD [ARGS...])\n"
 			       "  -o FILE          trace file (default asyncscope.trace)\n"
 			       "  --duration SEC   stop after SEC seconds (a launched command is then ended)\n"
@@ -139,7 +141,9 @@ int cmd_record(int argc, char **argv)
 			       "  --sample HZ      also sample the target's CPU use HZ times a second per CPU,\n"
 			       "                   with the task polled and the stacks (see asyncscope cpu)\n"
 			       "  --runq           also record how long the target's threads wait for a CPU\n"
-			       "                   once runnable (implied by --offcpu; see asyncscope blocking)\n");
+			       "                   once runnable (implied by --offcpu; see asyncscope blocking)\n"
+			       "  --uring          also record io_uring submissions (with the task polled)\n"
+			       "                   and completions (see asyncscope uring)\n");
 			ret = 0;
 			goto out;
 		default:
@@ -173,6 +177,9 @@ int cmd_record(int argc, char **argv)
 			(unsigned long long)res.offcpu, (unsigned long long)res.stacks);
 	if (o.runq || o.offcpu)
 		fprintf(stderr, "asyncscope: %llu run-queue waits\n", (unsigned long long)res.runq);
+	if (o.uring)
+		fprintf(stderr, "asyncscope: %llu io_uring submissions, %llu completions\n",
+			(unsigned long long)res.uring_submitted, (unsigned long long)res.uring_completed);
 	if (o.sample_hz)
 		fprintf(stderr, "asyncscope: %llu CPU samples, %llu distinct stacks\n",
 			(unsigned long long)res.samples, (unsigned long long)res.stacks);

@@ -169,7 +169,8 @@ static bool not_uprobe(const struct asyncscope_bpf *skel, const struct bpf_progr
 {
 	return prog == skel->progs.thread_exit || prog == skel->progs.offcpu_switch ||
 	       prog == skel->progs.cpu_sample || prog == skel->progs.runq_wakeup ||
-	       prog == skel->progs.runq_wakeup_new || prog == skel->progs.runq_switch;
+	       prog == skel->progs.runq_wakeup_new || prog == skel->progs.runq_switch ||
+	       prog == skel->progs.uring_submit || prog == skel->progs.uring_complete;
 }
 
 static int open_and_load(struct attachment *a, bool multi, char *err, size_t errlen)
@@ -206,6 +207,11 @@ static int open_and_load(struct attachment *a, bool multi, char *err, size_t err
 		bpf_program__set_autoload(a->skel->progs.runq_wakeup_new, false);
 		bpf_program__set_autoload(a->skel->progs.runq_switch, false);
 		bpf_map__set_max_entries(a->skel->maps.runq_start, 1);
+	}
+	if (!a->extra.uring) {
+		bpf_program__set_autoload(a->skel->progs.uring_submit, false);
+		bpf_program__set_autoload(a->skel->progs.uring_complete, false);
+		bpf_map__set_max_entries(a->skel->maps.uring_inflight, 1);
 	}
 	if (multi) {
 		struct bpf_program *prog;
@@ -368,26 +374,25 @@ static int attach_each(struct attachment *a, const struct elf_image *img, const 
 
 static void detach_all(struct attachment *a);
 
-/* The run-queue wait programs (sched_wakeup, sched_wakeup_new,
- * sched_switch). Returns 0 or -errno with a message in err. */
-static int attach_runq(struct attachment *a, char *err, size_t errlen)
+/* Tracepoint programs attached on request (run-queue waits: sched_wakeup,
+ * sched_wakeup_new, sched_switch; io_uring: io_uring_submit_req,
+ * io_uring_complete). Returns 0 or -errno with a message in err. */
+static int attach_tps(struct attachment *a, struct bpf_program **progs, size_t n,
+		      const char *what, char *err, size_t errlen)
 {
-	struct bpf_program *progs[] = {
-		a->skel->progs.runq_wakeup, a->skel->progs.runq_wakeup_new, a->skel->progs.runq_switch,
-	};
-	struct bpf_link **l = realloc(a->links, (a->n_links + 3) * sizeof(*l));
+	struct bpf_link **l = realloc(a->links, (a->n_links + n) * sizeof(*l));
 
 	if (!l) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	a->links = l;
-	for (size_t i = 0; i < 3; i++) {
+	for (size_t i = 0; i < n; i++) {
 		struct bpf_link *link = bpf_program__attach(progs[i]);
 		if (!link) {
 			int ret = -errno;
-			snprintf(err, errlen, "failed to attach to the scheduler tracepoint of %s "
-				 "(run-queue waits): %s", bpf_program__name(progs[i]), strerror(-ret));
+			snprintf(err, errlen, "failed to attach the %s program %s: %s", what,
+				 bpf_program__name(progs[i]), strerror(-ret));
 			return ret;
 		}
 		a->links[a->n_links++] = link;
@@ -514,8 +519,17 @@ int attachment__attach(struct attachment *a, const char *binary, char *err, size
 	}
 	if (a->extra.sample_hz && (ret = attach_sampling(a, err, errlen)))
 		goto cleanup;
-	if (a->extra.runq && (ret = attach_runq(a, err, errlen)))
-		goto cleanup;
+	if (a->extra.runq) {
+		struct bpf_program *p[] = { a->skel->progs.runq_wakeup, a->skel->progs.runq_wakeup_new,
+					    a->skel->progs.runq_switch };
+		if ((ret = attach_tps(a, p, 3, "run-queue", err, errlen)))
+			goto cleanup;
+	}
+	if (a->extra.uring) {
+		struct bpf_program *p[] = { a->skel->progs.uring_submit, a->skel->progs.uring_complete };
+		if ((ret = attach_tps(a, p, 2, "io_uring (--uring)", err, errlen)))
+			goto cleanup;
+	}
 	ret = n;
 cleanup:
 	elf_image__free(img);
@@ -535,6 +549,7 @@ void attachment__counters(const struct attachment *a, struct raw_counters *out)
 	out->no_thread_slot = __atomic_load_n(&a->skel->bss->counters.no_thread_slot, __ATOMIC_RELAXED);
 	out->offcpu_dropped = __atomic_load_n(&a->skel->bss->counters.offcpu_dropped, __ATOMIC_RELAXED);
 	out->runq_dropped = __atomic_load_n(&a->skel->bss->counters.runq_dropped, __ATOMIC_RELAXED);
+	out->uring_dropped = __atomic_load_n(&a->skel->bss->counters.uring_dropped, __ATOMIC_RELAXED);
 }
 
 struct detach_job {

@@ -25,6 +25,7 @@ struct attach_extra {
 	uint64_t offcpu_min_ns;   /* shortest interval emitted */
 	uint32_t sample_hz;       /* CPU-clock samples per second per CPU, 0 none */
 	bool runq;                /* run-queue waits (sched_wakeup*, sched_switch) */
+	bool uring;               /* io_uring submissions and completions */
 };
 
 /* Opens and loads the BPF object for tgid with the plan's settings and
@@ -39,7 +40,8 @@ size_t attach_ringbuf_size(size_t ringbuf_bytes);
 /* Attaches every planned probe to binary (a path the kernel can open, e.g.
  * /proc/PID/exe), the sched_switch program when extra->offcpu, and a
  * CPU-clock perf event per online CPU when extra->sample_hz, and the
- * scheduler tracepoints of run-queue waits when extra->runq. Returns the number of probes attached (uretprobes count
+ * scheduler tracepoints of run-queue waits when extra->runq, and the
+ * io_uring tracepoints when extra->uring. Returns the number of probes attached (uretprobes count
  * separately), or -errno with a message in err. */
 int attachment__attach(struct attachment *a, const char *binary, char *err, size_t errlen);
 /* The loaded skeleton (borrowed until attachment__free). */

@@ -61,7 +61,7 @@ struct rec {
 	struct proc_syms *usyms;
 	struct as_frame frames[2 * AS_STACK_MAX_FRAMES];
 	char names[2 * AS_STACK_MAX_FRAMES][AS_FRAME_SYM_MAX + 1];
-	uint64_t offcpu, samples, runq, stack_errors;
+	uint64_t offcpu, samples, runq, uring_sub, uring_done, stack_errors;
 };
 
 /* A nested schedule arrives a few us after its waker call (tens of us on a
@@ -302,6 +302,26 @@ static int on_record(void *ctx, void *data, size_t size)
 		if (r->o->on_event)
 			r->o->on_event(r->o->ctx, &rev);
 		if (r->w && trace_writer__write(r->w, &rev))
+			r->write_errors++;
+		return 0;
+	}
+	if (h->type == RAW_URING) {
+		const struct raw_event *e = data;
+		if (!r->o->uring || size < sizeof(*e))
+			goto bad;
+		bool done = e->h.flags & RAW_F_URING_DONE;
+		struct as_event uev = {
+			.type = AS_EV_URING, .tid = e->h.tid, .ts = e->h.ts, .task = e->task, .other = e->arg,
+			.flags = done ? AS_URING_COMPLETE | (e->h.flags & RAW_F_URING_ERR ? AS_URING_ERROR : 0) : 0,
+		};
+		if (done)
+			r->uring_done++;
+		else
+			r->uring_sub++;
+		r->events++;
+		if (r->o->on_event)
+			r->o->on_event(r->o->ctx, &uev);
+		if (r->w && trace_writer__write(r->w, &uev))
 			r->write_errors++;
 		return 0;
 	}
@@ -592,7 +612,8 @@ int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
 
 	struct attach_extra extra = { .offcpu = o->offcpu,
 				      .offcpu_min_ns = o->offcpu_min_ns ? o->offcpu_min_ns : 100000,
-				      .sample_hz = o->sample_hz, .runq = o->runq || o->offcpu };
+				      .sample_hz = o->sample_hz, .runq = o->runq || o->offcpu,
+				      .uring = o->uring };
 	if (o->offcpu || o->sample_hz) {
 		/* kernel names now: a report may run where this kernel is not */
 		r.ksyms = kallsyms__load(NULL);
@@ -715,7 +736,7 @@ int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
 		.events = r.w ? trace_writer__events(r.w) : r.events,
 		.lost = c.lost,
 		.missed = r.missed + r.write_errors + r.stack_errors + c.depth_overflow +
-			  c.no_thread_slot + c.offcpu_dropped + c.runq_dropped,
+			  c.no_thread_slot + c.offcpu_dropped + c.runq_dropped + c.uring_dropped,
 		.end_ns = now_ns(CLOCK_MONOTONIC),
 	};
 	int fret = r.w ? trace_writer__finish(r.w, &end) : 0;
@@ -730,6 +751,8 @@ int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
 	res->offcpu = r.offcpu;
 	res->samples = r.samples;
 	res->runq = r.runq;
+	res->uring_submitted = r.uring_sub;
+	res->uring_completed = r.uring_done;
 	res->stacks = r.w ? trace_writer__stacks(r.w) : 0;
 	res->bytes = r.w ? trace_writer__bytes(r.w) : 0;
 cleanup:

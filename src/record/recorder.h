@@ -33,6 +33,8 @@ struct recorder_opts {
 	uint32_t sample_hz;
 	/* Run-queue waits of the target's threads (also with offcpu) */
 	bool runq;
+	/* io_uring submissions (with the task polled) and completions */
+	bool uring;
 	bool progress;               /* a live status line on stderr */
 	bool quiet;                  /* no "attached" line (a full-screen caller) */
 	const char *child_stdio;     /* launched command's stdout and stderr go here
@@ -56,6 +58,7 @@ struct recorder_result {
 	uint64_t offcpu;             /* off-CPU intervals recorded (--offcpu) */
 	uint64_t samples;            /* CPU samples recorded (--sample) */
 	uint64_t runq;               /* run-queue waits recorded (--runq, --offcpu) */
+	uint64_t uring_submitted, uring_completed; /* io_uring requests (--uring) */
 	uint64_t stacks;             /* distinct stacks stored (off-CPU and samples) */
 	uint64_t bytes;              /* trace file size */
 	int target_status;           /* launched target: wait status, else -1 */

@@ -32,6 +32,10 @@ enum as_ev_type {
 	AS_EV_RUNQ,        /* format version 5: thread tid became runnable at ts and waited
 	                      other ns for a CPU (record --runq); task = the task it was
 	                      polling then (0 none) */
+	AS_EV_URING,       /* format version 6: an io_uring request submitted by thread tid
+	                      while it polled task (0 none) (record --uring); flags &
+	                      AS_URING_COMPLETE: its completion at ts, other = ns since
+	                      submission; else its submission at ts, other = opcode */
 	AS_EV__MAX,
 };
 
@@ -40,6 +44,8 @@ enum as_ev_flags {
 	AS_WAKE_IO = 2,    /* AS_EV_WAKE: woken by the runtime's I/O driver */
 	AS_WAKE_TIMER = 4, /* AS_EV_WAKE: woken by the runtime's timer */
 	AS_OFFCPU_PREEMPTED = 8, /* AS_EV_OFFCPU: switched out runnable (preempted), not blocked */
+	AS_URING_COMPLETE = 16,  /* AS_EV_URING: a completion, not a submission */
+	AS_URING_ERROR = 32,     /* AS_EV_URING completion: the request failed */
 };
 
 /* One event. Strings (str) are borrowed: from the producer until the call

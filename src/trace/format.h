@@ -66,12 +66,13 @@ _Static_assert(AS_EV__MAX <= 16, "event types must fit in 4 bits of H");
 
 /* What each format version may hold: version 1 has no USDT events and no
  * USDT probe role, version 2 no OFFCPU events and no stack definitions,
- * version 3 no SAMPLE events, version 4 no RUNQ events (a reader rejects
- * them there as corrupt). */
+ * version 3 no SAMPLE events, version 4 no RUNQ events, version 5 no URING
+ * events (a reader rejects them there as corrupt). */
 static inline uint8_t fmt_ev_max(uint32_t version)
 {
 	return version < 2 ? AS_EV_USDT : version < 3 ? AS_EV_OFFCPU :
-	       version < 4 ? AS_EV_SAMPLE : version < 5 ? AS_EV_RUNQ : AS_EV__MAX;
+	       version < 4 ? AS_EV_SAMPLE : version < 5 ? AS_EV_RUNQ :
+	       version < 6 ? AS_EV_URING : AS_EV__MAX;
 }
 /* Event types followed by a stack reference (version 3 on). */
 static inline int fmt_has_stack(uint8_t type) { return type == AS_EV_OFFCPU || type == AS_EV_SAMPLE; }

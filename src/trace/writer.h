@@ -12,8 +12,8 @@
 
 /* Format version written into every file. Readers accept it and every
  * version from AS_TRACE_FORMAT_MIN_VERSION on (1: no USDT events; 2: no OFFCPU events, no stacks;
- * 3: no SAMPLE events; 4: no RUNQ events). */
-#define AS_TRACE_FORMAT_VERSION 5
+ * 3: no SAMPLE events; 4: no RUNQ events; 5: no URING events). */
+#define AS_TRACE_FORMAT_VERSION 6
 #define AS_TRACE_FORMAT_MIN_VERSION 1
 
 struct trace_writer;

@@ -13,6 +13,7 @@ cd "$(dirname "$0")/../.."
 . tests/integ/usdt.sh
 . tests/integ/offcpu.sh
 . tests/integ/cpu.sh
+. tests/integ/uring.sh
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "integration tests need root (BPF): skipped"
@@ -152,7 +153,8 @@ for t in ${INTEG_TESTS:-test_multi_thread_exact_polls test_current_thread_exact_
 	test_usdt_probes_listing test_usdt_exact_hits test_usdt_exact_hits_perf_event_links test_usdt_semaphore test_usdt_errors \
 	test_usdt_in_tasks \
 	test_offcpu_sleep_in_poll test_offcpu_off_by_default \
-	test_cpu_split_shares test_cpu_off_by_default test_runq_workers}; do
+	test_cpu_split_shares test_cpu_off_by_default test_runq_workers \
+	test_uring_exact_requests}; do
 	run_test "$t"
 done
 finish

@@ -1,0 +1,75 @@
+/* `asyncscope uring [--partial] FILE`: io_uring requests per task
+ * (recorded with record --uring): submissions inside each task's polls,
+ * completions, completion latency. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "analysis/uring.h"
+#include "cli/commands.h"
+#include "output/uring_report.h"
+#include "trace/reader.h"
+
+int cmd_uring(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "partial", no_argument, NULL, 'P' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct trace_reader *r = NULL;
+	struct uring *u = NULL;
+	bool partial = false;
+	char err[1024];
+	struct as_event ev;
+	int c, n, ret = 2;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'P': partial = true; break;
+		case 'h':
+			printf("usage: asyncscope uring [--partial] FILE\n"
+			       "  io_uring submissions, completions and latency per task (record with --uring)\n"
+			       "  --partial  use the events of a truncated trace\n");
+			return 0;
+		default:
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		cli_error("usage: asyncscope uring [--partial] FILE");
+		return 2;
+	}
+	ret = 1;
+	r = trace_reader__open(argv[optind], err, sizeof(err));
+	if (!r) {
+		cli_error("%s", err);
+		goto out;
+	}
+	u = uring__new(trace_reader__meta(r));
+	if (!u) {
+		cli_error("out of memory");
+		goto out;
+	}
+	while ((n = trace_reader__next(r, &ev)) == 1) {
+		if (uring__add(u, &ev)) {
+			cli_error("out of memory");
+			goto out;
+		}
+	}
+	if (n < 0 && !(n == -ENODATA && partial)) {
+		cli_error("%s", trace_reader__error(r));
+		goto out;
+	}
+	if (uring_report_text(stdout, u)) {
+		cli_error("cannot write the report");
+		goto out;
+	}
+	ret = 0;
+out:
+	uring__free(u);
+	trace_reader__free(r);
+	return ret;
+}

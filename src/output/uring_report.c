@@ -1,0 +1,47 @@
+/* Text form of the io_uring analysis. */
+#include "output/uring_report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+
+static double ms(uint64_t ns)
+{
+	return (double)ns / 1e6;
+}
+
+/* Sample:
+ * io_uring requests (record --uring): 11 submitted, 11 completed, 0 failed
+ *   submitted completed failed     p50 ms     p99 ms     max ms  where
+ *           4         4      0      0.003      0.004      0.004  ?  task 0x5633e0f765e0
+ *           1         1      0      0.002      0.002      0.002  outside-polls
+ */
+int uring_report_text(FILE *out, struct uring *u)
+{
+	size_t n;
+	const struct uring_task *t = uring__tasks(u, &n);
+	const struct uring_summary *s = uring__summary(u);
+
+	if (!s)
+		return -EIO;
+	fprintf(out, "io_uring requests (record --uring): %" PRIu64 " submitted, %" PRIu64
+		" completed, %" PRIu64 " failed\n", s->submitted, s->completed, s->errors);
+	if (!n) {
+		fprintf(out, "  none: record with --uring to follow the target's io_uring requests\n");
+		return ferror(out) ? -EIO : 0;
+	}
+	fprintf(out, "  %9s %9s %6s %10s %10s %10s  %s\n", "submitted", "completed", "failed",
+		"p50 ms", "p99 ms", "max ms", "where");
+	for (size_t i = 0; i < n && i < URING_REPORT_TASKS; i++) {
+		fprintf(out, "  %9" PRIu64 " %9" PRIu64 " %6" PRIu64 " %10.3f %10.3f %10.3f  %s",
+			t[i].submitted, t[i].completed, t[i].errors, ms(t[i].p50_ns), ms(t[i].p99_ns),
+			ms(t[i].max_ns), t[i].name);
+		if (t[i].task)
+			fprintf(out, "  task %#" PRIx64, t[i].task);
+		if (t[i].tokio_id)
+			fprintf(out, "  tokio id %" PRIu64, t[i].tokio_id);
+		fputc('\n', out);
+	}
+	if (n > URING_REPORT_TASKS)
+		fprintf(out, "  ... %zu more rows\n", n - URING_REPORT_TASKS);
+	return ferror(out) ? -EIO : 0;
+}

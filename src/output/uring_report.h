@@ -1,0 +1,17 @@
+/* The io_uring report (asyncscope uring): submissions, completions and
+ * completion latency per task, from an io_uring analysis
+ * (analysis/uring.h). Writes only to the FILE* it is given; computes
+ * nothing. */
+#ifndef AS_OUTPUT_URING_REPORT_H
+#define AS_OUTPUT_URING_REPORT_H
+
+#include <stdio.h>
+
+#include "analysis/uring.h"
+
+#define URING_REPORT_TASKS 30   /* rows listed, most submissions first */
+
+/* Writes the text form. Returns 0 or -EIO. */
+int uring_report_text(FILE *out, struct uring *u);
+
+#endif
