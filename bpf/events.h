@@ -33,6 +33,7 @@ enum raw_type {
 	                     thread tid submitted while it polled task (0 none); without
 	                     RAW_F_URING_DONE its submission, arg = opcode; with it its
 	                     completion at h.ts, arg = ns since submission */
+	RAW_SAMPLE_DWARF, /* struct raw_sample_dwarf (record --sample HZ --dwarf) */
 };
 
 #define RAW_F_READY 1
@@ -113,6 +114,27 @@ struct raw_offcpu {
  * task polled on the thread (0 outside any poll), dur_ns = 0, stacks at
  * the sample. */
 
+#define AS_USTACK_COPY 8192  /* bytes of user stack copied for DWARF unwinding */
+#define AS_URET_MAX 8        /* pending uretprobe return addresses kept */
+#define AS_UREGS 17          /* user registers, DWARF x86-64 order: rax, rdx, rcx,
+                                rbx, rsi, rdi, rbp, rsp, r8..r15, rip */
+
+/* A CPU sample with what user space needs to unwind the user stack by its
+ * call frame information: the user registers and the top of the stack
+ * (s.ustack still holds the frame-pointer walk). */
+struct raw_sample_dwarf {
+	struct raw_offcpu s;   /* s.h.type = RAW_SAMPLE_DWARF */
+	__u64 regs[AS_UREGS];
+	__u32 copy_len;        /* bytes of copy[] filled, from regs[7] (rsp) up */
+	__u32 n_uret;          /* entries of uret_*[] filled */
+	/* Pending uretprobes of the thread (asyncscope's own, on poll and park
+	 * functions): each replaced the return address at stack slot
+	 * uret_slot[i] by the uprobe trampoline; uret_orig[i] is the real one. */
+	__u64 uret_slot[AS_URET_MAX];
+	__u64 uret_orig[AS_URET_MAX];
+	__u8 copy[AS_USTACK_COPY];
+};
+
 /* Counters in .bss, read by user space through the skeleton. */
 struct raw_counters {
 	__u64 lost;        /* ring-buffer reservations that failed */
@@ -128,5 +150,8 @@ _Static_assert(sizeof(struct raw_event) == 32, "raw_event layout");
 _Static_assert(sizeof(struct raw_thread) == 32, "raw_thread layout");
 _Static_assert(sizeof(struct raw_spawn) == 32 + AS_LOC_FILE_MAX, "raw_spawn layout");
 _Static_assert(sizeof(struct raw_offcpu) == 40 + 16 * AS_OFFCPU_FRAMES, "raw_offcpu layout");
+_Static_assert(sizeof(struct raw_sample_dwarf) == sizeof(struct raw_offcpu) + 8 * AS_UREGS + 8 +
+	       16 * AS_URET_MAX + AS_USTACK_COPY,
+	       "raw_sample_dwarf layout");
 
 #endif

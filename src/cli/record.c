@@ -45,6 +45,7 @@ int cmd_record(int argc, char **argv)
 		{ "sample", required_argument, NULL, 'S' },
 		{ "runq", no_argument, NULL, 'Q' },
 		{ "uring", no_argument, NULL, 'U' },
+		{ "dwarf", no_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -114,6 +115,7 @@ int cmd_record(int argc, char **argv)
 		}
 		case 'Q': o.runq = true; break;
 		case 'U': o.uring = true; break;
+		case 'D': o.dwarf = true; break;
 		case 'S': {
 			char *end;
 			unsigned long hz = strtoul(optarg, &end, 10);
@@ -127,7 +129,7 @@ int cmd_record(int argc, char **argv)
 		case 'h':
 			printf("usage: asyncscope record [-o FILE] [--duration SEC] [--runtime NAME]\n"
 			       "                         [--buffer-size KIB] [--usdt PROVIDER:NAME]...\n"
-			       "                         [--offcpu [--offcpu-min US]] [--sample HZ] [--runq] [--uring]\n"
+			       "                         [--offcpu [--offcpu-min US]] [--sample HZ [--dwarf]] [--runq] [--uring]\n"
 			       "                         (-p PID | -- CMD [ARGS...])\n"
 			       "  -o FILE          trace file (default asyncscope.trace)\n"
 			       "  --duration SEC   stop after SEC seconds (a launched command is then ended)\n"
@@ -140,6 +142,9 @@ int cmd_record(int argc, char **argv)
 			       "  --offcpu-min US  shortest off-CPU interval kept (default 100)\n"
 			       "  --sample HZ      also sample the target's CPU use HZ times a second per CPU,\n"
 			       "                   with the task polled and the stacks (see asyncscope cpu)\n"
+			       "  --dwarf          with --sample: unwind user stacks by their DWARF call frame\n"
+			       "                   information (8 KiB of stack copied per sample), for builds\n"
+			       "                   without frame pointers\n"
 			       "  --runq           also record how long the target's threads wait for a CPU\n"
 			       "                   once runnable (implied by --offcpu; see asyncscope blocking)\n"
 			       "  --uring          also record io_uring submissions (with the task polled)\n"
@@ -152,6 +157,10 @@ int cmd_record(int argc, char **argv)
 	}
 	if (optind < argc)
 		o.argv = argv + optind;
+	if (o.dwarf && !o.sample_hz) {
+		cli_error("--dwarf unwinds the stacks of --sample HZ: give --sample too");
+		goto out;
+	}
 	if (!o.pid == !o.argv) {
 		cli_error("record needs either -p PID or -- CMD [ARGS...] (not both)");
 		goto out;
@@ -183,6 +192,11 @@ int cmd_record(int argc, char **argv)
 	if (o.sample_hz)
 		fprintf(stderr, "asyncscope: %llu CPU samples, %llu distinct stacks\n",
 			(unsigned long long)res.samples, (unsigned long long)res.stacks);
+	if (o.dwarf)
+		fprintf(stderr, "asyncscope: DWARF unwinding: %llu samples, %.1f user frames on average "
+			"(frame pointers alone: %.1f)\n", (unsigned long long)res.dwarf_samples,
+			res.dwarf_samples ? (double)res.dwarf_frames / (double)res.dwarf_samples : 0.0,
+			res.dwarf_samples ? (double)res.fp_frames / (double)res.dwarf_samples : 0.0);
 	if (res.lost)
 		fprintf(stderr, "asyncscope: warning: %llu events were lost (ring buffer full): "
 			"the report marks the affected numbers as incomplete\n",

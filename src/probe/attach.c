@@ -202,6 +202,7 @@ static int open_and_load(struct attachment *a, bool multi, char *err, size_t err
 	}
 	if (!a->extra.sample_hz)
 		bpf_program__set_autoload(a->skel->progs.cpu_sample, false);
+	a->skel->rodata->sample_dwarf = a->extra.sample_dwarf;
 	if (!a->extra.runq) {
 		bpf_program__set_autoload(a->skel->progs.runq_wakeup, false);
 		bpf_program__set_autoload(a->skel->progs.runq_wakeup_new, false);

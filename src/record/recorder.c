@@ -22,6 +22,7 @@
 #include "sym/elf_image.h"
 #include "sym/kallsyms.h"
 #include "sym/proc_syms.h"
+#include "sym/dwarf_unwind.h"
 #include "sym/usdt_notes.h"
 #include "trace/event.h"
 #include "trace/writer.h"
@@ -62,6 +63,8 @@ struct rec {
 	struct as_frame frames[2 * AS_STACK_MAX_FRAMES];
 	char names[2 * AS_STACK_MAX_FRAMES][AS_FRAME_SYM_MAX + 1];
 	uint64_t offcpu, samples, runq, uring_sub, uring_done, stack_errors;
+	struct dwarf_unwind *unwind;  /* --dwarf */
+	uint64_t dwarf_samples, dwarf_frames, fp_frames;
 };
 
 /* A nested schedule arrives a few us after its waker call (tens of us on a
@@ -273,6 +276,36 @@ static void on_sample(struct rec *r, const struct raw_offcpu *o)
 		r->write_errors++;
 }
 
+/* A sample with copied registers and stack: its user stack unwound by
+ * DWARF replaces the frame-pointer walk (counted for comparison). */
+static void on_sample_dwarf(struct rec *r, const struct raw_sample_dwarf *d)
+{
+	struct raw_offcpu s = d->s;
+	uint64_t pcs[AS_OFFCPU_FRAMES];
+	uint32_t fp = d->s.ubytes / 8;
+
+	for (uint32_t i = 0; i < fp && i < AS_OFFCPU_FRAMES; i++)
+		if (d->s.ustack[i] < 0x10000 || d->s.ustack[i] >= 0x800000000000ull) {
+			fp = i;
+			break;
+		}
+	struct dwarf_unwind_fix fix = {
+		.slot = (const uint64_t *)d->uret_slot, .orig = (const uint64_t *)d->uret_orig,
+		.n = d->n_uret <= AS_URET_MAX ? (int)d->n_uret : AS_URET_MAX,
+	};
+	int n = dwarf_unwind__stack(r->unwind, d->s.h.tid, (const uint64_t *)d->regs, d->copy,
+				    d->copy_len <= AS_USTACK_COPY ? d->copy_len : 0, &fix, pcs,
+				    AS_OFFCPU_FRAMES);
+	if (n > 0) {
+		memcpy(s.ustack, pcs, (size_t)n * sizeof(pcs[0]));
+		s.ubytes = (uint32_t)n * 8;
+		r->dwarf_samples++;
+		r->dwarf_frames += (uint64_t)n;
+		r->fp_frames += fp < AS_OFFCPU_FRAMES ? fp : AS_OFFCPU_FRAMES;
+	}
+	on_sample(r, &s);
+}
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct rec *r = ctx;
@@ -323,6 +356,14 @@ static int on_record(void *ctx, void *data, size_t size)
 			r->o->on_event(r->o->ctx, &uev);
 		if (r->w && trace_writer__write(r->w, &uev))
 			r->write_errors++;
+		return 0;
+	}
+	if (h->type == RAW_SAMPLE_DWARF) {
+		const struct raw_sample_dwarf *d = data;
+		if (!r->o->sample_hz || !r->o->dwarf || size < sizeof(*d) ||
+		    d->s.kbytes > sizeof(d->s.kstack) || d->s.ubytes > sizeof(d->s.ustack))
+			goto bad;
+		on_sample_dwarf(r, d);
 		return 0;
 	}
 	if (h->type == RAW_SAMPLE) {
@@ -612,7 +653,7 @@ int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
 
 	struct attach_extra extra = { .offcpu = o->offcpu,
 				      .offcpu_min_ns = o->offcpu_min_ns ? o->offcpu_min_ns : 100000,
-				      .sample_hz = o->sample_hz, .runq = o->runq || o->offcpu,
+				      .sample_hz = o->sample_hz, .sample_dwarf = o->sample_hz && o->dwarf, .runq = o->runq || o->offcpu,
 				      .uring = o->uring };
 	if (o->offcpu || o->sample_hz) {
 		/* kernel names now: a report may run where this kernel is not */
@@ -621,6 +662,9 @@ int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
 			fprintf(stderr, "asyncscope: warning: cannot read /proc/kallsyms (%s): "
 				"kernel frames will have no names\n", strerror(errno));
 		r.usyms = proc_syms__new(tgid, NULL);
+		if (o->sample_hz && o->dwarf && !(r.unwind = dwarf_unwind__new(tgid)))
+			fprintf(stderr, "asyncscope: warning: cannot start DWARF unwinding (%s): user stacks "
+				"will have the frame-pointer walk\n", strerror(errno));
 	}
 	att = attachment__load(plan, tgid, o->ringbuf_bytes, &extra, err, errlen);
 	if (!att) {
@@ -750,6 +794,9 @@ int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
 	res->missed = end.missed;
 	res->offcpu = r.offcpu;
 	res->samples = r.samples;
+	res->dwarf_samples = r.dwarf_samples;
+	res->dwarf_frames = r.dwarf_frames;
+	res->fp_frames = r.fp_frames;
 	res->runq = r.runq;
 	res->uring_submitted = r.uring_sub;
 	res->uring_completed = r.uring_done;
@@ -771,6 +818,7 @@ cleanup:
 	attachment__free(att);
 	kallsyms__free(r.ksyms);
 	proc_syms__free(r.usyms);
+	dwarf_unwind__free(r.unwind);
 	u64map__clear(&r.live);
 	u64map__clear(&r.running);
 	free(r.held);

@@ -31,6 +31,9 @@ struct recorder_opts {
 	/* CPU samples of the target, sample_hz a second per CPU (0 none), each
 	 * with the task polled on the thread and its stacks (named as above) */
 	uint32_t sample_hz;
+	/* with sample_hz: unwind user stacks by their DWARF call frame
+	 * information (copied registers and top of stack) instead of frame pointers */
+	bool dwarf;
 	/* Run-queue waits of the target's threads (also with offcpu) */
 	bool runq;
 	/* io_uring submissions (with the task polled) and completions */
@@ -57,6 +60,9 @@ struct recorder_result {
 	uint64_t missed;             /* malformed or unattributable records */
 	uint64_t offcpu;             /* off-CPU intervals recorded (--offcpu) */
 	uint64_t samples;            /* CPU samples recorded (--sample) */
+	/* --dwarf: samples unwound, user frames found by DWARF and by frame
+	 * pointers alone over them */
+	uint64_t dwarf_samples, dwarf_frames, fp_frames;
 	uint64_t runq;               /* run-queue waits recorded (--runq, --offcpu) */
 	uint64_t uring_submitted, uring_completed; /* io_uring requests (--uring) */
 	uint64_t stacks;             /* distinct stacks stored (off-CPU and samples) */

@@ -94,3 +94,39 @@ PY
 	check "no run-queue line" sh -c "! grep -q 'run-queue' $TMP/runq.err"
 	check "blocking says none" sh -c "$AS blocking $t | grep -q '^  none: record with --runq'"
 }
+
+# record --sample --dwarf: user stacks unwound by their call frame
+# information (cpu_split is built without frame pointers: the frame-pointer
+# walk gives one frame). Truth: burn is called from the heavy and light
+# async fns' bodies, polled by Tokio's worker loop on a thread of its own.
+test_cpu_dwarf_stacks() {
+	local t=$TMP/cpudw.trace folded=$TMP/cpudw.folded
+	check "record --sample 999 --dwarf" sh -c "$AS record --sample 999 --dwarf -o $t -- $APPS/cpu_split >/dev/null 2>$TMP/cpudw.err"
+	check "DWARF stacks at least 8 frames deep on average, frame pointers 1" python3 - "$TMP/cpudw.err" <<'PY'
+import re, sys
+for line in open(sys.argv[1]):
+    m = re.match(r"asyncscope: DWARF unwinding: (\d+) samples, ([0-9.]+) user frames on average \(frame pointers alone: ([0-9.]+)\)", line)
+    if m:
+        n, dw, fp = int(m.group(1)), float(m.group(2)), float(m.group(3))
+        print("    %d samples: %.1f frames by DWARF, %.1f by frame pointers" % (n, dw, fp), file=sys.stderr)
+        sys.exit(0 if n >= 500 and dw >= 8 and fp <= 2 else 1)
+sys.exit(1)
+PY
+	check "folded stacks" sh -c "$AS cpu --folded $t > $folded"
+	check "folded: worker loop, async fn body, burn; shares still 3:1" python3 - "$folded" <<'PY'
+import sys
+n = {"cpu_split::heavy": 0, "cpu_split::light": 0}
+for line in open(sys.argv[1]):
+    stack, _, w = line.rstrip("\n").rpartition(" ")
+    f = stack.split(";")
+    if f[0] in n and "tokio::runtime::scheduler::multi_thread::worker::run" in f and \
+       f[-2:] == [f[0] + "::{{closure}}", "cpu_split::burn"]:
+        n[f[0]] += int(w)
+h, l = n["cpu_split::heavy"], n["cpu_split::light"]
+ok = h + l >= 500 and abs(h / (h + l) - 0.75) <= 0.075
+if not ok:
+    print("    whole stacks: heavy %d, light %d" % (h, l), file=sys.stderr)
+sys.exit(0 if ok else 1)
+PY
+	check "--dwarf without --sample refused (usage)" sh -c "$AS record --dwarf -o $t -- true 2>/dev/null; [ \$? -eq 2 ]"
+}

@@ -153,7 +153,7 @@ for t in ${INTEG_TESTS:-test_multi_thread_exact_polls test_current_thread_exact_
 	test_usdt_probes_listing test_usdt_exact_hits test_usdt_exact_hits_perf_event_links test_usdt_semaphore test_usdt_errors \
 	test_usdt_in_tasks \
 	test_offcpu_sleep_in_poll test_offcpu_off_by_default \
-	test_cpu_split_shares test_cpu_off_by_default test_runq_workers \
+	test_cpu_split_shares test_cpu_off_by_default test_runq_workers test_cpu_dwarf_stacks \
 	test_uring_exact_requests}; do
 	run_test "$t"
 done
