@@ -141,7 +141,8 @@ int task_spawn(struct pt_regs *ctx)
 	__u32 n = l.len < AS_LOC_FILE_MAX ? (__u32)l.len : AS_LOC_FILE_MAX;
 	s->line = l.line;
 	s->col = l.col;
-	s->pad = 0;
+	s->want_len = l.len < 0xffffffffu ? (__u32)l.len : 0xffffffffu;
+	s->file_ptr = l.ptr;
 	/* keep the verifier's bound on n: clang may fold the clamp above */
 	asm volatile("" : "+r"(n));
 	if (n > AS_LOC_FILE_MAX)

@@ -17,7 +17,8 @@ int cmd_events(int argc, char **argv)
 		[AS_EV_THREAD] = "thread", [AS_EV_POLL_BEGIN] = "poll_begin",
 		[AS_EV_POLL_END] = "poll_end", [AS_EV_WAKE] = "wake", [AS_EV_SPAWN] = "spawn",
 		[AS_EV_FREE] = "free", [AS_EV_PARK] = "park", [AS_EV_UNPARK] = "unpark",
-		[AS_EV_USDT] = "usdt", [AS_EV_OFFCPU] = "offcpu",
+		[AS_EV_USDT] = "usdt", [AS_EV_OFFCPU] = "offcpu", [AS_EV_SAMPLE] = "sample",
+		[AS_EV_RUNQ] = "runq", [AS_EV_URING] = "uring",
 	};
 	char err[1024];
 	struct as_event ev;
@@ -63,6 +64,15 @@ int cmd_events(int argc, char **argv)
 		case AS_EV_OFFCPU:
 			printf(" for %" PRIu64 " ns%s stack %u", ev.other,
 			       ev.flags & AS_OFFCPU_PREEMPTED ? " (preempted)" : "", ev.stack);
+			break;
+		case AS_EV_SAMPLE:
+			printf(" stack %u", ev.stack);
+			break;
+		case AS_EV_RUNQ:
+			printf(" waited %" PRIu64 " ns for a CPU", ev.other);
+			break;
+		case AS_EV_URING:
+			printf(" other %" PRIu64 " flags 0x%x", ev.other, ev.flags);
 			break;
 		}
 		printf(" probe %u\n", ev.probe);

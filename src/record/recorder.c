@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -57,6 +58,7 @@ struct rec {
 	size_t n_probes;
 	const struct probe_plan *plan;
 	const struct recorder_opts *o;
+	pid_t tgid;                /* the target: spawn names BPF could not read */
 	/* --offcpu and --sample: symbolizers, and room for one stack's frames and names */
 	struct kallsyms *ksyms;
 	struct proc_syms *usyms;
@@ -396,6 +398,14 @@ static int on_record(void *ctx, void *data, size_t size)
 			goto bad;
 		memcpy(buf, s->file, s->file_len);
 		buf[s->file_len] = '\0';
+		if (!s->file_len && s->want_len && s->file_ptr) {
+			/* BPF reads without faulting pages in: a .rodata string
+			 * nobody touched yet; process_vm_readv faults it in */
+			size_t want = s->want_len < AS_LOC_FILE_MAX ? s->want_len : AS_LOC_FILE_MAX;
+			struct iovec local = { buf, want }, remote = { (void *)(uintptr_t)s->file_ptr, want };
+			ssize_t got = process_vm_readv((pid_t)r->tgid, &local, 1, &remote, 1, 0);
+			buf[got > 0 ? got : 0] = '\0';
+		}
 		ev.type = AS_EV_SPAWN;
 		ev.str = buf;
 		ev.other = (uint64_t)s->line << 32 | s->col;
@@ -683,6 +693,7 @@ int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
 	r.n_probes = plan->n;
 	r.plan = plan;
 	r.o = o;
+	r.tgid = tgid;
 	if (o->output)
 		r.w = trace_writer__new(o->output, &meta);
 	if (o->output && !r.w) {
