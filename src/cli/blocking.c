@@ -10,9 +10,24 @@
 #include "analysis/blocking.h"
 #include "analysis/runq.h"
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "output/blocking_report.h"
 #include "output/runq_report.h"
 #include "trace/reader.h"
+
+/* Off-CPU intervals and run-queue waits from the same events. */
+struct blocking_input {
+	struct blocking *b;
+	struct runq *q;
+};
+
+static int add_blocking(void *ctx, const struct as_event *ev, const struct as_stack *stack)
+{
+	struct blocking_input *in = ctx;
+
+	return blocking__add(in->b, ev, ev->type == AS_EV_OFFCPU ? stack : NULL) ||
+	       runq__add(in->q, ev);
+}
 
 int cmd_blocking(int argc, char **argv)
 {
@@ -27,8 +42,7 @@ int cmd_blocking(int argc, char **argv)
 	struct runq *q = NULL;
 	bool folded = false, partial = false;
 	char err[1024];
-	struct as_event ev;
-	int c, n, ret = 2;
+	int c, ret = 2;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -62,17 +76,9 @@ int cmd_blocking(int argc, char **argv)
 		cli_error("out of memory");
 		goto out;
 	}
-	while ((n = trace_reader__next(r, &ev)) == 1) {
-		const struct as_stack *s = ev.type == AS_EV_OFFCPU ? trace_reader__stack(r, ev.stack) : NULL;
-		if (blocking__add(b, &ev, s) || runq__add(q, &ev)) {
-			cli_error("out of memory");
-			goto out;
-		}
-	}
-	if (n < 0 && !(n == -ENODATA && partial)) {
-		cli_error("%s", trace_reader__error(r));
+	struct blocking_input in = { b, q };
+	if (cli_read_events(r, argv[optind], partial, add_blocking, &in))
 		goto out;
-	}
 	if ((folded ? blocking_report_folded(stdout, b) :
 		      blocking_report_text(stdout, b) || runq_report_text(stdout, q))) {
 		cli_error("cannot write the report");

@@ -8,8 +8,14 @@
 
 #include "analysis/cpu_samples.h"
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "output/cpu_report.h"
 #include "trace/reader.h"
+
+static int add_sample(void *ctx, const struct as_event *ev, const struct as_stack *stack)
+{
+	return cpu_samples__add(ctx, ev, ev->type == AS_EV_SAMPLE ? stack : NULL);
+}
 
 int cmd_cpu(int argc, char **argv)
 {
@@ -23,8 +29,7 @@ int cmd_cpu(int argc, char **argv)
 	struct cpu_samples *cs = NULL;
 	bool folded = false, partial = false;
 	char err[1024];
-	struct as_event ev;
-	int c, n, ret = 2;
+	int c, ret = 2;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -56,17 +61,8 @@ int cmd_cpu(int argc, char **argv)
 		cli_error("out of memory");
 		goto out;
 	}
-	while ((n = trace_reader__next(r, &ev)) == 1) {
-		const struct as_stack *s = ev.type == AS_EV_SAMPLE ? trace_reader__stack(r, ev.stack) : NULL;
-		if (cpu_samples__add(cs, &ev, s)) {
-			cli_error("out of memory");
-			goto out;
-		}
-	}
-	if (n < 0 && !(n == -ENODATA && partial)) {
-		cli_error("%s", trace_reader__error(r));
+	if (cli_read_events(r, argv[optind], partial, add_sample, cs))
 		goto out;
-	}
 	if ((folded ? cpu_report_folded(stdout, cs) : cpu_report_text(stdout, cs))) {
 		cli_error("cannot write the report");
 		goto out;

@@ -1,9 +1,12 @@
 /* The progress line shared by report and export. */
 #include "cli/progress.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "cli/commands.h"
 
 void progress__init(struct progress *p, const char *what, const char *path, enum progress_mode mode)
 {
@@ -41,4 +44,28 @@ void progress__end(struct progress *p)
 	if (p->shown)
 		fputs("\r\033[K", stderr);
 	p->shown = false;
+}
+
+int cli_read_events(struct trace_reader *r, const char *path, bool partial, cli_event_fn add,
+		    void *ctx)
+{
+	struct progress pg;
+	struct as_event ev;
+	int n;
+
+	progress__init(&pg, "reading trace", path, PROGRESS_AUTO);
+	while ((n = trace_reader__next(r, &ev)) == 1) {
+		if (add(ctx, &ev, ev.stack ? trace_reader__stack(r, ev.stack) : NULL)) {
+			progress__end(&pg);
+			cli_error("out of memory");
+			return 1;
+		}
+		progress__update(&pg, r);
+	}
+	progress__end(&pg);
+	if (n < 0 && !(n == -ENODATA && partial)) {
+		cli_error("%s", trace_reader__error(r));
+		return 1;
+	}
+	return 0;
 }

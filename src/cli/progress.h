@@ -31,4 +31,12 @@ void progress__update(struct progress *p, const struct trace_reader *r);
 /* Erases the line if one was shown. */
 void progress__end(struct progress *p);
 
+/* Gives each event of r (path: its file, for the progress line) to add, with
+ * the event's stack definition (NULL when it has none). Returns 0; or 1 after
+ * printing one line: add failed (out of memory), the trace is corrupt, or it
+ * is truncated and partial is false. */
+typedef int (*cli_event_fn)(void *ctx, const struct as_event *ev, const struct as_stack *stack);
+int cli_read_events(struct trace_reader *r, const char *path, bool partial, cli_event_fn add,
+		    void *ctx);
+
 #endif

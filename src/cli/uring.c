@@ -8,8 +8,15 @@
 
 #include "analysis/uring.h"
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "output/uring_report.h"
 #include "trace/reader.h"
+
+static int add_uring(void *ctx, const struct as_event *ev, const struct as_stack *stack)
+{
+	(void)stack;
+	return uring__add(ctx, ev);
+}
 
 int cmd_uring(int argc, char **argv)
 {
@@ -22,8 +29,7 @@ int cmd_uring(int argc, char **argv)
 	struct uring *u = NULL;
 	bool partial = false;
 	char err[1024];
-	struct as_event ev;
-	int c, n, ret = 2;
+	int c, ret = 2;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -53,16 +59,8 @@ int cmd_uring(int argc, char **argv)
 		cli_error("out of memory");
 		goto out;
 	}
-	while ((n = trace_reader__next(r, &ev)) == 1) {
-		if (uring__add(u, &ev)) {
-			cli_error("out of memory");
-			goto out;
-		}
-	}
-	if (n < 0 && !(n == -ENODATA && partial)) {
-		cli_error("%s", trace_reader__error(r));
+	if (cli_read_events(r, argv[optind], partial, add_uring, u))
 		goto out;
-	}
 	if (uring_report_text(stdout, u)) {
 		cli_error("cannot write the report");
 		goto out;
