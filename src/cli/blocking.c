@@ -84,6 +84,8 @@ int cmd_blocking(int argc, char **argv)
 		cli_error("cannot write the report");
 		goto out;
 	}
+	/* folded stacks feed flame-graph tools: the count goes to stderr */
+	cli_print_lost(folded ? stderr : stdout, r);
 	ret = 0;
 out:
 	blocking__free(b);

@@ -69,3 +69,18 @@ int cli_read_events(struct trace_reader *r, const char *path, bool partial, cli_
 	}
 	return 0;
 }
+
+void cli_print_lost(FILE *out, const struct trace_reader *r)
+{
+	const struct as_trace_end *end = trace_reader__end(r);
+
+	if (!end) {
+		fprintf(out, "trace truncated after %llu events (the recording did not finish): "
+			"lost and missed events unknown\n",
+			(unsigned long long)trace_reader__events(r));
+		return;
+	}
+	fprintf(out, "lost events %llu, missed events %llu%s\n", (unsigned long long)end->lost,
+		(unsigned long long)end->missed,
+		end->lost || end->missed ? ": the numbers above undercount" : "");
+}

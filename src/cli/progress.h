@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 
 #include "trace/reader.h"
@@ -35,6 +36,11 @@ void progress__end(struct progress *p);
  * the event's stack definition (NULL when it has none). Returns 0; or 1 after
  * printing one line: add failed (out of memory), the trace is corrupt, or it
  * is truncated and partial is false. */
+/* After cli_read_events(): one line saying how many events the recording
+ * lost (ring buffer full) and missed, or that the trace is truncated, so no
+ * report hides them. */
+void cli_print_lost(FILE *out, const struct trace_reader *r);
+
 typedef int (*cli_event_fn)(void *ctx, const struct as_event *ev, const struct as_stack *stack);
 int cli_read_events(struct trace_reader *r, const char *path, bool partial, cli_event_fn add,
 		    void *ctx);

@@ -65,6 +65,7 @@ int cmd_uring(int argc, char **argv)
 		cli_error("cannot write the report");
 		goto out;
 	}
+	cli_print_lost(stdout, r);
 	ret = 0;
 out:
 	uring__free(u);

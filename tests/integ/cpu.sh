@@ -9,6 +9,7 @@ test_cpu_split_shares() {
 	check "record --sample 999" sh -c "$AS record --sample 999 -o $t -- $APPS/cpu_split >/dev/null 2>$TMP/cpu.err"
 	check "record counts the samples" grep -Eq "^asyncscope: [0-9]+ CPU samples" "$TMP/cpu.err"
 	check "cpu report" sh -c "$AS cpu $t > $txt"
+	check "cpu report says what was lost" grep -Eq "^lost events [0-9]+, missed events [0-9]+" "$txt"
 	check "shares of heavy and light within 10% of 75% and 25%" python3 - "$txt" <<'PY'
 import re, sys
 n = {}

@@ -9,6 +9,7 @@ test_offcpu_sleep_in_poll() {
 	check "record counts the intervals" grep -q "off-CPU intervals inside polls" "$TMP/offcpu.err"
 	check "blocking report" sh -c "$AS blocking $t > $txt"
 	check "report names the task" grep -q "^  sleeper_in_poll::blocker  task" "$txt"
+	check "blocking report says what was lost" grep -q "^lost events 0, missed events 0$" "$txt"
 	check "cause: the nanosleep kernel path, 10 times" grep -Eq " 10x  (do_nanosleep|hrtimer_nanosleep) <- sleeper_in_poll::" "$txt"
 	check "off-CPU time of the task within 10% of 500 ms" python3 - "$txt" <<'PY'
 import re, sys
