@@ -2,6 +2,7 @@
  * function, user frame) cause and per stack; sorts on demand. Depends on
  * util/ only. */
 #include "analysis/blocking.h"
+#include "analysis/stack_fold.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -128,15 +129,7 @@ static int stack_info(struct blocking *b, const struct as_stack *st, uint32_t *o
 		return 0;
 	}
 	const char *kernel = "?", *user = "?";
-	size_t len = 1;
 	uint32_t nk = st ? st->n_kernel : 0, nu = st ? st->n_user : 0;
-	for (uint32_t i = 0; i < nk + nu; i++)
-		len += strlen(st->frames[i].sym) + 20;
-	char *folded = malloc(len);
-	if (!folded)
-		return -ENOMEM;
-	char *p = folded;
-	*p = '\0';
 	for (uint32_t i = 0; i < nk; i++)
 		if (!sched_frame(st->frames[i].sym)) {
 			kernel = st->frames[i].sym;
@@ -152,20 +145,9 @@ static int stack_info(struct blocking *b, const struct as_stack *st, uint32_t *o
 	uint32_t skip = 0;
 	while (skip < nk && tracing_frame(st->frames[skip].sym))
 		skip++;
-	for (uint32_t k = 0; k < nu + nk - skip; k++) {
-		uint32_t i = k < nu ? nk + nu - 1 - k : nk - 1 - (k - nu);
-		const char *s = st->frames[i].sym;
-		if (p != folded)
-			*p++ = ';';
-		if (*s)
-			p += sprintf(p, "%s", s);
-		else
-			p += sprintf(p, "0x%llx", (unsigned long long)st->frames[i].addr);
-	}
-	/* no ';' or newline inside a frame name: they would split it */
-	for (char *c = folded; *c; c++)
-		if (*c == '\n')
-			*c = ' ';
+	char *folded = stack_fold(st, skip);
+	if (!folded)
+		return -ENOMEM;
 	const char *f = intern(b, folded);
 	free(folded);
 	if (!f || (kernel = intern(b, kernel)) == NULL || (user = intern(b, user)) == NULL)

@@ -3,6 +3,7 @@
  * counts per row and per folded stack; sorts on demand. Depends on util/
  * only. */
 #include "analysis/cpu_samples.h"
+#include "analysis/stack_fold.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -161,33 +162,15 @@ static int stack_frames(struct cpu_samples *c, const struct as_stack *st, uint32
 		*out = (uint32_t)v;
 		return 0;
 	}
-	uint32_t nk = st ? st->n_kernel : 0, nu = st ? st->n_user : 0;
-	size_t len = 1;
-	for (uint32_t i = 0; i < nk + nu; i++)
-		len += strlen(st->frames[i].sym) + 20;
-	char *folded = malloc(len), *p = folded;
-	if (!folded)
-		return -ENOMEM;
-	*p = '\0';
+	uint32_t nk = st ? st->n_kernel : 0;
 	/* the sampling path, innermost: up to the last such frame */
 	uint32_t skip = 0;
 	for (uint32_t i = 0; i < nk; i++)
 		if (sampling_frame(st->frames[i].sym))
 			skip = i + 1;
-	/* user frames outermost first, then kernel frames outermost first */
-	for (uint32_t k = 0; k < nu + nk - skip; k++) {
-		uint32_t i = k < nu ? nk + nu - 1 - k : nk - 1 - (k - nu);
-		const char *s = st->frames[i].sym;
-		if (p != folded)
-			*p++ = ';';
-		if (*s)
-			p += sprintf(p, "%s", s);
-		else
-			p += sprintf(p, "0x%llx", (unsigned long long)st->frames[i].addr);
-	}
-	for (char *ch = folded; *ch; ch++)
-		if (*ch == '\n')
-			*ch = ' ';
+	char *folded = stack_fold(st, skip);
+	if (!folded)
+		return -ENOMEM;
 	uint32_t idx;
 	const char *f = intern(c, folded, &idx);
 	free(folded);
