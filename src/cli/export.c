@@ -161,6 +161,7 @@ int cmd_export(int argc, char **argv)
 		cli_error("wrote %" PRIu64 " lines, %" PRIu64 " ns of user-task polls to %s%s",
 			  folded__lines(fd), folded__total_ns(fd), outpath,
 			  truncated ? " (truncated trace)" : "");
+	cli_print_lost(stderr, r);
 	ret = 0;
 cleanup:
 	if (out && out != stdout)

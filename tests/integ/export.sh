@@ -145,6 +145,7 @@ export_check_all() {
 	check "report json of $t" sh -c "$AS report --format json $* $t > $b.report.json 2>/dev/null"
 	check "export perfetto of $t" sh -c "$AS export --format perfetto $* -o $b.json $t 2>$b.perfetto.err"
 	check "perfetto summary line" grep -q "wrote [0-9]* poll slices, [0-9]* flows to $b.json" "$b.perfetto.err"
+	check "export says what was lost, or that it is truncated" grep -Eq "^(lost events [0-9]+, missed events [0-9]+|trace truncated after [0-9]+ events)" "$b.perfetto.err"
 	check "perfetto structure of $t" export_check_perfetto "$b.json" "$b.report.json"
 	check "export folded of $t" sh -c "$AS export --format folded $* -o $b.folded $t 2>$b.folded.err"
 	check "folded summary line" grep -q "wrote [0-9]* lines" "$b.folded.err"
