@@ -36,6 +36,14 @@ enum as_ev_type {
 	                      while it polled task (0 none) (record --uring); flags &
 	                      AS_URING_COMPLETE: its completion at ts, other = ns since
 	                      submission; else its submission at ts, other = opcode */
+	AS_EV_FUTURE_ENTER, /* format version 7: thread tid entered the poll function of a
+	                      future (record --futures / --probe) at ts; probe = the function
+	                      (role AS_ROLE_FUTURE); task = the task being polled on tid (0
+	                      none); other = nesting depth of future frames on tid (0: the
+	                      outermost) */
+	AS_EV_FUTURE_EXIT,  /* format version 7: that function returned at ts; probe, task as
+	                      for FUTURE_ENTER; flags AS_FUTURE_READY / AS_FUTURE_PENDING when
+	                      known; other = depth | state << 32, see AS_FUT_* below */
 	AS_EV__MAX,
 };
 
@@ -46,7 +54,25 @@ enum as_ev_flags {
 	AS_OFFCPU_PREEMPTED = 8, /* AS_EV_OFFCPU: switched out runnable (preempted), not blocked */
 	AS_URING_COMPLETE = 16,  /* AS_EV_URING: a completion, not a submission */
 	AS_URING_ERROR = 32,     /* AS_EV_URING completion: the request failed */
+	AS_FUTURE_READY = 1,     /* AS_EV_FUTURE_EXIT: the poll returned Ready */
+	AS_FUTURE_PENDING = 64,  /* AS_EV_FUTURE_EXIT: the poll returned Pending */
 };
+
+/* other of AS_EV_FUTURE_ENTER / AS_EV_FUTURE_EXIT: the depth in the low 32
+ * bits; on exit, bits 32-47 hold the async state machine's `__state` byte
+ * read at return plus one (0: not read). __state 0 Unresumed, 1 Returned
+ * (Ready), 2 Panicked, n >= 3 suspended at its await point n - 3
+ * (struct as_probe.await_lines[n - 3]). */
+#define AS_FUT_DEPTH(other) ((uint32_t)(other))
+#define AS_FUT_STATE(other) ((uint32_t)((other) >> 32) & 0xffffu)
+#define AS_FUT_OTHER(depth, state) ((uint64_t)(uint32_t)(depth) | (uint64_t)((state) & 0xffffu) << 32)
+/* The await point (0, 1, ...) a FUTURE_EXIT's state says the future is
+ * suspended at, or -1. */
+static inline int as_fut_await_point(uint64_t other)
+{
+	uint32_t s = AS_FUT_STATE(other);
+	return s >= 4 ? (int)(s - 4) : -1;
+}
 
 /* One event. Strings (str) are borrowed: from the producer until the call
  * that takes the event returns, or from a trace reader until it is freed. */
@@ -67,12 +93,18 @@ struct as_event {
 #define AS_STACK_MAX_FRAMES 64
 /* Longest frame symbol stored in a trace (longer names are cut). */
 #define AS_FRAME_SYM_MAX 255
+/* Longest frame source file stored in a trace (format version 7; longer
+ * paths keep their end). */
+#define AS_FRAME_FILE_MAX 200
 
 /* One frame: an address and its symbol, resolved when the trace was
  * recorded ("" when unknown). */
 struct as_frame {
 	uint64_t addr;
 	const char *sym;
+	const char *file;   /* format version 7: source file of the address (user
+	                       frames with DWARF line info), NULL when unknown */
+	uint32_t line;      /* its line, 0 when unknown */
 };
 
 /* A stack defined in a trace (format version 3): kernel frames, innermost
@@ -94,6 +126,9 @@ enum as_probe_role {
 	AS_ROLE_IO_DRIVER, /* entry + return: wakes inside come from the I/O driver */
 	AS_ROLE_TIMER,     /* entry + return: wakes inside come from the timer */
 	AS_ROLE_USDT,      /* a USDT site (format version 2): symbol "provider:name" */
+	AS_ROLE_FUTURE,    /* format version 7: entry + return of a future's poll function
+	                      (an async fn / async block body, an impl Future::poll, or a
+	                      function matched by --probe) */
 	AS_ROLE__MAX,
 };
 
@@ -104,7 +139,15 @@ struct as_probe {
 	uint8_t emulated;    /* 1: first instruction is emulated by uprobes (cheap) */
 	uint64_t addr;       /* virtual address in the target binary */
 	char *symbol;        /* demangled symbol name, without hash */
-	char *future;        /* AS_ROLE_POLL: the root future type this copy polls, or NULL */
+	char *future;        /* AS_ROLE_POLL: the root future type this copy polls, or NULL;
+	                        AS_ROLE_FUTURE: its readable name ("app::handler"), or NULL */
+	/* format version 7, AS_ROLE_FUTURE (zero / NULL otherwise and when unknown): */
+	char *src_file;      /* source file of the function (DWARF decl_file) */
+	uint32_t src_line;   /* its line (the async fn's line) */
+	uint32_t n_awaits;   /* await points of an async state machine */
+	uint32_t *await_lines; /* [i]: line of await point i (its SuspendI variant) */
+	int32_t state_off;   /* offset of the u8 __state in the state machine, -1 none */
+	uint8_t self_reg;    /* argument register holding self: 0 rdi, 1 rsi (sret) */
 };
 
 /* What a trace file says about itself. */

@@ -35,7 +35,8 @@
 #define FMT_MAX_STACKS (1u << 24)        /* stack definitions in one file */
 /* Largest stack definition record: kind, two counts, then per frame an
  * address delta and a string ref with a new string of AS_FRAME_SYM_MAX. */
-#define FMT_STACK_MAX_BYTES (1u + 2u * 3u + 2u * AS_STACK_MAX_FRAMES * (10u + 1u + 2u + AS_FRAME_SYM_MAX))
+#define FMT_STACK_MAX_BYTES (1u + 2u * 3u + 2u * AS_STACK_MAX_FRAMES * \
+	(10u + 1u + 2u + AS_FRAME_SYM_MAX + 1u + 2u + AS_FRAME_FILE_MAX + 5u))
 
 /* Event record: byte H, bits 0-3 the type (1..AS_EV__MAX-1; 0 a control
  * record whose bits 4-7 give the operation), bits 4-7 presence bits: */
@@ -67,16 +68,24 @@ _Static_assert(AS_EV__MAX <= 16, "event types must fit in 4 bits of H");
 /* What each format version may hold: version 1 has no USDT events and no
  * USDT probe role, version 2 no OFFCPU events and no stack definitions,
  * version 3 no SAMPLE events, version 4 no RUNQ events, version 5 no URING
- * events (a reader rejects them there as corrupt). */
+ * events, version 6 no FUTURE events, no FUTURE probe role, no source
+ * locations of probes and no file:line of stack frames (a reader rejects
+ * them there as corrupt). */
 static inline uint8_t fmt_ev_max(uint32_t version)
 {
 	return version < 2 ? AS_EV_USDT : version < 3 ? AS_EV_OFFCPU :
 	       version < 4 ? AS_EV_SAMPLE : version < 5 ? AS_EV_RUNQ :
-	       version < 6 ? AS_EV_URING : AS_EV__MAX;
+	       version < 6 ? AS_EV_URING : version < 7 ? AS_EV_FUTURE_ENTER : AS_EV__MAX;
 }
+static inline int fmt_is_future(uint8_t type) { return type == AS_EV_FUTURE_ENTER || type == AS_EV_FUTURE_EXIT; }
 /* Event types followed by a stack reference (version 3 on). */
 static inline int fmt_has_stack(uint8_t type) { return type == AS_EV_OFFCPU || type == AS_EV_SAMPLE; }
-static inline uint16_t fmt_role_max(uint32_t version) { return version < 2 ? AS_ROLE_USDT : AS_ROLE__MAX; }
+static inline uint16_t fmt_role_max(uint32_t version)
+{
+	return version < 2 ? AS_ROLE_USDT : version < 7 ? AS_ROLE_FUTURE : AS_ROLE__MAX;
+}
+/* Await lines kept per probe (version 7); more are dropped by the writer. */
+#define FMT_MAX_AWAITS 4096u
 
 static inline void fmt_le16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
 static inline void fmt_le32(uint8_t *p, uint32_t v) { for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i)); }
@@ -207,11 +216,11 @@ static inline uint64_t fmt_slot_addr(const struct fmt_state *st, uint32_t slot)
 }
 
 /* Task slot implied when H has no task ref: the thread's current task for
- * POLL_END, USDT (version 2), OFFCPU (version 3) and SAMPLE (version 4),
- * else none. */
+ * POLL_END, USDT (version 2), OFFCPU (version 3), SAMPLE (version 4) and
+ * FUTURE_ENTER / FUTURE_EXIT (version 7), else none. */
 static inline uint32_t fmt_default_task(const struct fmt_state *st, uint32_t thread, uint8_t type)
 {
-	return type == AS_EV_POLL_END || type == AS_EV_USDT || fmt_has_stack(type) ?
+	return type == AS_EV_POLL_END || type == AS_EV_USDT || fmt_has_stack(type) || fmt_is_future(type) ?
 	       fmt_cur_slot(st, thread) : FMT_NONE;
 }
 

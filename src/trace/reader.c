@@ -96,6 +96,8 @@ static void meta_free(struct as_trace_meta *m)
 	for (uint32_t i = 0; m->probes && i < m->n_probes; i++) {
 		free(m->probes[i].symbol);
 		free(m->probes[i].future);
+		free(m->probes[i].src_file);
+		free(m->probes[i].await_lines);
 	}
 	free(m->probes);
 	memset(m, 0, sizeof(*m));
@@ -139,6 +141,26 @@ static const char *parse_meta(struct as_trace_meta *m, const uint8_t *p, size_t 
 		pr->addr = rd_u64(&c);
 		pr->symbol = rd_str(&c, false);
 		pr->future = rd_str(&c, true);
+		pr->state_off = -1;
+		if (version >= 7) {
+			pr->src_file = rd_str(&c, true);
+			pr->src_line = rd_u32(&c);
+			uint32_t na = rd_u32(&c);
+			if (!c.bad && (na > FMT_MAX_AWAITS || na > (size_t)(c.end - c.p) / 4)) {
+				why = "impossible await line count";
+				goto out;
+			}
+			if (!c.bad && na) {
+				pr->await_lines = malloc(na * sizeof(*pr->await_lines));
+				if (!pr->await_lines) {
+					c.oom = true;
+					goto out;
+				}
+				pr->n_awaits = na;
+				for (uint32_t k = 0; k < na; k++)
+					pr->await_lines[k] = rd_u32(&c);
+			}
+		}
 		if (!c.bad && (pr->role < 1 || pr->role >= fmt_role_max(version))) {
 			why = "unknown probe role";
 			goto out;
@@ -449,6 +471,17 @@ static int decode_stack(struct trace_reader *r, const uint8_t **pp, const uint8_
 		}
 		if (!f[i].sym)
 			f[i].sym = "";
+		if (r->meta.format_version >= 7) {
+			if ((err = get_str(r, &p, end, &f[i].file))) {
+				free(f);
+				return err;
+			}
+			if (varint_get(&p, end, &v) || v > UINT32_MAX) {
+				free(f);
+				return malformed(r, "bad stack frame line");
+			}
+			f[i].line = (uint32_t)v;
+		}
 	}
 	r->stacks[r->n_stacks] = (struct as_stack){
 		.id = r->n_stacks + 1, .n_kernel = (uint16_t)nk, .n_user = (uint16_t)nu, .frames = f,
@@ -566,6 +599,9 @@ static int decode(struct trace_reader *r, struct as_event *ev)
 	}
 	if (type == AS_EV_POLL_BEGIN && probe >= r->meta.n_probes)
 		return malformed(r, "undefined probe");
+	if (fmt_is_future(type) &&
+	    (probe >= r->meta.n_probes || r->meta.probes[probe].role != AS_ROLE_FUTURE))
+		return malformed(r, "future event of a probe that is not a future function");
 
 	uint8_t flags = 0;
 	if (x & FMT_X_FLAGS) {

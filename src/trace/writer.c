@@ -32,6 +32,7 @@ struct trace_writer {
 	bool io_failed;       /* a write failed: the file may end in a partial chunk */
 	bool finished;
 	uint32_t n_probes;
+	uint32_t version;     /* format version written */
 	uint8_t *buf;         /* chunk header room, then the pending payload */
 	size_t len;           /* pending payload bytes */
 	uint32_t count;       /* pending events */
@@ -139,6 +140,16 @@ static int write_header(struct trace_writer *w, const struct as_trace_meta *meta
 		hb_u64(&b, p->addr);
 		hb_str(&b, p->symbol);
 		hb_str(&b, p->future);
+		if (w->version < 7)
+			continue;
+		/* version 7: source location and await lines */
+		uint32_t na = p->await_lines && p->n_awaits < FMT_MAX_AWAITS ? p->n_awaits :
+			      p->await_lines ? FMT_MAX_AWAITS : 0;
+		hb_str(&b, p->src_file);
+		hb_u32(&b, p->src_line);
+		hb_u32(&b, na);
+		for (uint32_t k = 0; k < na; k++)
+			hb_u32(&b, p->await_lines[k]);
 	}
 	err = b.err;
 	if (!err && b.len - FMT_HDR_FIXED > FMT_HDR_MAX)
@@ -146,10 +157,10 @@ static int write_header(struct trace_writer *w, const struct as_trace_meta *meta
 	if (err)
 		goto cleanup;
 	size_t plen = b.len - FMT_HDR_FIXED;
-	fmt_le32(b.p + FMT_MAGIC_LEN, AS_TRACE_FORMAT_VERSION);
+	fmt_le32(b.p + FMT_MAGIC_LEN, w->version);
 	fmt_le32(b.p + FMT_MAGIC_LEN + 4, (uint32_t)plen);
 	/* version 3 on: the checksum covers the version and length fields too */
-	uint32_t crc = (uint32_t)crc32(0, b.p + FMT_MAGIC_LEN, 8);
+	uint32_t crc = w->version >= 3 ? (uint32_t)crc32(0, b.p + FMT_MAGIC_LEN, 8) : 0;
 	crc = (uint32_t)crc32(crc, b.p + FMT_HDR_FIXED, (uInt)plen);
 	hb_u32(&b, crc);
 	if ((err = b.err))
@@ -164,9 +175,17 @@ cleanup:
 
 struct trace_writer *trace_writer__new(const char *path, const struct as_trace_meta *meta)
 {
+	return trace_writer__new_version(path, meta, AS_TRACE_FORMAT_VERSION);
+}
+
+struct trace_writer *trace_writer__new_version(const char *path, const struct as_trace_meta *meta,
+					       uint32_t version)
+{
 	struct trace_writer *w = NULL;
 	int err = -EINVAL;
 
+	if (version < AS_TRACE_FORMAT_MIN_VERSION || version > AS_TRACE_FORMAT_VERSION)
+		goto cleanup;
 	if (!path || !meta || meta->n_probes > 65536 || (meta->n_probes && !meta->probes))
 		goto cleanup;
 	for (uint32_t i = 0; i < meta->n_probes; i++)
@@ -180,6 +199,7 @@ struct trace_writer *trace_writer__new(const char *path, const struct as_trace_m
 	w->max_slot = FMT_NONE;
 	fmt_state_init(&w->st);
 	w->n_probes = meta->n_probes;
+	w->version = version;
 	w->buf = malloc(BUF_SIZE);
 	if (!w->buf)
 		goto cleanup;
@@ -411,7 +431,7 @@ int trace_writer__write(struct trace_writer *w, const struct as_event *ev)
 		return w->err;
 	if (ev->type < 1 || ev->type >= AS_EV__MAX)
 		return -EINVAL;
-	if (ev->type == AS_EV_POLL_BEGIN && ev->probe >= w->n_probes)
+	if ((ev->type == AS_EV_POLL_BEGIN || fmt_is_future(ev->type)) && ev->probe >= w->n_probes)
 		return -EINVAL;
 	if (fmt_has_stack(ev->type) && ev->stack > w->n_stacks)
 		return -EINVAL;
@@ -469,7 +489,8 @@ int trace_writer__stack(struct trace_writer *w, const struct as_stack *s, uint32
 	if (s->n_kernel > AS_STACK_MAX_FRAMES || s->n_user > AS_STACK_MAX_FRAMES || (n && !s->frames))
 		return -EINVAL;
 	for (uint32_t i = 0; i < n; i++)
-		if (s->frames[i].sym && strlen(s->frames[i].sym) > AS_FRAME_SYM_MAX)
+		if ((s->frames[i].sym && strlen(s->frames[i].sym) > AS_FRAME_SYM_MAX) ||
+		    (s->frames[i].file && strlen(s->frames[i].file) > AS_FRAME_FILE_MAX))
 			return -EINVAL;
 	uint64_t h = stack_hash(s);
 	if (u64map__get(&w->stack_hash, h, &v) && same_stack(&w->stacks[v - 1], s)) {
@@ -515,6 +536,13 @@ int trace_writer__stack(struct trace_writer *w, const struct as_stack *s, uint32
 		prev = s->frames[i].addr;
 		if ((err = put_str(w, &p, s->frames[i].sym && *s->frames[i].sym ? s->frames[i].sym : NULL)))
 			return (w->err = err); /* the string table now differs from the file */
+		if (w->version < 7)
+			continue;
+		/* version 7: file:line */
+		const char *file = s->frames[i].file && *s->frames[i].file ? s->frames[i].file : NULL;
+		if ((err = put_str(w, &p, file)))
+			return (w->err = err);
+		p += varint_put(p, file ? s->frames[i].line : 0);
 	}
 	w->len = (size_t)(p - (w->buf + FMT_CHUNK_HDR));
 	*id = w->n_stacks;

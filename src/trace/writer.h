@@ -12,8 +12,9 @@
 
 /* Format version written into every file. Readers accept it and every
  * version from AS_TRACE_FORMAT_MIN_VERSION on (1: no USDT events; 2: no OFFCPU events, no stacks;
- * 3: no SAMPLE events; 4: no RUNQ events; 5: no URING events). */
-#define AS_TRACE_FORMAT_VERSION 6
+ * 3: no SAMPLE events; 4: no RUNQ events; 5: no URING events; 6: no FUTURE
+ * events, no source locations of probes and stack frames). */
+#define AS_TRACE_FORMAT_VERSION 7
 #define AS_TRACE_FORMAT_MIN_VERSION 1
 
 struct trace_writer;
@@ -26,6 +27,13 @@ struct trace_writer;
  * probes NULL with n_probes > 0, a probe role outside enum as_probe_role),
  * or the error of open/write/malloc. */
 struct trace_writer *trace_writer__new(const char *path, const struct as_trace_meta *meta);
+/* As trace_writer__new(), but stamps the file with format version (from
+ * AS_TRACE_FORMAT_MIN_VERSION to AS_TRACE_FORMAT_VERSION) and writes the
+ * header and stack fields as that version has them. Events are encoded the
+ * same way in every version; the caller keeps to what the version may hold
+ * (for tests of older readers' rules). EINVAL for a version out of range. */
+struct trace_writer *trace_writer__new_version(const char *path, const struct as_trace_meta *meta,
+					       uint32_t version);
 
 /* Appends one event (ev and ev->str are only read during the call). Returns
  * 0, or -EINVAL for a type outside 1..AS_EV__MAX-1, a POLL_BEGIN probe

@@ -54,7 +54,11 @@ static struct as_probe test_probes[] = {
 	  .symbol = "tokio::runtime::task::raw::dealloc", .future = NULL },
 	{ .role = AS_ROLE_PARK, .arg_reg = 0, .emulated = 0, .addr = 0x4d0000,
 	  .symbol = "park", .future = NULL },
+	{ .role = AS_ROLE_FUTURE, .emulated = 1, .addr = 0x4e0000, .symbol = "app::handler::{{closure}}",
+	  .future = "app::handler", .src_file = "src/main.rs", .src_line = 12, .n_awaits = 3,
+	  .await_lines = (uint32_t[]){ 14, 15, 19 } },
 };
+#define TEST_FUTURE_PROBE 6
 
 static struct as_trace_meta test_meta = {
 	.format_version = 99, /* ignored by the writer */
@@ -89,11 +93,15 @@ static void ev_print(const char *what, size_t i, const struct as_event *e)
 /* Writes evs, flushing every flush_every events (0: never), then finishes
  * unless finish is false (then the writer is just freed). Returns 0 or the
  * first error; *bytes gets trace_writer__bytes(). */
+/* Format version write_trace() stamps (0: the current one). */
+static uint32_t write_version;
+
 static int write_trace(const char *path, const struct as_trace_meta *meta,
 		       const struct as_event *evs, size_t n, size_t flush_every, bool finish,
 		       uint64_t *bytes)
 {
-	struct trace_writer *w = trace_writer__new(path, meta);
+	struct trace_writer *w = write_version ? trace_writer__new_version(path, meta, write_version) :
+				 trace_writer__new(path, meta);
 	int err = 0;
 	if (!w)
 		return -errno;
@@ -230,6 +238,8 @@ static struct as_event *random_stream(size_t n)
 					: (uint8_t)rnd();
 		if (e->type == AS_EV_POLL_BEGIN)
 			e->probe = (uint16_t)rnd_below(test_meta.n_probes);
+		else if (e->type == AS_EV_FUTURE_ENTER || e->type == AS_EV_FUTURE_EXIT)
+			e->probe = TEST_FUTURE_PROBE;
 		else
 			e->probe = rnd_below(3) ? (uint16_t)rnd_below(8) : (uint16_t)rnd();
 		e->tid = rnd_below(20) ? tids[rnd_below(4)] : (rnd_below(2) ? tids[rnd_below(8)] : (uint32_t)rnd());
@@ -404,6 +414,14 @@ static void test_meta_roundtrip(void)
 				CHECK_STR(a->future, b->future);
 			else
 				CHECK(a->future == NULL);
+			if (b->src_file)
+				CHECK_STR(a->src_file, b->src_file);
+			else
+				CHECK(a->src_file == NULL);
+			CHECK_EQ_U64(a->src_line, b->src_line);
+			CHECK_EQ_U64(a->n_awaits, b->n_awaits);
+			for (uint32_t k = 0; k < a->n_awaits && k < b->n_awaits; k++)
+				CHECK_EQ_U64(a->await_lines[k], b->await_lines[k]);
 		}
 	}
 	trace_reader__free(r);
@@ -985,27 +1003,6 @@ static void test_usdt_roundtrip(void)
 	unlink(path);
 }
 
-/* Sets the version field of the trace at path, and the header checksum as
- * that version computes it (from version 3 on it covers the version and
- * length fields too). */
-static void set_version(const char *path, uint8_t version)
-{
-	size_t len;
-	uint8_t *file = read_file(path, &len);
-	if (file && len > 16) {
-		file[8] = version;
-		uint32_t plen = (uint32_t)file[12] | (uint32_t)file[13] << 8 |
-				(uint32_t)file[14] << 16 | (uint32_t)file[15] << 24;
-		if (16 + (size_t)plen + 4 <= len) {
-			uint32_t crc = version >= 3 ? (uint32_t)crc32(0, file + 8, 8) : 0;
-			crc = (uint32_t)crc32(crc, file + 16, plen);
-			for (int i = 0; i < 4; i++)
-				file[16 + plen + i] = (uint8_t)(crc >> (8 * i));
-		}
-		write_file(path, file, len);
-	}
-	free(file);
-}
 
 /* A version 1 file (the writer's output without USDT, stamped 1: the
  * encoding is the same) reads exactly, with format_version 1; USDT events or
@@ -1015,10 +1012,13 @@ static void test_read_version1(void)
 	char path[64], err[512];
 	size_t n_evs, n_read, bad;
 	struct as_event *evs = realistic_stream(5000, &n_evs);
+	struct as_trace_meta old_meta = test_meta;
+	old_meta.n_probes = TEST_FUTURE_PROBE; /* no future probe before version 7 */
 
 	tmp_path(path);
-	CHECK_EQ_U64(write_trace(path, &test_meta, evs, n_evs, 1000, true, NULL), 0);
-	set_version(path, 1);
+	write_version = 1;
+	CHECK_EQ_U64(write_trace(path, &old_meta, evs, n_evs, 1000, true, NULL), 0);
+	write_version = 0;
 	CHECK_EQ_U64(read_trace(path, evs, n_evs, &n_read, &bad), 0);
 	CHECK_EQ_U64(n_read, n_evs);
 	CHECK_EQ_U64(bad, 0);
@@ -1033,9 +1033,11 @@ static void test_read_version1(void)
 		{ .type = AS_EV_THREAD, .tid = 1, .ts = 1, .str = "main" },
 		{ .type = AS_EV_USDT, .tid = 1, .ts = 2, .other = 3 },
 	};
-	CHECK_EQ_U64(write_trace(path, &test_meta, usdt, 2, 0, true, NULL), 0);
+	CHECK_EQ_U64(write_trace(path, &old_meta, usdt, 2, 0, true, NULL), 0);
 	CHECK_EQ_U64(read_trace(path, usdt, 2, &n_read, &bad), 0);
-	set_version(path, 1);
+	write_version = 1;
+	CHECK_EQ_U64(write_trace(path, &old_meta, usdt, 2, 0, true, NULL), 0);
+	write_version = 0;
 	CHECK_EQ_U64(read_trace(path, usdt, 2, &n_read, &bad), -EBADMSG);
 	CHECK_EQ_U64(n_read, 1);
 	r = trace_reader__open(path, err, sizeof(err));
@@ -1049,8 +1051,9 @@ static void test_read_version1(void)
 	trace_reader__free(r);
 
 	/* a USDT probe in a version 1 header */
+	write_version = 1;
 	CHECK_EQ_U64(write_trace(path, &usdt_meta, NULL, 0, 0, true, NULL), 0);
-	set_version(path, 1);
+	write_version = 0;
 	CHECK(trace_reader__open(path, err, sizeof(err)) == NULL);
 	CHECK_EQ_U64(errno, EBADMSG);
 	CHECK(strstr(err, "unknown probe role") != NULL);

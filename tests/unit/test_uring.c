@@ -10,6 +10,7 @@
 #include <zlib.h>
 
 #include "harness.h"
+#include "stamp.h"
 #include "analysis/uring.h"
 #include "trace/event.h"
 #include "trace/reader.h"
@@ -23,34 +24,6 @@ static const struct as_trace_meta meta = {
 	.pid = 7, .target = "/bin/app", .build_id = "", .runtime = "tokio", .cmdline = "app",
 	.probes = probes, .n_probes = 1,
 };
-
-/* Rewrites the version of the file at path, with the header checksum that
- * version computes (as test_offcpu's helper). */
-static void stamp_version(const char *path, uint8_t version)
-{
-	FILE *f = fopen(path, "r+b");
-	uint8_t hdr[16];
-	if (!f)
-		return;
-	if (fread(hdr, 1, 16, f) == 16) {
-		uint32_t plen = (uint32_t)hdr[12] | (uint32_t)hdr[13] << 8 |
-				(uint32_t)hdr[14] << 16 | (uint32_t)hdr[15] << 24;
-		uint8_t *p = malloc(plen ? plen : 1);
-		if (p && fread(p, 1, plen, f) == plen) {
-			hdr[8] = version;
-			uint32_t crc = version >= 3 ? (uint32_t)crc32(0, hdr + 8, 8) : 0;
-			crc = (uint32_t)crc32(crc, p, plen);
-			uint8_t c[4] = { (uint8_t)crc, (uint8_t)(crc >> 8), (uint8_t)(crc >> 16),
-					 (uint8_t)(crc >> 24) };
-			fseek(f, 0, SEEK_SET);
-			fwrite(hdr, 1, 16, f);
-			fseek(f, 16 + (long)plen, SEEK_SET);
-			fwrite(c, 1, 4, f);
-		}
-		free(p);
-	}
-	fclose(f);
-}
 
 #define A 0xa000ull
 
