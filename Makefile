@@ -19,7 +19,7 @@ BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUT)/bpf/%.bpf.o,$(BPF_SRCS))
 SRCS      := $(wildcard src/*/*.c)
 # Modules without libbpf or root: what unit tests link against.
 PURE_SRCS := $(wildcard src/util/*.c src/trace/*.c src/analysis/*.c src/output/*.c src/sym/*.c) \
-             src/probe/plan.c src/probe/profile.c
+             src/probe/plan.c src/probe/profile.c src/probe/futures_plan.c
 OBJS      := $(patsubst src/%.c,$(OUT)/obj/%.o,$(SRCS))
 SAN_OBJS  := $(patsubst src/%.c,$(OUT)/san/%.o,$(SRCS))
 SAN_PURE_OBJS := $(patsubst src/%.c,$(OUT)/san/%.o,$(PURE_SRCS))
@@ -30,6 +30,8 @@ DEPFLAGS  := -MMD -MP
 # Only src/probe and src/record include the BPF skeleton.
 SKEL_USERS := $(patsubst src/%.c,$(OUT)/obj/%.o,$(wildcard src/probe/*.c src/record/*.c)) \
               $(patsubst src/%.c,$(OUT)/san/%.o,$(wildcard src/probe/*.c src/record/*.c))
+
+.DEFAULT_GOAL := all
 
 $(SKEL_USERS): $(OUT)/asyncscope.skel.h
 

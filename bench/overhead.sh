@@ -3,7 +3,10 @@
 #  1. poll-heavy Tokio program (tests/apps pollbench): polls/s bare, with
 #     asyncscope recording, and with the same probe points running empty BPF
 #     programs (ASYNCSCOPE_BARE_PROBES=1); ns added per poll.
-#  2. hyper 0.14 server under wrk: requests/s without and with asyncscope.
+#  2. future-poll-heavy Tokio program (tests/apps futbench, 3 out-of-line
+#     async fns per task poll): bare, task mode, and record --futures; ns
+#     added per future poll by --futures over task mode.
+#  3. hyper 0.14 server under wrk: requests/s without and with asyncscope.
 # Usage: bench/overhead.sh [RUNS]   (needs root; `make bench` builds first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,6 +40,24 @@ awk -v p=$polls -v b=$base -v t=$traced -v e=$bare 'BEGIN {
 	printf "  empty programs:  %8.3f s  %10.0f polls/s  (+%.0f ns per poll: the probe points alone)\n", e, p / e, (e - b) / p * 1e9
 }'
 grep recorded $TMP/rec.err | sed 's/^asyncscope: /  last traced run: /'
+
+FB=tests/apps/target/release/futbench
+echo "== futbench: $TASKS tasks x $((YIELDS + 1)) polls x 3 futures, 2 workers, median of $RUNS runs"
+for mode in base tasks futures; do
+	for _ in $(seq "$RUNS"); do
+		case $mode in
+		base) $FB $TASKS $YIELDS ;;
+		tasks) $AS record -o $TMP/fb.trace -- $FB $TASKS $YIELDS 2>/dev/null ;;
+		futures) $AS record --futures -o $TMP/fbf.trace -- $FB $TASKS $YIELDS 2>$TMP/fbf.err ;;
+		esac | elapsed
+	done | median > $TMP/fb_$mode
+done
+awk -v p=$polls -v b=$(cat $TMP/fb_base) -v t=$(cat $TMP/fb_tasks) -v f=$(cat $TMP/fb_futures) 'BEGIN {
+	printf "  no tracing:      %8.3f s  %10.0f task polls/s\n", b, p / b
+	printf "  tasks only:      %8.3f s  %10.0f task polls/s  (+%.0f ns per task poll)\n", t, p / t, (t - b) / p * 1e9
+	printf "  --futures:       %8.3f s  %10.0f task polls/s  (+%.0f ns per future poll over tasks only)\n", f, p / f, (f - t) / (3 * p) * 1e9
+}'
+grep -E "recorded|future polls" $TMP/fbf.err | sed 's/^asyncscope: /  last --futures run: /'
 
 echo "== hyper server under wrk (-t1 -c32 -d${WRK_SECS:-5}s, 127.0.0.1), median of $RUNS runs"
 SRV_BIN=bench/hyper-server/target/release/hyper-server

@@ -34,9 +34,18 @@ enum raw_type {
 	                     RAW_F_URING_DONE its submission, arg = opcode; with it its
 	                     completion at h.ts, arg = ns since submission */
 	RAW_SAMPLE_DWARF, /* struct raw_sample_dwarf (record --sample HZ --dwarf) */
+	RAW_OFFCPU_DWARF, /* struct raw_sample_dwarf (record --offcpu --dwarf): an off-CPU
+	                     interval, s laid out as RAW_OFFCPU, registers and stack
+	                     copied at the switch-out */
+	RAW_FUT_ENTER,    /* struct raw_event (record --futures / --probe): the thread entered
+	                     a future's poll function (h.probe, role AS_ROLE_FUTURE); task =
+	                     the task polled on the thread (0 none), arg = depth */
+	RAW_FUT_EXIT,     /* struct raw_event: it returned; arg = depth | (__state + 1) << 32
+	                     (0: not read); flags RAW_F_READY / RAW_F_PENDING / RAW_F_UNMATCHED */
 };
 
-#define RAW_F_READY 1
+#define RAW_F_READY 1      /* RAW_POLL_END, RAW_FUT_EXIT: Ready */
+#define RAW_F_PENDING 128  /* RAW_FUT_EXIT: Pending */
 #define RAW_F_UNMATCHED 2  /* poll return without a known entry (depth underflow) */
 #define RAW_F_WAKE_IO 4    /* RAW_WAKE inside the I/O driver */
 #define RAW_F_WAKE_TIMER 8 /* RAW_WAKE inside timer processing */
@@ -66,6 +75,26 @@ enum raw_type {
 #define AS_COOKIE_REG(c) ((__u32)((c) >> 32) & 0xff)
 #define AS_COOKIE_KIND(c) ((__u32)((c) >> 40) & 0xff)
 #define AS_COOKIE_FLAGS(c) ((__u32)((c) >> 48) & 0xff)
+
+/* Future probes' cookie: probe index, the register holding self (0 rdi,
+ * 1 rsi), and the offset of the state machine's u8 __state plus one (0: not
+ * a state machine; 24 bits). */
+#define AS_FCOOKIE(idx, reg, state_off1) \
+	((__u64)(idx) | ((__u64)(reg) << 32) | ((__u64)((state_off1) & 0xffffff) << 40))
+#define AS_FCOOKIE_STATE1(c) ((__u32)((c) >> 40) & 0xffffff)
+#define AS_FUT_MAX_DEPTH 48    /* nested future frames tracked per thread */
+
+/* Where a future poll function that is not an async state machine leaves
+ * the tag of the Poll it returns (map fut_rets, per probe index): kind 0
+ * unknown, 1 in rax, 2 in rdx, 3 in memory at rax (sret), at byte off, size
+ * bytes; the tag equal to pending means Pending, any other Ready. */
+struct fut_ret {
+	__u8 kind;
+	__u8 size;
+	__u16 off;
+	__u32 pad;
+	__u64 pending;
+};
 
 struct raw_hdr {
 	__u8 type;
@@ -121,11 +150,13 @@ struct raw_offcpu {
 #define AS_UREGS 17          /* user registers, DWARF x86-64 order: rax, rdx, rcx,
                                 rbx, rsi, rdi, rbp, rsp, r8..r15, rip */
 
-/* A CPU sample with what user space needs to unwind the user stack by its
- * call frame information: the user registers and the top of the stack
- * (s.ustack still holds the frame-pointer walk). */
+/* A CPU sample (RAW_SAMPLE_DWARF) or an off-CPU interval (RAW_OFFCPU_DWARF,
+ * registers and stack as they were at the switch-out) with what user space
+ * needs to unwind the user stack by its call frame information: the user
+ * registers and the top of the stack (s.ustack still holds the
+ * frame-pointer walk). */
 struct raw_sample_dwarf {
-	struct raw_offcpu s;   /* s.h.type = RAW_SAMPLE_DWARF */
+	struct raw_offcpu s;   /* s.h.type = RAW_SAMPLE_DWARF or RAW_OFFCPU_DWARF */
 	__u64 regs[AS_UREGS];
 	__u32 copy_len;        /* bytes of copy[] filled, from regs[7] (rsp) up */
 	__u32 n_uret;          /* entries of uret_*[] filled */
@@ -145,6 +176,7 @@ struct raw_counters {
 	__u64 offcpu_dropped;  /* off-CPU intervals not kept (pending map full) */
 	__u64 runq_dropped;    /* run-queue waits not followed (map full) */
 	__u64 uring_dropped;   /* io_uring requests not followed (map full) */
+	__u64 fut_depth_overflow; /* future frames nested deeper than AS_FUT_MAX_DEPTH */
 };
 
 _Static_assert(sizeof(struct raw_hdr) == 16, "raw_hdr layout");

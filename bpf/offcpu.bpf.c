@@ -1,14 +1,20 @@
 /* Off-CPU time inside polls (record --offcpu): when a thread of the target
  * is switched out while its poll stack is not empty, remember when, the
  * task polled, and its kernel and user stacks; when it is switched back in,
- * emit one RAW_OFFCPU record if it was away at least offcpu_min_ns.
+ * emit one RAW_OFFCPU record if it was away at least offcpu_min_ns. With
+ * --dwarf the thread's user registers and the top of its user stack are
+ * kept too, and the record is a RAW_OFFCPU_DWARF, unwound in user space.
  * Attached only with --offcpu: it runs on every context switch of the
  * machine, and returns at once for other processes. */
 #include "common.bpf.h"
 #include <bpf/bpf_core_read.h>
+#include "ustack.bpf.h"
 
 /* Shortest off-CPU interval emitted (record --offcpu-min). */
 const volatile __u64 offcpu_min_ns = 100000;
+/* record --offcpu --dwarf: keep registers and stack (offcpu_pending_dwarf
+ * instead of offcpu_pending). */
+const volatile __u32 offcpu_dwarf = 0;
 
 /* What a switched-out thread left: the record to emit, minus its length.
  * The stacks can only be taken at the switch-out (the current task is
@@ -22,13 +28,41 @@ struct {
 	__type(value, struct raw_offcpu);
 } offcpu_pending SEC(".maps");
 
+/* The same with --dwarf, and the registers and stack copy (10 KiB an
+ * entry, preallocated: fewer of them). An entry stays once made (h.ts 0:
+ * nothing pending) so that each switch-out writes into it in place rather
+ * than copying 10 KiB into the map; threads gone age out of the LRU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, struct raw_sample_dwarf);
+} offcpu_pending_dwarf SEC(".maps");
+
 /* Scratch for building a pending entry (too large for the BPF stack). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct raw_offcpu);
+	__type(value, struct raw_sample_dwarf);
 } offcpu_scratch SEC(".maps");
+
+/* The thread's entry in offcpu_pending_dwarf, made on first use. */
+static __always_inline struct raw_sample_dwarf *pending_dwarf(__u32 tid)
+{
+	struct raw_sample_dwarf *d = bpf_map_lookup_elem(&offcpu_pending_dwarf, &tid);
+	__u32 zero = 0;
+
+	if (d)
+		return d;
+	d = bpf_map_lookup_elem(&offcpu_scratch, &zero);
+	if (!d)
+		return NULL;
+	d->s.h.ts = 0;
+	if (bpf_map_update_elem(&offcpu_pending_dwarf, &tid, d, BPF_NOEXIST))
+		return NULL;
+	return bpf_map_lookup_elem(&offcpu_pending_dwarf, &tid);
+}
 
 static __always_inline void switch_out(void *ctx, struct task_struct *prev, bool preempted)
 {
@@ -40,10 +74,14 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev, bool
 	__u32 depth = st->depth;
 	if (depth == 0 || depth > AS_MAX_DEPTH)
 		return;
-	struct raw_offcpu *p = bpf_map_lookup_elem(&offcpu_scratch, &zero);
-	if (!p)
+	struct raw_sample_dwarf *d = offcpu_dwarf ? pending_dwarf(tid) :
+				     bpf_map_lookup_elem(&offcpu_scratch, &zero);
+	if (!d) {
+		__sync_fetch_and_add(&counters.offcpu_dropped, 1);
 		return;
-	p->h.type = RAW_OFFCPU;
+	}
+	struct raw_offcpu *p = &d->s;
+	p->h.type = offcpu_dwarf ? RAW_OFFCPU_DWARF : RAW_OFFCPU;
 	p->h.flags = preempted ? RAW_F_PREEMPTED : 0;
 	p->h.probe = 0;
 	p->h.tid = tid;
@@ -55,15 +93,39 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev, bool
 	long u = bpf_get_stack(ctx, p->ustack, sizeof(p->ustack), BPF_F_USER_STACK);
 	p->kbytes = k > 0 ? (__u32)k : 0;
 	p->ubytes = u > 0 ? (__u32)u : 0;
+	if (offcpu_dwarf) {
+		copy_user(d);
+		return;
+	}
 	if (bpf_map_update_elem(&offcpu_pending, &tid, p, BPF_ANY))
 		__sync_fetch_and_add(&counters.offcpu_dropped, 1);
+}
+
+/* With --dwarf: the whole entry goes out as it is (one copy), and stays. */
+static __always_inline void switch_in_dwarf(__u32 tid)
+{
+	struct raw_sample_dwarf *d = bpf_map_lookup_elem(&offcpu_pending_dwarf, &tid);
+
+	if (!d)
+		return;
+	__u64 now = bpf_ktime_get_ns(), ts = d->s.h.ts;
+	if (ts && now - ts >= offcpu_min_ns) {
+		d->s.dur_ns = now - ts;
+		if (bpf_ringbuf_output(&events, d, sizeof(*d), submit_flags()))
+			__sync_fetch_and_add(&counters.lost, 1);
+	}
+	d->s.h.ts = 0;
 }
 
 static __always_inline void switch_in(struct task_struct *next)
 {
 	__u32 tid = BPF_CORE_READ(next, pid);
-	struct raw_offcpu *p = bpf_map_lookup_elem(&offcpu_pending, &tid);
 
+	if (offcpu_dwarf) {
+		switch_in_dwarf(tid);
+		return;
+	}
+	struct raw_offcpu *p = bpf_map_lookup_elem(&offcpu_pending, &tid);
 	if (!p)
 		return;
 	__u64 now = bpf_ktime_get_ns();

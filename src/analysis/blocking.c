@@ -20,7 +20,8 @@ struct sinfo {
 };
 
 struct cause_def {
-	const char *kernel, *user;
+	const char *kernel, *user, *file;
+	uint32_t line;
 };
 
 struct acc {
@@ -128,8 +129,8 @@ static int stack_info(struct blocking *b, const struct as_stack *st, uint32_t *o
 		*out = (uint32_t)v;
 		return 0;
 	}
-	const char *kernel = "?", *user = "?";
-	uint32_t nk = st ? st->n_kernel : 0, nu = st ? st->n_user : 0;
+	const char *kernel = "?", *user = "?", *file = NULL;
+	uint32_t nk = st ? st->n_kernel : 0, nu = st ? st->n_user : 0, line = 0;
 	for (uint32_t i = 0; i < nk; i++)
 		if (!sched_frame(st->frames[i].sym)) {
 			kernel = st->frames[i].sym;
@@ -138,6 +139,8 @@ static int stack_info(struct blocking *b, const struct as_stack *st, uint32_t *o
 	for (uint32_t i = nk; i < nk + nu; i++)
 		if (!library_frame(st->frames[i].sym)) {
 			user = st->frames[i].sym;
+			file = st->frames[i].file;
+			line = file ? st->frames[i].line : 0;
 			break;
 		}
 	/* user frames outermost first, then kernel frames outermost first,
@@ -150,19 +153,21 @@ static int stack_info(struct blocking *b, const struct as_stack *st, uint32_t *o
 		return -ENOMEM;
 	const char *f = intern(b, folded);
 	free(folded);
-	if (!f || (kernel = intern(b, kernel)) == NULL || (user = intern(b, user)) == NULL)
+	if (!f || (kernel = intern(b, kernel)) == NULL || (user = intern(b, user)) == NULL ||
+	    (file && (file = intern(b, file)) == NULL))
 		return -ENOMEM;
 	/* causes are few: a linear search over their definitions will do */
 	uint32_t cause = (uint32_t)b->n_causes_def;
 	for (size_t i = 0; i < b->n_causes_def; i++)
-		if (b->causes_def[i].kernel == kernel && b->causes_def[i].user == user) {
+		if (b->causes_def[i].kernel == kernel && b->causes_def[i].user == user &&
+		    b->causes_def[i].file == file && b->causes_def[i].line == line) {
 			cause = (uint32_t)i;
 			break;
 		}
 	if (cause == b->n_causes_def) {
 		if ((err = GROW(b->causes_def, b->n_causes_def, b->cap_causes_def, 16)))
 			return err;
-		b->causes_def[b->n_causes_def++] = (struct cause_def){ kernel, user };
+		b->causes_def[b->n_causes_def++] = (struct cause_def){ kernel, user, file, line };
 	}
 	if ((err = GROW(b->sinfo, b->n_sinfo, b->cap_sinfo, 16)))
 		return err;
@@ -344,6 +349,7 @@ static int sort_all(struct blocking *b, struct blocking_task **out, size_t *n_ou
 		const struct acc *a = &b->causes[i];
 		b->out_causes[first[a->task] + cnt[a->task]++] = (struct blocking_cause){
 			.kernel = b->causes_def[a->what].kernel, .user = b->causes_def[a->what].user,
+			.file = b->causes_def[a->what].file, .line = b->causes_def[a->what].line,
 			.ns = a->ns, .count = a->count,
 		};
 	}

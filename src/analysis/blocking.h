@@ -23,6 +23,9 @@ struct blocking;
 struct blocking_cause {
 	const char *kernel;   /* innermost kernel function, "?" unknown */
 	const char *user;     /* first user frame of the program's code, "?" unknown */
+	const char *file;     /* its source file (traces of format 7 with DWARF line
+	                         info), NULL unknown */
+	uint32_t line;        /* its line, 0 unknown */
 	uint64_t ns, count;
 };
 

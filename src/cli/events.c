@@ -19,6 +19,7 @@ int cmd_events(int argc, char **argv)
 		[AS_EV_FREE] = "free", [AS_EV_PARK] = "park", [AS_EV_UNPARK] = "unpark",
 		[AS_EV_USDT] = "usdt", [AS_EV_OFFCPU] = "offcpu", [AS_EV_SAMPLE] = "sample",
 		[AS_EV_RUNQ] = "runq", [AS_EV_URING] = "uring",
+		[AS_EV_FUTURE_ENTER] = "fut_enter", [AS_EV_FUTURE_EXIT] = "fut_exit",
 	};
 	char err[1024];
 	struct as_event ev;
@@ -71,6 +72,22 @@ int cmd_events(int argc, char **argv)
 		case AS_EV_RUNQ:
 			printf(" waited %" PRIu64 " ns for a CPU", ev.other);
 			break;
+		case AS_EV_FUTURE_ENTER:
+		case AS_EV_FUTURE_EXIT: {
+			const struct as_probe *p = &meta->probes[ev.probe];   /* checked by the reader */
+			printf(" %s depth %" PRIu32, p->future && *p->future ? p->future : p->symbol,
+			       AS_FUT_DEPTH(ev.other));
+			if (ev.type == AS_EV_FUTURE_EXIT) {
+				int k = as_fut_await_point(ev.other);
+				printf(" %s", ev.flags & AS_FUTURE_READY ? "ready" :
+				       ev.flags & AS_FUTURE_PENDING ? "pending" : "?");
+				if (k >= 0 && (uint32_t)k < p->n_awaits)
+					printf(" at %s:%" PRIu32 "%s%s", p->src_file ? p->src_file : "?",
+					       p->await_lines[k], p->await_types[k] ? " awaiting " : "",
+					       p->await_types[k] ? p->await_types[k] : "");
+			}
+			break;
+		}
 		case AS_EV_URING:
 			printf(" other %" PRIu64 " flags 0x%x", ev.other, ev.flags);
 			break;

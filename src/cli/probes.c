@@ -2,11 +2,13 @@
  * with each probe point's first-instruction cost class, and the binary's
  * USDT probes (attachable with `record --usdt`). */
 #include <errno.h>
+#include <stdlib.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/commands.h"
+#include "probe/futures_plan.h"
 #include "probe/plan.h"
 #include "probe/profile.h"
 #include "sym/elf_image.h"
@@ -47,34 +49,98 @@ static void print_usdt(const struct elf_image *img, const struct usdt_notes *not
  *   smol (smol 1.3, async-executor 1.5, async-task 4.3): 12 probe points
  *   poll   0x31de0      emulated       async_task::raw::RawTask<F,T,S>::run  [mixed::smol_yielder]
  */
+/* Sample (probes --futures):
+ *   future probes: 5 (4 async state machines, 5 with source lines)
+ *   ADDRESS      COST         FUTURE                      SOURCE                      AWAITS
+ *   0x2f3d0      emulated     futures_nested::mid         src/bin/futures_nested.rs:136  138 139
+ */
+static void print_futures(const struct probe_plan *plan, const struct futures_plan_stats *fs)
+{
+	printf("future probes: %zu (%zu async state machines, %zu with source lines)%s\n",
+	       fs->planned, fs->state_machines, fs->with_source,
+	       fs->dwarf ? "" : ": no DWARF, build with debug = true for Ready/Pending and lines");
+	if (fs->over_max)
+		printf("  (%zu more matched and would not be probed: narrow with --probe REGEX)\n",
+		       fs->over_max);
+	printf("%-12s %-12s %-40s %s\n", "ADDRESS", "COST", "FUTURE", "SOURCE  [AWAIT LINES]");
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct as_probe *p = &plan->probes[i];
+		if (p->role != AS_ROLE_FUTURE)
+			continue;
+		printf("0x%-10llx %-12s %-40s %s:%u", (unsigned long long)p->addr,
+		       p->emulated ? "emulated" : "single-step", p->future ? p->future : p->symbol,
+		       p->src_file ? p->src_file : "?", p->src_line);
+		for (uint32_t k = 0; k < p->n_awaits; k++)
+			printf("%s%u", k ? " " : "  [", p->await_lines[k]);
+		printf("%s\n", p->n_awaits ? "]" : "");
+	}
+}
+
 int cmd_probes(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "runtime", required_argument, NULL, 'r' }, { 0 },
+		{ "runtime", required_argument, NULL, 'r' },
+		{ "futures", no_argument, NULL, 'F' },
+		{ "probe", required_argument, NULL, 'P' },
+		{ "probe-preset", required_argument, NULL, 'R' },
+		{ 0 },
 	};
 	const struct runtime_profile *profs[PLAN_MAX_PROFILES];
+	struct futures_opts fo = { 0 };
+	const char **pats = NULL;
 	int n_profs = 0;
 	char err[1024];
 	int c;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "r:", longopts, NULL)) != -1) {
-		if (c != 'r')
+		if (c == 'F') {
+			fo.futures = true;
+			continue;
+		}
+		if (c == 'P') {
+			const char **np = realloc(pats, (fo.n_patterns + 1) * sizeof(*np));
+			if (!np) {
+				free(pats);
+				cli_error("out of memory");
+				return 1;
+			}
+			pats = np;
+			pats[fo.n_patterns++] = optarg;
+			fo.patterns = pats;
+			continue;
+		}
+		if (c == 'R') {
+			if (strcmp(optarg, "cat")) {
+				free(pats);
+				cli_error("unknown --probe-preset '%s': the preset is 'cat'", optarg);
+				return 2;
+			}
+			fo.preset_cat = true;
+			continue;
+		}
+		if (c != 'r') {
+			free(pats);
 			return 2;
+		}
 		char bad[64];
 		n_profs = profile_parse(optarg, profs, PLAN_MAX_PROFILES, bad, sizeof(bad));
 		if (n_profs < 0) {
+			free(pats);
 			cli_error("unknown runtime '%s': supported runtimes are: %s (several joined by '+')",
 				  bad, profile_known_names());
 			return 2;
 		}
 	}
 	if (optind + 1 != argc) {
-		cli_error("usage: asyncscope probes [--runtime NAME[+NAME...]] BINARY");
+		free(pats);
+		cli_error("usage: asyncscope probes [--runtime NAME[+NAME...]] [--futures] "
+			  "[--probe REGEX]... [--probe-preset cat] BINARY");
 		return 2;
 	}
 	struct elf_image *img = elf_image__open(argv[optind]);
 	if (!img) {
+		free(pats);
 		cli_error("cannot read %s: %s", argv[optind],
 			  errno == ENOEXEC ? "not a 64-bit ELF file" : strerror(errno));
 		return 1;
@@ -90,16 +156,24 @@ int cmd_probes(int argc, char **argv)
 		print_usdt(img, notes);
 		usdt_notes__free(notes);
 		elf_image__free(img);
+		free(pats);
 		return 0;
 	}
+	struct futures_plan_stats fs = { 0 };
+	if (plan && (fo.futures || fo.n_patterns || fo.preset_cat) &&
+	    futures_plan_add(plan, img, &fo, &fs, err, sizeof(err)) < 0) {
+		probe_plan__free(plan);
+		plan = NULL;
+	}
+	free(pats);
 	if (!plan) {
 		cli_error("%s", err);
 		usdt_notes__free(notes);
 		elf_image__free(img);
 		return 1;
 	}
-	printf("%s: %zu probe points in %s (build id %s)\n", plan->runtime, plan->n,
-	       img->path, img->build_id[0] ? img->build_id : "none");
+	printf("%s: %zu probe points in %s (build id %s)\n", plan->runtime,
+	       plan->n - plan->per_role[AS_ROLE_FUTURE], img->path, img->build_id[0] ? img->build_id : "none");
 	for (size_t k = 0; k < plan->n_profiles; k++) {
 		size_t n = 0;
 		for (size_t i = 0; i < plan->n; i++)
@@ -123,6 +197,8 @@ int cmd_probes(int argc, char **argv)
 			       p->future ? "]" : "");
 		}
 	}
+	if (fo.futures || fo.n_patterns || fo.preset_cat)
+		print_futures(plan, &fs);
 	if (notes && notes->n)
 		print_usdt(img, notes);
 	probe_plan__free(plan);

@@ -31,6 +31,18 @@ static int parse_pid(const char *s, pid_t *pid)
 	return 0;
 }
 
+/* asyncscope: DWARF unwinding: 20 off-CPU intervals, 17.0 user frames on average
+ *   (frame pointers alone: 2.0), median 17 (2), frame pointers kept for 0 */
+static void print_unwind(const char *what, const struct recorder_unwind *u)
+{
+	double n = u->stacks ? (double)u->stacks : 1.0;
+
+	fprintf(stderr, "asyncscope: DWARF unwinding: %llu %s, %.1f user frames on average "
+		"(frame pointers alone: %.1f), median %u (%u), frame pointers kept for %llu\n",
+		(unsigned long long)u->stacks, what, (double)u->frames / n, (double)u->fp_frames / n,
+		u->median, u->fp_median, (unsigned long long)u->fp_kept);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -46,12 +58,15 @@ int cmd_record(int argc, char **argv)
 		{ "runq", no_argument, NULL, 'Q' },
 		{ "uring", no_argument, NULL, 'U' },
 		{ "dwarf", no_argument, NULL, 'D' },
+		{ "futures", no_argument, NULL, 'F' },
+		{ "probe", required_argument, NULL, 'P' },
+		{ "probe-preset", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct recorder_opts o = { .output = "asyncscope.trace", .stop = &stop_requested };
 	struct recorder_result res;
-	const char **usdt = NULL;
+	const char **usdt = NULL, **pats = NULL;
 	char err[1024] = "";
 	int c, ret = 2;
 
@@ -116,6 +131,27 @@ int cmd_record(int argc, char **argv)
 		case 'Q': o.runq = true; break;
 		case 'U': o.uring = true; break;
 		case 'D': o.dwarf = true; break;
+		case 'F': o.futures = true; break;
+		case 'P': {
+			const char **p = realloc(pats, (o.n_probe_patterns + 1) * sizeof(*p));
+			if (!p) {
+				cli_error("out of memory");
+				ret = 1;
+				goto out;
+			}
+			pats = p;
+			pats[o.n_probe_patterns++] = optarg;
+			o.probe_patterns = pats;
+			break;
+		}
+		case 'R':
+			if (strcmp(optarg, "cat")) {
+				cli_error("unknown --probe-preset '%s': the preset is 'cat' (CAT's four patterns)",
+					  optarg);
+				goto out;
+			}
+			o.probe_preset_cat = true;
+			break;
 		case 'S': {
 			char *end;
 			unsigned long hz = strtoul(optarg, &end, 10);
@@ -129,7 +165,8 @@ int cmd_record(int argc, char **argv)
 		case 'h':
 			printf("usage: asyncscope record [-o FILE] [--duration SEC] [--runtime NAME]\n"
 			       "                         [--buffer-size KIB] [--usdt PROVIDER:NAME]...\n"
-			       "                         [--offcpu [--offcpu-min US]] [--sample HZ [--dwarf]] [--runq] [--uring]\n"
+			       "                         [--offcpu [--offcpu-min US]] [--sample HZ] [--dwarf] [--runq] [--uring]\n"
+			       "                         [--futures] [--probe REGEX]... [--probe-preset cat]\n"
 			       "                         (-p PID | -- CMD [ARGS...])\n"
 			       "  -o FILE          trace file (default asyncscope.trace)\n"
 			       "  --duration SEC   stop after SEC seconds (a launched command is then ended)\n"
@@ -142,13 +179,22 @@ int cmd_record(int argc, char **argv)
 			       "  --offcpu-min US  shortest off-CPU interval kept (default 100)\n"
 			       "  --sample HZ      also sample the target's CPU use HZ times a second per CPU,\n"
 			       "                   with the task polled and the stacks (see asyncscope cpu)\n"
-			       "  --dwarf          with --sample: unwind user stacks by their DWARF call frame\n"
-			       "                   information (8 KiB of stack copied per sample), for builds\n"
-			       "                   without frame pointers\n"
+			       "  --dwarf          with --sample and --offcpu: unwind user stacks by their\n"
+			       "                   DWARF call frame information (8 KiB of stack copied per\n"
+			       "                   sample or switch), for builds without frame pointers\n"
 			       "  --runq           also record how long the target's threads wait for a CPU\n"
 			       "                   once runnable (implied by --offcpu; see asyncscope blocking)\n"
 			       "  --uring          also record io_uring submissions (with the task polled)\n"
-			       "                   and completions (see asyncscope uring)\n");
+			       "                   and completions (see asyncscope uring)\n"
+			       "  --futures        also trace the futures inside tasks: entry and return of the\n"
+			       "                   out-of-line poll functions of the target's own async fns,\n"
+			       "                   async blocks and impl Future::poll, with nesting depth,\n"
+			       "                   Ready/Pending and the .await line (async flame graphs,\n"
+			       "                   await chains: see report and export)\n"
+			       "  --probe REGEX    also trace functions whose demangled name matches REGEX\n"
+			       "                   (POSIX extended; repeatable), entry and return with depth\n"
+			       "  --probe-preset cat  CAT's four patterns: every closure and Future::poll,\n"
+			       "                   async-std's task poll closure, GenFuture::poll\n");
 			ret = 0;
 			goto out;
 		default:
@@ -157,8 +203,8 @@ int cmd_record(int argc, char **argv)
 	}
 	if (optind < argc)
 		o.argv = argv + optind;
-	if (o.dwarf && !o.sample_hz) {
-		cli_error("--dwarf unwinds the stacks of --sample HZ: give --sample too");
+	if (o.dwarf && !o.sample_hz && !o.offcpu) {
+		cli_error("--dwarf unwinds the stacks of --sample HZ and --offcpu: give one of them too");
 		goto out;
 	}
 	if (!o.pid == !o.argv) {
@@ -186,17 +232,21 @@ int cmd_record(int argc, char **argv)
 			(unsigned long long)res.offcpu, (unsigned long long)res.stacks);
 	if (o.runq || o.offcpu)
 		fprintf(stderr, "asyncscope: %llu run-queue waits\n", (unsigned long long)res.runq);
+	if (res.future_probes)
+		fprintf(stderr, "asyncscope: %llu future polls from %zu future probes (%zu async state "
+			"machines with Ready/Pending, %zu with source lines%s)\n",
+			(unsigned long long)res.future_polls, res.future_probes, res.future_state_machines,
+			res.future_with_source, res.future_dwarf ? "" : "; no DWARF: build with debug = true");
 	if (o.uring)
 		fprintf(stderr, "asyncscope: %llu io_uring submissions, %llu completions\n",
 			(unsigned long long)res.uring_submitted, (unsigned long long)res.uring_completed);
 	if (o.sample_hz)
 		fprintf(stderr, "asyncscope: %llu CPU samples, %llu distinct stacks\n",
 			(unsigned long long)res.samples, (unsigned long long)res.stacks);
-	if (o.dwarf)
-		fprintf(stderr, "asyncscope: DWARF unwinding: %llu samples, %.1f user frames on average "
-			"(frame pointers alone: %.1f)\n", (unsigned long long)res.dwarf_samples,
-			res.dwarf_samples ? (double)res.dwarf_frames / (double)res.dwarf_samples : 0.0,
-			res.dwarf_samples ? (double)res.fp_frames / (double)res.dwarf_samples : 0.0);
+	if (o.dwarf && o.sample_hz)
+		print_unwind("samples", &res.unwind_samples);
+	if (o.dwarf && o.offcpu)
+		print_unwind("off-CPU intervals", &res.unwind_offcpu);
 	if (res.lost)
 		fprintf(stderr, "asyncscope: warning: %llu events were lost (ring buffer full): "
 			"the report marks the affected numbers as incomplete\n",
@@ -207,5 +257,6 @@ int cmd_record(int argc, char **argv)
 	ret = 0;
 out:
 	free(usdt);
+	free(pats);
 	return ret;
 }

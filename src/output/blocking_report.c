@@ -34,9 +34,14 @@ int blocking_report_text(FILE *out, struct blocking *b)
 		if (t[i].preempted_ns)
 			fprintf(out, "  (preempted %.3f ms)", ms(t[i].preempted_ns));
 		fputc('\n', out);
-		for (size_t c = 0; c < t[i].n_causes && c < BLOCKING_REPORT_CAUSES; c++)
-			fprintf(out, "      %10.3f ms %5" PRIu64 "x  %s <- %s\n", ms(t[i].causes[c].ns),
-				t[i].causes[c].count, t[i].causes[c].kernel, t[i].causes[c].user);
+		for (size_t c = 0; c < t[i].n_causes && c < BLOCKING_REPORT_CAUSES; c++) {
+			const struct blocking_cause *bc = &t[i].causes[c];
+			fprintf(out, "      %10.3f ms %5" PRIu64 "x  %s <- %s", ms(bc->ns), bc->count,
+				bc->kernel, bc->user);
+			if (bc->file)
+				fprintf(out, " at %s:%" PRIu32, bc->file, bc->line);
+			fputc('\n', out);
+		}
 		if (t[i].n_causes > BLOCKING_REPORT_CAUSES)
 			fprintf(out, "      ... %zu more causes\n", t[i].n_causes - BLOCKING_REPORT_CAUSES);
 	}

@@ -144,6 +144,7 @@ static void role_progs(struct asyncscope_bpf *skel, unsigned role,
 	case AS_ROLE_IO_DRIVER:
 	case AS_ROLE_TIMER: *entry = skel->progs.driver_enter; *exit = skel->progs.driver_exit; break;
 	case AS_ROLE_USDT: *entry = skel->progs.usdt_hit; break;
+	case AS_ROLE_FUTURE: *entry = skel->progs.future_enter; *exit = skel->progs.future_exit; break;
 	default: break;
 	}
 }
@@ -153,6 +154,8 @@ static uint64_t probe_cookie(const struct probe_plan *plan, size_t idx)
 	const struct as_probe *p = &plan->probes[idx];
 	uint8_t f = plan->flags[idx];
 
+	if (p->role == AS_ROLE_FUTURE)
+		return AS_FCOOKIE(idx, p->arg_reg, p->state_off >= 0 ? (uint32_t)p->state_off + 1 : 0);
 	if (p->role == AS_ROLE_USDT)
 		/* the register's pt_regs offset where the usual cookie has the
 		 * argument register number */
@@ -200,6 +203,10 @@ static int open_and_load(struct attachment *a, bool multi, char *err, size_t err
 		bpf_program__set_autoload(a->skel->progs.offcpu_switch, false);
 		bpf_map__set_max_entries(a->skel->maps.offcpu_pending, 1);
 	}
+	/* one of the two pending maps is used: keep the other tiny */
+	a->skel->rodata->offcpu_dwarf = a->extra.offcpu && a->extra.offcpu_dwarf;
+	bpf_map__set_max_entries(a->extra.offcpu && a->extra.offcpu_dwarf ? a->skel->maps.offcpu_pending :
+				 a->skel->maps.offcpu_pending_dwarf, 1);
 	if (!a->extra.sample_hz)
 		bpf_program__set_autoload(a->skel->progs.cpu_sample, false);
 	a->skel->rodata->sample_dwarf = a->extra.sample_dwarf;
@@ -214,6 +221,10 @@ static int open_and_load(struct attachment *a, bool multi, char *err, size_t err
 		bpf_program__set_autoload(a->skel->progs.uring_complete, false);
 		bpf_map__set_max_entries(a->skel->maps.uring_inflight, 1);
 	}
+	if (!a->plan->per_role[AS_ROLE_FUTURE]) {
+		bpf_map__set_max_entries(a->skel->maps.fut_threads, 1);
+	}
+	bpf_map__set_max_entries(a->skel->maps.fut_rets, a->plan->n ? (uint32_t)a->plan->n : 1);
 	if (multi) {
 		struct bpf_program *prog;
 		bpf_object__for_each_program(prog, a->skel->obj)
@@ -230,8 +241,26 @@ static int open_and_load(struct attachment *a, bool multi, char *err, size_t err
 				 "ASYNCSCOPE_DEBUG=1 for the verifier log)", strerror(-ret));
 		asyncscope_bpf__destroy(a->skel);
 		a->skel = NULL;
+		return ret;
 	}
-	return ret;
+	/* where each future poll function's returned Poll keeps its tag */
+	for (size_t i = 0; i < a->plan->n; i++) {
+		const struct as_probe *p = &a->plan->probes[i];
+		if (p->role != AS_ROLE_FUTURE || !p->ret_kind)
+			continue;
+		struct fut_ret fr = { .kind = p->ret_kind, .size = p->ret_size, .off = p->ret_off,
+				      .pending = p->ret_pending };
+		uint32_t key = (uint32_t)i;
+		ret = bpf_map__update_elem(a->skel->maps.fut_rets, &key, sizeof(key), &fr, sizeof(fr), 0);
+		if (ret) {
+			snprintf(err, errlen, "failed to set up future probe %s: %s", p->symbol,
+				 strerror(-ret));
+			asyncscope_bpf__destroy(a->skel);
+			a->skel = NULL;
+			return ret;
+		}
+	}
+	return 0;
 }
 
 struct attachment *attachment__load(const struct probe_plan *plan, pid_t tgid,
@@ -551,6 +580,8 @@ void attachment__counters(const struct attachment *a, struct raw_counters *out)
 	out->offcpu_dropped = __atomic_load_n(&a->skel->bss->counters.offcpu_dropped, __ATOMIC_RELAXED);
 	out->runq_dropped = __atomic_load_n(&a->skel->bss->counters.runq_dropped, __ATOMIC_RELAXED);
 	out->uring_dropped = __atomic_load_n(&a->skel->bss->counters.uring_dropped, __ATOMIC_RELAXED);
+	out->fut_depth_overflow = __atomic_load_n(&a->skel->bss->counters.fut_depth_overflow,
+						  __ATOMIC_RELAXED);
 }
 
 struct detach_job {

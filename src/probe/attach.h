@@ -25,6 +25,7 @@ struct attach_extra {
 	uint64_t offcpu_min_ns;   /* shortest interval emitted */
 	uint32_t sample_hz;       /* CPU-clock samples per second per CPU, 0 none */
 	bool sample_dwarf;        /* samples also copy user registers and stack */
+	bool offcpu_dwarf;        /* off-CPU intervals also copy user registers and stack */
 	bool runq;                /* run-queue waits (sched_wakeup*, sched_switch) */
 	bool uring;               /* io_uring submissions and completions */
 };

@@ -66,7 +66,7 @@ static bool planned(const struct probe_plan *plan, unsigned role, uint64_t addr)
 
 /* Makes room for one more probe in every per-probe array and zeroes its
  * entries; returns the new probe (not yet counted in plan->n) or NULL. */
-static struct as_probe *grow(struct probe_plan *plan)
+struct as_probe *probe_plan__grow(struct probe_plan *plan)
 {
 	size_t n = plan->n + 1;
 	struct as_probe *p = realloc(plan->probes, n * sizeof(*p));
@@ -100,7 +100,7 @@ static struct as_probe *grow(struct probe_plan *plan)
 }
 
 /* 1 when uprobes emulate the first instruction at addr (see insn_emulated). */
-static uint8_t emulated_at(const struct elf_image *img, uint64_t addr)
+uint8_t probe_plan_emulated(const struct elf_image *img, uint64_t addr)
 {
 	uint8_t code[16] = { 0 };
 	int n = elf_image__read(img, addr, code, sizeof(code));
@@ -112,14 +112,14 @@ static int add_point(struct probe_plan *plan, const struct elf_image *img,
 		     const struct profile_point *pt, const struct elf_sym *s,
 		     uint8_t owner, uint8_t flags)
 {
-	struct as_probe *p = grow(plan);
+	struct as_probe *p = probe_plan__grow(plan);
 
 	if (!p)
 		return -ENOMEM;
 	p->role = pt->role;
 	p->arg_reg = pt->arg_reg;
 	p->addr = s->addr;
-	p->emulated = emulated_at(img, s->addr);
+	p->emulated = probe_plan_emulated(img, s->addr);
 	p->symbol = strdup(s->name);
 	if (!p->symbol)
 		return -ENOMEM;
@@ -335,6 +335,11 @@ static void plan_reset(struct probe_plan *plan)
 	for (size_t i = 0; i < plan->n; i++) {
 		free(plan->probes[i].symbol);
 		free(plan->probes[i].future);
+		free(plan->probes[i].src_file);
+		free(plan->probes[i].await_lines);
+		for (uint32_t k = 0; plan->probes[i].await_types && k < plan->probes[i].n_awaits; k++)
+			free(plan->probes[i].await_types[k]);
+		free(plan->probes[i].await_types);
 	}
 	free(plan->probes);
 	free(plan->owner);
@@ -461,14 +466,14 @@ static void list_usdt(const struct usdt_notes *notes, char *out, size_t len)
 static int add_usdt(struct probe_plan *plan, const struct elf_image *img,
 		    const struct usdt_site *site)
 {
-	struct as_probe *p = grow(plan);
+	struct as_probe *p = probe_plan__grow(plan);
 	size_t len = strlen(site->provider) + strlen(site->name) + 2;
 
 	if (!p)
 		return -ENOMEM;
 	p->role = AS_ROLE_USDT;
 	p->addr = site->addr;
-	p->emulated = emulated_at(img, site->addr);
+	p->emulated = probe_plan_emulated(img, site->addr);
 	p->symbol = malloc(len);
 	if (!p->symbol)
 		return -ENOMEM;

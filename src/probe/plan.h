@@ -60,6 +60,14 @@ struct probe_plan *probe_plan__build_usdt(const struct elf_image *img,
 					  const char *const *patterns, size_t n_patterns,
 					  char *err, size_t errlen);
 void probe_plan__free(struct probe_plan *plan);
+/* Makes room for one more probe in every per-probe array, zeroed (owner 0);
+ * returns it, not yet counted in plan->n, or NULL (ENOMEM). The caller fills
+ * it, then increments plan->n and plan->per_role[role]. */
+struct as_probe *probe_plan__grow(struct probe_plan *plan);
+/* 1 when the first instruction at addr is emulated by uprobes (cheap). */
+uint8_t probe_plan_emulated(const struct elf_image *img, uint64_t addr);
+/* plan->owner of probes that belong to no runtime profile (futures). */
+#define PLAN_OWNER_NONE 0xff
 
 /* Lower-case role name ("poll", "wake", ...). */
 const char *probe_role_name(unsigned role);

@@ -19,6 +19,7 @@
 #include "events.h"
 #include "asyncscope.skel.h"
 #include "probe/attach.h"
+#include "probe/futures_plan.h"
 #include "probe/plan.h"
 #include "sym/elf_image.h"
 #include "sym/kallsyms.h"
@@ -27,6 +28,7 @@
 #include "sym/usdt_notes.h"
 #include "trace/event.h"
 #include "trace/writer.h"
+#include "util/strtab.h"
 #include "util/u64map.h"
 
 /* The last event of a thread, when it was a wake: a runtime whose wake
@@ -43,6 +45,13 @@ struct last_wake {
 struct held_free {
 	struct as_event ev;
 	uint32_t poll_tid;         /* the thread running the task's poll */
+};
+
+/* --dwarf: depths of the user stacks unwound, for one kind of record
+ * (struct recorder_unwind), with their distributions for the medians. */
+struct unwind_stats {
+	uint64_t stacks, frames, fp_frames, fp_kept;
+	uint64_t hist[AS_OFFCPU_FRAMES + 1], fp_hist[AS_OFFCPU_FRAMES + 1];
 };
 
 struct rec {
@@ -64,9 +73,14 @@ struct rec {
 	struct proc_syms *usyms;
 	struct as_frame frames[2 * AS_STACK_MAX_FRAMES];
 	char names[2 * AS_STACK_MAX_FRAMES][AS_FRAME_SYM_MAX + 1];
+	/* file:line of user frames, cached per address: addr -> (file << 32 |
+	 * line) + 1, files interned (bounded by the code the stacks touch) */
+	struct u64map line_cache;
+	struct strtab line_files;
 	uint64_t offcpu, samples, runq, uring_sub, uring_done, stack_errors;
+	uint64_t res_future_polls;
 	struct dwarf_unwind *unwind;  /* --dwarf */
-	uint64_t dwarf_samples, dwarf_frames, fp_frames;
+	struct unwind_stats uw_samples, uw_offcpu;
 };
 
 /* A nested schedule arrives a few us after its waker call (tens of us on a
@@ -202,11 +216,49 @@ static void deliver(struct rec *r, struct as_event *ev)
 	put(r, ev);
 }
 
+/* The user frames of o worth keeping: a frame-pointer walk through code
+ * built without frame pointers ends in garbage, so up to the first address
+ * no code can have. */
+static uint32_t user_depth(const struct raw_offcpu *o)
+{
+	uint32_t nu = o->ubytes / 8;
+
+	if (nu > AS_OFFCPU_FRAMES)
+		nu = AS_OFFCPU_FRAMES;
+	for (uint32_t i = 0; i < nu; i++)
+		if (o->ustack[i] < 0x10000 || o->ustack[i] >= 0x800000000000ull)
+			return i;
+	return nu;
+}
+
 /* Names a stack's frames (kernel first) and gives it an id in the trace;
  * 0 without a trace file or when the writer refuses it. */
+/* Sets f's file:line from the DWARF line table of the code at addr. */
+static void frame_line(struct rec *r, struct as_frame *f, uint64_t addr)
+{
+	char file[AS_FRAME_FILE_MAX + 1];
+	uint32_t line = 0, idx;
+	uint64_t v;
+
+	if (!addr || addr == UINT64_MAX)   /* not keys of a u64map */
+		return;
+	if (!u64map__get(&r->line_cache, addr, &v)) {
+		v = 0;
+		if (proc_syms__line(r->usyms, addr, file, sizeof(file), &line) &&
+		    (strtab__find(&r->line_files, file, strlen(file), &idx) ||
+		     !strtab__add(&r->line_files, file, strlen(file), &idx)))
+			v = ((uint64_t)idx << 32 | line) + 1;
+		u64map__set(&r->line_cache, addr, v);   /* best effort: looked up again on failure */
+	}
+	if (v) {
+		f->file = strtab__get(&r->line_files, (uint32_t)((v - 1) >> 32));
+		f->line = (uint32_t)(v - 1);
+	}
+}
+
 static uint32_t stack_id(struct rec *r, const struct raw_offcpu *o)
 {
-	uint32_t nk = o->kbytes / 8, nu = o->ubytes / 8, id = 0;
+	uint32_t nk = o->kbytes / 8, nu = user_depth(o), id = 0;
 
 	if (!r->w || (!nk && !nu))
 		return 0;
@@ -214,13 +266,6 @@ static uint32_t stack_id(struct rec *r, const struct raw_offcpu *o)
 		nk = AS_STACK_MAX_FRAMES;
 	if (nu > AS_STACK_MAX_FRAMES)
 		nu = AS_STACK_MAX_FRAMES;
-	/* a frame-pointer walk through code built without frame pointers ends
-	 * in garbage: stop at the first address no code can have */
-	for (uint32_t i = 0; i < nu; i++)
-		if (o->ustack[i] < 0x10000 || o->ustack[i] >= 0x800000000000ull) {
-			nu = i;
-			break;
-		}
 	for (uint32_t i = 0; i < nk + nu; i++) {
 		uint64_t addr = i < nk ? o->kstack[i] : o->ustack[i - nk];
 		char *name = r->names[i];
@@ -234,6 +279,8 @@ static uint32_t stack_id(struct rec *r, const struct raw_offcpu *o)
 			proc_syms__name(r->usyms, i == nk ? addr : addr - 1, name, AS_FRAME_SYM_MAX + 1);
 		}
 		r->frames[i] = (struct as_frame){ .addr = addr, .sym = name };
+		if (i >= nk && r->usyms)
+			frame_line(r, &r->frames[i], i == nk ? addr : addr - 1);
 	}
 	struct as_stack s = { .n_kernel = (uint16_t)nk, .n_user = (uint16_t)nu, .frames = r->frames };
 	if (trace_writer__stack(r->w, &s, &id)) {
@@ -278,19 +325,18 @@ static void on_sample(struct rec *r, const struct raw_offcpu *o)
 		r->write_errors++;
 }
 
-/* A sample with copied registers and stack: its user stack unwound by
- * DWARF replaces the frame-pointer walk (counted for comparison). */
-static void on_sample_dwarf(struct rec *r, const struct raw_sample_dwarf *d)
+/* A record with copied registers and stack (a CPU sample or an off-CPU
+ * interval, record --dwarf): out = d->s with the user stack unwound by
+ * DWARF, unless the frame-pointer walk found more frames (code without
+ * call frame information, or a stack deeper than the copy); both depths
+ * counted in st. */
+static void unwind_user(struct rec *r, const struct raw_sample_dwarf *d, struct raw_offcpu *out,
+			struct unwind_stats *st)
 {
-	struct raw_offcpu s = d->s;
 	uint64_t pcs[AS_OFFCPU_FRAMES];
-	uint32_t fp = d->s.ubytes / 8;
+	uint32_t fp = user_depth(&d->s), kept = fp;
 
-	for (uint32_t i = 0; i < fp && i < AS_OFFCPU_FRAMES; i++)
-		if (d->s.ustack[i] < 0x10000 || d->s.ustack[i] >= 0x800000000000ull) {
-			fp = i;
-			break;
-		}
+	*out = d->s;
 	struct dwarf_unwind_fix fix = {
 		.slot = (const uint64_t *)d->uret_slot, .orig = (const uint64_t *)d->uret_orig,
 		.n = d->n_uret <= AS_URET_MAX ? (int)d->n_uret : AS_URET_MAX,
@@ -298,14 +344,42 @@ static void on_sample_dwarf(struct rec *r, const struct raw_sample_dwarf *d)
 	int n = dwarf_unwind__stack(r->unwind, d->s.h.tid, (const uint64_t *)d->regs, d->copy,
 				    d->copy_len <= AS_USTACK_COPY ? d->copy_len : 0, &fix, pcs,
 				    AS_OFFCPU_FRAMES);
-	if (n > 0) {
-		memcpy(s.ustack, pcs, (size_t)n * sizeof(pcs[0]));
-		s.ubytes = (uint32_t)n * 8;
-		r->dwarf_samples++;
-		r->dwarf_frames += (uint64_t)n;
-		r->fp_frames += fp < AS_OFFCPU_FRAMES ? fp : AS_OFFCPU_FRAMES;
+	if (n <= 0)
+		return;  /* no unwinding session: the frame-pointer walk as it is */
+	if ((uint32_t)n >= fp) {
+		memcpy(out->ustack, pcs, (size_t)n * sizeof(pcs[0]));
+		out->ubytes = (uint32_t)n * 8;
+		kept = (uint32_t)n;
+	} else {
+		st->fp_kept++;
 	}
-	on_sample(r, &s);
+	st->stacks++;
+	st->frames += kept;
+	st->fp_frames += fp;
+	st->hist[kept]++;
+	st->fp_hist[fp]++;
+}
+
+/* The median of a depth distribution over n stacks (0 for none). */
+static uint32_t median_depth(const uint64_t *hist, uint64_t n)
+{
+	uint64_t seen = 0;
+
+	for (uint32_t k = 0; k <= AS_OFFCPU_FRAMES; k++) {
+		seen += hist[k];
+		if (n && seen * 2 >= n)
+			return k;
+	}
+	return 0;
+}
+
+static struct recorder_unwind unwind_result(const struct unwind_stats *st)
+{
+	return (struct recorder_unwind){
+		.stacks = st->stacks, .frames = st->frames, .fp_frames = st->fp_frames,
+		.fp_kept = st->fp_kept, .median = median_depth(st->hist, st->stacks),
+		.fp_median = median_depth(st->fp_hist, st->stacks),
+	};
 }
 
 static int on_record(void *ctx, void *data, size_t size)
@@ -360,12 +434,18 @@ static int on_record(void *ctx, void *data, size_t size)
 			r->write_errors++;
 		return 0;
 	}
-	if (h->type == RAW_SAMPLE_DWARF) {
+	if (h->type == RAW_SAMPLE_DWARF || h->type == RAW_OFFCPU_DWARF) {
 		const struct raw_sample_dwarf *d = data;
-		if (!r->o->sample_hz || !r->o->dwarf || size < sizeof(*d) ||
+		bool off = h->type == RAW_OFFCPU_DWARF;
+		struct raw_offcpu s;
+		if (!(off ? r->o->offcpu : r->o->sample_hz) || !r->o->dwarf || size < sizeof(*d) ||
 		    d->s.kbytes > sizeof(d->s.kstack) || d->s.ubytes > sizeof(d->s.ustack))
 			goto bad;
-		on_sample_dwarf(r, d);
+		unwind_user(r, d, &s, off ? &r->uw_offcpu : &r->uw_samples);
+		if (off)
+			on_offcpu(r, &s);
+		else
+			on_sample(r, &s);
 		return 0;
 	}
 	if (h->type == RAW_SAMPLE) {
@@ -409,6 +489,24 @@ static int on_record(void *ctx, void *data, size_t size)
 		ev.type = AS_EV_SPAWN;
 		ev.str = buf;
 		ev.other = (uint64_t)s->line << 32 | s->col;
+		break;
+	}
+	case RAW_FUT_ENTER: case RAW_FUT_EXIT: {
+		const struct raw_event *e = data;
+		if (size < sizeof(*e) || r->plan->probes[h->probe].role != AS_ROLE_FUTURE)
+			goto bad;
+		if (h->flags & RAW_F_UNMATCHED) {
+			/* a frame entered before the probes were attached */
+			r->missed++;
+			return 0;
+		}
+		ev.type = h->type == RAW_FUT_ENTER ? AS_EV_FUTURE_ENTER : AS_EV_FUTURE_EXIT;
+		ev.task = e->task;
+		ev.other = e->arg;
+		ev.flags = (h->flags & RAW_F_READY ? AS_FUTURE_READY : 0) |
+			   (h->flags & RAW_F_PENDING ? AS_FUTURE_PENDING : 0);
+		if (h->type == RAW_FUT_ENTER)
+			r->res_future_polls++;
 		break;
 	}
 	case RAW_USDT: {
@@ -639,6 +737,27 @@ int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
 		ret = -ENOENT;
 		goto cleanup;
 	}
+	if (o->futures || o->n_probe_patterns || o->probe_preset_cat) {
+		struct futures_opts fo = { .futures = o->futures, .patterns = o->probe_patterns,
+					   .n_patterns = o->n_probe_patterns,
+					   .preset_cat = o->probe_preset_cat };
+		struct futures_plan_stats fs;
+		ret = futures_plan_add(plan, img, &fo, &fs, err, errlen);
+		if (ret < 0)
+			goto cleanup;
+		res->future_probes = fs.planned;
+		res->future_state_machines = fs.state_machines;
+		res->future_with_source = fs.with_source;
+		res->future_over_max = fs.over_max;
+		res->future_dwarf = fs.dwarf;
+		if (!fs.planned && !o->quiet)
+			fprintf(stderr, "asyncscope: warning: --futures found no out-of-line async fn or "
+				"Future::poll function of the target's own crates in %s (all inlined?): "
+				"use --probe REGEX to name functions\n", binary);
+		if (fs.over_max && !o->quiet)
+			fprintf(stderr, "asyncscope: warning: %zu more functions matched than the %zu "
+				"probed: narrow them with --probe REGEX\n", fs.over_max, fs.planned);
+	}
 
 	if (o->argv) {
 		if (pipe2(gopipe, O_CLOEXEC)) {
@@ -663,7 +782,8 @@ int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
 
 	struct attach_extra extra = { .offcpu = o->offcpu,
 				      .offcpu_min_ns = o->offcpu_min_ns ? o->offcpu_min_ns : 100000,
-				      .sample_hz = o->sample_hz, .sample_dwarf = o->sample_hz && o->dwarf, .runq = o->runq || o->offcpu,
+				      .sample_hz = o->sample_hz, .sample_dwarf = o->sample_hz && o->dwarf,
+				      .offcpu_dwarf = o->offcpu && o->dwarf, .runq = o->runq || o->offcpu,
 				      .uring = o->uring };
 	if (o->offcpu || o->sample_hz) {
 		/* kernel names now: a report may run where this kernel is not */
@@ -672,7 +792,7 @@ int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
 			fprintf(stderr, "asyncscope: warning: cannot read /proc/kallsyms (%s): "
 				"kernel frames will have no names\n", strerror(errno));
 		r.usyms = proc_syms__new(tgid, NULL);
-		if (o->sample_hz && o->dwarf && !(r.unwind = dwarf_unwind__new(tgid)))
+		if (o->dwarf && !(r.unwind = dwarf_unwind__new(tgid)))
 			fprintf(stderr, "asyncscope: warning: cannot start DWARF unwinding (%s): user stacks "
 				"will have the frame-pointer walk\n", strerror(errno));
 	}
@@ -713,9 +833,12 @@ int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
 		goto cleanup;
 	}
 	if (!o->quiet) {
-		char usdt[32] = "";
+		char usdt[64] = "";
 		if (plan->per_role[AS_ROLE_USDT])
 			snprintf(usdt, sizeof(usdt), ", %zu usdt", plan->per_role[AS_ROLE_USDT]);
+		if (plan->per_role[AS_ROLE_FUTURE])
+			snprintf(usdt + strlen(usdt), sizeof(usdt) - strlen(usdt), ", %zu future",
+				 plan->per_role[AS_ROLE_FUTURE]);
 		fprintf(stderr, "asyncscope: attached %d probes (%zu poll, %zu wake, %zu spawn, "
 			"%zu free, %zu park%s) to pid %d (%s, %s); recording to %s, Ctrl-C to stop\n",
 			attached, plan->per_role[AS_ROLE_POLL], plan->per_role[AS_ROLE_WAKE],
@@ -791,7 +914,8 @@ int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
 		.events = r.w ? trace_writer__events(r.w) : r.events,
 		.lost = c.lost,
 		.missed = r.missed + r.write_errors + r.stack_errors + c.depth_overflow +
-			  c.no_thread_slot + c.offcpu_dropped + c.runq_dropped + c.uring_dropped,
+			  c.no_thread_slot + c.offcpu_dropped + c.runq_dropped + c.uring_dropped +
+			  c.fut_depth_overflow,
 		.end_ns = now_ns(CLOCK_MONOTONIC),
 	};
 	int fret = r.w ? trace_writer__finish(r.w, &end) : 0;
@@ -805,10 +929,10 @@ int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
 	res->missed = end.missed;
 	res->offcpu = r.offcpu;
 	res->samples = r.samples;
-	res->dwarf_samples = r.dwarf_samples;
-	res->dwarf_frames = r.dwarf_frames;
-	res->fp_frames = r.fp_frames;
+	res->unwind_samples = unwind_result(&r.uw_samples);
+	res->unwind_offcpu = unwind_result(&r.uw_offcpu);
 	res->runq = r.runq;
+	res->future_polls = r.res_future_polls;
 	res->uring_submitted = r.uring_sub;
 	res->uring_completed = r.uring_done;
 	res->stacks = r.w ? trace_writer__stacks(r.w) : 0;
@@ -829,6 +953,8 @@ cleanup:
 	attachment__free(att);
 	kallsyms__free(r.ksyms);
 	proc_syms__free(r.usyms);
+	u64map__clear(&r.line_cache);
+	strtab__clear(&r.line_files);
 	dwarf_unwind__free(r.unwind);
 	u64map__clear(&r.live);
 	u64map__clear(&r.running);

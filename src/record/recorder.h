@@ -31,13 +31,22 @@ struct recorder_opts {
 	/* CPU samples of the target, sample_hz a second per CPU (0 none), each
 	 * with the task polled on the thread and its stacks (named as above) */
 	uint32_t sample_hz;
-	/* with sample_hz: unwind user stacks by their DWARF call frame
-	 * information (copied registers and top of stack) instead of frame pointers */
+	/* with sample_hz and offcpu: unwind user stacks by their DWARF call
+	 * frame information (copied registers and top of stack), keeping the
+	 * frame-pointer walk where it finds more frames */
 	bool dwarf;
 	/* Run-queue waits of the target's threads (also with offcpu) */
 	bool runq;
 	/* io_uring submissions (with the task polled) and completions */
 	bool uring;
+	/* Future-level tracing: the poll functions of the target's own async
+	 * fns / blocks and impl Future::poll (futures), functions matching
+	 * POSIX extended regexes on demangled names (probe_patterns), CAT's
+	 * four patterns (probe_preset_cat); entry and return with depth */
+	bool futures;
+	const char *const *probe_patterns;
+	size_t n_probe_patterns;
+	bool probe_preset_cat;
 	bool progress;               /* a live status line on stderr */
 	bool quiet;                  /* no "attached" line (a full-screen caller) */
 	const char *child_stdio;     /* launched command's stdout and stderr go here
@@ -53,6 +62,17 @@ struct recorder_opts {
 	volatile sig_atomic_t *stop; /* set by the caller's signal handler */
 };
 
+/* User stacks unwound by DWARF (record --dwarf), of one kind of record. */
+struct recorder_unwind {
+	uint64_t stacks;             /* stacks unwound */
+	uint64_t frames;             /* user frames kept over them: DWARF's, or the
+	                                frame-pointer walk's where that found more */
+	uint64_t fp_frames;          /* user frames of the frame-pointer walk alone */
+	uint64_t fp_kept;            /* stacks whose frame-pointer walk was kept */
+	uint32_t median, fp_median;  /* median user frames per stack, kept and by
+	                                frame pointers alone */
+};
+
 struct recorder_result {
 	uint64_t events;
 	uint64_t tasks;              /* distinct task identities seen */
@@ -60,11 +80,16 @@ struct recorder_result {
 	uint64_t missed;             /* malformed or unattributable records */
 	uint64_t offcpu;             /* off-CPU intervals recorded (--offcpu) */
 	uint64_t samples;            /* CPU samples recorded (--sample) */
-	/* --dwarf: samples unwound, user frames found by DWARF and by frame
-	 * pointers alone over them */
-	uint64_t dwarf_samples, dwarf_frames, fp_frames;
+	/* --dwarf: how deep the user stacks of samples and of off-CPU
+	 * intervals came out */
+	struct recorder_unwind unwind_samples, unwind_offcpu;
 	uint64_t runq;               /* run-queue waits recorded (--runq, --offcpu) */
 	uint64_t uring_submitted, uring_completed; /* io_uring requests (--uring) */
+	/* future-level tracing: probes planned, of which async state machines
+	 * and with source lines; future polls recorded */
+	size_t future_probes, future_state_machines, future_with_source, future_over_max;
+	bool future_dwarf;
+	uint64_t future_polls;
 	uint64_t stacks;             /* distinct stacks stored (off-CPU and samples) */
 	uint64_t bytes;              /* trace file size */
 	int target_status;           /* launched target: wait status, else -1 */

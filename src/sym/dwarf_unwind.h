@@ -1,4 +1,5 @@
-/* DWARF unwinding of user stacks copied by BPF (record --sample HZ --dwarf):
+/* DWARF unwinding of user stacks copied by BPF (record --dwarf, for CPU
+ * samples and for off-CPU intervals at their switch-out):
  * from a thread's registers and a copy of the top of its stack, walk the
  * frames with the call frame information (.eh_frame / .debug_frame) of the
  * process's mapped files through libdw (a Dwfl session with custom thread
@@ -30,7 +31,8 @@ struct dwarf_unwind_fix {
 	int n;
 };
 
-/* Walks the user stack of thread tid: regs at the sample, stack = len
+/* Walks the user stack of thread tid: regs at the sample (or where the
+ * thread entered the kernel before it was switched out), stack = len
  * bytes copied from regs[7] (rsp) upwards, fix (NULL: none) applied over
  * it. Writes at most max program
  * counters, innermost first (the first is rip, later ones return

@@ -1,13 +1,19 @@
 /* /proc/PID/maps plus ELF symbol tables: address -> function name for a
- * live process. Depends on sym/elf_image and libc. */
+ * live process, and with DWARF line tables (libdw) address -> file:line.
+ * Depends on sym/elf_image, libdw and libc. */
 #include "sym/proc_syms.h"
 
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "sym/async_stack.h"
 #include "sym/elf_image.h"
 
 struct mapping {
@@ -15,6 +21,9 @@ struct mapping {
 	char *path;
 	struct elf_image *img;   /* opened on first use */
 	bool tried;
+	Dwarf *dw;               /* its DWARF, opened on the first line lookup */
+	int dw_fd;
+	bool dw_tried;
 };
 
 struct proc_syms {
@@ -33,6 +42,10 @@ static void clear_maps(struct proc_syms *ps)
 	for (size_t i = 0; i < ps->n; i++) {
 		free(ps->maps[i].path);
 		elf_image__free(ps->maps[i].img);
+		if (ps->maps[i].dw)
+			dwarf_end(ps->maps[i].dw);
+		if (ps->maps[i].dw_fd >= 0)
+			close(ps->maps[i].dw_fd);
 	}
 	free(ps->maps);
 	ps->maps = NULL;
@@ -76,7 +89,8 @@ static void read_maps(struct proc_syms *ps)
 		char *dup = strdup(file);
 		if (!dup)
 			break;
-		ps->maps[ps->n++] = (struct mapping){ .start = start, .end = end, .off = off, .path = dup };
+		ps->maps[ps->n++] = (struct mapping){ .start = start, .end = end, .off = off, .path = dup,
+						      .dw_fd = -1 };
 	}
 	fclose(f);
 }
@@ -120,11 +134,11 @@ static const struct elf_sym *sym_at(const struct elf_image *img, uint64_t vaddr)
 	return !s->size || vaddr < s->addr + s->size ? s : NULL;
 }
 
-int proc_syms__name(struct proc_syms *ps, uint64_t addr, char *buf, size_t len)
+/* The mapping of addr, its ELF image opened; *vaddr the address in the
+ * file's own virtual addresses (0 when no loadable segment holds it). */
+static struct mapping *locate(struct proc_syms *ps, uint64_t addr, uint64_t *foff, uint64_t *vaddr)
 {
-	if (!len)
-		return 0;
-	buf[0] = '\0';
+	*vaddr = 0;
 	if (!ps->loaded) {
 		read_maps(ps);
 		ps->loaded = true;
@@ -136,24 +150,74 @@ int proc_syms__name(struct proc_syms *ps, uint64_t addr, char *buf, size_t len)
 		m = find(ps, addr);
 	}
 	if (!m)
-		return 0;
-	uint64_t foff = addr - m->start + m->off;
+		return NULL;
+	*foff = addr - m->start + m->off;
 	if (!m->tried) {
 		m->tried = true;
 		m->img = elf_image__open(m->path);
 	}
-	if (m->img) {
-		for (size_t i = 0; i < m->img->n_loads; i++) {
-			const struct elf_load *l = &m->img->loads[i];
-			if (foff < l->offset || foff >= l->offset + l->filesz)
-				continue;
-			const struct elf_sym *s = sym_at(m->img, foff - l->offset + l->vaddr);
-			if (s) {
-				snprintf(buf, len, "%s", s->name);
-				return 1;
-			}
+	for (size_t i = 0; m->img && i < m->img->n_loads; i++) {
+		const struct elf_load *l = &m->img->loads[i];
+		if (*foff >= l->offset && *foff < l->offset + l->filesz) {
+			*vaddr = *foff - l->offset + l->vaddr;
 			break;
 		}
+	}
+	return m;
+}
+
+int proc_syms__line(struct proc_syms *ps, uint64_t addr, char *file, size_t flen, uint32_t *line)
+{
+	uint64_t foff, vaddr;
+	Dwarf_Die cu;
+	int ln = 0;
+
+	*line = 0;
+	if (flen)
+		file[0] = '\0';
+	struct mapping *m = locate(ps, addr, &foff, &vaddr);
+	if (!m || !vaddr || !m->img || !m->img->has_debug_info)
+		return 0;
+	if (!m->dw_tried) {
+		m->dw_tried = true;
+		m->dw_fd = open(m->path, O_RDONLY | O_CLOEXEC);
+		if (m->dw_fd >= 0 && !(m->dw = dwarf_begin(m->dw_fd, DWARF_C_READ))) {
+			close(m->dw_fd);
+			m->dw_fd = -1;
+		}
+	}
+	if (!m->dw || !dwarf_addrdie(m->dw, vaddr, &cu))
+		return 0;
+	Dwarf_Line *l = dwarf_getsrc_die(&cu, vaddr);
+	const char *src = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
+	if (!src || dwarf_lineno(l, &ln) || ln <= 0)
+		return 0;
+	Dwarf_Attribute a;
+	char *rel = async_stack_rel_path(src, dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &a)));
+	if (!rel)
+		return 0;
+	size_t n = strlen(rel);
+	/* keep the end of a long path: the file name matters most */
+	snprintf(file, flen, "%s", n >= flen ? rel + (n - flen + 1) : rel);
+	free(rel);
+	*line = (uint32_t)ln;
+	return 1;
+}
+
+int proc_syms__name(struct proc_syms *ps, uint64_t addr, char *buf, size_t len)
+{
+	uint64_t foff, vaddr;
+
+	if (!len)
+		return 0;
+	buf[0] = '\0';
+	struct mapping *m = locate(ps, addr, &foff, &vaddr);
+	if (!m)
+		return 0;
+	const struct elf_sym *s = vaddr && m->img ? sym_at(m->img, vaddr) : NULL;
+	if (s) {
+		snprintf(buf, len, "%s", s->name);
+		return 1;
 	}
 	const char *base = strrchr(m->path, '/');
 	snprintf(buf, len, "%s+0x%llx", base ? base + 1 : m->path, (unsigned long long)foff);

@@ -18,6 +18,11 @@ struct proc_syms *proc_syms__new(pid_t pid, const char *maps_path);
  * symbol; else "FILE+0xOFFSET" (FILE the base name of the mapping); else
  * "" (not mapped). Returns 1 for a symbol, 0 otherwise. */
 int proc_syms__name(struct proc_syms *ps, uint64_t addr, char *buf, size_t len);
+/* The source file (relative to its unit's compilation directory when
+ * below it; the end of the path when longer than flen - 1) and line of the
+ * code at addr, from the mapped file's DWARF line table (the innermost
+ * inlined location). Returns 1 when found, else 0 with file "" and line 0. */
+int proc_syms__line(struct proc_syms *ps, uint64_t addr, char *file, size_t flen, uint32_t *line);
 /* Accepts NULL. */
 void proc_syms__free(struct proc_syms *ps);
 

@@ -146,8 +146,25 @@ struct as_probe {
 	uint32_t src_line;   /* its line (the async fn's line) */
 	uint32_t n_awaits;   /* await points of an async state machine */
 	uint32_t *await_lines; /* [i]: line of await point i (its SuspendI variant) */
+	char **await_types;  /* [i]: the future awaited there (readable type of its
+	                        __awaitee, e.g. "tokio::time::Sleep"), or NULL; the
+	                        array is NULL when none is known */
+	/* Recording only (not stored in trace files): */
 	int32_t state_off;   /* offset of the u8 __state in the state machine, -1 none */
 	uint8_t self_reg;    /* argument register holding self: 0 rdi, 1 rsi (sret) */
+	uint8_t ret_kind;    /* not a state machine: where the returned Poll's tag is:
+	                        AS_RET_* (0: not known) */
+	uint8_t ret_size;    /* its size in bytes (1, 2, 4, 8) */
+	uint16_t ret_off;    /* its byte offset in the register, or in memory at rax */
+	uint64_t ret_pending; /* the tag value that means Pending */
+};
+
+/* struct as_probe.ret_kind */
+enum as_ret_kind {
+	AS_RET_NONE = 0,
+	AS_RET_RAX = 1,      /* Poll returned in rax:rdx, tag in rax */
+	AS_RET_RDX = 2,      /* tag in rdx */
+	AS_RET_MEM = 3,      /* Poll returned in memory, whose address is in rax at return */
 };
 
 /* What a trace file says about itself. */

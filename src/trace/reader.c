@@ -98,6 +98,9 @@ static void meta_free(struct as_trace_meta *m)
 		free(m->probes[i].future);
 		free(m->probes[i].src_file);
 		free(m->probes[i].await_lines);
+		for (uint32_t k = 0; m->probes[i].await_types && k < m->probes[i].n_awaits; k++)
+			free(m->probes[i].await_types[k]);
+		free(m->probes[i].await_types);
 	}
 	free(m->probes);
 	memset(m, 0, sizeof(*m));
@@ -146,7 +149,7 @@ static const char *parse_meta(struct as_trace_meta *m, const uint8_t *p, size_t 
 			pr->src_file = rd_str(&c, true);
 			pr->src_line = rd_u32(&c);
 			uint32_t na = rd_u32(&c);
-			if (!c.bad && (na > FMT_MAX_AWAITS || na > (size_t)(c.end - c.p) / 4)) {
+			if (!c.bad && (na > FMT_MAX_AWAITS || na > (size_t)(c.end - c.p) / 8)) {
 				why = "impossible await line count";
 				goto out;
 			}
@@ -156,9 +159,16 @@ static const char *parse_meta(struct as_trace_meta *m, const uint8_t *p, size_t 
 					c.oom = true;
 					goto out;
 				}
+				pr->await_types = calloc(na, sizeof(*pr->await_types));
+				if (!pr->await_types) {
+					c.oom = true;
+					goto out;
+				}
 				pr->n_awaits = na;
-				for (uint32_t k = 0; k < na; k++)
+				for (uint32_t k = 0; k < na && !c.bad; k++) {
 					pr->await_lines[k] = rd_u32(&c);
+					pr->await_types[k] = rd_str(&c, true);
+				}
 			}
 		}
 		if (!c.bad && (pr->role < 1 || pr->role >= fmt_role_max(version))) {

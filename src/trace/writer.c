@@ -148,8 +148,10 @@ static int write_header(struct trace_writer *w, const struct as_trace_meta *meta
 		hb_str(&b, p->src_file);
 		hb_u32(&b, p->src_line);
 		hb_u32(&b, na);
-		for (uint32_t k = 0; k < na; k++)
+		for (uint32_t k = 0; k < na; k++) {
 			hb_u32(&b, p->await_lines[k]);
+			hb_str(&b, p->await_types ? p->await_types[k] : NULL);
+		}
 	}
 	err = b.err;
 	if (!err && b.len - FMT_HDR_FIXED > FMT_HDR_MAX)

@@ -8,9 +8,19 @@ test_offcpu_sleep_in_poll() {
 	check "record --offcpu" sh -c "$AS record --offcpu -o $t -- $APPS/sleeper_in_poll >/dev/null 2>$TMP/offcpu.err"
 	check "record counts the intervals" grep -q "off-CPU intervals inside polls" "$TMP/offcpu.err"
 	check "blocking report" sh -c "$AS blocking $t > $txt"
+	check "json report" sh -c "$AS report --format json $t > $TMP/offcpu.json"
 	check "report names the task" grep -q "^  sleeper_in_poll::blocker  task" "$txt"
 	check "blocking report says what was lost" grep -q "^lost events 0, missed events 0$" "$txt"
 	check "cause: the nanosleep kernel path, 10 times" grep -Eq " 10x  (do_nanosleep|hrtimer_nanosleep) <- sleeper_in_poll::" "$txt"
+	local sleep_line
+	sleep_line=$(grep -n 'std::thread::sleep(Duration' tests/apps/src/bin/sleeper_in_poll.rs | cut -d: -f1)
+	check "cause: the user frame's file:line is the std::thread::sleep call" grep -Eq \
+		" 10x  (do_nanosleep|hrtimer_nanosleep) <- sleeper_in_poll::.* at src/bin/sleeper_in_poll.rs:$sleep_line\$" "$txt"
+	check "json: the cause's file and line" python3 -c "
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = [c for t in r['blocking']['tasks'] for c in t['causes'] if c.get('file') == 'src/bin/sleeper_in_poll.rs']
+sys.exit(0 if c and c[0]['line'] == $sleep_line else 1)" "$TMP/offcpu.json"
 	check "off-CPU time of the task within 10% of 500 ms" python3 - "$txt" <<'PY'
 import re, sys
 for line in open(sys.argv[1]):
@@ -56,4 +66,62 @@ test_offcpu_off_by_default() {
 	check "no off-CPU line" sh -c "! grep -q 'off-CPU' $TMP/nooffcpu.err"
 	check "no off-CPU events" sh -c "$AS blocking $t | grep -q '0 intervals, 0 tasks'"
 	check "bad --offcpu-min refused (usage)" sh -c "$AS record --offcpu --offcpu-min x -o $t -- true 2>/dev/null; [ \$? -eq 2 ]"
+}
+
+# record --offcpu --dwarf: the user stack at each switch-out unwound by its
+# call frame information (sleeper_in_poll is built without frame pointers:
+# the frame-pointer walk gives clock_nanosleep and one lucky frame). Truth:
+# std::thread::sleep is called from the async fn body (sleep_blocking,
+# inlined into blocker's state machine), polled by Tokio's worker loop.
+test_offcpu_dwarf_stacks() {
+	local t=$TMP/offdw.trace fpt=$TMP/offfp.trace
+	check "record --offcpu --dwarf" sh -c "$AS record --offcpu --dwarf -o $t -- $APPS/sleeper_in_poll >/dev/null 2>$TMP/offdw.err"
+	check "record --offcpu (frame pointers)" sh -c "$AS record --offcpu -o $fpt -- $APPS/sleeper_in_poll >/dev/null 2>&1"
+	check "DWARF off-CPU stacks deeper than frame pointers, mean and median" python3 - "$TMP/offdw.err" <<'PY'
+import re, sys
+for line in open(sys.argv[1]):
+    m = re.match(r"asyncscope: DWARF unwinding: (\d+) off-CPU intervals, ([0-9.]+) user frames on average "
+                 r"\(frame pointers alone: ([0-9.]+)\), median (\d+) \((\d+)\)", line)
+    if m:
+        n, dw, fp, med, fpmed = int(m.group(1)), float(m.group(2)), float(m.group(3)), int(m.group(4)), int(m.group(5))
+        print("    %d intervals: %.1f frames by DWARF (median %d), %.1f by frame pointers (median %d)" % (n, dw, med, fp, fpmed), file=sys.stderr)
+        sys.exit(0 if n >= 10 and dw >= 8 and dw > fp and med > fpmed else 1)
+print("    no DWARF unwinding line for off-CPU intervals", file=sys.stderr)
+sys.exit(1)
+PY
+	check "folded stacks (DWARF)" sh -c "$AS blocking --folded $t > $TMP/offdw.folded"
+	check "folded stacks (frame pointers)" sh -c "$AS blocking --folded $fpt > $TMP/offfp.folded"
+	check "the sleep's user stack reaches the async fn and Tokio's worker loop, deeper than by frame pointers" \
+		python3 - "$TMP/offdw.folded" "$TMP/offfp.folded" <<'PY'
+import re, sys
+def sleeps(path):
+    """user frames (outermost first) and weight of the blocker's nanosleep stacks"""
+    out = []
+    for line in open(path):
+        stack, _, w = line.rstrip("\n").rpartition(" ")
+        f = stack.split(";")
+        if f[0] != "sleeper_in_poll::blocker" or not ("do_nanosleep" in f or "hrtimer_nanosleep" in f):
+            continue
+        k = next(i for i, x in enumerate(f) if x.startswith("entry_SYSCALL_64"))
+        out.append((f[1:k], int(w)))
+    return out
+dw, fp = sleeps(sys.argv[1]), sleeps(sys.argv[2])
+ok = bool(dw) and bool(fp)
+total = sum(w for _, w in dw)
+ok = ok and 450e6 <= total <= 550e6
+fp_depth = max(len(u) for u, _ in fp) if fp else 0
+for u, w in dw:
+    print("    DWARF %d user frames (frame pointers %d): %s" % (len(u), fp_depth, ";".join(u)), file=sys.stderr)
+    def at(pred):
+        return next((i for i, x in enumerate(u) if pred(x)), -1)
+    loop = at(lambda x: x == "tokio::runtime::scheduler::multi_thread::worker::run")
+    body = at(lambda x: x.startswith("sleeper_in_poll::blocker::{{closure}}") or "sleep_blocking" in x)
+    sleep = at(lambda x: re.match(r"std::thread::(\w+::)*sleep$", x) is not None)
+    ok = ok and 0 <= loop < body < sleep and len(u) > fp_depth
+if not ok:
+    print("    DWARF nanosleep weight %d ns; frame-pointer stacks: %s" % (total, [";".join(u) for u, _ in fp]), file=sys.stderr)
+sys.exit(0 if ok else 1)
+PY
+	check "blocking report: cause named from the DWARF stack" sh -c \
+		"$AS blocking $t | grep -Eq ' 10x  (do_nanosleep|hrtimer_nanosleep) <- sleeper_in_poll::blocker'"
 }

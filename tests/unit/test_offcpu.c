@@ -298,6 +298,16 @@ static void test_proc_syms(void)
 	CHECK_STR(buf, "test_proc_syms");
 	CHECK_EQ_U64(proc_syms__name(ps, 8, buf, sizeof(buf)), 0);   /* not mapped */
 	CHECK_STR(buf, "");
+	/* this file and this line, from the test binary's own DWARF */
+	uint32_t line = 0;
+	uint64_t here = 0;
+here_label:
+	here = (uint64_t)(uintptr_t)&&here_label;
+	CHECK_EQ_U64(proc_syms__line(ps, here, buf, sizeof(buf), &line), 1);
+	CHECK(strstr(buf, "test_offcpu.c") != NULL);
+	CHECK(line >= (uint32_t)__LINE__ - 6 && line <= (uint32_t)__LINE__);
+	CHECK_EQ_U64(proc_syms__line(ps, 8, buf, sizeof(buf), &line), 0);
+	CHECK_EQ_U64(line, 0);
 	proc_syms__free(ps);
 	unlink(path);
 }

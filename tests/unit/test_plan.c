@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "probe/futures_plan.h"
 #include "probe/plan.h"
 #include "sym/elf_image.h"
 
@@ -320,6 +321,33 @@ static void test_profile_lookup(void)
 	CHECK_STR(probe_role_name(999), "?");
 }
 
+/* Readable names and crates of future poll functions (record --futures). */
+static void test_future_fn_names(void)
+{
+	static const struct { const char *sym, *die, *want; } cases[] = {
+		{ "app::handler::{{closure}}", "{async_fn#0}", "app::handler" },
+		{ "app::handler::{closure#0}", "{async_fn#0}", "app::handler" },
+		{ "app::f::{{closure}}::{{closure}}", "{async_block#1}", "app::f::{{closure}}::{async_block#1}" },
+		{ "<app::Tick as core::future::future::Future>::poll", "poll", "<app::Tick as Future>::poll" },
+		{ "app::plain::{{closure}}", "{closure#0}", "app::plain::{{closure}}" },
+		{ "app::g::{{closure}}", NULL, "app::g::{{closure}}" },
+		{ "app::work", NULL, "app::work" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *n = futures_readable_name(cases[i].sym, cases[i].die);
+		CHECK(n != NULL);
+		if (n)
+			CHECK_STR(n, cases[i].want);
+		free(n);
+	}
+	char c[64];
+	CHECK_STR(futures_crate_of("app::handler::{{closure}}", c, sizeof(c)), "app");
+	CHECK_STR(futures_crate_of("<my_app::Tick as core::future::future::Future>::poll", c, sizeof(c)),
+		  "my_app");
+	CHECK_STR(futures_crate_of("<&mut x::Y as core::future::future::Future>::poll", c, sizeof(c)), "x");
+	CHECK_STR(futures_crate_of("main", c, sizeof(c)), "main");
+}
+
 int main(void)
 {
 	RUN(test_plan_yields);
@@ -328,6 +356,7 @@ int main(void)
 	RUN(test_plan_mixed);
 	RUN(test_plan_runtime_absent);
 	RUN(test_future_names);
+	RUN(test_future_fn_names);
 	RUN(test_plan_not_tokio);
 	RUN(test_plan_stripped);
 	RUN(test_profile_lookup);

@@ -56,7 +56,8 @@ static struct as_probe test_probes[] = {
 	  .symbol = "park", .future = NULL },
 	{ .role = AS_ROLE_FUTURE, .emulated = 1, .addr = 0x4e0000, .symbol = "app::handler::{{closure}}",
 	  .future = "app::handler", .src_file = "src/main.rs", .src_line = 12, .n_awaits = 3,
-	  .await_lines = (uint32_t[]){ 14, 15, 19 } },
+	  .await_lines = (uint32_t[]){ 14, 15, 19 },
+	  .await_types = (char *[]){ "tokio::time::sleep::Sleep", NULL, "app::fetch" } },
 };
 #define TEST_FUTURE_PROBE 6
 
@@ -420,8 +421,13 @@ static void test_meta_roundtrip(void)
 				CHECK(a->src_file == NULL);
 			CHECK_EQ_U64(a->src_line, b->src_line);
 			CHECK_EQ_U64(a->n_awaits, b->n_awaits);
-			for (uint32_t k = 0; k < a->n_awaits && k < b->n_awaits; k++)
+			for (uint32_t k = 0; k < a->n_awaits && k < b->n_awaits; k++) {
 				CHECK_EQ_U64(a->await_lines[k], b->await_lines[k]);
+				if (b->await_types && b->await_types[k])
+					CHECK_STR(a->await_types[k], b->await_types[k]);
+				else
+					CHECK(a->await_types[k] == NULL);
+			}
 		}
 	}
 	trace_reader__free(r);
