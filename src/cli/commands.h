@@ -17,5 +17,8 @@ int cmd_uring(int argc, char **argv);    /* src/cli/uring.c */
 
 /* Prints "asyncscope: <msg>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Appends s (borrowed) to the growable array *v of *n strings (a repeatable
+ * option's values). Returns 0, or -ENOMEM after saying "out of memory". */
+int cli_push_arg(const char ***v, size_t *n, const char *s);
 
 #endif

@@ -1,6 +1,8 @@
 /* asyncscope entry point: the command table. */
 #include <stdarg.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/commands.h"
@@ -22,7 +24,7 @@ static const struct {
 	{ "cpu", cmd_cpu, "cpu [--folded] FILE    CPU samples per task, or flame-graph stacks (record --sample HZ)" },
 	{ "uring", cmd_uring, "uring FILE    io_uring submissions, completions and latency per task (record --uring)" },
 	{ "events", cmd_events, "events FILE    print the decoded event stream of a trace" },
-	{ "probes", cmd_probes, "probes [--runtime NAME] BINARY    list the probe points a binary offers" },
+	{ "probes", cmd_probes, "probes [--runtime NAME] [--futures] [--probe REGEX] BINARY    list the probe points a binary offers" },
 };
 
 void cli_error(const char *fmt, ...)
@@ -34,6 +36,19 @@ void cli_error(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+int cli_push_arg(const char ***v, size_t *n, const char *s)
+{
+	const char **nv = realloc(*v, (*n + 1) * sizeof(*nv));
+
+	if (!nv) {
+		cli_error("out of memory");
+		return -ENOMEM;
+	}
+	nv[(*n)++] = s;
+	*v = nv;
+	return 0;
 }
 
 static void usage(FILE *f)

@@ -99,14 +99,10 @@ int cmd_probes(int argc, char **argv)
 			continue;
 		}
 		if (c == 'P') {
-			const char **np = realloc(pats, (fo.n_patterns + 1) * sizeof(*np));
-			if (!np) {
+			if (cli_push_arg(&pats, &fo.n_patterns, optarg)) {
 				free(pats);
-				cli_error("out of memory");
 				return 1;
 			}
-			pats = np;
-			pats[fo.n_patterns++] = optarg;
 			fo.patterns = pats;
 			continue;
 		}

@@ -96,14 +96,10 @@ int cmd_record(int argc, char **argv)
 				cli_error("--usdt takes PROVIDER:NAME or PROVIDER:*, not '%s'", optarg);
 				goto out;
 			}
-			const char **u = realloc(usdt, (o.n_usdt + 1) * sizeof(*u));
-			if (!u) {
-				cli_error("out of memory");
+			if (cli_push_arg(&usdt, &o.n_usdt, optarg)) {
 				ret = 1;
 				goto out;
 			}
-			usdt = u;
-			usdt[o.n_usdt++] = optarg;
 			o.usdt = usdt;
 			break;
 		}
@@ -132,18 +128,13 @@ int cmd_record(int argc, char **argv)
 		case 'U': o.uring = true; break;
 		case 'D': o.dwarf = true; break;
 		case 'F': o.futures = true; break;
-		case 'P': {
-			const char **p = realloc(pats, (o.n_probe_patterns + 1) * sizeof(*p));
-			if (!p) {
-				cli_error("out of memory");
+		case 'P':
+			if (cli_push_arg(&pats, &o.n_probe_patterns, optarg)) {
 				ret = 1;
 				goto out;
 			}
-			pats = p;
-			pats[o.n_probe_patterns++] = optarg;
 			o.probe_patterns = pats;
 			break;
-		}
 		case 'R':
 			if (strcmp(optarg, "cat")) {
 				cli_error("unknown --probe-preset '%s': the preset is 'cat' (CAT's four patterns)",
