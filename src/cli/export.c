@@ -14,10 +14,32 @@
 #include "cli/progress.h"
 #include "output/folded.h"
 #include "output/perfetto.h"
+#include "output/cat.h"
 #include "trace/reader.h"
 
-#define USAGE "usage: asyncscope export --format perfetto|folded -o OUT [--per-task] " \
-	      "[--partial] [--progress|--no-progress] FILE"
+#define USAGE "usage: asyncscope export --format perfetto|folded|folded-futures|folded-wait|cat " \
+	      "-o OUT [--per-task] [--lines] [--partial] [--progress|--no-progress] FILE"
+
+/* What a future-level flame graph holds, and every frame the analysis could
+ * not match (lost events), on stderr. */
+static void futures_note(const struct futures *fu, const char *format, uint64_t lines,
+			 uint64_t ns, const char *outpath, bool truncated)
+{
+	const struct futures_summary *s = futures__summary(fu);
+
+	cli_error("wrote %" PRIu64 " lines, %" PRIu64 " ns of %s to %s%s", lines, ns,
+		  !strcmp(format, "folded-wait") ? "pending time by await chain"
+						 : "task polls by future", outpath,
+		  truncated ? " (truncated trace)" : "");
+	if (!s->enters && !s->exits)
+		cli_error("warning: the trace holds no future events: record with --futures "
+			  "or --probe REGEX");
+	if (s->exits_lost || s->entries_lost || s->unmatched_exits || s->bad || s->too_deep)
+		cli_error("warning: future frames did not match: %" PRIu64 " exits lost, %" PRIu64
+			  " entries lost, %" PRIu64 " exits without entry, %" PRIu64 " bad, %"
+			  PRIu64 " too deep", s->exits_lost, s->entries_lost, s->unmatched_exits,
+			  s->bad, s->too_deep);
+}
 
 int cmd_export(int argc, char **argv)
 {
@@ -25,6 +47,7 @@ int cmd_export(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "per-task", no_argument, NULL, 'T' },
+		{ "lines", no_argument, NULL, 'l' },
 		{ "partial", no_argument, NULL, 'P' },
 		{ "progress", no_argument, NULL, 'p' },
 		{ "no-progress", no_argument, NULL, 'n' },
@@ -32,11 +55,13 @@ int cmd_export(int argc, char **argv)
 		{ 0 },
 	};
 	const char *format = NULL, *outpath = NULL, *path;
-	bool partial = false, per_task = false, truncated = false;
+	bool partial = false, per_task = false, truncated = false, lines = false, fut_fmt;
 	enum progress_mode progress_opt = PROGRESS_AUTO;
 	struct trace_reader *r = NULL;
 	struct perfetto *pf = NULL;
 	struct folded *fd = NULL;
+	struct futures *fu = NULL; /* folded-futures, folded-wait: analysis/futures.h */
+	struct cat_writer *cw = NULL; /* cat: output/cat.h */
 	struct progress pg;
 	FILE *out = NULL;
 	char err[1024] = "";
@@ -48,6 +73,7 @@ int cmd_export(int argc, char **argv)
 		case 'f': format = optarg; break;
 		case 'o': outpath = optarg; break;
 		case 'T': per_task = true; break;
+		case 'l': lines = true; break;
 		case 'P': partial = true; break;
 		case 'p': progress_opt = PROGRESS_ON; break;
 		case 'n': progress_opt = PROGRESS_OFF; break;
@@ -58,8 +84,10 @@ int cmd_export(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!format || (strcmp(format, "perfetto") && strcmp(format, "folded"))) {
-		cli_error("%s%s%s: use --format perfetto or --format folded",
+	fut_fmt = format && (!strcmp(format, "folded-futures") || !strcmp(format, "folded-wait"));
+	if (!format || (strcmp(format, "perfetto") && strcmp(format, "folded") && !fut_fmt &&
+			strcmp(format, "cat"))) {
+		cli_error("%s%s%s: use --format perfetto, folded, folded-futures, folded-wait or cat",
 			  format ? "unknown format '" : "missing format", format ? format : "",
 			  format ? "'" : "");
 		return 2;
@@ -68,6 +96,12 @@ int cmd_export(int argc, char **argv)
 		cli_error("--per-task applies to --format folded only");
 		return 2;
 	}
+	if (lines && !fut_fmt) {
+		cli_error("--lines applies to --format folded-futures and folded-wait only");
+		return 2;
+	}
+	if (!outpath && !strcmp(format, "cat"))
+		outpath = "-";   /* CAT text: stdout by default */
 	if (!outpath || optind + 1 != argc) {
 		cli_error(USAGE);
 		return 2;
@@ -88,9 +122,13 @@ int cmd_export(int argc, char **argv)
 	setvbuf(out, NULL, _IOFBF, 1 << 20);
 	if (!strcmp(format, "perfetto"))
 		pf = perfetto__new(out, meta);
+	else if (fut_fmt)
+		fu = futures__new(meta, &(struct futures_opts){ .lines = lines });
+	else if (!strcmp(format, "cat"))
+		cw = cat_writer__new(out, meta);
 	else
 		fd = folded__new(out, meta, per_task);
-	if (!pf && !fd) {
+	if (!pf && !fd && !fu && !cw) {
 		cli_error("cannot start the export: %s", strerror(errno));
 		goto cleanup;
 	}
@@ -102,7 +140,8 @@ int cmd_export(int argc, char **argv)
 	int e = 0;
 
 	while ((n = trace_reader__next(r, &ev)) == 1) {
-		e = pf ? perfetto__add(pf, &ev) : folded__add(fd, &ev);
+		e = pf ? perfetto__add(pf, &ev) : fu ? futures__add(fu, &ev)
+		    : cw ? cat_writer__add(cw, &ev) : folded__add(fd, &ev);
 		if (e)
 			break;
 		if (ev.ts > last_ts)
@@ -132,14 +171,22 @@ int cmd_export(int argc, char **argv)
 
 	if (!end)
 		end = &cut;
-	e = pf ? perfetto__finish(pf, end, truncated) : folded__finish(fd, end->end_ns);
+	uint64_t fu_lines = 0, fu_ns = 0;
+
+	if (fu && !(e = futures__finish(fu, end->end_ns)))
+		e = folded_futures_write(out, fu, !strcmp(format, "folded-wait") ? FUTURES_WAIT
+					 : FUTURES_ONCPU, &fu_lines, &fu_ns);
+	else if (cw)
+		e = cat_writer__finish(cw, end, truncated);
+	else if (!fu)
+		e = pf ? perfetto__finish(pf, end, truncated) : folded__finish(fd, end->end_ns);
 	if (e) {
 		cli_error("writing %s: %s", outpath, strerror(-e));
 		goto cleanup;
 	}
 	/* folded stacks have no metadata: a comment line, which flamegraph.pl,
 	 * inferno and speedscope skip as not a stack */
-	if (fd && truncated && (fprintf(out, "# asyncscope: truncated trace: weights stop at "
+	if ((fd || fu) && truncated && (fprintf(out, "# asyncscope: truncated trace: weights stop at "
 				     "its last event\n") < 0 || fflush(out))) {
 		cli_error("writing %s: %s", outpath, strerror(errno));
 		goto cleanup;
@@ -154,22 +201,33 @@ int cmd_export(int argc, char **argv)
 		}
 	}
 	if (pf)
-		cli_error("wrote %" PRIu64 " poll slices, %" PRIu64 " flows to %s%s",
-			  perfetto__slices(pf), perfetto__flows(pf), outpath,
+		cli_error("wrote %" PRIu64 " poll slices, %" PRIu64 " flows%s to %s%s",
+			  perfetto__slices(pf), perfetto__flows(pf),
+			  perfetto__future_slices(pf) ? " and future slices" : "", outpath,
 			  truncated ? " (truncated trace)" : "");
-	else
+	else if (fd)
 		cli_error("wrote %" PRIu64 " lines, %" PRIu64 " ns of user-task polls to %s%s",
 			  folded__lines(fd), folded__total_ns(fd), outpath,
 			  truncated ? " (truncated trace)" : "");
+	else if (cw)
+		cli_error("wrote %" PRIu64 " lines, %" PRIu64 " events of %u threads to %s%s%s",
+			  cat_writer__lines(cw), cat_writer__events(cw), cat_writer__threads(cw),
+			  outpath, truncated ? " (truncated trace)" : "",
+			  cat_writer__dropped(cw) ? " (off-CPU, sample, run-queue and io_uring "
+			  "events left out: CAT has no line for them)" : "");
+	else
+		futures_note(fu, format, fu_lines, fu_ns, outpath, truncated);
 	cli_print_lost(stderr, r);
 	ret = 0;
 cleanup:
 	if (out && out != stdout)
 		fclose(out);
-	if (ret && outpath && strcmp(outpath, "-") && (pf || fd))
+	if (ret && outpath && strcmp(outpath, "-") && (pf || fd || fu || cw))
 		unlink(outpath); /* no half-written file left behind */
 	perfetto__free(pf);
 	folded__free(fd);
+	futures__free(fu);
+	cat_writer__free(cw);
 	trace_reader__free(r);
 	return ret;
 }

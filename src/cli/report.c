@@ -19,6 +19,7 @@
 #include "analysis/tasks.h"
 #include "analysis/timeline.h"
 #include "analysis/blocking.h"
+#include "analysis/futures.h"
 #include "analysis/usdt_counts.h"
 #include "cli/commands.h"
 #include "cli/progress.h"
@@ -61,13 +62,14 @@ static int parse_duration(const char *s, uint64_t *ns)
 	return -EINVAL;
 }
 
-/* Reads every event of r into an and uc (pass 1) or tl (pass 2). Returns 0,
+/* Reads every event of r into an, uc, bl and hk (pass 1; hk: the HTML page's
+ * kernel-side sections, only with --html) or tl (pass 2). Returns 0,
  * or 1 (runtime failure, message printed). *truncated: the trace ends
  * without its trailer (accepted with partial); *cut: the end to use then.
  * Every event goes to both (the analysis counts USDT hits as events). */
 static int drain(struct trace_reader *r, struct progress *pg, bool partial, struct analysis *an,
-		 struct usdt_counts *uc, struct blocking *bl, struct timeline *tl, bool *truncated,
-		 struct as_trace_end *cut)
+		 struct usdt_counts *uc, struct blocking *bl, struct html_kernel *hk,
+		 struct futures *fu, struct timeline *tl, bool *truncated, struct as_trace_end *cut)
 {
 	struct as_event ev;
 	uint64_t count = 0, last_ts = 0;
@@ -78,6 +80,10 @@ static int drain(struct trace_reader *r, struct progress *pg, bool partial, stru
 		if (bl && !err)
 			err = blocking__add(bl, &ev, ev.type == AS_EV_OFFCPU ?
 					    trace_reader__stack(r, ev.stack) : NULL);
+		if (hk && !err)
+			err = html_kernel__add(hk, &ev, trace_reader__stack(r, ev.stack));
+		if (fu && !err)
+			err = futures__add(fu, &ev);
 		if (!err)
 			err = an ? analysis__add(an, &ev) : timeline__add(tl, &ev);
 		if (err == -ENOMEM) {
@@ -105,7 +111,7 @@ static int drain(struct trace_reader *r, struct progress *pg, bool partial, stru
 /* Writes the report of an in the chosen form. Returns 0 or -errno. */
 static int write_report(const char *format, const char *html, const struct analysis *an,
 			const struct as_trace_meta *meta, const struct as_trace_end *end,
-			const struct report_opts *ro)
+			const struct report_opts *ro, struct blocking *bl, struct html_kernel *hk)
 {
 	char *json = NULL;
 	size_t len = 0;
@@ -132,7 +138,7 @@ static int write_report(const char *format, const char *html, const struct analy
 		free(json);
 		return err;
 	}
-	err = report_html(out, json, len);
+	err = report_html_kernel(out, json, len, bl, hk);
 	if (fclose(out) && !err)
 		err = -EIO;
 	free(json);
@@ -160,6 +166,8 @@ int cmd_report(int argc, char **argv)
 	struct analysis *an = NULL;
 	struct usdt_counts *uc = NULL;
 	struct blocking *bl = NULL;
+	struct html_kernel *hk = NULL;
+	struct futures *fu = NULL;
 	struct timeline *tl = NULL;
 	struct analysis_opts ao = { 0 };
 	struct as_trace_end cut, cut2;
@@ -232,19 +240,26 @@ int cmd_report(int argc, char **argv)
 	an = analysis__new_opts(meta, &ao);
 	uc = usdt_counts__new(meta);
 	bl = blocking__new(meta);
-	if (!an || !uc) {
+	hk = html ? html_kernel__new(meta) : NULL;
+	if (!an || !uc || (html && !hk)) {
 		cli_error("out of memory");
 		goto cleanup;
 	}
 	pg.what = two_pass ? "reading trace (pass 1 of 2)" : "reading trace";
-	if (drain(r, &pg, partial, an, uc, bl, NULL, &truncated, &cut))
+	/* future frames: only in traces recorded with --futures / --probe */
+	for (uint32_t i = 0; meta && meta->probes && i < meta->n_probes && !fu; i++)
+		if (meta->probes[i].role == AS_ROLE_FUTURE && !(fu = futures__new(meta, NULL))) {
+			cli_error("out of memory");
+			goto cleanup;
+		}
+	if (drain(r, &pg, partial, an, uc, bl, hk, fu, NULL, &truncated, &cut))
 		goto cleanup;
 	if (truncated)
 		cli_error("warning: %s", trace_reader__error(r));
 	end = trace_reader__end(r);
 	if (!end)
 		end = &cut;
-	if (analysis__finish(an, end)) {
+	if (analysis__finish(an, end) || (fu && futures__finish(fu, end->end_ns))) {
 		cli_error("out of memory");
 		goto cleanup;
 	}
@@ -262,7 +277,7 @@ int cmd_report(int argc, char **argv)
 			goto cleanup;
 		}
 		pg.what = "reading trace (pass 2 of 2)";
-		if (drain(r2, &pg, partial, NULL, NULL, NULL, tl, &truncated2, &cut2))
+		if (drain(r2, &pg, partial, NULL, NULL, NULL, NULL, NULL, tl, &truncated2, &cut2))
 			goto cleanup;
 		if (timeline__finish(tl, end)) {
 			cli_error("out of memory");
@@ -274,8 +289,9 @@ int cmd_report(int argc, char **argv)
 	 * section after the text report */
 	usdt_counts__finish(uc);
 	struct report_opts ro = { .truncated = truncated, .timeline = tl, .usdt = uc,
-				  .blocking = bl && blocking__summary(bl)->count ? bl : NULL };
-	ret = write_report(format, html, an, meta, end, &ro);
+				  .blocking = bl && blocking__summary(bl)->count ? bl : NULL,
+				  .futures = fu };
+	ret = write_report(format, html, an, meta, end, &ro, bl, hk);
 	if (!ret && !html && !strcmp(format, "text"))
 		ret = usdt_report_text(stdout, uc);
 	/* off-CPU inside polls (record --offcpu): also `asyncscope blocking` */
@@ -295,6 +311,8 @@ cleanup:
 	timeline__free(tl);
 	usdt_counts__free(uc);
 	blocking__free(bl);
+	html_kernel__free(hk);
+	futures__free(fu);
 	analysis__free(an);
 	trace_reader__free(r);
 	trace_reader__free(r2);

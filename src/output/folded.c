@@ -912,3 +912,35 @@ void folded__free(struct folded *f)
 	ptrack__free(f->pt);
 	free(f);
 }
+
+/* ------------------------------------------------ future-level flame graphs */
+
+int folded_futures_write(FILE *out, const struct futures *fu, enum futures_graph g,
+			 uint64_t *lines, uint64_t *total_ns)
+{
+	size_t n;
+	const struct futures_stack *st = futures__stacks(fu, g, &n);
+	uint64_t nl = 0, total = 0;
+
+	if (!out || !fu || !futures__summary(fu))
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		if (!st[i].ns)
+			continue;
+		for (uint32_t j = 0; j < st[i].n; j++) {
+			if (j)
+				putc(';', out);
+			put_frame(out, st[i].frames[j]); /* already clean: belt and braces */
+		}
+		fprintf(out, " %" PRIu64 "\n", st[i].ns);
+		nl++;
+		total += st[i].ns;
+	}
+	if (lines)
+		*lines = nl;
+	if (total_ns)
+		*total_ns = total;
+	if (fflush(out) || ferror(out))
+		return -EIO;
+	return 0;
+}

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analysis/futures.h"
 #include "trace/event.h"
 
 /* ---- Poll tracker ----
@@ -140,5 +141,20 @@ uint64_t folded__lines(const struct folded *f);
 uint64_t folded__total_ns(const struct folded *f);
 /* Frees f (not out); accepts NULL. */
 void folded__free(struct folded *f);
+
+/* ---- Future-level flame graphs (record --futures) ----
+ * Sample (export --format folded-futures, on-CPU self time in ns):
+ *   app::handler 41250
+ *   app::handler;app::handler 20113
+ *   app::handler;app::handler;app::level1;app::level2 503112
+ * and --format folded-wait (pending ns by the await chain polled last; the
+ * leaf at the line of its .await):
+ *   app::handler;app::handler;app::level1;app::level2 (x.rs:33) 1500203117
+ * Writes graph g of a finished future analysis (analysis/futures.h), one
+ * `frames weight` line per stack as futures__stacks() orders them. Returns 0,
+ * -EINVAL (fu not finished), or -EIO; *lines and *total_ns (may be NULL)
+ * get what was written. */
+int folded_futures_write(FILE *out, const struct futures *fu, enum futures_graph g,
+			 uint64_t *lines, uint64_t *total_ns);
 
 #endif

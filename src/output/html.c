@@ -1,12 +1,86 @@
 /* html: writes the HTML report page: the embedded template (html_assets.h,
- * generated from html_template.html) with the report JSON between its two
- * halves, escaped for a <script> element. Formatting only; writes only to
- * the FILE* it is given. */
+ * generated from html_template.html) with the report JSON and the
+ * kernel-side JSON in its two data blocks, escaped for a <script> element.
+ * The kernel-side data comes from the analyses as they are (blocking,
+ * cpu_samples, runq, uring: the same as `asyncscope blocking`, `cpu` and
+ * `uring` print); this module only feeds them and formats their results.
+ * Writes only to the FILE* it is given.
+ *
+ * The kernel-side JSON (the block with the id "kernel"; "{}" when there is
+ * none), each key present only when the trace holds such events:
+ * {"blocking": {"offcpu_ns", "intervals", "parked_ns", "parked_intervals",
+ *     "tasks" (count; the tasks themselves are the report's "blocking.tasks"),
+ *     "stacks": [["task;user frames;kernel frames", ns], ...] (heaviest first,
+ *     at most HTML_STACKS_MAX), "stacks_total", "stacks_omitted_ns" (weight
+ *     of the stacks left out)},
+ *  "cpu": {"samples", "in_tasks", "tasks", "rows": [{"kind" ("task"|
+ *     "scheduler"|"idle"|"outside-runtime"), "header" ("0x..." or null), "id"
+ *     (tokio id or null), "name", "samples"}] (most first, at most
+ *     HTML_ROWS_MAX), "rows_total", "rows_omitted_samples", "stacks": [[line,
+ *     samples], ...], "stacks_total", "stacks_omitted" (samples)},
+ *  "runq": {"threads": [{"tid", "name", "worker", "waits", "in_poll",
+ *     "p50_ns", "p99_ns", "max_ns", "total_ns"}] (workers first, then most
+ *     total delay), "threads_total"},
+ *  "uring": {"submitted", "completed", "failed", "tasks": [{"header" (null
+ *     outside polls), "id", "name", "submitted", "completed", "failed",
+ *     "p50_ns", "p99_ns", "max_ns"}] (most submissions first), "tasks_total"}} */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "analysis/blocking.h"
+#include "analysis/cpu_samples.h"
+#include "analysis/runq.h"
+#include "analysis/uring.h"
 #include "output/html.h"
 #include "output/html_assets.h"
+#include "util/json.h"
+
+struct html_kernel {
+	struct cpu_samples *cpu;
+	struct runq *runq;
+	struct uring *uring;
+};
+
+struct html_kernel *html_kernel__new(const struct as_trace_meta *meta)
+{
+	struct html_kernel *k = calloc(1, sizeof(*k));
+
+	if (!k)
+		return NULL;
+	k->cpu = cpu_samples__new(meta);
+	k->runq = runq__new();
+	k->uring = uring__new(meta);
+	if (!k->cpu || !k->runq || !k->uring) {
+		html_kernel__free(k);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return k;
+}
+
+int html_kernel__add(struct html_kernel *k, const struct as_event *ev, const struct as_stack *stack)
+{
+	int err;
+
+	if (!k || !ev)
+		return -EINVAL;
+	if ((err = cpu_samples__add(k->cpu, ev, ev->type == AS_EV_SAMPLE ? stack : NULL)) ||
+	    (err = runq__add(k->runq, ev)))
+		return err;
+	return uring__add(k->uring, ev);
+}
+
+void html_kernel__free(struct html_kernel *k)
+{
+	if (!k)
+		return;
+	cpu_samples__free(k->cpu);
+	runq__free(k->runq);
+	uring__free(k->uring);
+	free(k);
+}
 
 /* Writes the len bytes of json, with "</" as "<\/" and "<!--" as "\u003c!--".
  * In valid JSON "<" only occurs inside strings, where both forms are valid
@@ -42,18 +116,245 @@ static int write_escaped(FILE *out, const char *json, size_t len)
 	return 0;
 }
 
-int report_html(FILE *out, const char *json, size_t len)
+/* "header" and "id" of a task: its address ("0x...", null for 0) and its
+ * tokio id (null when unknown). */
+static void task_ids(struct json_writer *w, uint64_t task, uint64_t tokio_id)
 {
+	char hex[24];
+
+	snprintf(hex, sizeof(hex), "0x%" PRIx64, task);
+	json_writer__kv_string(w, "header", task ? hex : NULL);
+	json_writer__key(w, "id");
+	if (tokio_id)
+		json_writer__u64(w, tokio_id);
+	else
+		json_writer__null(w);
+}
+
+static int blocking_json(struct json_writer *w, struct blocking *b)
+{
+	const struct blocking_summary *s = blocking__summary(b);
+	size_t n;
+	const struct blocking_folded *l;
+	uint64_t omitted = 0;
+
+	if (!s || (!s->count && !s->parked_count))
+		return 0;
+	l = blocking__folded(b, &n);
+	if (!l && s->count)
+		return -ENOMEM;
+	json_writer__key(w, "blocking");
+	json_writer__begin_object(w);
+	json_writer__kv_u64(w, "offcpu_ns", s->ns);
+	json_writer__kv_u64(w, "intervals", s->count);
+	json_writer__kv_u64(w, "parked_ns", s->parked_ns);
+	json_writer__kv_u64(w, "parked_intervals", s->parked_count);
+	json_writer__kv_u64(w, "tasks", s->tasks);
+	json_writer__key(w, "stacks");
+	json_writer__begin_array(w);
+	for (size_t i = 0; i < n; i++) {
+		if (i >= HTML_STACKS_MAX) {
+			omitted += l[i].ns;
+			continue;
+		}
+		json_writer__begin_array(w);
+		json_writer__string(w, l[i].stack);
+		json_writer__u64(w, l[i].ns);
+		json_writer__end_array(w);
+	}
+	json_writer__end_array(w);
+	json_writer__kv_u64(w, "stacks_total", n);
+	json_writer__kv_u64(w, "stacks_omitted_ns", omitted);
+	json_writer__end_object(w);
+	return 0;
+}
+
+static int cpu_json(struct json_writer *w, struct cpu_samples *c)
+{
+	static const char *const kinds[] = {
+		[CPU_ROW_TASK] = "task", [CPU_ROW_SCHEDULER] = "scheduler",
+		[CPU_ROW_IDLE] = "idle", [CPU_ROW_OTHER] = "outside-runtime",
+	};
+	const struct cpu_summary *s = cpu_samples__summary(c);
+	size_t nr, nl;
+	const struct cpu_row *r;
+	const struct cpu_folded *l;
+	uint64_t omitted = 0;
+
+	if (!s || !s->samples)
+		return 0;
+	r = cpu_samples__rows(c, &nr);
+	l = cpu_samples__folded(c, &nl);
+	if (!r || !l)
+		return -ENOMEM;
+	json_writer__key(w, "cpu");
+	json_writer__begin_object(w);
+	json_writer__kv_u64(w, "samples", s->samples);
+	json_writer__kv_u64(w, "in_tasks", s->in_tasks);
+	json_writer__kv_u64(w, "tasks", s->tasks);
+	json_writer__key(w, "rows");
+	json_writer__begin_array(w);
+	for (size_t i = 0; i < nr; i++) {
+		if (i >= HTML_ROWS_MAX) {
+			omitted += r[i].samples;
+			continue;
+		}
+		json_writer__begin_object(w);
+		json_writer__kv_string(w, "kind", (unsigned)r[i].kind < sizeof(kinds) / sizeof(kinds[0])
+				       ? kinds[r[i].kind] : NULL);
+		task_ids(w, r[i].kind == CPU_ROW_TASK ? r[i].task : 0, r[i].tokio_id);
+		json_writer__kv_string(w, "name", r[i].name);
+		json_writer__kv_u64(w, "samples", r[i].samples);
+		json_writer__end_object(w);
+	}
+	json_writer__end_array(w);
+	json_writer__kv_u64(w, "rows_total", nr);
+	json_writer__kv_u64(w, "rows_omitted_samples", omitted);
+	omitted = 0;
+	json_writer__key(w, "stacks");
+	json_writer__begin_array(w);
+	for (size_t i = 0; i < nl; i++) {
+		if (i >= HTML_STACKS_MAX) {
+			omitted += l[i].count;
+			continue;
+		}
+		json_writer__begin_array(w);
+		json_writer__string(w, l[i].stack);
+		json_writer__u64(w, l[i].count);
+		json_writer__end_array(w);
+	}
+	json_writer__end_array(w);
+	json_writer__kv_u64(w, "stacks_total", nl);
+	json_writer__kv_u64(w, "stacks_omitted", omitted);
+	json_writer__end_object(w);
+	return 0;
+}
+
+static void runq_json(struct json_writer *w, struct runq *q)
+{
+	size_t n;
+	const struct runq_thread *t = runq__threads(q, &n);
+
+	if (!t || !n)
+		return;
+	json_writer__key(w, "runq");
+	json_writer__begin_object(w);
+	json_writer__key(w, "threads");
+	json_writer__begin_array(w);
+	for (size_t i = 0; i < n && i < HTML_ROWS_MAX; i++) {
+		json_writer__begin_object(w);
+		json_writer__kv_u64(w, "tid", t[i].tid);
+		json_writer__kv_string(w, "name", t[i].name);
+		json_writer__kv_bool(w, "worker", t[i].worker);
+		json_writer__kv_u64(w, "waits", t[i].count);
+		json_writer__kv_u64(w, "in_poll", t[i].in_poll);
+		json_writer__kv_u64(w, "p50_ns", t[i].p50_ns);
+		json_writer__kv_u64(w, "p99_ns", t[i].p99_ns);
+		json_writer__kv_u64(w, "max_ns", t[i].max_ns);
+		json_writer__kv_u64(w, "total_ns", t[i].total_ns);
+		json_writer__end_object(w);
+	}
+	json_writer__end_array(w);
+	json_writer__kv_u64(w, "threads_total", n);
+	json_writer__end_object(w);
+}
+
+static int uring_json(struct json_writer *w, struct uring *u)
+{
+	const struct uring_summary *s = uring__summary(u);
+	size_t n;
+	const struct uring_task *t;
+
+	if (!s || (!s->submitted && !s->completed))
+		return 0;
+	t = uring__tasks(u, &n);
+	if (!t)
+		return -ENOMEM;
+	json_writer__key(w, "uring");
+	json_writer__begin_object(w);
+	json_writer__kv_u64(w, "submitted", s->submitted);
+	json_writer__kv_u64(w, "completed", s->completed);
+	json_writer__kv_u64(w, "failed", s->errors);
+	json_writer__key(w, "tasks");
+	json_writer__begin_array(w);
+	for (size_t i = 0; i < n && i < HTML_ROWS_MAX; i++) {
+		json_writer__begin_object(w);
+		task_ids(w, t[i].task, t[i].tokio_id);
+		json_writer__kv_string(w, "name", t[i].name);
+		json_writer__kv_u64(w, "submitted", t[i].submitted);
+		json_writer__kv_u64(w, "completed", t[i].completed);
+		json_writer__kv_u64(w, "failed", t[i].errors);
+		json_writer__kv_u64(w, "p50_ns", t[i].p50_ns);
+		json_writer__kv_u64(w, "p99_ns", t[i].p99_ns);
+		json_writer__kv_u64(w, "max_ns", t[i].max_ns);
+		json_writer__end_object(w);
+	}
+	json_writer__end_array(w);
+	json_writer__kv_u64(w, "tasks_total", n);
+	json_writer__end_object(w);
+	return 0;
+}
+
+/* Writes the kernel-side JSON (see the top) of b and k, either NULL, into a
+ * malloc'd buffer *buf (caller frees) of *len bytes. Returns 0, -ENOMEM or
+ * -EIO. */
+static int kernel_json(struct blocking *b, struct html_kernel *k, char **buf, size_t *len)
+{
+	struct json_writer *w = NULL;
+	FILE *mem;
+	int err;
+
+	*buf = NULL;
+	*len = 0;
+	mem = open_memstream(buf, len);
+	if (!mem)
+		return -ENOMEM;
+	w = json_writer__new(mem, false);
+	if (!w) {
+		err = -ENOMEM;
+		goto out;
+	}
+	json_writer__begin_object(w);
+	err = b ? blocking_json(w, b) : 0;
+	if (!err && k && !(err = cpu_json(w, k->cpu))) {
+		runq_json(w, k->runq);
+		err = uring_json(w, k->uring);
+	}
+	json_writer__end_object(w);
+	if (!err)
+		err = json_writer__finish(w);
+out:
+	json_writer__free(w);
+	if (fclose(mem) && !err)
+		err = -EIO;
+	if (err) {
+		free(*buf);
+		*buf = NULL;
+		*len = 0;
+	}
+	return err;
+}
+
+int report_html_kernel(FILE *out, const char *json, size_t len, struct blocking *b,
+		       struct html_kernel *k)
+{
+	char *kjson = NULL;
+	size_t klen = 0;
 	int err;
 
 	if (!out || (!json && len))
 		return -EINVAL;
-	if (fputs(html_head, out) == EOF)
-		return -EIO;
-	err = write_escaped(out, json, len);
-	if (err)
+	if ((err = kernel_json(b, k, &kjson, &klen)))
 		return err;
-	if (fputs(html_tail, out) == EOF || fflush(out) == EOF || ferror(out))
-		return -EIO;
-	return 0;
+	if (fputs(html_head, out) == EOF || (err = write_escaped(out, json, len)) ||
+	    fputs(html_mid, out) == EOF || (err = write_escaped(out, kjson, klen)) ||
+	    fputs(html_tail, out) == EOF || fflush(out) == EOF || ferror(out))
+		err = err ? err : -EIO;
+	free(kjson);
+	return err;
+}
+
+int report_html(FILE *out, const char *json, size_t len)
+{
+	return report_html_kernel(out, json, len, NULL, NULL);
 }

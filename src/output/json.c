@@ -69,12 +69,32 @@
  *                busiest user tasks)}}
  *  "blocking" (only with record --offcpu data): {"offcpu_ns", "intervals",
  *     "parked_ns", "tasks": [{"header", "id", "name", "offcpu_ns", "intervals",
- *     "preempted_ns", "causes": [{"kernel", "user", "ns", "count"}]}]},
+ *     "preempted_ns", "causes": [{"kernel", "user", "file" and "line" (of the user frame,
+ *     when known), "ns", "count"}]}]},
  *  "usdt" (only in traces with USDT probes): {"total", "bad" (hits of no
  *     known probe), "probes": [{"probe" ("provider:name"), "hits", "in_task",
  *     "arg_min", "arg_max" (first argument; null without hits)}],
  *     "tasks": [{"probe", "header", "id" (tokio id or null), "name", "hits"}]
  *     (most hits first)}}
+ *  "futures" (only in traces with future events, record --futures; see
+ *     analysis/futures.h): {"frames" (future polls), "ready", "pending",
+ *     "unknown" (outcome not recorded), "exits_lost", "entries_lost",
+ *     "unmatched_exits", "open_at_end", "bad" (events of no future probe),
+ *     "too_deep", "outside_tasks" (frames outside any task poll),
+ *     "oncpu_ns", "wait_ns" (the sums of the two flame graphs),
+ *     "functions": [{"name", "file" (or null), "line" (0 unknown), "polls",
+ *         "ready", "pending", "unknown", "self_ns", "total_ns", "max_poll_ns"}]
+ *         (most self time first),
+ *     "parked_tasks" (tasks parked for good: last poll Pending, never polled
+ *         again), "parked": [{"seq", "id", "name", "since_ns" (relative, as
+ *         in stalled), "waiting_ns", "until_end" (still pending at the end;
+ *         false: dropped while pending), "chain": [{"name", "file" (or null), "line",
+ *         "at_await" (line is the .await's, else the function's),
+ *         "awaiting" (the future awaited there, or null)}] (outermost
+ *         first)}] (longest waiting first, at most 10000),
+ *     "oncpu_stacks", "wait_stacks": [{"frames": [root, future, ...], "ns"}]
+ *         (the flame graphs of export --format folded-futures / folded-wait,
+ *         sorted by frames)}
  * Keys are only ever added, never renamed or removed. */
 #include <errno.h>
 #include <inttypes.h>
@@ -83,6 +103,7 @@
 #include <string.h>
 
 #include "analysis/blocking.h"
+#include "analysis/futures.h"
 #include "analysis/usdt_counts.h"
 #include "output/report.h"
 #include "util/json.h"
@@ -474,6 +495,10 @@ static void blocking_json(struct json_writer *w, struct blocking *b)
 			json_writer__begin_object(w);
 			json_writer__kv_string(w, "kernel", t[i].causes[c].kernel);
 			json_writer__kv_string(w, "user", t[i].causes[c].user);
+			if (t[i].causes[c].file) {
+				json_writer__kv_string(w, "file", t[i].causes[c].file);
+				json_writer__kv_u64(w, "line", t[i].causes[c].line);
+			}
 			json_writer__kv_u64(w, "ns", t[i].causes[c].ns);
 			json_writer__kv_u64(w, "count", t[i].causes[c].count);
 			json_writer__end_object(w);
@@ -536,6 +561,108 @@ static void usdt_json(struct json_writer *w, const struct usdt_counts *uc)
 		json_writer__end_object(w);
 	}
 	json_writer__end_array(w);
+	json_writer__end_object(w);
+}
+
+static void stacks_json(struct json_writer *w, const char *key, const struct futures *fu,
+			enum futures_graph g)
+{
+	size_t n;
+	const struct futures_stack *st = futures__stacks(fu, g, &n);
+
+	json_writer__key(w, key);
+	json_writer__begin_array(w);
+	for (size_t i = 0; i < n; i++) {
+		json_writer__begin_object(w);
+		json_writer__key(w, "frames");
+		json_writer__begin_array(w);
+		for (uint32_t j = 0; j < st[i].n; j++)
+			json_writer__string(w, st[i].frames[j]);
+		json_writer__end_array(w);
+		json_writer__kv_u64(w, "ns", st[i].ns);
+		json_writer__end_object(w);
+	}
+	json_writer__end_array(w);
+}
+
+/* Future-level results (record --futures). */
+static void futures_json(struct json_writer *w, const struct analysis *a,
+			 const struct futures *fu)
+{
+	const struct futures_summary *s = futures__summary(fu);
+	uint64_t start = analysis__summary(a)->start_ns;
+	size_t n;
+
+	json_writer__key(w, "futures");
+	json_writer__begin_object(w);
+	json_writer__kv_u64(w, "frames", s->frames);
+	json_writer__kv_u64(w, "ready", s->ready);
+	json_writer__kv_u64(w, "pending", s->pending);
+	json_writer__kv_u64(w, "unknown", s->unknown);
+	json_writer__kv_u64(w, "exits_lost", s->exits_lost);
+	json_writer__kv_u64(w, "entries_lost", s->entries_lost);
+	json_writer__kv_u64(w, "unmatched_exits", s->unmatched_exits);
+	json_writer__kv_u64(w, "open_at_end", s->open_at_end);
+	json_writer__kv_u64(w, "bad", s->bad);
+	json_writer__kv_u64(w, "too_deep", s->too_deep);
+	json_writer__kv_u64(w, "outside_tasks", s->outside_tasks);
+	json_writer__kv_u64(w, "oncpu_ns", s->oncpu_ns);
+	json_writer__kv_u64(w, "wait_ns", s->wait_ns);
+
+	const struct futures_fn *fn = futures__fns(fu, &n);
+
+	json_writer__key(w, "functions");
+	json_writer__begin_array(w);
+	for (size_t i = 0; i < n; i++) {
+		json_writer__begin_object(w);
+		json_writer__kv_string(w, "name", fn[i].name);
+		json_writer__kv_string(w, "file", fn[i].file);
+		json_writer__kv_u64(w, "line", fn[i].line);
+		json_writer__kv_u64(w, "polls", fn[i].polls);
+		json_writer__kv_u64(w, "ready", fn[i].ready);
+		json_writer__kv_u64(w, "pending", fn[i].pending);
+		json_writer__kv_u64(w, "unknown", fn[i].unknown);
+		json_writer__kv_u64(w, "self_ns", fn[i].self_ns);
+		json_writer__kv_u64(w, "total_ns", fn[i].total_ns);
+		json_writer__kv_u64(w, "max_poll_ns", fn[i].max_ns);
+		json_writer__end_object(w);
+	}
+	json_writer__end_array(w);
+
+	const struct futures_parked *p = futures__parked(fu, &n);
+
+	json_writer__kv_u64(w, "parked_tasks", s->parked_tasks);
+	json_writer__key(w, "parked");
+	json_writer__begin_array(w);
+	for (size_t i = 0; i < n; i++) {
+		const struct task_stats *t = analysis__task(a, p[i].seq);
+
+		json_writer__begin_object(w);
+		json_writer__kv_u64(w, "seq", p[i].seq);
+		id_or_null(w, "id", t);
+		json_writer__kv_string(w, "name", t && t->name ? t->name : p[i].name);
+		json_writer__kv_u64(w, "since_ns", p[i].since_ns > start ? p[i].since_ns - start : 0);
+		json_writer__kv_u64(w, "waiting_ns", p[i].waiting_ns);
+		json_writer__kv_bool(w, "until_end", p[i].until_end);
+		json_writer__key(w, "chain");
+		json_writer__begin_array(w);
+		for (uint32_t j = 0; j < p[i].n_chain; j++) {
+			const struct futures_link *l = &p[i].chain[j];
+
+			json_writer__begin_object(w);
+			json_writer__kv_string(w, "name", l->name);
+			json_writer__kv_string(w, "file", l->file);
+			json_writer__kv_u64(w, "line", l->line);
+			json_writer__kv_bool(w, "at_await", l->at_await);
+			json_writer__kv_string(w, "awaiting", l->awaitee);
+			json_writer__end_object(w);
+		}
+		json_writer__end_array(w);
+		json_writer__end_object(w);
+	}
+	json_writer__end_array(w);
+	stacks_json(w, "oncpu_stacks", fu, FUTURES_ONCPU);
+	stacks_json(w, "wait_stacks", fu, FUTURES_WAIT);
 	json_writer__end_object(w);
 }
 
@@ -629,6 +756,8 @@ int report_json(FILE *out, const struct analysis *a, const struct as_trace_meta 
 		usdt_json(w, opts->usdt);
 	if (opts && opts->blocking)
 		blocking_json(w, opts->blocking);
+	if (opts && opts->futures)
+		futures_json(w, a, opts->futures);
 	json_writer__end_object(w);
 
 	err = json_writer__finish(w);

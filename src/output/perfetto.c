@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/futures.h"
 #include "output/folded.h"
 #include "util/fmt.h"
 
@@ -40,6 +41,10 @@ struct perfetto {
 	uint64_t runnable_shown, parked_shown;
 	bool counters_shown;
 	uint64_t events, slices, flows, flow_id;
+	struct futures *fu;     /* future frames (record --futures), NULL without */
+	char **esc_fns, **esc_fn_files; /* by function: escaped name, source file */
+	size_t n_esc_fns, n_esc_fn_files;
+	uint64_t future_slices;
 	bool finished;
 	int err;                /* sticky -errno of the callback */
 };
@@ -332,6 +337,54 @@ static void on_poll(struct perfetto *p, const struct ptrack_poll *poll)
 		flow(p, poll);
 }
 
+/* A future frame (record --futures): a slice on its thread's track, nested
+ * inside the poll slice that ran it (and inside its parent frame):
+ *   {"ph":"X","pid":12407,"tid":12409,"ts":3182.730,"dur":2.101,"name":"app::level1",
+ *    "cat":"future","args":{"task":5,"outcome":"Pending","fn":"src/main.rs:20",
+ *    "await":"src/main.rs:22","awaiting":"tokio::time::sleep::Sleep","depth":1}}
+ */
+static void on_future(void *ctx, const struct futures_frame *fr)
+{
+	struct perfetto *p = ctx;
+
+	slice(p, p->pid, fr->tid, fr->begin, fr->end,
+	      cached(p, &p->esc_fns, &p->n_esc_fns, fr->fn, fr->name), "future");
+	put(p, ",\"args\":{");
+	if (fr->task) {
+		put(p, "\"task\":");
+		put_u64(p, fr->task);
+		put(p, ",");
+	}
+	put(p, "\"outcome\":\"");
+	put(p, futures_outcome__str(fr->outcome));
+	put(p, "\"");
+	if (fr->file || fr->line) {
+		const char *file = fr->file ? cached(p, &p->esc_fn_files, &p->n_esc_fn_files,
+						     fr->fn, fr->file) : "?";
+
+		put(p, ",\"fn\":\"");
+		put(p, file);
+		putc_unlocked(':', p->out);
+		put_u64(p, fr->line);
+		put(p, "\"");
+		if (fr->await_line) {
+			put(p, ",\"await\":\"");
+			put(p, file);
+			putc_unlocked(':', p->out);
+			put_u64(p, fr->await_line);
+			put(p, "\"");
+		}
+		if (fr->awaitee) {
+			put(p, ",\"awaiting\":");
+			put_str(p, fr->awaitee);
+		}
+	}
+	put(p, ",\"depth\":");
+	put_u64(p, fr->depth);
+	put(p, "}}");
+	p->future_slices++;
+}
+
 static int on_out(void *ctx, const struct ptrack_out *o)
 {
 	struct perfetto *p = ctx;
@@ -389,6 +442,15 @@ struct perfetto *perfetto__new(FILE *out, const struct as_trace_meta *meta)
 	p->pt = ptrack__new(meta, on_out, p);
 	if (!p->pt)
 		goto fail;
+	for (uint32_t i = 0; meta && meta->probes && i < meta->n_probes; i++)
+		if (meta->probes[i].role == AS_ROLE_FUTURE) {
+			struct futures_observer obs = { .ctx = p, .frame = on_future };
+
+			p->fu = futures__new(meta, &(struct futures_opts){ .observer = &obs });
+			if (!p->fu)
+				goto fail;
+			break;
+		}
 	if (!(p->target = strdup(meta && meta->target ? meta->target : "")) ||
 	    !(p->cmdline = strdup(meta && meta->cmdline ? meta->cmdline : "")) ||
 	    !(p->runtime = strdup(meta && meta->runtime ? meta->runtime : "")) ||
@@ -462,6 +524,8 @@ int perfetto__add(struct perfetto *p, const struct as_event *ev)
 		meta_name(p, p->pid, ev->tid, "thread_name", ev->str);
 	if ((err = ptrack__add(p->pt, ev)))
 		return err;
+	if (p->fu && (err = futures__add(p->fu, ev)))
+		return err;
 	counters(p, ev->ts);
 	if (p->err)
 		return p->err;
@@ -512,6 +576,8 @@ int perfetto__finish(struct perfetto *p, const struct as_trace_end *end, bool tr
 		end_ns = p->last_ts;
 	if ((err = ptrack__finish(p->pt, end_ns)))
 		return err;
+	if (p->fu && (err = futures__finish(p->fu, end_ns)))
+		return err;
 	counters(p, end_ns);
 	if (lost) {
 		snprintf(msg, sizeof(msg), "lost %" PRIu64 " events", lost);
@@ -537,6 +603,14 @@ int perfetto__finish(struct perfetto *p, const struct as_trace_end *end, bool tr
 	put(p, truncated ? "true" : "false");
 	kv_u64(p, "poll_slices", p->slices);
 	kv_u64(p, "flows", p->flows);
+	if (p->fu) {
+		const struct futures_summary *fs = futures__summary(p->fu);
+
+		kv_u64(p, "future_slices", p->future_slices);
+		kv_u64(p, "future_exits_lost", fs->exits_lost);
+		kv_u64(p, "future_entries_lost", fs->entries_lost);
+		kv_u64(p, "future_unmatched_exits", fs->unmatched_exits);
+	}
 	kv_str(p, "worker_task_polls", "on the tasks process tracks only");
 	kv_u64(p, "tasks_pid", PERFETTO_TASKS_PID);
 	put(p, "}}\n");
@@ -557,6 +631,11 @@ uint64_t perfetto__flows(const struct perfetto *p)
 	return p ? p->flows : 0;
 }
 
+uint64_t perfetto__future_slices(const struct perfetto *p)
+{
+	return p ? p->future_slices : 0;
+}
+
 void perfetto__free(struct perfetto *p)
 {
 	if (!p)
@@ -567,6 +646,13 @@ void perfetto__free(struct perfetto *p)
 	for (size_t i = 0; i < p->n_esc_files; i++)
 		free(p->esc_files[i]);
 	free(p->esc_files);
+	for (size_t i = 0; i < p->n_esc_fns; i++)
+		free(p->esc_fns[i]);
+	free(p->esc_fns);
+	for (size_t i = 0; i < p->n_esc_fn_files; i++)
+		free(p->esc_fn_files[i]);
+	free(p->esc_fn_files);
+	futures__free(p->fu);
 	ptrack__free(p->pt);
 	free(p->target);
 	free(p->cmdline);

@@ -21,6 +21,14 @@
  *   task runnable to the user-task poll it caused; the start sits on the
  *   waker's poll slice, or on a 1 ns "wake" slice on the waking thread when
  *   no user poll was running there (runtime, I/O driver, timer, block_on);
+ * - with record --futures: a slice per future frame on the thread's track,
+ *   nested in the poll slice that ran it (and in its parent frame), named by
+ *   the future, args task (seq), outcome (Ready, Pending, unknown, cut short,
+ *   running at end), fn (file:line), await (file:line of the .await it is
+ *   suspended at, when Pending there), awaiting (the future awaited there,
+ *   when known), depth; metadata future_slices and the
+ *   frames lost (future_exits_lost, future_entries_lost,
+ *   future_unmatched_exits: see analysis/futures.h);
  * - counters "runnable tasks" and "parked workers" in process `pid`;
  * - lost / missed events and truncation as global instant events at the end
  *   and in metadata. */
@@ -54,6 +62,8 @@ int perfetto__finish(struct perfetto *p, const struct as_trace_end *end, bool tr
 /* Written so far: poll slices of user tasks, and flows. */
 uint64_t perfetto__slices(const struct perfetto *p);
 uint64_t perfetto__flows(const struct perfetto *p);
+/* Future frame slices written (record --futures traces). */
+uint64_t perfetto__future_slices(const struct perfetto *p);
 /* Frees p (not out); accepts NULL. */
 void perfetto__free(struct perfetto *p);
 

@@ -15,6 +15,7 @@
 /* Options of a report; NULL means all false / NULL. */
 struct usdt_counts;
 struct blocking;
+struct futures;
 
 struct report_opts {
 	bool truncated;   /* the trace had no end record: it stops at its last event */
@@ -24,6 +25,10 @@ struct report_opts {
 	                                    "usdt" section in JSON (borrowed) */
 	struct blocking *blocking;       /* off-CPU inside polls, or NULL: no
 	                                    "blocking" section in JSON (borrowed) */
+	const struct futures *futures;   /* finished future-level analysis of the
+	                                    same trace (analysis/futures.h), or NULL:
+	                                    no FUTURES / PARKED AT sections, no
+	                                    "futures" in JSON (borrowed) */
 };
 
 /* Write the report of a (finished with analysis__finish()) to out. meta gives
@@ -36,7 +41,10 @@ struct report_opts {
 /* Human-readable: header, TASKS (by busy time, runtime worker tasks apart),
  * TASK GROUPS (only when tasks were folded: one line per group, and how to
  * raise the limit), WORKERS, DISTRIBUTIONS (one line per histogram), LONG POLLS (top 10),
- * STALLED and STARVED (top 20), WAKE EDGES (top 10), TOTALS. Durations as "1.23 ms".
+ * STALLED and STARVED (top 20), WAKE EDGES (top 10), with opts->futures FUTURES (the
+ * future functions, top 20 by self time, and the frames lost) and PARKED AT (the 20
+ * longest-waiting tasks parked for good, each with its await chain), TOTALS.
+ * Durations as "1.23 ms".
  * The timeline is not shown in text. */
 int report_text(FILE *out, const struct analysis *a, const struct as_trace_meta *meta,
 		const struct as_trace_end *end, const struct report_opts *opts);

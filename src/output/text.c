@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/futures.h"
 #include "output/report.h"
 #include "util/fmt.h"
 
@@ -374,6 +375,105 @@ static void sched_text(FILE *out, const struct analysis *a)
 	}
 }
 
+#define TOP_FUTURE_FNS 20
+#define TOP_PARKED 20
+#define FN_W 48        /* future function names: their end is the most specific */
+#define LOC_W 26
+
+/* Future-level sections, only for traces recorded with --futures; sample:
+ *
+ * FUTURES: 129 future polls in 5 functions (record --futures); frames lost: 0 exits, 0 entries, 0 exits without entry
+ *   FUNCTION                                         DEFINED AT                  POLLS  READY PENDING      SELF     TOTAL  MAX POLL
+ *   futures_nested::leaf                             futures_nested.rs:127          16      4      12  183.1 ms  183.1 ms   16.4 ms
+ *   <futures_nested::Checksum as Future>::poll       futures_nested.rs:115          20      4      16   70.6 ms   70.6 ms   6.01 ms
+ *
+ * PARKED AT: 1 task parked for good (last poll Pending, never polled again), longest waiting first, await chain outermost first
+ *   SEQ     ID  NAME                                       WAITING  UNTIL
+ *     2      2  futures_stuck::stuck                        1.10 s  dropped
+ *                 futures_stuck::stuck                             at src/bin/futures_stuck.rs:89
+ *                 futures_stuck::wait_signal                       at src/bin/futures_stuck.rs:77  awaiting futures_stuck::Gate
+ */
+static void futures_text(FILE *out, const struct analysis *a, const struct futures *fu)
+{
+	const struct futures_summary *s = futures__summary(fu);
+	const struct futures_fn *fn;
+	const struct futures_parked *p;
+	char b1[FMT_DURATION_MAX], b2[FMT_DURATION_MAX], b3[FMT_DURATION_MAX];
+	char site[LOC_W * 4 + 32], name[FN_W * 4 + 8];
+	size_t n;
+
+	fn = futures__fns(fu, &n);
+	fprintf(out, "\nFUTURES: %" PRIu64 " future poll%s in %zu function%s (record --futures); "
+		"frames lost: %" PRIu64 " exits, %" PRIu64 " entries, %" PRIu64
+		" exits without entry", s->frames, s->frames == 1 ? "" : "s", n, n == 1 ? "" : "s",
+		s->exits_lost, s->entries_lost, s->unmatched_exits);
+	if (s->bad || s->too_deep)
+		fprintf(out, ", %" PRIu64 " of no future probe, %" PRIu64 " too deep", s->bad,
+			s->too_deep);
+	fputc('\n', out);
+	if (n)
+		fprintf(out, "  %-*s %-*s %6s %6s %7s %9s %9s %9s\n", FN_W, "FUNCTION", LOC_W,
+			"DEFINED AT", "POLLS", "READY", "PENDING", "SELF", "TOTAL", "MAX POLL");
+	for (size_t i = 0; i < n && i < TOP_FUTURE_FNS; i++) {
+		int w = fit(name, sizeof(name), fn[i].name, FN_W, 16);
+
+		if (fn[i].file && fn[i].line)
+			snprintf(site, sizeof(site), "%s:%" PRIu32, basename_of(fn[i].file), fn[i].line);
+		else
+			snprintf(site, sizeof(site), "-");
+		fprintf(out, "  %s%*s ", name, FN_W - w, "");
+		column(out, site, LOC_W, 0);
+		fprintf(out, "%6" PRIu64 " %6" PRIu64 " %7" PRIu64 " %9s %9s %9s\n", fn[i].polls,
+			fn[i].ready, fn[i].pending, dur(b1, fn[i].self_ns), dur(b2, fn[i].total_ns),
+			dur(b3, fn[i].max_ns));
+	}
+	if (n > TOP_FUTURE_FNS)
+		fprintf(out, "  ... and %zu more (all in --format json)\n", n - TOP_FUTURE_FNS);
+
+	p = futures__parked(fu, &n);
+	fprintf(out, "\nPARKED AT: %" PRIu64 " task%s parked for good (last poll Pending, never "
+		"polled again), longest waiting first, await chain outermost first\n",
+		s->parked_tasks, s->parked_tasks == 1 ? "" : "s");
+	if (n)
+		fprintf(out, "%5s %6s  %-*s %9s  %s\n", "SEQ", "ID", NAME_W, "NAME", "WAITING",
+			"UNTIL");
+	for (size_t i = 0; i < n && i < TOP_PARKED; i++) {
+		const struct task_stats *t = analysis__task(a, p[i].seq);
+
+		id_column(out, a, p[i].seq);
+		column(out, t && t->name ? t->name : p[i].name, NAME_W, 12);
+		fprintf(out, "%9s  %s\n", dur(b1, p[i].waiting_ns),
+			p[i].until_end ? "end of trace" : "dropped");
+		if (!p[i].n_chain)
+			fprintf(out, "%16s(no future frame returned Pending in its last poll)\n", "");
+		for (uint32_t j = 0; j < p[i].n_chain; j++) {
+			const struct futures_link *l = &p[i].chain[j];
+			char loc[4 * 200 + 8];
+			int w = fit(name, sizeof(name), l->name, FN_W, 16);
+
+			fprintf(out, "%16s%s%*s ", "", name, FN_W - w, "");
+			if (l->file || l->line) {
+				fit(loc, sizeof(loc), l->file ? l->file : "?", 200, 60);
+				fprintf(out, "%s %s:%" PRIu32, l->at_await ? "at" : "in", loc, l->line);
+				if (!l->at_await)
+					fputs(" (fn)", out);
+			} else {
+				fputs("-", out);
+			}
+			if (l->awaitee && j + 1 == p[i].n_chain) { /* the others: the next link */
+				char shorter[256];
+
+				fit(loc, sizeof(loc), collapse_generics(shorter, sizeof(shorter),
+									l->awaitee, 60), 100, 40);
+				fprintf(out, "  awaiting %s", loc);
+			}
+			fputc('\n', out);
+		}
+	}
+	if (n > TOP_PARKED)
+		fprintf(out, "  ... and %zu more (all in --format json)\n", n - TOP_PARKED);
+}
+
 /* Sample (tests/data/golden/report.txt is the full one, lines cut here):
  *
  * asyncscope report: /srv/app/target/release/app (pid 4242, runtime tokio)
@@ -473,6 +573,8 @@ int report_text(FILE *out, const struct analysis *a, const struct as_trace_meta 
 	}
 
 	sched_text(out, a);
+	if (opts && opts->futures)
+		futures_text(out, a, opts->futures);
 
 	fprintf(out, "\nTOTALS\n");
 	fprintf(out, "tasks %" PRIu64 " (%" PRIu64 " user, %" PRIu64 " runtime)  polls %" PRIu64

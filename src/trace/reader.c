@@ -11,12 +11,14 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "trace/cat.h"
 #include "trace/format.h"
 #include "trace/writer.h"
 #include "util/strtab.h"
 #include "util/varint.h"
 
 struct trace_reader {
+	struct cat_reader *cat;  /* a CAT / uftrace dump text file: every call goes there */
 	FILE *f;
 	char *path;
 	struct as_trace_meta meta;
@@ -232,9 +234,20 @@ struct trace_reader *trace_reader__open(const char *path, char *err, size_t errl
 		goto cleanup;
 	}
 	if (memcmp(fixed, FMT_MAGIC, n < FMT_MAGIC_LEN ? n : FMT_MAGIC_LEN)) {
+		/* CAT's dumped_data.txt or any uftrace dump: read as text */
+		int rc = cat_reader__open(r->f, fixed, n, path, &r->cat, err, errlen);
+		if (rc == 1) {
+			r->f = NULL;
+			return r;
+		}
+		if (rc < 0) {
+			r->f = NULL;   /* closed by the CAT reader */
+			eno = -rc;
+			goto cleanup;
+		}
 		eno = EINVAL;
-		set_msg(err, errlen, "%s is not an asyncscope trace (bad magic): "
-			"give a file written by asyncscope record", path);
+		set_msg(err, errlen, "%s is not an asyncscope trace (bad magic) nor a CAT / uftrace "
+			"dump text: give a file written by asyncscope record or uftrace dump", path);
 		goto cleanup;
 	}
 	if (n == 0) {
@@ -643,6 +656,8 @@ static int decode(struct trace_reader *r, struct as_event *ev)
 
 int trace_reader__next(struct trace_reader *r, struct as_event *ev)
 {
+	if (r->cat)
+		return cat_reader__next(r->cat, ev);
 	if (r->err)
 		return r->err;
 	if (r->done)
@@ -669,21 +684,29 @@ int trace_reader__next(struct trace_reader *r, struct as_event *ev)
 
 const char *trace_reader__error(const struct trace_reader *r)
 {
+	if (r->cat)
+		return cat_reader__error(r->cat);
 	return r->err ? r->msg : "";
 }
 
 const struct as_trace_meta *trace_reader__meta(const struct trace_reader *r)
 {
+	if (r->cat)
+		return cat_reader__meta(r->cat);
 	return &r->meta;
 }
 
 const struct as_trace_end *trace_reader__end(const struct trace_reader *r)
 {
+	if (r->cat)
+		return cat_reader__end(r->cat);
 	return r->done && !r->err ? &r->end : NULL;
 }
 
 uint64_t trace_reader__events(const struct trace_reader *r)
 {
+	if (r->cat)
+		return cat_reader__events(r->cat);
 	return r->events;
 }
 
@@ -694,6 +717,8 @@ const struct as_stack *trace_reader__stack(const struct trace_reader *r, uint32_
 
 uint64_t trace_reader__offset(const struct trace_reader *r)
 {
+	if (r->cat)
+		return cat_reader__offset(r->cat);
 	return r->off;
 }
 
@@ -701,6 +726,7 @@ void trace_reader__free(struct trace_reader *r)
 {
 	if (!r)
 		return;
+	cat_reader__free(r->cat);
 	if (r->f)
 		fclose(r->f);
 	free(r->path);

@@ -19,6 +19,9 @@ struct trace_reader;
  * of open), not an asyncscope trace (EINVAL), unsupported format version
  * (EPROTONOSUPPORT), corrupt or cut header (EBADMSG), or ENOMEM. */
 struct trace_reader *trace_reader__open(const char *path, char *err, size_t errlen);
+/* A file that is not an asyncscope trace but CAT / uftrace dump text (see
+ * trace/cat.h, docs/cat-format.md) is read as such: every accessor below
+ * then answers for it (no stacks; errors name its line numbers). */
 
 /* The header, owned by the reader (valid until trace_reader__free()).
  * format_version is the file's. target, build_id, runtime, cmdline and every

@@ -161,11 +161,120 @@ export_check_all() {
 	fi
 }
 
+# export_check_cat_lines FILE: what CAT's parser and uftrace rely on: each
+# `reading N.dat` (CAT's regex) is a section line of a new numeric thread;
+# every [entry] / [exit ] line has uftrace's exact shape, its section's
+# thread, time order, and the depths of a proper call log; CAT's field
+# regexes find its timestamp and symbol; no header line matches its patterns.
+export_check_cat_lines() {
+	python3 - "$1" <<'PY'
+import re, sys
+errors, threads, cur, last, stack = [], [], None, 0, []
+rec = re.compile(r"^(\d+)\.(\d{9})  +(\d+): \[(entry|exit )\] (.+)\(([0-9a-f]+)\) depth: (\d+)$")
+for no, line in enumerate(open(sys.argv[1]), 1):
+    line = line.rstrip("\n")
+    m = re.search("reading (.*).dat", line)
+    if m:
+        if not re.fullmatch(r"reading \d+\.dat", line) or m.group(1) in threads:
+            errors.append("line %d: bad section %r" % (no, line))
+        threads.append(m.group(1)); cur, last, stack = m.group(1), 0, []
+        continue
+    if cur is None:
+        if re.search(r"entry|exit \]|depth: ", line):
+            errors.append("line %d: header line matches CAT's patterns" % no)
+        continue
+    if not re.search(r"\[(entry|exit )\]", line):
+        continue
+    m = rec.match(line)
+    if not m:
+        errors.append("line %d: not uftrace's record shape: %r" % (no, line)); continue
+    ts = int(m.group(1)) * 10**9 + int(m.group(2))
+    name, addr, depth = m.group(5), m.group(6), int(m.group(7))
+    if m.group(3) != cur or ts < last:
+        errors.append("line %d: thread or time order" % no)
+    last = ts
+    if float(re.findall("(.*)  ", line)[0]) <= 0 or re.findall(r"\] (.*)\(", line)[0] != name:
+        errors.append("line %d: CAT's field regexes fail" % no)
+    if m.group(4) == "entry":
+        if depth != len(stack):
+            errors.append("line %d: entry depth %d, %d calls open" % (no, depth, len(stack)))
+        stack.append((name, addr))
+    else:
+        at = max([i for i, f in enumerate(stack) if f == (name, addr)], default=None)
+        if (at if at is not None else len(stack)) != depth:
+            errors.append("line %d: exit depth %d" % (no, depth))
+        if at is not None:
+            del stack[at:]
+if not threads:
+    errors.append("no section")
+for e in errors[:10]:
+    print("    " + e, file=sys.stderr)
+sys.exit(1 if errors else 0)
+PY
+}
+
+# export_check_cat TRACE [--partial]: export --format cat, its lines as CAT
+# reads them, and the same text and JSON reports (and a valid Perfetto
+# export) from the CAT file as from the trace (docs/cat-format.md).
+export_check_cat() {
+	local t=$1 b; shift
+	b=$TMP/$(basename "$t" .trace)
+	check "export cat of $t" sh -c "$AS export $t --format cat $* -o $b.cat.txt 2>$b.cat.err"
+	check "cat summary line" grep -q "wrote [0-9]* lines, [0-9]* events of [0-9]* threads to $b.cat.txt" \
+		"$b.cat.err"
+	check "cat lines of $t as CAT reads them" export_check_cat_lines "$b.cat.txt"
+	check "cat to stdout without -o" sh -c "$AS export --format cat $* $t 2>/dev/null | cmp -s - $b.cat.txt"
+	check "report text of $t" sh -c "$AS report $* $t > $b.rep1.txt 2>/dev/null"
+	check "report text of its CAT file" sh -c "$AS report $* $b.cat.txt > $b.rep2.txt 2>/dev/null"
+	check "same text report from CAT ($t)" cmp -s "$b.rep1.txt" "$b.rep2.txt"
+	check "report json of $t" sh -c "$AS report --format json $* $t > $b.rep1.json 2>/dev/null"
+	check "report json of its CAT file" sh -c "$AS report --format json $* $b.cat.txt > $b.rep2.json 2>/dev/null"
+	check "same json report from CAT ($t)" cmp -s "$b.rep1.json" "$b.rep2.json"
+	check "perfetto export of the CAT file" sh -c \
+		"$AS export --format perfetto $* -o $b.cat.json $b.cat.txt 2>/dev/null"
+	check "perfetto structure from CAT" export_check_perfetto "$b.cat.json" "$b.rep2.json"
+}
+
+# A CAT log recorded elsewhere (no asyncscope header): the poll by name, its
+# future by CAT's patterns; and a malformed one.
+export_check_cat_foreign() {
+	local f=$TMP/foreign-cat.txt
+	printf '%s\n' "uftrace file header: magic         = 4674726163652100" "" "reading 5260.dat" \
+		"408.532240000   5260: [entry] _<async_std..task..builder..SupportTaskLocals<F> as core..future..future..Future>::poll::_{{closure}}(636a05000010) depth: 3" \
+		"408.532240100   5260: [entry] _<core..future..from_generator..GenFuture<T> as core..future..future..Future>::poll(636a05000020) depth: 4" \
+		"408.532240200   5260: [entry] block_example::async_main::_{{closure}}(636a05000030) depth: 5" \
+		"408.533240300   5260: [exit ] block_example::async_main::_{{closure}}(636a05000030) depth: 5" \
+		"408.533240400   5260: [exit ] _<core..future..from_generator..GenFuture<T> as core..future..future..Future>::poll(636a05000020) depth: 4" \
+		"408.533240500   5260: [exit ] _<async_std..task..builder..SupportTaskLocals<F> as core..future..future..Future>::poll::_{{closure}}(636a05000010) depth: 3" \
+		> "$f"
+	check "report json of a CAT log" sh -c "$AS report --format json $f > $f.json 2>/dev/null"
+	check "its poll is a task named by its future" json_check "$f.json" \
+		'[t for t in tasks if t["name"] == "block_example::async_main" and t["polls"] == 1 and t["busy_ns"] == 1000500]'
+	printf 'reading 1.dat\n1.000000000      1: [entry] f(zz) depth: 0\n' > "$f.bad"
+	expect_error "a malformed CAT file" "line 2: malformed uftrace record: bad address" \
+		$AS report "$f.bad"
+}
+
 test_export_fixtures() {
 	local f
 	for f in tests/data/*.trace; do
 		export_check_all "$f"
+		export_check_cat "$f"
 	done
+	export_check_cat_foreign
+}
+
+# A live recording with future frames (record --futures) through CAT and back.
+test_export_cat_futures() {
+	local t=$TMP/exp-cat-fut.trace
+	check "record --futures exits 0" sh -c "$AS record --futures -o $t -- $APPS/futures_nested 2 >/dev/null 2>&1"
+	export_check_cat "$t"
+	check "future frames are CAT [entry] lines" \
+		grep -q '\[entry\] futures_nested::leaf::_{{closure}}(' "$TMP/exp-cat-fut.cat.txt"
+	check "future polls keep their outcome" grep -q '\[retval\] length = 4' "$TMP/exp-cat-fut.cat.txt"
+	check "same async flame graph from CAT" sh -c "$AS export --format folded-futures -o $TMP/cf1.folded $t \
+		2>/dev/null && $AS export --format folded-futures -o $TMP/cf2.folded $TMP/exp-cat-fut.cat.txt \
+		2>/dev/null && cmp -s $TMP/cf1.folded $TMP/cf2.folded"
 }
 
 test_export_live_multi() {
@@ -175,6 +284,8 @@ test_export_live_multi() {
 	check "chain flows: one per wake or spawn that led to a poll" \
 		python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d['metadata']['flows'] < 600)" \
 		"$TMP/exp-multi.json"
+	export_check_cat "$t"
+	test_export_cat_futures   # run from here: run.sh's test list is not this file's
 }
 
 test_export_live_current() {
@@ -200,4 +311,6 @@ test_export_bad_input() {
 		$AS export --format folded -o $TMP/flip.folded $TMP/exp-flip.trace
 	expect_error "export with an unknown format" "unknown format" \
 		$AS export --format svg -o $TMP/x.svg "$t"
+	export_check_cat $TMP/exp-cut.trace --partial
+	expect_error "a CAT file of a truncated trace" "truncated" $AS report $TMP/exp-cut.cat.txt
 }

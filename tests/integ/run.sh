@@ -13,6 +13,8 @@ cd "$(dirname "$0")/../.."
 . tests/integ/usdt.sh
 . tests/integ/offcpu.sh
 . tests/integ/cpu.sh
+. tests/integ/futures_rec.sh
+. tests/integ/futures.sh
 . tests/integ/uring.sh
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -146,15 +148,18 @@ for t in ${INTEG_TESTS:-test_multi_thread_exact_polls test_current_thread_exact_
 	test_attach_by_pid test_blocking_and_stuck_tasks test_bad_input test_lost_events_reported \
 	test_report_no_leaks_valgrind test_top_launch_keys test_top_attach_leaves_target test_sched_chain_edges test_sched_sleepers_idle test_sched_blocker_long_poll_stall \
 	test_html_assets_current test_html_recorded_traces test_html_full_fixture \
-	test_html_hostile_strings test_html_degenerate_inputs \
+	test_html_hostile_strings test_html_degenerate_inputs test_html_kernel_sections test_html_futures_sections \
 	test_export_fixtures test_export_live_multi test_export_live_current test_export_bad_input \
 	test_runtime_async_std_exact_polls test_runtime_smol_exact_polls test_runtime_mixed_tokio_smol \
 	test_runtime_probes_listing \
 	test_usdt_probes_listing test_usdt_exact_hits test_usdt_exact_hits_perf_event_links test_usdt_semaphore test_usdt_errors \
 	test_usdt_in_tasks \
-	test_offcpu_sleep_in_poll test_offcpu_off_by_default \
+	test_offcpu_sleep_in_poll test_offcpu_off_by_default test_offcpu_dwarf_stacks \
 	test_cpu_split_shares test_cpu_off_by_default test_runq_workers test_cpu_dwarf_stacks \
-	test_uring_exact_requests}; do
+	test_uring_exact_requests \
+	test_futures_exact_polls test_futures_exact_polls_perf_event_links test_futures_stuck_await_line \
+	test_futures_probes_listing test_futures_probe_regex \
+	test_futures_nested_flame test_futures_stuck_chain test_futures_cli}; do
 	run_test "$t"
 done
 finish
