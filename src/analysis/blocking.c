@@ -20,8 +20,15 @@ struct sinfo {
 };
 
 struct cause_def {
-	const char *kernel, *user, *file;
+	const char *kernel, *user, *file, *futures;
 	uint32_t line;
+};
+
+/* A thread's open future frames (AS_EV_FUTURE_ENTER / EXIT), by depth. */
+#define FUT_DEPTH_MAX 48
+struct fut_chain {
+	uint32_t depth;
+	uint16_t probe[FUT_DEPTH_MAX];
 };
 
 struct acc {
@@ -37,6 +44,9 @@ struct blocking {
 	size_t n_tasks, cap_tasks;
 	struct u64map live;           /* task address -> index + 1 of its entry */
 	struct u64map parked;         /* tid + 1 -> 1 while parked */
+	struct u64map chain_of;       /* tid + 1 -> index into chains + 1 */
+	struct fut_chain *chains;
+	size_t n_chains, cap_chains;
 	struct u64map stacks;         /* stack id -> index into sinfo */
 	struct sinfo *sinfo;
 	size_t n_sinfo, cap_sinfo;
@@ -119,6 +129,81 @@ static bool library_frame(const char *s)
 	return !strstr(s, "::") || prefixed(s, pre);
 }
 
+/* The index of cause c (strings interned) among the definitions, added when
+ * new. Causes are few: a linear search will do. */
+static int cause_index(struct blocking *b, const struct cause_def *c, uint32_t *out)
+{
+	int err;
+
+	for (size_t i = 0; i < b->n_causes_def; i++) {
+		const struct cause_def *d = &b->causes_def[i];
+		if (d->kernel == c->kernel && d->user == c->user && d->file == c->file &&
+		    d->line == c->line && d->futures == c->futures) {
+			*out = (uint32_t)i;
+			return 0;
+		}
+	}
+	if ((err = GROW(b->causes_def, b->n_causes_def, b->cap_causes_def, 16)))
+		return err;
+	b->causes_def[b->n_causes_def] = *c;
+	*out = (uint32_t)b->n_causes_def++;
+	return 0;
+}
+
+/* The future frames open on tid, "outer;...;inner" interned, or NULL. */
+static int chain_string(struct blocking *b, uint32_t tid, const char **out)
+{
+	uint64_t v;
+	char buf[4096];
+	size_t len = 0;
+
+	*out = NULL;
+	if (!u64map__get(&b->chain_of, (uint64_t)tid + 1, &v))
+		return 0;
+	const struct fut_chain *c = &b->chains[v - 1];
+	for (uint32_t d = 0; d < c->depth && d < FUT_DEPTH_MAX; d++) {
+		const struct as_probe *p = &b->meta->probes[c->probe[d]];
+		const char *n = p->future && *p->future ? p->future : p->symbol;
+		int k = snprintf(buf + len, sizeof(buf) - len, "%s%s", d ? ";" : "", n);
+		if (k < 0 || (size_t)k >= sizeof(buf) - len)
+			break;
+		len += (size_t)k;
+	}
+	if (!len)
+		return 0;
+	return (*out = intern(b, buf)) ? 0 : -ENOMEM;
+}
+
+/* Follows the thread's future frames (the reader checked the probes). */
+static int track_future(struct blocking *b, const struct as_event *ev)
+{
+	uint64_t v;
+	int err;
+
+	if (!b->meta || ev->probe >= b->meta->n_probes)
+		return 0;
+	if (!u64map__get(&b->chain_of, (uint64_t)ev->tid + 1, &v)) {
+		if (ev->type != AS_EV_FUTURE_ENTER)
+			return 0;
+		if ((err = GROW(b->chains, b->n_chains, b->cap_chains, 16)))
+			return err;
+		b->chains[b->n_chains].depth = 0;
+		if ((err = u64map__set(&b->chain_of, (uint64_t)ev->tid + 1, b->n_chains + 1)))
+			return err;
+		v = ++b->n_chains;
+	}
+	struct fut_chain *c = &b->chains[v - 1];
+	uint32_t d = AS_FUT_DEPTH(ev->other);
+	if (ev->type == AS_EV_FUTURE_ENTER) {
+		if (d < FUT_DEPTH_MAX)
+			c->probe[d] = ev->probe;
+		c->depth = d + 1;
+	} else {
+		c->depth = d;   /* this frame and any left open inside it are gone */
+	}
+	return 0;
+}
+
 static int stack_info(struct blocking *b, const struct as_stack *st, uint32_t *out)
 {
 	uint64_t v;
@@ -156,19 +241,9 @@ static int stack_info(struct blocking *b, const struct as_stack *st, uint32_t *o
 	if (!f || (kernel = intern(b, kernel)) == NULL || (user = intern(b, user)) == NULL ||
 	    (file && (file = intern(b, file)) == NULL))
 		return -ENOMEM;
-	/* causes are few: a linear search over their definitions will do */
-	uint32_t cause = (uint32_t)b->n_causes_def;
-	for (size_t i = 0; i < b->n_causes_def; i++)
-		if (b->causes_def[i].kernel == kernel && b->causes_def[i].user == user &&
-		    b->causes_def[i].file == file && b->causes_def[i].line == line) {
-			cause = (uint32_t)i;
-			break;
-		}
-	if (cause == b->n_causes_def) {
-		if ((err = GROW(b->causes_def, b->n_causes_def, b->cap_causes_def, 16)))
-			return err;
-		b->causes_def[b->n_causes_def++] = (struct cause_def){ kernel, user, file, line };
-	}
+	uint32_t cause;
+	if ((err = cause_index(b, &(struct cause_def){ kernel, user, file, NULL, line }, &cause)))
+		return err;
 	if ((err = GROW(b->sinfo, b->n_sinfo, b->cap_sinfo, 16)))
 		return err;
 	b->sinfo[b->n_sinfo] = (struct sinfo){ .cause = cause, .frames = f };
@@ -211,6 +286,17 @@ static int add_offcpu(struct blocking *b, const struct as_event *ev, const struc
 		return 0;
 	if ((err = task_entry(b, ev->task, &t)) || (err = stack_info(b, st, &si)))
 		return err;
+	/* the cause with the future frames polled then (record --futures) */
+	const char *chain;
+	uint32_t cause = b->sinfo[si].cause;
+	if ((err = chain_string(b, ev->tid, &chain)))
+		return err;
+	if (chain) {
+		struct cause_def c = b->causes_def[cause];
+		c.futures = chain;
+		if ((err = cause_index(b, &c, &cause)))
+			return err;
+	}
 	struct blocking_task *bt = &b->tasks[t];
 	if (!bt->count)
 		b->sum.tasks++;
@@ -221,11 +307,11 @@ static int add_offcpu(struct blocking *b, const struct as_event *ev, const struc
 	b->sum.ns += ev->other;
 	b->sum.count++;
 
-	uint64_t key = ((uint64_t)t << 32 | b->sinfo[si].cause) + 1; /* keys are never 0 */
+	uint64_t key = ((uint64_t)t << 32 | cause) + 1; /* keys are never 0 */
 	if (!u64map__get(&b->cause_acc, key, &v)) {
 		if ((err = GROW(b->causes, b->n_causes, b->cap_causes, 64)))
 			return err;
-		b->causes[b->n_causes] = (struct acc){ .task = t, .what = b->sinfo[si].cause };
+		b->causes[b->n_causes] = (struct acc){ .task = t, .what = cause };
 		if ((err = u64map__set(&b->cause_acc, key, b->n_causes + 1)))
 			return err;
 		v = ++b->n_causes;
@@ -233,13 +319,14 @@ static int add_offcpu(struct blocking *b, const struct as_event *ev, const struc
 	b->causes[v - 1].ns += ev->other;
 	b->causes[v - 1].count++;
 
-	/* the folded line: task name, then the frames */
+	/* the folded line: task name, the future frames, then the stack's */
 	const char *fr = b->sinfo[si].frames;
-	size_t n = strlen(bt->name) + strlen(fr) + 2;
+	size_t n = strlen(bt->name) + (chain ? strlen(chain) + 1 : 0) + strlen(fr) + 2;
 	char *line = malloc(n);
 	if (!line)
 		return -ENOMEM;
-	snprintf(line, n, "%s%s%s", bt->name, *fr ? ";" : "", fr);
+	snprintf(line, n, "%s%s%s%s%s", bt->name, chain ? ";" : "", chain ? chain : "",
+		 *fr ? ";" : "", fr);
 	const char *l = intern(b, line);
 	free(line);
 	if (!l)
@@ -291,6 +378,9 @@ int blocking__add(struct blocking *b, const struct as_event *ev, const struct as
 		return 0;
 	case AS_EV_OFFCPU:
 		return add_offcpu(b, ev, stack);
+	case AS_EV_FUTURE_ENTER:
+	case AS_EV_FUTURE_EXIT:
+		return track_future(b, ev);
 	default:
 		return 0;
 	}
@@ -350,6 +440,7 @@ static int sort_all(struct blocking *b, struct blocking_task **out, size_t *n_ou
 		b->out_causes[first[a->task] + cnt[a->task]++] = (struct blocking_cause){
 			.kernel = b->causes_def[a->what].kernel, .user = b->causes_def[a->what].user,
 			.file = b->causes_def[a->what].file, .line = b->causes_def[a->what].line,
+			.futures = b->causes_def[a->what].futures,
 			.ns = a->ns, .count = a->count,
 		};
 	}
@@ -432,6 +523,8 @@ void blocking__free(struct blocking *b)
 	free(b->tasks);
 	u64map__clear(&b->live);
 	u64map__clear(&b->parked);
+	u64map__clear(&b->chain_of);
+	free(b->chains);
 	u64map__clear(&b->stacks);
 	free(b->sinfo);
 	free(b->causes_def);

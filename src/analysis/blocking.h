@@ -26,6 +26,8 @@ struct blocking_cause {
 	const char *file;     /* its source file (traces of format 7 with DWARF line
 	                         info), NULL unknown */
 	uint32_t line;        /* its line, 0 unknown */
+	const char *futures;  /* the future frames polled at the switch (record
+	                         --futures), outermost first, ";" between, NULL none */
 	uint64_t ns, count;
 };
 
@@ -39,8 +41,9 @@ struct blocking_task {
 	size_t n_causes;
 };
 
-/* One flame-graph line: "task-future;user frames (outermost first);kernel
- * frames (outermost first)" and its weight in ns. */
+/* One flame-graph line: "task-future;future frames (record --futures,
+ * outermost first);user frames (outermost first);kernel frames (outermost
+ * first)" and its weight in ns. */
 struct blocking_folded {
 	const char *stack;
 	uint64_t ns;

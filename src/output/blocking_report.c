@@ -40,6 +40,8 @@ int blocking_report_text(FILE *out, struct blocking *b)
 				bc->kernel, bc->user);
 			if (bc->file)
 				fprintf(out, " at %s:%" PRIu32, bc->file, bc->line);
+			if (bc->futures)
+				fprintf(out, "  in futures %s", bc->futures);
 			fputc('\n', out);
 		}
 		if (t[i].n_causes > BLOCKING_REPORT_CAUSES)

@@ -70,7 +70,8 @@
  *  "blocking" (only with record --offcpu data): {"offcpu_ns", "intervals",
  *     "parked_ns", "tasks": [{"header", "id", "name", "offcpu_ns", "intervals",
  *     "preempted_ns", "causes": [{"kernel", "user", "file" and "line" (of the user frame,
- *     when known), "ns", "count"}]}]},
+ *     when known), "futures" (the future frames polled then, "outer;...;inner",
+ *     with record --futures), "ns", "count"}]}]},
  *  "usdt" (only in traces with USDT probes): {"total", "bad" (hits of no
  *     known probe), "probes": [{"probe" ("provider:name"), "hits", "in_task",
  *     "arg_min", "arg_max" (first argument; null without hits)}],
@@ -499,6 +500,8 @@ static void blocking_json(struct json_writer *w, struct blocking *b)
 				json_writer__kv_string(w, "file", t[i].causes[c].file);
 				json_writer__kv_u64(w, "line", t[i].causes[c].line);
 			}
+			if (t[i].causes[c].futures)
+				json_writer__kv_string(w, "futures", t[i].causes[c].futures);
 			json_writer__kv_u64(w, "ns", t[i].causes[c].ns);
 			json_writer__kv_u64(w, "count", t[i].causes[c].count);
 			json_writer__end_object(w);

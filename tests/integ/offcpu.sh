@@ -125,3 +125,22 @@ PY
 	check "blocking report: cause named from the DWARF stack" sh -c \
 		"$AS blocking $t | grep -Eq ' 10x  (do_nanosleep|hrtimer_nanosleep) <- sleeper_in_poll::blocker'"
 }
+
+# With --futures, each off-CPU interval also names the future frames polled
+# at the switch: the blocker's async fn.
+test_offcpu_future_chain() {
+	local t=$TMP/offcpu-fut.trace
+	check "record --offcpu --futures" sh -c "$AS record --offcpu --futures -o $t -- $APPS/sleeper_in_poll >/dev/null 2>&1"
+	$AS blocking "$t" >"$TMP/offcpu-fut.txt" 2>&1
+	check "the cause names the future polled" grep -Eq \
+		" 10x  (do_nanosleep|hrtimer_nanosleep) <- sleeper_in_poll::.*  in futures sleeper_in_poll::blocker\$" \
+		"$TMP/offcpu-fut.txt"
+	$AS blocking --folded "$t" >"$TMP/offcpu-fut.folded" 2>/dev/null
+	check "folded: task, then its future, then the stack" grep -q \
+		"^sleeper_in_poll::blocker;sleeper_in_poll::blocker;.*do_nanosleep" "$TMP/offcpu-fut.folded"
+	$AS report --format json "$t" >"$TMP/offcpu-fut.json"
+	check "json: the cause's futures" python3 -c "
+import json, sys
+r = json.load(open(sys.argv[1]))
+sys.exit(0 if any(c.get('futures') == 'sleeper_in_poll::blocker' for t in r['blocking']['tasks'] for c in t['causes']) else 1)" "$TMP/offcpu-fut.json"
+}

@@ -154,7 +154,7 @@ for t in ${INTEG_TESTS:-test_multi_thread_exact_polls test_current_thread_exact_
 	test_runtime_probes_listing \
 	test_usdt_probes_listing test_usdt_exact_hits test_usdt_exact_hits_perf_event_links test_usdt_semaphore test_usdt_errors \
 	test_usdt_in_tasks \
-	test_offcpu_sleep_in_poll test_offcpu_off_by_default test_offcpu_dwarf_stacks \
+	test_offcpu_sleep_in_poll test_offcpu_off_by_default test_offcpu_dwarf_stacks test_offcpu_future_chain \
 	test_cpu_split_shares test_cpu_off_by_default test_runq_workers test_cpu_dwarf_stacks \
 	test_uring_exact_requests \
 	test_futures_exact_polls test_futures_exact_polls_perf_event_links test_futures_stuck_await_line \

@@ -390,6 +390,47 @@ static void test_blocking_analysis(void)
 	CHECK_EQ_U64(n, 0);
 	blocking__free(b);
 	blocking__free(NULL);
+
+	/* with future frames (record --futures): the chain polled at the switch
+	 * joins the cause and the folded line, and goes with the frame's exit */
+	static struct as_probe fprobes[] = {
+		{ .role = AS_ROLE_POLL, .symbol = "tokio::runtime::task::raw::poll", .future = "app::main" },
+		{ .role = AS_ROLE_FUTURE, .symbol = "app::handler::{{closure}}", .future = "app::handler" },
+		{ .role = AS_ROLE_FUTURE, .symbol = "app::step::{{closure}}", .future = "app::step" },
+	};
+	const struct as_trace_meta fmeta = { .probes = fprobes, .n_probes = 3 };
+	b = blocking__new(&fmeta);
+	struct as_event fevs[] = {
+		{ .type = AS_EV_POLL_BEGIN, .tid = 1, .ts = 1, .task = A, .probe = 0 },
+		{ .type = AS_EV_FUTURE_ENTER, .tid = 1, .ts = 2, .task = A, .probe = 1, .other = 0 },
+		{ .type = AS_EV_FUTURE_ENTER, .tid = 1, .ts = 3, .task = A, .probe = 2, .other = 1 },
+		{ .type = AS_EV_OFFCPU, .tid = 1, .ts = 4, .task = A, .other = 7000, .stack = 1 },
+		{ .type = AS_EV_FUTURE_EXIT, .tid = 1, .ts = 5, .task = A, .probe = 2, .other = 1 },
+		{ .type = AS_EV_OFFCPU, .tid = 1, .ts = 6, .task = A, .other = 5000, .stack = 1 },
+		{ .type = AS_EV_FUTURE_EXIT, .tid = 1, .ts = 7, .task = A, .probe = 1, .other = 0 },
+		{ .type = AS_EV_OFFCPU, .tid = 1, .ts = 8, .task = A, .other = 3000, .stack = 1 },
+		{ .type = AS_EV_POLL_END, .tid = 1, .ts = 9, .task = A },
+	};
+	for (size_t i = 0; i < sizeof(fevs) / sizeof(fevs[0]); i++)
+		CHECK_EQ_U64(blocking__add(b, &fevs[i], fevs[i].stack == 1 ? &sleep : NULL), 0);
+	t = blocking__tasks(b, &n);
+	CHECK_EQ_U64(n, 1);
+	if (n == 1) {
+		CHECK_EQ_U64(t[0].n_causes, 3);
+		if (t[0].n_causes == 3) {
+			CHECK_STR(t[0].causes[0].futures, "app::handler;app::step");
+			CHECK_EQ_U64(t[0].causes[0].ns, 7000);
+			CHECK_STR(t[0].causes[1].futures, "app::handler");
+			CHECK(t[0].causes[2].futures == NULL);
+		}
+	}
+	l = blocking__folded(b, &n);
+	CHECK_EQ_U64(n, 3);
+	if (n == 3)
+		CHECK_STR(l[0].stack, "app::main;app::handler;app::step;tokio::runtime::task::raw::poll;"
+			  "app::step::{{closure}};std::thread::sleep;clock_nanosleep;"
+			  "hrtimer_nanosleep;do_nanosleep;schedule;__schedule");
+	blocking__free(b);
 }
 
 int main(void)
