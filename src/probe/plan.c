@@ -14,47 +14,8 @@
 
 const char *probe_role_name(unsigned role)
 {
-	static const char *const names[AS_ROLE__MAX] = {
-		[AS_ROLE_POLL] = "poll", [AS_ROLE_READY] = "ready", [AS_ROLE_WAKE] = "wake",
-		[AS_ROLE_SPAWN] = "spawn", [AS_ROLE_FREE] = "free", [AS_ROLE_PARK] = "park",
-		[AS_ROLE_IO_DRIVER] = "io", [AS_ROLE_TIMER] = "timer", [AS_ROLE_USDT] = "usdt",
-		[AS_ROLE_FUTURE] = "future",
-	};
-	return role < AS_ROLE__MAX && names[role] ? names[role] : "?";
-}
-
-/* Whole-string match; '*' matches any text (no other special characters:
- * Rust names are full of braces and brackets). */
-static bool glob(const char *pat, const char *s)
-{
-	const char *star = NULL, *resume = NULL;
-
-	while (*s) {
-		if (*pat == '*') {
-			star = pat++;
-			resume = s;
-		} else if (*pat == *s) {
-			pat++;
-			s++;
-		} else if (star) {
-			pat = star + 1;
-			s = ++resume;
-		} else {
-			return false;
-		}
-	}
-	while (*pat == '*')
-		pat++;
-	return !*pat;
-}
-
-static bool matches(const struct profile_point *pt, const struct elf_sym *s)
-{
-	switch (pt->match) {
-	case MATCH_PREFIX: return !strncmp(s->name, pt->pattern, strlen(pt->pattern));
-	case MATCH_GLOB: return glob(pt->pattern, s->name);
-	default: return !strcmp(s->norm, pt->pattern);
-	}
+	const char *n = as_role_name(role);
+	return n ? n : "?";
 }
 
 static bool planned(const struct probe_plan *plan, unsigned role, uint64_t addr)
@@ -151,7 +112,7 @@ static int plan_profile(struct probe_plan *plan, const struct elf_image *img, ui
 			flags |= PLAN_F_INSIDE;
 		for (size_t i = 0; i < img->n_syms; i++) {
 			const struct elf_sym *s = &img->syms[i];
-			if (!matches(pt, s))
+			if (!profile_point_matches(pt, s->name, s->norm))
 				continue;
 			mine[pt->role]++;
 			if (planned(plan, pt->role, s->addr))
@@ -174,7 +135,7 @@ static bool profile_found(const struct elf_image *img, const struct runtime_prof
 		if (!marked && strstr(s->name, prof->marker))
 			marked = true;
 		for (size_t k = 0; !poll && k < prof->n_points; k++)
-			if (prof->points[k].role == AS_ROLE_POLL && matches(&prof->points[k], s))
+			if (prof->points[k].role == AS_ROLE_POLL && profile_point_matches(&prof->points[k], s->name, s->norm))
 				poll = true;
 	}
 	return marked && poll;
@@ -236,7 +197,7 @@ char *plan_future_name(const struct runtime_profile *prof, const char *type_name
 		memcpy(base, cur, blen);
 		base[blen] = '\0';
 		for (size_t w = 0; w < prof->n_wrappers; w++) {
-			if (!glob(prof->wrappers[w].pattern, base))
+			if (!profile_glob(prof->wrappers[w].pattern, base))
 				continue;
 			char *inner = nth_generic_arg(cur, prof->wrappers[w].arg);
 			if (inner) {

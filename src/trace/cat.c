@@ -8,6 +8,7 @@
  * by the sections, the probes and the header tables, never by the events.
  * Grammar: docs/cat-format.md. Never prints; no libbpf. */
 #include "trace/cat.h"
+#include "trace/reader.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -147,22 +148,17 @@ int cat_unescape(const char *s, size_t n, char **out)
 	return 0;
 }
 
-static const char *const role_names[AS_ROLE__MAX] = {
-	[AS_ROLE_POLL] = "poll", [AS_ROLE_READY] = "ready", [AS_ROLE_WAKE] = "wake",
-	[AS_ROLE_SPAWN] = "spawn", [AS_ROLE_FREE] = "free", [AS_ROLE_PARK] = "park",
-	[AS_ROLE_IO_DRIVER] = "io", [AS_ROLE_TIMER] = "timer", [AS_ROLE_USDT] = "usdt",
-	[AS_ROLE_FUTURE] = "future",
-};
 
 const char *cat_role_name(unsigned role)
 {
-	return role < AS_ROLE__MAX && role_names[role] ? role_names[role] : "none";
+	const char *n = as_role_name(role);
+	return n ? n : "none";
 }
 
 unsigned cat_role_parse(const char *s, size_t n)
 {
 	for (unsigned i = 1; i < AS_ROLE__MAX; i++)
-		if (role_names[i] && strlen(role_names[i]) == n && !memcmp(role_names[i], s, n))
+		if (as_role_name(i) && strlen(as_role_name(i)) == n && !memcmp(as_role_name(i), s, n))
 			return i;
 	return 0;
 }
@@ -801,25 +797,6 @@ static int rfail(struct cat_reader *r, int err, uint64_t line, const char *fmt, 
 	return err;
 }
 
-static void meta_clear(struct as_trace_meta *m)
-{
-	free(m->target);
-	free(m->build_id);
-	free(m->runtime);
-	free(m->cmdline);
-	for (uint32_t i = 0; m->probes && i < m->n_probes; i++) {
-		free(m->probes[i].symbol);
-		free(m->probes[i].future);
-		free(m->probes[i].src_file);
-		free(m->probes[i].await_lines);
-		for (uint32_t k = 0; m->probes[i].await_types && k < m->probes[i].n_awaits; k++)
-			free(m->probes[i].await_types[k]);
-		free(m->probes[i].await_types);
-	}
-	free(m->probes);
-	memset(m, 0, sizeof(*m));
-}
-
 static int grow(void **p, uint32_t *cap, uint32_t need, size_t size)
 {
 	if (need <= *cap)
@@ -1203,37 +1180,6 @@ static const char *const inner_polls[] = {
 	"<async_std::task::builder::SupportTaskLocals as core::future::future::Future>::poll::{{closure}}",
 };
 
-static bool glob(const char *pat, const char *s)
-{
-	const char *star = NULL, *resume = NULL;
-
-	while (*s) {
-		if (*pat == '*') {
-			star = pat++;
-			resume = s;
-		} else if (*pat == *s) {
-			pat++;
-			s++;
-		} else if (star) {
-			pat = star + 1;
-			s = ++resume;
-		} else {
-			return false;
-		}
-	}
-	while (*pat == '*')
-		pat++;
-	return !*pat;
-}
-
-static bool point_matches(const struct profile_point *pt, const char *rust, const char *norm)
-{
-	switch (pt->match) {
-	case MATCH_PREFIX: return !strncmp(rust, pt->pattern, strlen(pt->pattern));
-	case MATCH_GLOB: return glob(pt->pattern, rust);
-	default: return !strcmp(norm, pt->pattern);
-	}
-}
 
 /* The role of a function of a foreign file, from its name alone: task polls,
  * completion and parking by the runtime profiles, futures by CAT's
@@ -1260,7 +1206,7 @@ static uint16_t foreign_role(const char *rust, const char *spelled, bool *inner,
 		for (size_t i = 0; profiles[i] && !role; i++)
 			for (size_t j = 0; j < profiles[i]->n_points && !role; j++) {
 				const struct profile_point *pt = &profiles[i]->points[j];
-				if (pt->role == roles[k] && point_matches(pt, rust, norm)) {
+				if (pt->role == roles[k] && profile_point_matches(pt, rust, norm)) {
 					role = roles[k];
 					*runtime = profiles[i]->name;
 				}
@@ -1989,7 +1935,7 @@ void cat_reader__free(struct cat_reader *r)
 	if (r->f)
 		fclose(r->f);
 	free(r->path);
-	meta_clear(&r->meta);
+	trace_meta__clear(&r->meta);
 	free(r->secs);
 	for (uint32_t i = 0; i < r->n_threads; i++)
 		free((char *)r->threads[i].ev.str);

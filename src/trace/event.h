@@ -189,4 +189,8 @@ struct as_trace_end {
 	uint64_t end_ns;     /* CLOCK_MONOTONIC when recording stopped */
 };
 
+/* Lower-case name of a probe role ("poll", "future", ...), or NULL when
+ * role is not one (src/trace/event.c). */
+const char *as_role_name(unsigned role);
+
 #endif

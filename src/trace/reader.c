@@ -89,7 +89,7 @@ static char *rd_str(struct rd *c, bool keep_null)
 	return s;
 }
 
-static void meta_free(struct as_trace_meta *m)
+void trace_meta__clear(struct as_trace_meta *m)
 {
 	free(m->target);
 	free(m->build_id);
@@ -730,7 +730,7 @@ void trace_reader__free(struct trace_reader *r)
 	if (r->f)
 		fclose(r->f);
 	free(r->path);
-	meta_free(&r->meta);
+	trace_meta__clear(&r->meta);
 	free(r->buf);
 	fmt_state_free(&r->st);
 	strtab__clear(&r->strs);

@@ -60,6 +60,9 @@ uint64_t trace_reader__events(const struct trace_reader *r);
  * progress against the file size. */
 uint64_t trace_reader__offset(const struct trace_reader *r);
 
+/* Frees what a meta built by a reader owns (strings, probes and their
+ * source fields) and zeroes it. */
+void trace_meta__clear(struct as_trace_meta *m);
 /* Closes and frees everything, including strings lent out; accepts NULL. */
 void trace_reader__free(struct trace_reader *r);
 
