@@ -1737,6 +1737,16 @@ int cat_reader__open(FILE *f, const void *head, size_t head_len, const char *pat
 	if ((rc = index_file(r)) || (rc = build_meta(r)))
 		goto fail;
 	r->stats.asyncscope = r->own;
+	if (!r->own && (!r->meta.target || !*r->meta.target)) {
+		/* a foreign log names no binary: say where the events come from */
+		char *t = NULL;
+		if (asprintf(&t, "(uftrace dump %s)", path) < 0) {
+			rc = rfail(r, -ENOMEM, 0, "meta");
+			goto fail;
+		}
+		free(r->meta.target);
+		r->meta.target = t;
+	}
 	/* the merge: one cursor per section */
 	r->curs = calloc(r->n_secs ? r->n_secs : 1, sizeof(*r->curs));
 	if (!r->curs || cat_heap__init(&r->heap, r->n_secs)) {

@@ -280,6 +280,7 @@ static void test_foreign(void)
 	CHECK_EQ_U64(st->unknown_lines, 3);
 	CHECK_EQ_U64(st->skipped_functions, 2);   /* std::thread::park entry and exit */
 	CHECK_EQ_U64(m->pid, 5257);
+	CHECK(!strncmp(m->target, "(uftrace dump ", 14) && strstr(m->target, path));
 	CHECK_STR(m->runtime, "async-std");
 	CHECK_EQ_U64(m->clock_mono_ns, 408532238273ULL);
 	while ((rc = cat_reader__next(r, &ev)) == 1)
