@@ -17,7 +17,7 @@ static const struct {
 	{ "record", cmd_record, "record [-o FILE] [--duration SEC] [--runtime NAME] [--buffer-size KIB] [--offcpu] [--sample HZ] (-p PID | -- CMD [ARGS...])" },
 	{ "report", cmd_report, "report [--format text|json] [--html FILE] [--long-poll D] [--stall D] [--starve D] [--partial] FILE" },
 	{ "export", cmd_export, "export --format perfetto|folded -o OUT FILE" },
-	{ "trace", cmd_trace, "trace (-p PID | -- CMD [ARGS...]) [--duration SEC] -o report.html" },
+	{ "trace", cmd_trace, "trace (-p PID | -- CMD [ARGS...]) [record options] -o report.html    record, then the HTML report" },
 	{ "dump", cmd_dump, "dump -p PID [--format text|json]    async stack of every task, from memory" },
 	{ "top", cmd_top, "top (-p PID | -- CMD [ARGS...]) [--interval SEC]    live view of the tasks (q quits)" },
 	{ "blocking", cmd_blocking, "blocking [--folded] FILE    off-CPU time inside polls per task and cause (record --offcpu)" },

@@ -59,6 +59,9 @@ static void print_futures(const struct probe_plan *plan, const struct futures_pl
 	printf("future probes: %zu (%zu async state machines, %zu with source lines)%s\n",
 	       fs->planned, fs->state_machines, fs->with_source,
 	       fs->dwarf ? "" : ": no DWARF, build with debug = true for Ready/Pending and lines");
+	if (fs->unprobeable)
+		printf("  (%zu more matched whose first instruction uprobes cannot take, e.g. a lock "
+		       "prefix: left out)\n", fs->unprobeable);
 	if (fs->over_max)
 		printf("  (%zu more matched and would not be probed: narrow with --probe REGEX)\n",
 		       fs->over_max);

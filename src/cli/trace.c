@@ -9,7 +9,12 @@
 #include "cli/commands.h"
 
 #define TRACE_USAGE "usage: asyncscope trace (-p PID | -- CMD [ARGS...]) [--duration SEC] " \
-	"[--runtime NAME] [--buffer-size KIB] -o report.html"
+	"[--runtime NAME] [--buffer-size KIB]\n" \
+	"                        [--futures] [--probe REGEX]... [--probe-preset cat] [--offcpu] " \
+	"[--offcpu-min US]\n" \
+	"                        [--sample HZ] [--dwarf] [--runq] [--uring] [--usdt P:N]... " \
+	"-o report.html\n" \
+	"  the options of record (see asyncscope record --help), then the HTML report"
 
 /* report.html -> report.trace; anything else gets ".trace" appended. */
 static char *trace_path_for(const char *html)
@@ -26,55 +31,83 @@ static char *trace_path_for(const char *html)
 	return p;
 }
 
+/* Options passed on to record as they are: long name, and whether it takes a
+ * value. */
+static const struct option pass_opts[] = {
+	{ "duration", required_argument, NULL, 'd' },
+	{ "runtime", required_argument, NULL, 'r' },
+	{ "buffer-size", required_argument, NULL, 'b' },
+	{ "futures", no_argument, NULL, 'F' },
+	{ "probe", required_argument, NULL, 'P' },
+	{ "probe-preset", required_argument, NULL, 'R' },
+	{ "offcpu", no_argument, NULL, 'O' },
+	{ "offcpu-min", required_argument, NULL, 'M' },
+	{ "sample", required_argument, NULL, 'S' },
+	{ "dwarf", no_argument, NULL, 'D' },
+	{ "runq", no_argument, NULL, 'Q' },
+	{ "uring", no_argument, NULL, 'U' },
+	{ "usdt", required_argument, NULL, 'u' },
+};
+#define N_PASS (sizeof(pass_opts) / sizeof(pass_opts[0]))
+/* Their spelling on record's command line, in the same order. */
+static const char *const pass_flags[N_PASS] = {
+	"--duration", "--runtime", "--buffer-size", "--futures", "--probe", "--probe-preset",
+	"--offcpu", "--offcpu-min", "--sample", "--dwarf", "--runq", "--uring", "--usdt",
+};
+
 int cmd_trace(int argc, char **argv)
 {
-	static const struct option longopts[] = {
+	struct option longopts[N_PASS + 4] = {
 		{ "output", required_argument, NULL, 'o' },
-		{ "duration", required_argument, NULL, 'd' },
 		{ "pid", required_argument, NULL, 'p' },
-		{ "runtime", required_argument, NULL, 'r' },
-		{ "buffer-size", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
 	};
 	const char *html = "asyncscope-report.html";
-	char *rec_argv[16 + 1] = { "record" };
-	int rec_argc = 1, c, ret;
+	const char **rec = NULL;
+	char *trace = NULL;
+	size_t n_rec = 0;
+	int c, ret = 1, idx;
 
+	memcpy(longopts + 3, pass_opts, sizeof(pass_opts));
+	if (cli_push_arg(&rec, &n_rec, "record"))
+		return 1;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:d:p:r:b:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:d:p:r:b:h", longopts, &idx)) != -1) {
+		size_t k = 0;
+		while (k < N_PASS && pass_opts[k].val != c)
+			k++;
+		if (k < N_PASS) {
+			if (cli_push_arg(&rec, &n_rec, pass_flags[k]) ||
+			    (pass_opts[k].has_arg && cli_push_arg(&rec, &n_rec, optarg)))
+				goto out;
+			continue;
+		}
 		switch (c) {
 		case 'o': html = optarg; break;
-		case 'd': rec_argv[rec_argc++] = "--duration"; rec_argv[rec_argc++] = optarg; break;
-		case 'p': rec_argv[rec_argc++] = "-p"; rec_argv[rec_argc++] = optarg; break;
-		case 'r': rec_argv[rec_argc++] = "--runtime"; rec_argv[rec_argc++] = optarg; break;
-		case 'b': rec_argv[rec_argc++] = "--buffer-size"; rec_argv[rec_argc++] = optarg; break;
-		case 'h': printf("%s\n", TRACE_USAGE); return 0;
-		default: return 2;
+		case 'p':
+			if (cli_push_arg(&rec, &n_rec, "-p") || cli_push_arg(&rec, &n_rec, optarg))
+				goto out;
+			break;
+		case 'h': printf("%s\n", TRACE_USAGE); ret = 0; goto out;
+		default: ret = 2; goto out;
 		}
 	}
-	char *trace = trace_path_for(html);
+	trace = trace_path_for(html);
 	if (!trace) {
 		cli_error("out of memory");
-		return 1;
+		goto out;
 	}
-	rec_argv[rec_argc++] = "-o";
-	rec_argv[rec_argc++] = trace;
+	if (cli_push_arg(&rec, &n_rec, "-o") || cli_push_arg(&rec, &n_rec, trace))
+		goto out;
 	/* the command to launch goes through unchanged */
-	int n_cmd = argc - optind;
-	char **all = calloc((size_t)(rec_argc + n_cmd + 2), sizeof(*all));
-	if (!all) {
-		free(trace);
-		cli_error("out of memory");
-		return 1;
-	}
-	memcpy(all, rec_argv, (size_t)rec_argc * sizeof(*all));
-	if (n_cmd > 0) {
-		all[rec_argc++] = "--";
-		memcpy(all + rec_argc, argv + optind, (size_t)n_cmd * sizeof(*all));
-		rec_argc += n_cmd;
-	}
-	ret = cmd_record(rec_argc, all);
+	if (optind < argc && cli_push_arg(&rec, &n_rec, "--"))
+		goto out;
+	for (int k = optind; k < argc; k++)
+		if (cli_push_arg(&rec, &n_rec, argv[k]))
+			goto out;
+	if (cli_push_arg(&rec, &n_rec, NULL))
+		goto out;
+	ret = cmd_record((int)n_rec - 1, (char **)rec);
 	if (ret == 0) {
 		char *rep_argv[] = { "report", "--html", (char *)html, trace, NULL };
 		ret = cmd_report(4, rep_argv);
@@ -82,7 +115,8 @@ int cmd_trace(int argc, char **argv)
 			fprintf(stderr, "asyncscope: open %s in a browser; the trace is %s "
 				"(asyncscope report / export)\n", html, trace);
 	}
-	free(all);
+out:
+	free(rec);
 	free(trace);
 	return ret;
 }

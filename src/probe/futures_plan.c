@@ -583,6 +583,12 @@ int futures_plan_add(struct probe_plan *plan, const struct elf_image *img,
 				continue;
 			}
 		}
+		uint8_t code[16];
+		int got = elf_image__read(img, s->addr, code, sizeof(code));
+		if (got > 0 && !insn_probeable(code, (size_t)got)) {
+			stats->unprobeable++;
+			continue;
+		}
 		if (plan->n >= 65535 || stats->planned >= max) {
 			stats->over_max++;
 			continue;

@@ -37,6 +37,8 @@ struct futures_plan_stats {
 	size_t poll_returns;    /* of which others returning a Poll whose tag is known */
 	size_t with_source;     /* of which with a source file and line */
 	size_t over_max;        /* selected but not planned: past max_probes */
+	size_t unprobeable;     /* selected but not planned: the kernel refuses a
+	                           uprobe on their first instruction (lock prefix...) */
 	bool dwarf;             /* the binary had DWARF */
 };
 

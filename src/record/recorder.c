@@ -754,6 +754,9 @@ int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
 			fprintf(stderr, "asyncscope: warning: --futures found no out-of-line async fn or "
 				"Future::poll function of the target's own crates in %s (all inlined?): "
 				"use --probe REGEX to name functions\n", binary);
+		if (fs.unprobeable && !o->quiet)
+			fprintf(stderr, "asyncscope: warning: %zu matched functions start with an instruction "
+				"uprobes cannot take (a lock prefix, ...): not probed\n", fs.unprobeable);
 		if (fs.over_max && !o->quiet)
 			fprintf(stderr, "asyncscope: warning: %zu more functions matched than the %zu "
 				"probed: narrow them with --probe REGEX\n", fs.over_max, fs.planned);

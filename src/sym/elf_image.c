@@ -249,6 +249,34 @@ const char *insn_describe(const uint8_t *code, size_t len, char *buf, size_t n)
 	return buf;
 }
 
+int insn_probeable(const uint8_t *code, size_t len)
+{
+	size_t i = 0;
+
+	/* legacy prefixes: the kernel rejects lock (f0) and the segment
+	 * overrides (26 2e 36 3e 64 65) outright (arch/x86 uprobes) */
+	while (i < len && i < 15) {
+		uint8_t b = code[i];
+		if (b == 0xf0 || b == 0x26 || b == 0x2e || b == 0x36 || b == 0x3e || b == 0x64 ||
+		    b == 0x65)
+			return 0;
+		if (b != 0x66 && b != 0x67 && b != 0xf2 && b != 0xf3)
+			break;
+		i++;
+	}
+	if (i < len && (code[i] & 0xf0) == 0x40)           /* REX */
+		i++;
+	if (i >= len)
+		return 1;
+	uint8_t op = code[i];
+	if (op == 0xcc || op == 0xcd || op == 0xce || op == 0xf4)   /* int3, int n, into, hlt */
+		return 0;
+	if (op == 0x0f && i + 1 < len && (code[i + 1] == 0x05 || code[i + 1] == 0x34 ||
+					  code[i + 1] == 0x0b))  /* syscall, sysenter, ud2 */
+		return 0;
+	return 1;
+}
+
 int insn_emulated(const uint8_t *code, size_t len)
 {
 	size_t i = 0;

@@ -54,6 +54,11 @@ void elf_image__free(struct elf_image *img);
 /* 1 when the x86-64 instruction at code is one uprobes emulate (push reg,
  * jmp, call rel32, nop), 0 when it is single-stepped (about 15x dearer). */
 int insn_emulated(const uint8_t *code, size_t len);
+/* 0 when the kernel refuses a uprobe on the x86-64 instruction at code
+ * (ENOTSUPP when the probe is installed): a lock prefix or a segment
+ * override prefix before the opcode, or int3 / int n / syscall-like
+ * instructions uprobes cannot single-step; 1 otherwise. */
+int insn_probeable(const uint8_t *code, size_t len);
 
 /* A short description of the x86-64 instruction at code for listings:
  * "push %rbx", "jmp rel32", "call rel32", "nop", "endbr64", "sub $imm,%rsp",

@@ -115,3 +115,24 @@ test_futures_probe_regex() {
 	check "no match: says so" sh -c "! $AS record --probe 'no_such_fn_xyz' -o $TMP/x.trace -- $APPS/futures_nested 1 2>$TMP/fnone.err; grep -q 'no function of .* matches --probe' $TMP/fnone.err"
 	check "unknown preset: usage error (exit 2)" sh -c "$AS record --probe-preset nope -- true 2>$TMP/fpre.err; test \$? -eq 2 && grep -q \"the preset is 'cat'\" $TMP/fpre.err"
 }
+
+# `asyncscope trace` records with record's options and writes the HTML
+# report in one step; `asyncscope --pid PID --output F` is the same.
+test_trace_one_step() {
+	local h=$TMP/one.html
+	check "trace --futures --offcpu exits 0" sh -c \
+		"$AS trace --futures --offcpu -o $h -- $APPS/futures_stuck 1 >/dev/null 2>$TMP/one.err"
+	check "trace: the HTML report and the trace beside it" test -s "$h" -a -s "$TMP/one.trace"
+	check "trace: record got --futures" grep -Eq "future polls from [0-9]+ future probes" "$TMP/one.err"
+	check "trace: record got --offcpu" grep -q "off-CPU intervals inside polls" "$TMP/one.err"
+	check "trace: the page holds the futures data" grep -q '"parked_tasks"' "$h"
+	$APPS/futures_stuck 4 >/dev/null 2>&1 &
+	local pid=$!
+	sleep 0.5
+	check "--pid --output: exits 0" sh -c "$AS --pid $pid --output $TMP/two.html --duration 1 --futures >/dev/null 2>$TMP/two.err"
+	check "--pid --output: report written" test -s "$TMP/two.html" -a -s "$TMP/two.trace"
+	check "--pid --output: the target is left running" kill -0 "$pid"
+	kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+	check "trace: unknown option is a usage error (exit 2)" sh -c \
+		"$AS trace --bogus -o $TMP/x.html -- true 2>/dev/null; test \$? -eq 2"
+}

@@ -12,6 +12,8 @@ test_offcpu_sleep_in_poll() {
 	check "report names the task" grep -q "^  sleeper_in_poll::blocker  task" "$txt"
 	check "blocking report says what was lost" grep -q "^lost events 0, missed events 0$" "$txt"
 	check "cause: the nanosleep kernel path, 10 times" grep -Eq " 10x  (do_nanosleep|hrtimer_nanosleep) <- sleeper_in_poll::" "$txt"
+	grep -Eq " 10x  (do_nanosleep|hrtimer_nanosleep) <- sleeper_in_poll::" "$txt" ||
+		{ sed 's/^/    | /' "$txt" >&2; $AS events "$t" | grep -E "offcpu|park" | head -60 | sed 's/^/    | /' >&2; }
 	local sleep_line
 	sleep_line=$(grep -n 'std::thread::sleep(Duration' tests/apps/src/bin/sleeper_in_poll.rs | cut -d: -f1)
 	check "cause: the user frame's file:line is the std::thread::sleep call" grep -Eq \

@@ -118,6 +118,20 @@ static void test_insn_emulated(void)
 	CHECK_STR(insn_describe(sub_rsp, sizeof(sub_rsp), buf, sizeof(buf)), "sub $imm,%rsp");
 	CHECK_STR(insn_describe(endbr, sizeof(endbr), buf, sizeof(buf)), "endbr64");
 	CHECK_STR(insn_describe(mov, sizeof(mov), buf, sizeof(buf)), "48 89 f8");
+
+	/* what the kernel refuses to probe: lock incq 0x10(%rip) (the first
+	 * instruction of a poll fn counting its calls), fs: loads, int3, ud2 */
+	const uint8_t lock_inc[] = { 0xf0, 0x48, 0xff, 0x05, 0x10, 0, 0, 0 };
+	const uint8_t fs_mov[] = { 0x64, 0x48, 0x8b, 0x04, 0x25, 0, 0, 0, 0 };
+	const uint8_t int3[] = { 0xcc }, ud2[] = { 0x0f, 0x0b };
+	CHECK(insn_probeable(lock_inc, sizeof(lock_inc)) == 0);
+	CHECK(insn_probeable(fs_mov, sizeof(fs_mov)) == 0);
+	CHECK(insn_probeable(int3, sizeof(int3)) == 0);
+	CHECK(insn_probeable(ud2, sizeof(ud2)) == 0);
+	CHECK(insn_probeable(push_rbx, sizeof(push_rbx)) == 1);
+	CHECK(insn_probeable(sub_rsp, sizeof(sub_rsp)) == 1);
+	CHECK(insn_probeable(endbr, sizeof(endbr)) == 1);
+	CHECK(insn_probeable(nop66, sizeof(nop66)) == 1);
 }
 
 int test_marker_function(int x);
