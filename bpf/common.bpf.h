@@ -47,6 +47,21 @@ struct {
 	__type(value, struct poll_stack);
 } threads SEC(".maps") __weak;
 
+/* Future frames open per thread (bpf/futures.bpf.c, record --futures);
+ * here so that the thread-exit program can drop a thread's entry. */
+struct fut_stack {
+	__u32 depth;
+	__u32 pad;
+	__u64 self[AS_FUT_MAX_DEPTH];   /* the state machine polled at each depth */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct fut_stack);
+} fut_threads SEC(".maps") __weak;
+
 /* Scratch for creating a thread's entry without a large stack frame. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

@@ -8,19 +8,6 @@
  * read is not racy the way a task's state word is. */
 #include "common.bpf.h"
 
-struct fut_stack {
-	__u32 depth;
-	__u32 pad;
-	__u64 self[AS_FUT_MAX_DEPTH];   /* the state machine polled at each depth */
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u32);
-	__type(value, struct fut_stack);
-} fut_threads SEC(".maps");
-
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);

@@ -69,6 +69,7 @@ int BPF_PROG(thread_exit, struct task_struct *p)
 	if (BPF_CORE_READ(p, tgid) != targ_tgid)
 		return 0;
 	bpf_map_delete_elem(&threads, &tid);
+	bpf_map_delete_elem(&fut_threads, &tid);
 	return 0;
 }
 
