@@ -54,6 +54,15 @@ struct unwind_stats {
 	uint64_t hist[AS_OFFCPU_FRAMES + 1], fp_hist[AS_OFFCPU_FRAMES + 1];
 };
 
+/* What DWARF says of a user code address (record --offcpu / --sample). */
+struct expansion {
+	struct proc_sym_inline *inl;   /* functions inlined there, innermost first */
+	size_t n;
+	char file[AS_FRAME_FILE_MAX + 1]; /* the code's (or the call of inl's
+	                                     outermost) file, "" unknown */
+	uint32_t line;
+};
+
 struct rec {
 	struct trace_writer *w;
 	struct u64map live;        /* task headers seen and not freed */
@@ -73,10 +82,11 @@ struct rec {
 	struct proc_syms *usyms;
 	struct as_frame frames[2 * AS_STACK_MAX_FRAMES];
 	char names[2 * AS_STACK_MAX_FRAMES][AS_FRAME_SYM_MAX + 1];
-	/* file:line of user frames, cached per address: addr -> (file << 32 |
-	 * line) + 1, files interned (bounded by the code the stacks touch) */
-	struct u64map line_cache;
-	struct strtab line_files;
+	/* what DWARF says of a user code address, cached (bounded by the code
+	 * the stacks touch): addr -> index into exps + 1 */
+	struct u64map exp_of;
+	struct expansion **exps;      /* each allocated on its own: frames point into them */
+	size_t n_exps, cap_exps;
 	uint64_t offcpu, samples, runq, uring_sub, uring_done, stack_errors;
 	uint64_t res_future_polls;
 	struct dwarf_unwind *unwind;  /* --dwarf */
@@ -233,27 +243,51 @@ static uint32_t user_depth(const struct raw_offcpu *o)
 
 /* Names a stack's frames (kernel first) and gives it an id in the trace;
  * 0 without a trace file or when the writer refuses it. */
-/* Sets f's file:line from the DWARF line table of the code at addr. */
-static void frame_line(struct rec *r, struct as_frame *f, uint64_t addr)
+/* Returns the expansion of the user code address addr (computed once):
+ * the functions inlined there and the file:line of the code. NULL when out
+ * of memory or addr cannot be a key (then no expansion). */
+static const struct expansion *expand(struct rec *r, uint64_t addr)
 {
+	struct proc_sym_inline inl[PROC_SYMS_INLINE_MAX];
 	char file[AS_FRAME_FILE_MAX + 1];
-	uint32_t line = 0, idx;
+	uint32_t line = 0;
 	uint64_t v;
 
 	if (!addr || addr == UINT64_MAX)   /* not keys of a u64map */
-		return;
-	if (!u64map__get(&r->line_cache, addr, &v)) {
-		v = 0;
-		if (proc_syms__line(r->usyms, addr, file, sizeof(file), &line) &&
-		    (strtab__find(&r->line_files, file, strlen(file), &idx) ||
-		     !strtab__add(&r->line_files, file, strlen(file), &idx)))
-			v = ((uint64_t)idx << 32 | line) + 1;
-		u64map__set(&r->line_cache, addr, v);   /* best effort: looked up again on failure */
+		return NULL;
+	if (u64map__get(&r->exp_of, addr, &v))
+		return r->exps[v - 1];
+	if (r->n_exps == r->cap_exps) {
+		size_t cap = r->cap_exps ? r->cap_exps * 2 : 256;
+		struct expansion **es = realloc(r->exps, cap * sizeof(*es));
+		if (!es)
+			return NULL;
+		r->exps = es;
+		r->cap_exps = cap;
 	}
-	if (v) {
-		f->file = strtab__get(&r->line_files, (uint32_t)((v - 1) >> 32));
-		f->line = (uint32_t)(v - 1);
+	size_t n = proc_syms__inlined(r->usyms, addr, inl, PROC_SYMS_INLINE_MAX, file, sizeof(file),
+				      &line);
+	if (!n)
+		proc_syms__line(r->usyms, addr, file, sizeof(file), &line);
+	struct expansion *e = calloc(1, sizeof(*e));
+	if (!e || (n && !(e->inl = malloc(n * sizeof(*e->inl))))) {
+		free(e);
+		return NULL;
 	}
+	if (n)
+		memcpy(e->inl, inl, n * sizeof(*e->inl));
+	e->n = n;
+	if (file[0] && line) {
+		snprintf(e->file, sizeof(e->file), "%s", file);
+		e->line = line;
+	}
+	if (u64map__set(&r->exp_of, addr, r->n_exps + 1)) {
+		free(e->inl);
+		free(e);
+		return NULL;
+	}
+	r->exps[r->n_exps++] = e;
+	return e;
 }
 
 static uint32_t stack_id(struct rec *r, const struct raw_offcpu *o)
@@ -266,23 +300,38 @@ static uint32_t stack_id(struct rec *r, const struct raw_offcpu *o)
 		nk = AS_STACK_MAX_FRAMES;
 	if (nu > AS_STACK_MAX_FRAMES)
 		nu = AS_STACK_MAX_FRAMES;
-	for (uint32_t i = 0; i < nk + nu; i++) {
-		uint64_t addr = i < nk ? o->kstack[i] : o->ustack[i - nk];
+	for (uint32_t i = 0; i < nk; i++) {
 		char *name = r->names[i];
-		name[0] = '\0';
-		if (i < nk) {
-			const char *k = kallsyms__lookup(r->ksyms, addr);
-			if (k)
-				snprintf(name, AS_FRAME_SYM_MAX + 1, "%s", k);
-		} else if (r->usyms) {
-			/* a return address points after its call: look up the call */
-			proc_syms__name(r->usyms, i == nk ? addr : addr - 1, name, AS_FRAME_SYM_MAX + 1);
-		}
-		r->frames[i] = (struct as_frame){ .addr = addr, .sym = name };
-		if (i >= nk && r->usyms)
-			frame_line(r, &r->frames[i], i == nk ? addr : addr - 1);
+		const char *k = kallsyms__lookup(r->ksyms, o->kstack[i]);
+		snprintf(name, AS_FRAME_SYM_MAX + 1, "%s", k ? k : "");
+		r->frames[i] = (struct as_frame){ .addr = o->kstack[i], .sym = name };
 	}
-	struct as_stack s = { .n_kernel = (uint16_t)nk, .n_user = (uint16_t)nu, .frames = r->frames };
+	/* user frames, each preceded by the functions inlined at it (DWARF),
+	 * innermost first, up to AS_STACK_MAX_FRAMES in all */
+	uint32_t out = 0;
+	for (uint32_t j = 0; j < nu && out < AS_STACK_MAX_FRAMES; j++) {
+		uint64_t addr = o->ustack[j];
+		/* a return address points after its call: look up the call */
+		uint64_t at = j == 0 ? addr : addr - 1;
+		const struct expansion *e = r->usyms ? expand(r, at) : NULL;
+		for (size_t k = 0; e && k < e->n && out < AS_STACK_MAX_FRAMES; k++, out++)
+			r->frames[nk + out] = (struct as_frame){
+				.addr = addr, .sym = e->inl[k].name,
+				.file = e->inl[k].file[0] ? e->inl[k].file : NULL, .line = e->inl[k].line,
+			};
+		if (out >= AS_STACK_MAX_FRAMES)
+			break;
+		char *name = r->names[nk + out];
+		name[0] = '\0';
+		if (r->usyms)
+			proc_syms__name(r->usyms, at, name, AS_FRAME_SYM_MAX + 1);
+		r->frames[nk + out] = (struct as_frame){
+			.addr = addr, .sym = name, .file = e && e->file[0] ? e->file : NULL,
+			.line = e ? e->line : 0,
+		};
+		out++;
+	}
+	struct as_stack s = { .n_kernel = (uint16_t)nk, .n_user = (uint16_t)out, .frames = r->frames };
 	if (trace_writer__stack(r->w, &s, &id)) {
 		r->stack_errors++;
 		return 0;
@@ -956,8 +1005,12 @@ cleanup:
 	attachment__free(att);
 	kallsyms__free(r.ksyms);
 	proc_syms__free(r.usyms);
-	u64map__clear(&r.line_cache);
-	strtab__clear(&r.line_files);
+	u64map__clear(&r.exp_of);
+	for (size_t i = 0; i < r.n_exps; i++) {
+		free(r.exps[i]->inl);
+		free(r.exps[i]);
+	}
+	free(r.exps);
 	dwarf_unwind__free(r.unwind);
 	u64map__clear(&r.live);
 	u64map__clear(&r.running);

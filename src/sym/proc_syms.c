@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "sym/async_stack.h"
+#include "sym/demangle.h"
 #include "sym/elf_image.h"
 
 struct mapping {
@@ -166,18 +167,16 @@ static struct mapping *locate(struct proc_syms *ps, uint64_t addr, uint64_t *fof
 	return m;
 }
 
-int proc_syms__line(struct proc_syms *ps, uint64_t addr, char *file, size_t flen, uint32_t *line)
+/* The unit of addr in m's DWARF (opened on first use); *vaddr its address
+ * in the file. Returns false when there is none. */
+static bool unit_of(struct proc_syms *ps, uint64_t addr, struct mapping **mp, uint64_t *vaddr,
+		    Dwarf_Die *cu)
 {
-	uint64_t foff, vaddr;
-	Dwarf_Die cu;
-	int ln = 0;
+	uint64_t foff;
+	struct mapping *m = locate(ps, addr, &foff, vaddr);
 
-	*line = 0;
-	if (flen)
-		file[0] = '\0';
-	struct mapping *m = locate(ps, addr, &foff, &vaddr);
-	if (!m || !vaddr || !m->img || !m->img->has_debug_info)
-		return 0;
+	if (!m || !*vaddr || !m->img || !m->img->has_debug_info)
+		return false;
 	if (!m->dw_tried) {
 		m->dw_tried = true;
 		m->dw_fd = open(m->path, O_RDONLY | O_CLOEXEC);
@@ -186,22 +185,148 @@ int proc_syms__line(struct proc_syms *ps, uint64_t addr, char *file, size_t flen
 			m->dw_fd = -1;
 		}
 	}
-	if (!m->dw || !dwarf_addrdie(m->dw, vaddr, &cu))
+	*mp = m;
+	return m->dw && dwarf_addrdie(m->dw, *vaddr, cu);
+}
+
+/* src relative to the unit's compilation directory, its end kept when
+ * longer than flen - 1. */
+static void set_file(Dwarf_Die *cu, const char *src, char *file, size_t flen)
+{
+	Dwarf_Attribute a;
+	char *rel = async_stack_rel_path(src, dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &a)));
+
+	if (!rel || !flen)
+		return;
+	size_t n = strlen(rel);
+	snprintf(file, flen, "%s", n >= flen ? rel + (n - flen + 1) : rel);
+	free(rel);
+}
+
+int proc_syms__line(struct proc_syms *ps, uint64_t addr, char *file, size_t flen, uint32_t *line)
+{
+	struct mapping *m;
+	uint64_t vaddr;
+	Dwarf_Die cu;
+	int ln = 0;
+
+	*line = 0;
+	if (flen)
+		file[0] = '\0';
+	if (!unit_of(ps, addr, &m, &vaddr, &cu))
 		return 0;
 	Dwarf_Line *l = dwarf_getsrc_die(&cu, vaddr);
 	const char *src = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
 	if (!src || dwarf_lineno(l, &ln) || ln <= 0)
 		return 0;
-	Dwarf_Attribute a;
-	char *rel = async_stack_rel_path(src, dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &a)));
-	if (!rel)
-		return 0;
-	size_t n = strlen(rel);
-	/* keep the end of a long path: the file name matters most */
-	snprintf(file, flen, "%s", n >= flen ? rel + (n - flen + 1) : rel);
-	free(rel);
+	set_file(&cu, src, file, flen);
 	*line = (uint32_t)ln;
-	return 1;
+	return file[0] != '\0';
+}
+
+/* The chain of scopes holding pc below die: a subprogram (found through
+ * namespaces and impl blocks: dwarf_getscopes does not enter them) and the
+ * inlined subroutines nested in it, outermost first. Returns how many. */
+static size_t scope_chain(Dwarf_Die *die, Dwarf_Addr pc, Dwarf_Die *chain, size_t max, int depth)
+{
+	Dwarf_Die c;
+
+	if (depth > 32 || dwarf_child(die, &c))
+		return 0;
+	do {
+		int tag = dwarf_tag(&c);
+		if (tag == DW_TAG_namespace || tag == DW_TAG_structure_type ||
+		    tag == DW_TAG_union_type || tag == DW_TAG_enumeration_type) {
+			if (depth == 0 || dwarf_tag(die) != DW_TAG_subprogram) {
+				size_t n = scope_chain(&c, pc, chain, max, depth + 1);
+				if (n)
+					return n;
+			}
+			continue;
+		}
+		if ((tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+		     tag == DW_TAG_lexical_block) && dwarf_haspc(&c, pc) == 1) {
+			size_t n = 0;
+			if (tag != DW_TAG_lexical_block && max) {
+				chain[0] = c;
+				n = 1;
+			}
+			return n + scope_chain(&c, pc, chain + n, max - n, depth + 1);
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return 0;
+}
+
+/* The demangled name of an inlined subroutine's function, hash removed. */
+static void inline_name(Dwarf_Die *inl, char *buf, size_t len)
+{
+	Dwarf_Attribute a;
+	const char *link = dwarf_formstring(dwarf_attr_integrate(inl, DW_AT_linkage_name, &a));
+	char *d = link ? sym_demangle(link) : NULL;
+
+	if (d) {
+		snprintf(buf, len, "%s", d);
+		free(d);
+		return;
+	}
+	const char *n = dwarf_diename(inl);
+	snprintf(buf, len, "%s", n ? n : "?");
+}
+
+size_t proc_syms__inlined(struct proc_syms *ps, uint64_t addr, struct proc_sym_inline *out,
+			  size_t max, char *call_file, size_t cflen, uint32_t *call_line)
+{
+	struct mapping *m;
+	uint64_t vaddr;
+	Dwarf_Die cu, chain[PROC_SYMS_INLINE_MAX + 1];
+	Dwarf_Files *files = NULL;
+	size_t nfiles = 0;
+
+	if (!max || !unit_of(ps, addr, &m, &vaddr, &cu))
+		return 0;
+	size_t n = scope_chain(&cu, vaddr, chain, PROC_SYMS_INLINE_MAX + 1, 0);
+	if (n < 2)
+		return 0;   /* no inlined subroutine at addr */
+	dwarf_getsrcfiles(&cu, &files, &nfiles);
+	/* innermost first: each inlined subroutine named, at the location the
+	 * next one in was called from (the innermost at the line table's) */
+	size_t k = 0;
+	for (size_t i = n - 1; i >= 1 && k < max; i--, k++) {
+		struct proc_sym_inline *o = &out[k];
+		inline_name(&chain[i], o->name, sizeof(o->name));
+		o->file[0] = '\0';
+		o->line = 0;
+		if (i == n - 1) {
+			proc_syms__line(ps, addr, o->file, sizeof(o->file), &o->line);
+		} else {
+			Dwarf_Attribute a;
+			Dwarf_Word f, l;
+			const char *src;
+			if (!dwarf_formudata(dwarf_attr(&chain[i + 1], DW_AT_call_file, &a), &f) &&
+			    !dwarf_formudata(dwarf_attr(&chain[i + 1], DW_AT_call_line, &a), &l) &&
+			    files && f < nfiles && (src = dwarf_filesrc(files, f, NULL, NULL))) {
+				set_file(&cu, src, o->file, sizeof(o->file));
+				o->line = (uint32_t)l;
+			}
+		}
+	}
+	/* where the outermost inlined subroutine was called from, in the
+	 * function itself */
+	if (call_file && cflen)
+		call_file[0] = '\0';
+	if (call_line)
+		*call_line = 0;
+	Dwarf_Attribute a;
+	Dwarf_Word f, l;
+	const char *src;
+	if (call_file && call_line &&
+	    !dwarf_formudata(dwarf_attr(&chain[1], DW_AT_call_file, &a), &f) &&
+	    !dwarf_formudata(dwarf_attr(&chain[1], DW_AT_call_line, &a), &l) &&
+	    files && f < nfiles && (src = dwarf_filesrc(files, f, NULL, NULL))) {
+		set_file(&cu, src, call_file, cflen);
+		*call_line = (uint32_t)l;
+	}
+	return k;
 }
 
 int proc_syms__name(struct proc_syms *ps, uint64_t addr, char *buf, size_t len)

@@ -23,6 +23,21 @@ int proc_syms__name(struct proc_syms *ps, uint64_t addr, char *buf, size_t len);
  * code at addr, from the mapped file's DWARF line table (the innermost
  * inlined location). Returns 1 when found, else 0 with file "" and line 0. */
 int proc_syms__line(struct proc_syms *ps, uint64_t addr, char *file, size_t flen, uint32_t *line);
+/* One function inlined at an address (DWARF DW_TAG_inlined_subroutine). */
+#define PROC_SYMS_INLINE_MAX 16
+struct proc_sym_inline {
+	char name[256];    /* demangled, hash removed */
+	char file[201];    /* where the frame is (the next one in was called), "" unknown */
+	uint32_t line;
+};
+/* The functions inlined at addr, innermost first (at most max, and at most
+ * PROC_SYMS_INLINE_MAX deep), each at its file:line: the innermost at the
+ * line table's, each other one at the call of the next one in. The function
+ * addr is in (proc_syms__name()) contains them all; *call_file:*call_line
+ * (may be NULL) is where it calls the outermost of them. Returns how many
+ * (0: none, or no DWARF). */
+size_t proc_syms__inlined(struct proc_syms *ps, uint64_t addr, struct proc_sym_inline *out,
+			  size_t max, char *call_file, size_t cflen, uint32_t *call_line);
 /* Accepts NULL. */
 void proc_syms__free(struct proc_syms *ps);
 

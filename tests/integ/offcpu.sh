@@ -124,8 +124,10 @@ if not ok:
     print("    DWARF nanosleep weight %d ns; frame-pointer stacks: %s" % (total, [";".join(u) for u, _ in fp]), file=sys.stderr)
 sys.exit(0 if ok else 1)
 PY
-	check "blocking report: cause named from the DWARF stack" sh -c \
-		"$AS blocking $t | grep -Eq ' 10x  (do_nanosleep|hrtimer_nanosleep) <- sleeper_in_poll::blocker'"
+	# the innermost function of the program's own: sleep_blocking, inlined
+	# into blocker's poll body, named from DWARF's inlined subroutines
+	check "blocking report: cause named from the DWARF stack, inlined async fn included" sh -c \
+		"$AS blocking $t | grep -Eq ' 10x  (do_nanosleep|hrtimer_nanosleep) <- sleeper_in_poll::sleep_blocking::\{\{closure\}\} at src/bin/sleeper_in_poll.rs:[0-9]+'"
 }
 
 # With --futures, each off-CPU interval also names the future frames polled

@@ -27,6 +27,26 @@ static const struct as_trace_meta meta = {
 	.probes = probes, .n_probes = 1,
 };
 
+/* The line of this file holding the comment marker ("INLINED_CALL"). */
+static uint32_t marker_line(const char *marker)
+{
+	FILE *f = fopen(__FILE__, "r");
+	char l[512], want[64];
+	uint32_t n = 0, found = 0;
+
+	snprintf(want, sizeof(want), "/* %s */", marker);
+	while (f && fgets(l, sizeof(l), f)) {
+		n++;
+		if (strstr(l, want) && !strstr(l, "snprintf")) {
+			found = n;
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
 static void tmp_path(char *buf)
 {
 	static int n;
@@ -274,6 +294,27 @@ static void test_kallsyms(void)
 }
 
 /* User addresses through a saved maps file: this test binary's own main. */
+/* A call site inside a function inlined into another (for proc_syms__inlined):
+ * where() returns the address its call returns to, inside outer_fn, in the
+ * code inlined from inlined_site. */
+static volatile uint64_t inline_sink;
+__attribute__((noinline)) static uint64_t where(void)
+{
+	return (uint64_t)(uintptr_t)__builtin_return_address(0);
+}
+static inline __attribute__((always_inline)) uint64_t inlined_site(void)
+{
+	uint64_t ra = where();   /* INLINED_CALL */
+	inline_sink = ra;
+	return ra;
+}
+__attribute__((noinline)) static uint64_t outer_fn(void)
+{
+	uint64_t ra = inlined_site();   /* OUTER_CALL */
+	inline_sink = ra + 1;
+	return ra;
+}
+
 static void test_proc_syms(void)
 {
 	char path[64], buf[256];
@@ -308,6 +349,21 @@ here_label:
 	CHECK(line >= (uint32_t)__LINE__ - 6 && line <= (uint32_t)__LINE__);
 	CHECK_EQ_U64(proc_syms__line(ps, 8, buf, sizeof(buf), &line), 0);
 	CHECK_EQ_U64(line, 0);
+	/* the functions inlined at an address, and where the outer one calls them */
+	struct proc_sym_inline inl[4];
+	char call_file[201];
+	uint32_t call_line = 0;
+	uint64_t ra = outer_fn();
+	size_t ni = proc_syms__inlined(ps, ra - 1, inl, 4, call_file, sizeof(call_file), &call_line);
+	CHECK_EQ_U64(ni, 1);
+	if (ni == 1) {
+		CHECK_STR(inl[0].name, "inlined_site");
+		CHECK(strstr(inl[0].file, "test_offcpu.c") != NULL);
+		CHECK_EQ_U64(inl[0].line, marker_line("INLINED_CALL"));
+		CHECK(strstr(call_file, "test_offcpu.c") != NULL);
+		CHECK_EQ_U64(call_line, marker_line("OUTER_CALL"));
+	}
+	CHECK_EQ_U64(proc_syms__inlined(ps, here, inl, 4, NULL, 0, NULL), 0);   /* nothing inlined */
 	proc_syms__free(ps);
 	unlink(path);
 }
