@@ -53,6 +53,10 @@ struct fut_stack {
 	__u32 depth;
 	__u32 pad;
 	__u64 self[AS_FUT_MAX_DEPTH];   /* the state machine polled at each depth */
+	__u64 sp[AS_FUT_MAX_DEPTH];     /* the stack pointer at its entry (its return
+	                                   address slot): exits are matched by it */
+	__u64 rdi[AS_FUT_MAX_DEPTH];    /* rdi at entry: where a Poll returned in
+	                                   memory is written */
 };
 
 struct {

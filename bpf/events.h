@@ -82,7 +82,7 @@ enum raw_type {
 #define AS_FCOOKIE(idx, reg, state_off1) \
 	((__u64)(idx) | ((__u64)(reg) << 32) | ((__u64)((state_off1) & 0xffffff) << 40))
 #define AS_FCOOKIE_STATE1(c) ((__u32)((c) >> 40) & 0xffffff)
-#define AS_FUT_MAX_DEPTH 48    /* nested future frames tracked per thread */
+#define AS_FUT_MAX_DEPTH 64    /* nested future frames tracked per thread (a power of two) */
 
 /* Where a future poll function that is not an async state machine leaves
  * the tag of the Poll it returns (map fut_rets, per probe index): kind 0

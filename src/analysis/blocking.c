@@ -26,6 +26,7 @@ struct cause_def {
 
 /* A thread's open future frames (AS_EV_FUTURE_ENTER / EXIT), by depth. */
 #define FUT_DEPTH_MAX 48
+#define FUT_PROBE_UNKNOWN UINT16_MAX   /* a level whose entry was lost */
 struct fut_chain {
 	uint32_t depth;
 	uint16_t probe[FUT_DEPTH_MAX];
@@ -162,8 +163,12 @@ static int chain_string(struct blocking *b, uint32_t tid, const char **out)
 		return 0;
 	const struct fut_chain *c = &b->chains[v - 1];
 	for (uint32_t d = 0; d < c->depth && d < FUT_DEPTH_MAX; d++) {
-		const struct as_probe *p = &b->meta->probes[c->probe[d]];
-		const char *n = p->future && *p->future ? p->future : p->symbol;
+		const char *n = "?";
+		if (c->probe[d] < b->meta->n_probes &&
+		    b->meta->probes[c->probe[d]].role == AS_ROLE_FUTURE) {
+			const struct as_probe *p = &b->meta->probes[c->probe[d]];
+			n = p->future && *p->future ? p->future : p->symbol;
+		}
 		int k = snprintf(buf + len, sizeof(buf) - len, "%s%s", d ? ";" : "", n);
 		if (k < 0 || (size_t)k >= sizeof(buf) - len)
 			break;
@@ -187,7 +192,7 @@ static int track_future(struct blocking *b, const struct as_event *ev)
 			return 0;
 		if ((err = GROW(b->chains, b->n_chains, b->cap_chains, 16)))
 			return err;
-		b->chains[b->n_chains].depth = 0;
+		memset(&b->chains[b->n_chains], 0, sizeof(b->chains[b->n_chains]));
 		if ((err = u64map__set(&b->chain_of, (uint64_t)ev->tid + 1, b->n_chains + 1)))
 			return err;
 		v = ++b->n_chains;
@@ -195,6 +200,9 @@ static int track_future(struct blocking *b, const struct as_event *ev)
 	struct fut_chain *c = &b->chains[v - 1];
 	uint32_t d = AS_FUT_DEPTH(ev->other);
 	if (ev->type == AS_EV_FUTURE_ENTER) {
+		/* levels skipped (lost entries) are unknown, not stale */
+		for (uint32_t k = c->depth; k < d && k < FUT_DEPTH_MAX; k++)
+			c->probe[k] = FUT_PROBE_UNKNOWN;
 		if (d < FUT_DEPTH_MAX)
 			c->probe[d] = ev->probe;
 		c->depth = d + 1;

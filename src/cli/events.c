@@ -83,8 +83,9 @@ int cmd_events(int argc, char **argv)
 				       ev.flags & AS_FUTURE_PENDING ? "pending" : "?");
 				if (k >= 0 && (uint32_t)k < p->n_awaits)
 					printf(" at %s:%" PRIu32 "%s%s", p->src_file ? p->src_file : "?",
-					       p->await_lines[k], p->await_types[k] ? " awaiting " : "",
-					       p->await_types[k] ? p->await_types[k] : "");
+					       p->await_lines[k],
+					       p->await_types && p->await_types[k] ? " awaiting " : "",
+					       p->await_types && p->await_types[k] ? p->await_types[k] : "");
 			}
 			break;
 		}

@@ -388,10 +388,11 @@ static int attach_each(struct attachment *a, const struct elf_image *img, const 
 		ret = elf_image__file_offset(img, p->addr, &off);
 		if (!ret)
 			ret = sema_offset(plan, i, img, &ref_off);
-		if (!ret)
-			ret = attach_one(a, entry, false, binary, off, ref_off, probe_cookie(plan, i));
+		/* the return probe first, as in attachment__attach() */
 		if (!ret && exit)
 			ret = attach_one(a, exit, true, binary, off, 0, probe_cookie(plan, i));
+		if (!ret)
+			ret = attach_one(a, entry, false, binary, off, ref_off, probe_cookie(plan, i));
 		if (ret) {
 			snprintf(err, errlen, "failed to attach uprobe to %s at 0x%llx in %s: %s",
 				 p->symbol, (unsigned long long)p->addr, binary, strerror(-ret));
@@ -500,14 +501,22 @@ int attachment__attach(struct attachment *a, const char *binary, char *err, size
 	}
 	if (a->multi) {
 		struct bpf_program *prog;
-		bpf_object__for_each_program(prog, a->skel->obj) {
-			if (not_uprobe(a->skel, prog))
-				continue;
-			bool is_ret = !strcmp(bpf_program__section_name(prog), "uretprobe");
-			ret = attach_multi(a, prog, is_ret, img, binary);
-			if (ret < 0)
-				break;
-			n += ret;
+		/* return probes first: a call whose entry is seen then always has
+		 * its return seen too (a uretprobe takes effect at the entries
+		 * after it is attached); entries first would leave the calls made
+		 * in between open forever, and every later return unmatched */
+		for (int pass = 0; pass < 2 && ret >= 0; pass++) {
+			bpf_object__for_each_program(prog, a->skel->obj) {
+				if (not_uprobe(a->skel, prog))
+					continue;
+				bool is_ret = !strcmp(bpf_program__section_name(prog), "uretprobe");
+				if (is_ret != (pass == 0))
+					continue;
+				ret = attach_multi(a, prog, is_ret, img, binary);
+				if (ret < 0)
+					break;
+				n += ret;
+			}
 		}
 		if (ret == -EINVAL || ret == -EOPNOTSUPP || ret == -ENOSYS) {
 			/* the kernel does not take uprobe_multi after all: reload */

@@ -137,6 +137,15 @@ static bool dep_path(const char *p)
 		     strstr(p, "/usr/src/rustc"));
 }
 
+/* path below dir ("/w/app/src/x.rs" below "/w/app"). */
+static bool under_dir(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	return !strncmp(path, dir, n) && path[n] == '/';
+}
+
 /* What DWARF says of one planned function. */
 struct fn_info {
 	bool found;            /* its subprogram was seen */
@@ -306,15 +315,23 @@ static void poll_return(Dwarf_Die *sp, struct fn_info *fi)
 		return;
 	if (dsize < 8)
 		pending &= (1ull << (8 * dsize)) - 1;
-	if (size > 16) {
+	/* where the Poll comes back: self in rsi means rdi held the address of
+	 * the Poll to write (returned in memory, whatever its size: Rust's ABI
+	 * does so for some small ones too); self in rdi means registers, where
+	 * rustc's two-value layout puts its first value in rax and its second
+	 * (at offset 8) in rdx. A tag anywhere else (the second of two values
+	 * packed in 8 bytes, say) is not guessed at: left unknown. */
+	if (fi->self_reg == 1) {
 		fi->ret_kind = AS_RET_MEM;
 		fi->ret_off = (uint16_t)off;
-	} else if (off + (Dwarf_Word)dsize <= 8) {
+	} else if (fi->self_reg != 0 || size > 16) {
+		return;
+	} else if (off == 0) {
 		fi->ret_kind = AS_RET_RAX;
-		fi->ret_off = (uint16_t)off;
-	} else if (off >= 8 && off + (Dwarf_Word)dsize <= 16) {
+		fi->ret_off = 0;
+	} else if (off == 8 && size <= 16) {
 		fi->ret_kind = AS_RET_RDX;
-		fi->ret_off = (uint16_t)(off - 8);
+		fi->ret_off = 0;
 	} else {
 		return;
 	}
@@ -323,7 +340,7 @@ static void poll_return(Dwarf_Die *sp, struct fn_info *fi)
 }
 
 static int describe(struct dwarf_types *dt, Dwarf_Die *sp, Dwarf_Addr lo, const char *comp_dir,
-		    struct fn_info *fi)
+		    const char *own_dir, struct fn_info *fi)
 {
 	Dwarf_Die param, st;
 	Dwarf_Attribute a;
@@ -333,8 +350,8 @@ static int describe(struct dwarf_types *dt, Dwarf_Die *sp, Dwarf_Addr lo, const 
 
 	fi->found = true;
 	snprintf(fi->die_name, sizeof(fi->die_name), "%s", n ? n : "");
-	poll_return(sp, fi);
-	fi->dep_decl = dep_path(file);
+	fi->dep_decl = own_dir && file && file[0] == '/' ? !under_dir(file, own_dir) || dep_path(file) :
+		       dep_path(file);
 	if (file && !(fi->file = async_stack_rel_path(file, comp_dir)))
 		return -ENOMEM;
 	if (dwarf_decl_line(sp, &line) == 0 && line > 0)
@@ -353,6 +370,7 @@ static int describe(struct dwarf_types *dt, Dwarf_Die *sp, Dwarf_Addr lo, const 
 		if (dwarf_getlocation_addr(&a, lo, &expr, &len, 1) == 1 && len == 1)
 			fi->self_reg = reg_of_op(expr[0].atom);
 	}
+	poll_return(sp, fi);
 	Dwarf_Die ptype;
 	if (dwarf_formref_die(dwarf_attr_integrate(&param, DW_AT_type, &a), &ptype) &&
 	    pointee_struct(&ptype, &st))
@@ -362,6 +380,7 @@ static int describe(struct dwarf_types *dt, Dwarf_Die *sp, Dwarf_Addr lo, const 
 
 struct walk {
 	struct dwarf_types *dt;
+	const char *own_dir;     /* compilation directory of the program's main, or NULL */
 	struct u64map *want;     /* address -> index + 1 into infos */
 	struct fn_info *infos;
 	const char *comp_dir;
@@ -384,7 +403,7 @@ static void walk_die(struct walk *w, Dwarf_Die *parent, int depth)
 			    !w->infos[idx - 1].found) {
 				struct fn_info *fi = &w->infos[idx - 1];
 				fi->own = w->own;
-				int ret = describe(w->dt, &c, lo, w->comp_dir, fi);
+				int ret = describe(w->dt, &c, lo, w->comp_dir, w->own_dir, fi);
 				if (ret)
 					w->err = ret;
 			}
@@ -451,7 +470,10 @@ static int scan_dwarf(Dwarf *dw, struct walk *w, struct crate_set *own, bool all
 			const char *dir = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &a));
 			char crate[64];
 			unit_crate(name, crate, sizeof(crate));
-			w->own = crate[0] && !dep_path(name) && !dep_path(dir) && !is_dep_crate(crate);
+			/* cargo compiles the workspace's packages in its root and
+			 * every other package (registry, git, std) in its own */
+			w->own = w->own_dir ? dir && !strcmp(dir, w->own_dir) && !is_dep_crate(crate) :
+				 crate[0] && !dep_path(name) && !dep_path(dir) && !is_dep_crate(crate);
 			w->comp_dir = dir;
 			if (w->own) {
 				int ret = crate_set_add(own, crate);
@@ -466,6 +488,35 @@ static int scan_dwarf(Dwarf *dw, struct walk *w, struct crate_set *own, bool all
 		off = next;
 	}
 	return 0;
+}
+
+/* The compilation directory of the unit holding the program's own main
+ * (the one function "<crate>::main" of a crate that is not std's or a
+ * runtime's), or NULL. Borrowed from dw. */
+static const char *main_unit_dir(const struct elf_image *img, Dwarf *dw)
+{
+	const char *dir = NULL;
+
+	for (size_t i = 0; i < img->n_syms; i++) {
+		const char *n = img->syms[i].name;
+		char crate[64];
+		if (!n || !ends_with(n, "::main"))
+			continue;
+		futures_crate_of(n, crate, sizeof(crate));
+		if (is_dep_crate(crate) || strlen(n) != strlen(crate) + strlen("::main"))
+			continue;
+		Dwarf_Die cu;
+		Dwarf_Attribute a;
+		if (!dwarf_addrdie(dw, img->syms[i].addr, &cu))
+			continue;
+		const char *d = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &a));
+		if (!d || !strncmp(d, "/rustc/", 7))
+			continue;
+		if (dir && strcmp(dir, d))
+			return NULL;   /* two mains in different places: do not guess */
+		dir = d;
+	}
+	return dir;
 }
 
 static bool is_future_symbol(const char *name)
@@ -557,8 +608,18 @@ int futures_plan_add(struct probe_plan *plan, const struct elf_image *img,
 		if ((ret = u64map__set(&want, img->syms[sel[j]].addr, j + 1)))
 			goto nomem;
 	}
+	if (o->futures && !img->has_debug_info) {
+		/* without DWARF an async fn's body is a closure like any other:
+		 * probing every closure would be costly and tell nothing */
+		snprintf(err, errlen, "--futures needs %s's debug info to tell async fn bodies from "
+			 "other closures: build with debug = true (or 1) in the release profile, or "
+			 "name functions with --probe REGEX", img->path);
+		ret = -ENODATA;
+		goto out;
+	}
 	if (img->has_debug_info && n_sel && (dt = dwarf_types__open(img->path))) {
-		struct walk w = { .dt = dt, .want = &want, .infos = infos };
+		struct walk w = { .dt = dt, .want = &want, .infos = infos,
+				  .own_dir = main_unit_dir(img, dwarf_types__dwarf(dt)) };
 		stats->dwarf = true;
 		if ((ret = scan_dwarf(dwarf_types__dwarf(dt), &w, &own, n_re > 0)))
 			goto nomem;
@@ -572,16 +633,14 @@ int futures_plan_add(struct probe_plan *plan, const struct elf_image *img,
 			 * Future::poll functions */
 			char crate[64];
 			futures_crate_of(s->name, crate, sizeof(crate));
-			if (stats->dwarf) {
-				bool poll_fn = ends_with(s->name, FUTURE_POLL_SUFFIX);
-				bool sm = !strncmp(fi->die_name, "{async_fn#", 10) ||
-					  !strncmp(fi->die_name, "{async_block#", 13);
-				if (!fi->found || !fi->own || fi->dep_decl || !crate_set_has(&own, crate) ||
-				    !(sm || poll_fn))
-					continue;
-			} else if (is_dep_crate(crate)) {
+			/* by DWARF: the unit and the declaring file, not the name
+			 * (an impl of the program's trait for a std type is its own) */
+			bool poll_fn = ends_with(s->name, FUTURE_POLL_SUFFIX);
+			bool sm = !strncmp(fi->die_name, "{async_fn#", 10) ||
+				  !strncmp(fi->die_name, "{async_block#", 13);
+			(void)crate;
+			if (!fi->found || !fi->own || fi->dep_decl || !(sm || poll_fn))
 				continue;
-			}
 		}
 		uint8_t code[16];
 		int got = elf_image__read(img, s->addr, code, sizeof(code));
@@ -630,6 +689,8 @@ int futures_plan_add(struct probe_plan *plan, const struct elf_image *img,
 		stats->poll_returns += p->state_off < 0 && p->ret_kind;
 		stats->with_source += p->src_file && p->src_line;
 	}
+	for (size_t i = 0; stats->planned && i < img->n_syms && !stats->unwinds; i++)
+		stats->unwinds = img->syms[i].name && !strncmp(img->syms[i].name, "panic_unwind::", 14);
 	ret = (int)stats->planned;
 	goto out;
 nomem:

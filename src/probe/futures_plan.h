@@ -40,6 +40,9 @@ struct futures_plan_stats {
 	size_t unprobeable;     /* selected but not planned: the kernel refuses a
 	                           uprobe on their first instruction (lock prefix...) */
 	bool dwarf;             /* the binary had DWARF */
+	bool unwinds;           /* the binary unwinds on panic (panic = "unwind"): a
+	                           panic through a probed frame aborts it (the
+	                           uretprobe's return address has no unwind info) */
 };
 
 /* The readable name of a future's poll function from its demangled symbol

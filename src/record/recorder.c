@@ -803,6 +803,11 @@ int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
 			fprintf(stderr, "asyncscope: warning: --futures found no out-of-line async fn or "
 				"Future::poll function of the target's own crates in %s (all inlined?): "
 				"use --probe REGEX to name functions\n", binary);
+		if (fs.unwinds && !o->quiet)
+			fprintf(stderr, "asyncscope: warning: a panic that unwinds through a probed future "
+				"aborts %s (the return probe hides the return address from the unwinder): "
+				"trace futures where panics are not expected, or build with panic = "
+				"\"abort\"\n", binary);
 		if (fs.unprobeable && !o->quiet)
 			fprintf(stderr, "asyncscope: warning: %zu matched functions start with an instruction "
 				"uprobes cannot take (a lock prefix, ...): not probed\n", fs.unprobeable);

@@ -487,6 +487,22 @@ static void test_blocking_analysis(void)
 			  "app::step::{{closure}};std::thread::sleep;clock_nanosleep;"
 			  "hrtimer_nanosleep;do_nanosleep;schedule;__schedule");
 	blocking__free(b);
+
+	/* a thread first seen deep inside futures (entries lost, or recorded
+	 * from the middle): the levels never entered are unknown, not garbage */
+	b = blocking__new(&fmeta);
+	struct as_event gevs[] = {
+		{ .type = AS_EV_POLL_BEGIN, .tid = 2, .ts = 1, .task = B, .probe = 0 },
+		{ .type = AS_EV_FUTURE_ENTER, .tid = 2, .ts = 2, .task = B, .probe = 2, .other = 2 },
+		{ .type = AS_EV_OFFCPU, .tid = 2, .ts = 3, .task = B, .other = 1000, .stack = 1 },
+	};
+	for (size_t i = 0; i < sizeof(gevs) / sizeof(gevs[0]); i++)
+		CHECK_EQ_U64(blocking__add(b, &gevs[i], gevs[i].stack == 1 ? &sleep : NULL), 0);
+	t = blocking__tasks(b, &n);
+	CHECK_EQ_U64(n, 1);
+	if (n == 1 && t[0].n_causes == 1)
+		CHECK_STR(t[0].causes[0].futures, "?;?;app::step");
+	blocking__free(b);
 }
 
 int main(void)
