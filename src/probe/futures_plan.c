@@ -636,8 +636,14 @@ int futures_plan_add(struct probe_plan *plan, const struct elf_image *img,
 			/* by DWARF: the unit and the declaring file, not the name
 			 * (an impl of the program's trait for a std type is its own) */
 			bool poll_fn = ends_with(s->name, FUTURE_POLL_SUFFIX);
+			/* rustc names: {async_fn#N} / {async_block#N}; before 1.69
+			 * {generator#N}, in some later ones {coroutine#N} or
+			 * {async_closure#N} */
 			bool sm = !strncmp(fi->die_name, "{async_fn#", 10) ||
-				  !strncmp(fi->die_name, "{async_block#", 13);
+				  !strncmp(fi->die_name, "{async_block#", 13) ||
+				  !strncmp(fi->die_name, "{generator#", 11) ||
+				  !strncmp(fi->die_name, "{coroutine#", 11) ||
+				  !strncmp(fi->die_name, "{async_closure#", 15);
 			(void)crate;
 			if (!fi->found || !fi->own || fi->dep_decl || !(sm || poll_fn))
 				continue;
