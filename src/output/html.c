@@ -25,6 +25,7 @@
  *     outside polls), "id", "name", "submitted", "completed", "failed",
  *     "p50_ns", "p99_ns", "max_ns"}] (most submissions first), "tasks_total"}} */
 #include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,12 +132,43 @@ static void task_ids(struct json_writer *w, uint64_t task, uint64_t tokio_id)
 		json_writer__null(w);
 }
 
+/* "stacks": [[folded line, weight], ...] for the first HTML_STACKS_MAX of n
+ * flame-graph lines (heaviest first), then "stacks_total" and, under
+ * omitted_key, the weight of those left out. The lines are structures of
+ * size stride with a const char * at stack_off and a uint64_t weight at
+ * weight_off (struct blocking_folded, struct cpu_folded). */
+static void stacks_json(struct json_writer *w, const void *lines, size_t n, size_t stride,
+			size_t stack_off, size_t weight_off, const char *omitted_key)
+{
+	uint64_t omitted = 0;
+
+	json_writer__key(w, "stacks");
+	json_writer__begin_array(w);
+	for (size_t i = 0; i < n; i++) {
+		const char *line = (const char *)lines + i * stride;
+		uint64_t weight;
+		const char *stack;
+		memcpy(&weight, line + weight_off, sizeof(weight));
+		memcpy(&stack, line + stack_off, sizeof(stack));
+		if (i >= HTML_STACKS_MAX) {
+			omitted += weight;
+			continue;
+		}
+		json_writer__begin_array(w);
+		json_writer__string(w, stack);
+		json_writer__u64(w, weight);
+		json_writer__end_array(w);
+	}
+	json_writer__end_array(w);
+	json_writer__kv_u64(w, "stacks_total", n);
+	json_writer__kv_u64(w, omitted_key, omitted);
+}
+
 static int blocking_json(struct json_writer *w, struct blocking *b)
 {
 	const struct blocking_summary *s = blocking__summary(b);
 	size_t n;
 	const struct blocking_folded *l;
-	uint64_t omitted = 0;
 
 	if (!s || (!s->count && !s->parked_count))
 		return 0;
@@ -150,21 +182,8 @@ static int blocking_json(struct json_writer *w, struct blocking *b)
 	json_writer__kv_u64(w, "parked_ns", s->parked_ns);
 	json_writer__kv_u64(w, "parked_intervals", s->parked_count);
 	json_writer__kv_u64(w, "tasks", s->tasks);
-	json_writer__key(w, "stacks");
-	json_writer__begin_array(w);
-	for (size_t i = 0; i < n; i++) {
-		if (i >= HTML_STACKS_MAX) {
-			omitted += l[i].ns;
-			continue;
-		}
-		json_writer__begin_array(w);
-		json_writer__string(w, l[i].stack);
-		json_writer__u64(w, l[i].ns);
-		json_writer__end_array(w);
-	}
-	json_writer__end_array(w);
-	json_writer__kv_u64(w, "stacks_total", n);
-	json_writer__kv_u64(w, "stacks_omitted_ns", omitted);
+	stacks_json(w, l, n, sizeof(*l), offsetof(struct blocking_folded, stack),
+		    offsetof(struct blocking_folded, ns), "stacks_omitted_ns");
 	json_writer__end_object(w);
 	return 0;
 }
@@ -210,22 +229,8 @@ static int cpu_json(struct json_writer *w, struct cpu_samples *c)
 	json_writer__end_array(w);
 	json_writer__kv_u64(w, "rows_total", nr);
 	json_writer__kv_u64(w, "rows_omitted_samples", omitted);
-	omitted = 0;
-	json_writer__key(w, "stacks");
-	json_writer__begin_array(w);
-	for (size_t i = 0; i < nl; i++) {
-		if (i >= HTML_STACKS_MAX) {
-			omitted += l[i].count;
-			continue;
-		}
-		json_writer__begin_array(w);
-		json_writer__string(w, l[i].stack);
-		json_writer__u64(w, l[i].count);
-		json_writer__end_array(w);
-	}
-	json_writer__end_array(w);
-	json_writer__kv_u64(w, "stacks_total", nl);
-	json_writer__kv_u64(w, "stacks_omitted", omitted);
+	stacks_json(w, l, nl, sizeof(*l), offsetof(struct cpu_folded, stack),
+		    offsetof(struct cpu_folded, count), "stacks_omitted");
 	json_writer__end_object(w);
 	return 0;
 }
