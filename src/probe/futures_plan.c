@@ -430,34 +430,9 @@ static void unit_crate(const char *name, char *out, size_t len)
 	out[n] = '\0';
 }
 
-struct crate_set {
-	char (*names)[64];
-	size_t n;
-};
-
-static bool crate_set_has(const struct crate_set *cs, const char *c)
-{
-	for (size_t i = 0; i < cs->n; i++)
-		if (!strcmp(cs->names[i], c))
-			return true;
-	return false;
-}
-
-static int crate_set_add(struct crate_set *cs, const char *c)
-{
-	if (!c[0] || crate_set_has(cs, c))
-		return 0;
-	char (*n)[64] = realloc(cs->names, (cs->n + 1) * sizeof(*n));
-	if (!n)
-		return -ENOMEM;
-	cs->names = n;
-	snprintf(cs->names[cs->n++], 64, "%s", c);
-	return 0;
-}
-
-/* One pass over the units: own crates, and every wanted subprogram (in
- * every unit when all_units, else in the own crates' units only). */
-static int scan_dwarf(Dwarf *dw, struct walk *w, struct crate_set *own, bool all_units)
+/* One pass over the units: every wanted subprogram (in every unit when
+ * all_units, else in the units of the program's own code only). */
+static int scan_dwarf(Dwarf *dw, struct walk *w, bool all_units)
 {
 	Dwarf_Off off = 0, next;
 	size_t hsize;
@@ -475,11 +450,6 @@ static int scan_dwarf(Dwarf *dw, struct walk *w, struct crate_set *own, bool all
 			w->own = w->own_dir ? dir && !strcmp(dir, w->own_dir) && !is_dep_crate(crate) :
 				 crate[0] && !dep_path(name) && !dep_path(dir) && !is_dep_crate(crate);
 			w->comp_dir = dir;
-			if (w->own) {
-				int ret = crate_set_add(own, crate);
-				if (ret)
-					return ret;
-			}
 			if (w->own || all_units)
 				walk_die(w, &cu, 0);
 			if (w->err)
@@ -536,7 +506,6 @@ int futures_plan_add(struct probe_plan *plan, const struct elf_image *img,
 	bool *by_pattern = NULL;
 	struct fn_info *infos = NULL;
 	struct u64map want = { 0 };
-	struct crate_set own = { 0 };
 	struct dwarf_types *dt = NULL;
 	size_t max = o->max_probes ? o->max_probes : FUTURES_PLAN_MAX_DEFAULT;
 	int ret = 0;
@@ -621,7 +590,7 @@ int futures_plan_add(struct probe_plan *plan, const struct elf_image *img,
 		struct walk w = { .dt = dt, .want = &want, .infos = infos,
 				  .own_dir = main_unit_dir(img, dwarf_types__dwarf(dt)) };
 		stats->dwarf = true;
-		if ((ret = scan_dwarf(dwarf_types__dwarf(dt), &w, &own, n_re > 0)))
+		if ((ret = scan_dwarf(dwarf_types__dwarf(dt), &w, n_re > 0)))
 			goto nomem;
 	}
 
@@ -631,8 +600,6 @@ int futures_plan_add(struct probe_plan *plan, const struct elf_image *img,
 		if (!by_pattern[j]) {
 			/* --futures: the target's own async state machines and
 			 * Future::poll functions */
-			char crate[64];
-			futures_crate_of(s->name, crate, sizeof(crate));
 			/* by DWARF: the unit and the declaring file, not the name
 			 * (an impl of the program's trait for a std type is its own) */
 			bool poll_fn = ends_with(s->name, FUTURE_POLL_SUFFIX);
@@ -644,7 +611,6 @@ int futures_plan_add(struct probe_plan *plan, const struct elf_image *img,
 				  !strncmp(fi->die_name, "{generator#", 11) ||
 				  !strncmp(fi->die_name, "{coroutine#", 11) ||
 				  !strncmp(fi->die_name, "{async_closure#", 15);
-			(void)crate;
 			if (!fi->found || !fi->own || fi->dep_decl || !(sm || poll_fn))
 				continue;
 		}
@@ -718,7 +684,6 @@ out:
 	}
 	free(infos);
 	u64map__clear(&want);
-	free(own.names);
 	dwarf_types__free(dt);
 	return ret;
 }
