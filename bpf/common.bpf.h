@@ -74,6 +74,17 @@ struct {
 	__type(value, struct poll_stack);
 } zero_stack SEC(".maps") __weak;
 
+/* The task being polled by the thread whose poll stack is st (NULL: none
+ * known), or 0 outside any poll. */
+static __always_inline __u64 polled_task(const struct poll_stack *st)
+{
+	__u32 d = st ? st->depth : 0;
+
+	if (d == 0 || d > AS_MAX_DEPTH)
+		return 0;
+	return st->task[(d - 1) & (AS_MAX_DEPTH - 1)];
+}
+
 static __always_inline bool is_target(__u32 *tid)
 {
 	__u64 id = bpf_get_current_pid_tgid();

@@ -53,20 +53,6 @@ static __always_inline __u8 ret_flags(struct pt_regs *ctx, __u32 idx, __u64 mem)
 	return v == fr->pending ? RAW_F_PENDING : RAW_F_READY;
 }
 
-/* The task being polled on the thread (0 none). */
-static __always_inline __u64 polled_task(__u32 tid)
-{
-	struct poll_stack *st = bpf_map_lookup_elem(&threads, &tid);
-	__u32 d;
-
-	if (!st)
-		return 0;
-	d = st->depth;
-	if (d == 0 || d > AS_MAX_DEPTH)
-		return 0;
-	return st->task[(d - 1) & (AS_MAX_DEPTH - 1)];
-}
-
 static __always_inline struct fut_stack *fut_state(__u32 tid)
 {
 	struct fut_stack *fs = bpf_map_lookup_elem(&fut_threads, &tid);
@@ -95,7 +81,8 @@ int future_enter(struct pt_regs *ctx)
 
 	if (!is_target(&tid))
 		return 0;
-	if (!thread_state(tid))   /* names the thread once */
+	struct poll_stack *st = thread_state(tid);   /* names the thread once */
+	if (!st)
 		return 0;
 	struct fut_stack *fs = fut_state(tid);
 	if (!fs)
@@ -117,7 +104,7 @@ int future_enter(struct pt_regs *ctx)
 		__sync_fetch_and_add(&counters.fut_depth_overflow, 1);
 	}
 	fs->depth = d + 1;
-	emit(RAW_FUT_ENTER, 0, AS_COOKIE_IDX(cookie), tid, polled_task(tid), d);
+	emit(RAW_FUT_ENTER, 0, AS_COOKIE_IDX(cookie), tid, polled_task(st), d);
 	return 0;
 }
 
@@ -133,11 +120,12 @@ int future_exit(struct pt_regs *ctx)
 	if (!is_target(&tid))
 		return 0;
 	struct fut_stack *fs = bpf_map_lookup_elem(&fut_threads, &tid);
+	__u64 task = polled_task(bpf_map_lookup_elem(&threads, &tid));
 	__u32 d = fs ? fs->depth : 0;
 	if (fs && d > AS_FUT_MAX_DEPTH) {
 		/* deeper than kept: nothing to match or read */
 		fs->depth = d - 1;
-		emit(RAW_FUT_EXIT, 0, AS_COOKIE_IDX(cookie), tid, polled_task(tid), d - 1);
+		emit(RAW_FUT_EXIT, 0, AS_COOKIE_IDX(cookie), tid, task, d - 1);
 		return 0;
 	}
 	/* frames inside this one whose exits were lost are gone too */
@@ -150,7 +138,7 @@ int future_exit(struct pt_regs *ctx)
 		/* entered before the probes were attached */
 		if (fs)
 			fs->depth = d;
-		emit(RAW_FUT_EXIT, RAW_F_UNMATCHED, AS_COOKIE_IDX(cookie), tid, polled_task(tid), 0);
+		emit(RAW_FUT_EXIT, RAW_F_UNMATCHED, AS_COOKIE_IDX(cookie), tid, task, 0);
 		return 0;
 	}
 	d--;
@@ -166,7 +154,7 @@ int future_exit(struct pt_regs *ctx)
 	} else {
 		flags = ret_flags(ctx, AS_COOKIE_IDX(cookie), fs->rdi[d & (AS_FUT_MAX_DEPTH - 1)]);
 	}
-	emit(RAW_FUT_EXIT, flags, AS_COOKIE_IDX(cookie), tid, polled_task(tid), d | state1 << 32);
+	emit(RAW_FUT_EXIT, flags, AS_COOKIE_IDX(cookie), tid, task, d | state1 << 32);
 	return 0;
 }
 

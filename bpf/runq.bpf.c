@@ -82,13 +82,7 @@ int BPF_PROG(runq_switch, bool preempt, struct task_struct *prev, struct task_st
 	e->h.probe = 0;
 	e->h.tid = tid;
 	e->h.ts = t0;
-	e->task = 0;
-	struct poll_stack *st = bpf_map_lookup_elem(&threads, &tid);
-	if (st) {
-		__u32 depth = st->depth;
-		if (depth > 0 && depth <= AS_MAX_DEPTH)
-			e->task = st->task[(depth - 1) & (AS_MAX_DEPTH - 1)];
-	}
+	e->task = polled_task(bpf_map_lookup_elem(&threads, &tid));
 	e->arg = now - t0;
 	bpf_ringbuf_submit(e, submit_flags());
 	return 0;

@@ -32,13 +32,7 @@ int cpu_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	}
 	fill_hdr(&e->h, d ? RAW_SAMPLE_DWARF : RAW_SAMPLE, 0, tid);
-	e->task = 0;
-	struct poll_stack *st = bpf_map_lookup_elem(&threads, &tid);
-	if (st) {
-		__u32 depth = st->depth;
-		if (depth > 0 && depth <= AS_MAX_DEPTH)
-			e->task = st->task[(depth - 1) & (AS_MAX_DEPTH - 1)];
-	}
+	e->task = polled_task(bpf_map_lookup_elem(&threads, &tid));
 	e->dur_ns = 0;
 	long k = bpf_get_stack(ctx, e->kstack, sizeof(e->kstack), 0);
 	long u = bpf_get_stack(ctx, e->ustack, sizeof(e->ustack), BPF_F_USER_STACK);

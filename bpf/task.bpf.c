@@ -97,17 +97,14 @@ int task_wake(struct pt_regs *ctx)
 {
 	__u64 cookie = bpf_get_attach_cookie(ctx);
 	__u64 task = arg_reg(ctx, AS_COOKIE_REG(cookie));
-	__u64 waker = 0;
 	__u8 flags = 0;
 	__u32 tid;
 
 	if (!is_target(&tid))
 		return 0;
 	struct poll_stack *st = thread_state(tid);
+	__u64 waker = polled_task(st);
 	if (st) {
-		__u32 d = st->depth;
-		if (d > 0 && d <= AS_MAX_DEPTH)
-			waker = st->task[d - 1];
 		if (st->in_io)
 			flags |= RAW_F_WAKE_IO;
 		else if (st->in_timer)

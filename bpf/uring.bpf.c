@@ -32,12 +32,7 @@ int BPF_PROG(uring_submit, struct io_kiocb *req)
 	if (!is_target(&tid))
 		return 0;
 	struct inflight f = { .ts = bpf_ktime_get_ns(), .tid = tid };
-	struct poll_stack *st = bpf_map_lookup_elem(&threads, &tid);
-	if (st) {
-		__u32 depth = st->depth;
-		if (depth > 0 && depth <= AS_MAX_DEPTH)
-			f.task = st->task[(depth - 1) & (AS_MAX_DEPTH - 1)];
-	}
+	f.task = polled_task(bpf_map_lookup_elem(&threads, &tid));
 	__u64 key = (__u64)req;
 	if (bpf_map_update_elem(&uring_inflight, &key, &f, BPF_ANY))
 		__sync_fetch_and_add(&counters.uring_dropped, 1);

@@ -14,12 +14,7 @@ int usdt_hit(struct pt_regs *ctx)
 
 	if (!is_target(&tid))
 		return 0;
-	struct poll_stack *st = thread_state(tid);
-	if (st) {
-		__u32 d = st->depth;
-		if (d > 0 && d <= AS_MAX_DEPTH)
-			task = st->task[d - 1];
-	}
+	task = polled_task(thread_state(tid));
 	if (AS_COOKIE_FLAGS(cookie) & AS_CF_ARG_REG) {
 		__u32 off = AS_COOKIE_REG(cookie);
 		/* a context field at a computed offset cannot be loaded directly
