@@ -196,11 +196,41 @@ static void set_file(Dwarf_Die *cu, const char *src, char *file, size_t flen)
 	Dwarf_Attribute a;
 	char *rel = async_stack_rel_path(src, dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &a)));
 
-	if (!rel || !flen)
+	if (!rel)
 		return;
 	size_t n = strlen(rel);
 	snprintf(file, flen, "%s", n >= flen ? rel + (n - flen + 1) : rel);
 	free(rel);
+}
+
+/* file:line of the code at vaddr in unit cu, from its line table. */
+static void line_at(Dwarf_Die *cu, uint64_t vaddr, char *file, size_t flen, uint32_t *line)
+{
+	Dwarf_Line *l = dwarf_getsrc_die(cu, vaddr);
+	const char *src = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
+	int ln = 0;
+
+	if (!src || dwarf_lineno(l, &ln) || ln <= 0)
+		return;
+	set_file(cu, src, file, flen);
+	if (file[0])
+		*line = (uint32_t)ln;
+}
+
+/* file:line of the call that inlined subroutine inl stands for. */
+static void call_site(Dwarf_Die *cu, Dwarf_Files *files, size_t nfiles, Dwarf_Die *inl,
+		      char *file, size_t flen, uint32_t *line)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word f, l;
+	const char *src;
+
+	if (files && !dwarf_formudata(dwarf_attr(inl, DW_AT_call_file, &a), &f) &&
+	    !dwarf_formudata(dwarf_attr(inl, DW_AT_call_line, &a), &l) && f < nfiles &&
+	    (src = dwarf_filesrc(files, f, NULL, NULL))) {
+		set_file(cu, src, file, flen);
+		*line = file[0] ? (uint32_t)l : 0;
+	}
 }
 
 int proc_syms__line(struct proc_syms *ps, uint64_t addr, char *file, size_t flen, uint32_t *line)
@@ -208,20 +238,14 @@ int proc_syms__line(struct proc_syms *ps, uint64_t addr, char *file, size_t flen
 	struct mapping *m;
 	uint64_t vaddr;
 	Dwarf_Die cu;
-	int ln = 0;
 
 	*line = 0;
-	if (flen)
-		file[0] = '\0';
-	if (!unit_of(ps, addr, &m, &vaddr, &cu))
+	if (!flen)
 		return 0;
-	Dwarf_Line *l = dwarf_getsrc_die(&cu, vaddr);
-	const char *src = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
-	if (!src || dwarf_lineno(l, &ln) || ln <= 0)
-		return 0;
-	set_file(&cu, src, file, flen);
-	*line = (uint32_t)ln;
-	return file[0] != '\0';
+	file[0] = '\0';
+	if (unit_of(ps, addr, &m, &vaddr, &cu))
+		line_at(&cu, vaddr, file, flen, line);
+	return *line != 0;
 }
 
 /* The chain of scopes holding pc below die: a subprogram (found through
@@ -296,35 +320,17 @@ size_t proc_syms__inlined(struct proc_syms *ps, uint64_t addr, struct proc_sym_i
 		inline_name(&chain[i], o->name, sizeof(o->name));
 		o->file[0] = '\0';
 		o->line = 0;
-		if (i == n - 1) {
-			proc_syms__line(ps, addr, o->file, sizeof(o->file), &o->line);
-		} else {
-			Dwarf_Attribute a;
-			Dwarf_Word f, l;
-			const char *src;
-			if (!dwarf_formudata(dwarf_attr(&chain[i + 1], DW_AT_call_file, &a), &f) &&
-			    !dwarf_formudata(dwarf_attr(&chain[i + 1], DW_AT_call_line, &a), &l) &&
-			    files && f < nfiles && (src = dwarf_filesrc(files, f, NULL, NULL))) {
-				set_file(&cu, src, o->file, sizeof(o->file));
-				o->line = (uint32_t)l;
-			}
-		}
+		if (i == n - 1)
+			line_at(&cu, vaddr, o->file, sizeof(o->file), &o->line);
+		else
+			call_site(&cu, files, nfiles, &chain[i + 1], o->file, sizeof(o->file), &o->line);
 	}
 	/* where the outermost inlined subroutine was called from, in the
 	 * function itself */
-	if (call_file && cflen)
+	if (call_file && cflen && call_line) {
 		call_file[0] = '\0';
-	if (call_line)
 		*call_line = 0;
-	Dwarf_Attribute a;
-	Dwarf_Word f, l;
-	const char *src;
-	if (call_file && call_line &&
-	    !dwarf_formudata(dwarf_attr(&chain[1], DW_AT_call_file, &a), &f) &&
-	    !dwarf_formudata(dwarf_attr(&chain[1], DW_AT_call_line, &a), &l) &&
-	    files && f < nfiles && (src = dwarf_filesrc(files, f, NULL, NULL))) {
-		set_file(&cu, src, call_file, cflen);
-		*call_line = (uint32_t)l;
+		call_site(&cu, files, nfiles, &chain[1], call_file, cflen, call_line);
 	}
 	return k;
 }
