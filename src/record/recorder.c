@@ -267,8 +267,6 @@ static const struct expansion *expand(struct rec *r, uint64_t addr)
 	}
 	size_t n = proc_syms__inlined(r->usyms, addr, inl, PROC_SYMS_INLINE_MAX, file, sizeof(file),
 				      &line);
-	if (!n)
-		proc_syms__line(r->usyms, addr, file, sizeof(file), &line);
 	struct expansion *e = calloc(1, sizeof(*e));
 	if (!e || (n && !(e->inl = malloc(n * sizeof(*e->inl))))) {
 		free(e);

@@ -306,11 +306,20 @@ size_t proc_syms__inlined(struct proc_syms *ps, uint64_t addr, struct proc_sym_i
 	Dwarf_Files *files = NULL;
 	size_t nfiles = 0;
 
+	bool want_call = call_file && cflen && call_line;
+	if (want_call) {
+		call_file[0] = '\0';
+		*call_line = 0;
+	}
 	if (!max || !unit_of(ps, addr, &m, &vaddr, &cu))
 		return 0;
 	size_t n = scope_chain(&cu, vaddr, chain, PROC_SYMS_INLINE_MAX + 1, 0);
-	if (n < 2)
-		return 0;   /* no inlined subroutine at addr */
+	if (n < 2) {
+		/* nothing inlined at addr: the function's own line */
+		if (want_call)
+			line_at(&cu, vaddr, call_file, cflen, call_line);
+		return 0;
+	}
 	dwarf_getsrcfiles(&cu, &files, &nfiles);
 	/* innermost first: each inlined subroutine named, at the location the
 	 * next one in was called from (the innermost at the line table's) */
@@ -327,11 +336,8 @@ size_t proc_syms__inlined(struct proc_syms *ps, uint64_t addr, struct proc_sym_i
 	}
 	/* where the outermost inlined subroutine was called from, in the
 	 * function itself */
-	if (call_file && cflen && call_line) {
-		call_file[0] = '\0';
-		*call_line = 0;
+	if (want_call)
 		call_site(&cu, files, nfiles, &chain[1], call_file, cflen, call_line);
-	}
 	return k;
 }
 

@@ -34,8 +34,9 @@ struct proc_sym_inline {
  * PROC_SYMS_INLINE_MAX deep), each at its file:line: the innermost at the
  * line table's, each other one at the call of the next one in. The function
  * addr is in (proc_syms__name()) contains them all; *call_file:*call_line
- * (may be NULL) is where it calls the outermost of them. Returns how many
- * (0: none, or no DWARF). */
+ * (may be NULL) is its own location: where it calls the outermost of them,
+ * or with none inlined the line table's at addr ("" and 0 unknown). Returns
+ * how many (0: none, or no DWARF). */
 size_t proc_syms__inlined(struct proc_syms *ps, uint64_t addr, struct proc_sym_inline *out,
 			  size_t max, char *call_file, size_t cflen, uint32_t *call_line);
 /* Accepts NULL. */

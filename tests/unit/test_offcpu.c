@@ -364,6 +364,12 @@ here_label:
 		CHECK_EQ_U64(call_line, marker_line("OUTER_CALL"));
 	}
 	CHECK_EQ_U64(proc_syms__inlined(ps, here, inl, 4, NULL, 0, NULL), 0);   /* nothing inlined */
+	/* nothing inlined: the function's own line is the line table's */
+	uint32_t here_line = 0;
+	proc_syms__line(ps, here, buf, sizeof(buf), &here_line);
+	CHECK_EQ_U64(proc_syms__inlined(ps, here, inl, 4, call_file, sizeof(call_file), &call_line), 0);
+	CHECK_EQ_U64(call_line, here_line);
+	CHECK(strstr(call_file, "test_offcpu.c") != NULL);
 	proc_syms__free(ps);
 	unlink(path);
 }
