@@ -31,29 +31,29 @@ static char *trace_path_for(const char *html)
 	return p;
 }
 
-/* Options passed on to record as they are: long name, and whether it takes a
- * value. */
-static const struct option pass_opts[] = {
-	{ "duration", required_argument, NULL, 'd' },
-	{ "runtime", required_argument, NULL, 'r' },
-	{ "buffer-size", required_argument, NULL, 'b' },
-	{ "futures", no_argument, NULL, 'F' },
-	{ "probe", required_argument, NULL, 'P' },
-	{ "probe-preset", required_argument, NULL, 'R' },
-	{ "offcpu", no_argument, NULL, 'O' },
-	{ "offcpu-min", required_argument, NULL, 'M' },
-	{ "sample", required_argument, NULL, 'S' },
-	{ "dwarf", no_argument, NULL, 'D' },
-	{ "runq", no_argument, NULL, 'Q' },
-	{ "uring", no_argument, NULL, 'U' },
-	{ "usdt", required_argument, NULL, 'u' },
+/* Options passed on to record as they are: their spelling on the command
+ * line (getopt's long name is the part after "--"), whether they take a
+ * value, and getopt's value for them. */
+static const struct pass_opt {
+	const char *flag;
+	int has_arg;
+	int val;
+} pass_opts[] = {
+	{ "--duration", required_argument, 'd' },
+	{ "--runtime", required_argument, 'r' },
+	{ "--buffer-size", required_argument, 'b' },
+	{ "--futures", no_argument, 'F' },
+	{ "--probe", required_argument, 'P' },
+	{ "--probe-preset", required_argument, 'R' },
+	{ "--offcpu", no_argument, 'O' },
+	{ "--offcpu-min", required_argument, 'M' },
+	{ "--sample", required_argument, 'S' },
+	{ "--dwarf", no_argument, 'D' },
+	{ "--runq", no_argument, 'Q' },
+	{ "--uring", no_argument, 'U' },
+	{ "--usdt", required_argument, 'u' },
 };
 #define N_PASS (sizeof(pass_opts) / sizeof(pass_opts[0]))
-/* Their spelling on record's command line, in the same order. */
-static const char *const pass_flags[N_PASS] = {
-	"--duration", "--runtime", "--buffer-size", "--futures", "--probe", "--probe-preset",
-	"--offcpu", "--offcpu-min", "--sample", "--dwarf", "--runq", "--uring", "--usdt",
-};
 
 int cmd_trace(int argc, char **argv)
 {
@@ -68,7 +68,9 @@ int cmd_trace(int argc, char **argv)
 	size_t n_rec = 0;
 	int c, ret = 1, idx;
 
-	memcpy(longopts + 3, pass_opts, sizeof(pass_opts));
+	for (size_t k = 0; k < N_PASS; k++)
+		longopts[3 + k] = (struct option){ pass_opts[k].flag + 2, pass_opts[k].has_arg, NULL,
+						   pass_opts[k].val };
 	if (cli_push_arg(&rec, &n_rec, "record"))
 		return 1;
 	optind = 1;
@@ -77,7 +79,7 @@ int cmd_trace(int argc, char **argv)
 		while (k < N_PASS && pass_opts[k].val != c)
 			k++;
 		if (k < N_PASS) {
-			if (cli_push_arg(&rec, &n_rec, pass_flags[k]) ||
+			if (cli_push_arg(&rec, &n_rec, pass_opts[k].flag) ||
 			    (pass_opts[k].has_arg && cli_push_arg(&rec, &n_rec, optarg)))
 				goto out;
 			continue;
