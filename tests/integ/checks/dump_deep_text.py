@@ -1,0 +1,12 @@
+"""dump_deep_text.py DUMP.TXT L1 L2 L3: the text dump shows the deep task
+idle with its three frames at lines L1 L2 L3 of parked.rs, innermost last."""
+import sys
+text = open(sys.argv[1]).read()
+want = ("    parked::deep_outer at src/bin/parked.rs:%s\n"
+        "    parked::deep_middle at src/bin/parked.rs:%s\n"
+        "    parked::deep_inner at src/bin/parked.rs:%s  (awaiting core::future::pending::Pending<()>)\n"
+        % tuple(sys.argv[2:5]))
+ok = "parked::deep_outer  [idle]\n" + want in text
+if not ok:
+    print(text, file=sys.stderr)
+sys.exit(0 if ok else 1)
