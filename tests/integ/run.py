@@ -7,7 +7,7 @@ described in tests/integ/cases/README.md. The runner prints one line per
 case, `PASS NAME (N s)` or `FAIL NAME` after the failed assertions, and ends
 with `N passed, N failed` (the line scripts/run-tests.sh tallies).
 
-  tests/integ/run.sh [--list|--count] [NAME|GLOB|FILE.case ...]
+  tests/integ/run.sh [-v|--list|--count] [NAME|GLOB|FILE.case ...]
 
 Every case runs in a fresh temporary directory ($T) with the repository root
 as working directory; every process a case starts is in a process group the
@@ -16,7 +16,7 @@ fails (its processes killed), so no case can hang the suite. Depends only on
 the Python standard library; knows nothing of asyncscope but the variables it
 exports (AS, APPS).
 """
-import fnmatch, json, os, re, shlex, signal, subprocess, sys, tempfile, time
+import fnmatch, os, re, shlex, signal, subprocess, sys, tempfile, time
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 CASES = os.path.join(ROOT, "tests", "integ", "cases")
@@ -39,9 +39,11 @@ class Timeout(Exception):
     pass
 
 
-def parse(path, params=None, depth=0):
-    """the (file, line number, keyword, rest) lines of a case, INCLUDEs expanded;
-    an INCLUDE's NAME=VALUE pairs become LET-like (SET) lines before its body"""
+def parse(path, depth=0):
+    """the (FILE:LINE, keyword, argument) lines of a case, INCLUDEs expanded;
+    an INCLUDE's NAME=VALUE pairs become SET lines before its body. Leading
+    and trailing blanks of a line are not part of it (a regex ending in a
+    space writes it `[ ]`)."""
     out = []
     with open(path, encoding="utf-8") as f:
         lines = f.read().split("\n")
@@ -49,8 +51,7 @@ def parse(path, params=None, depth=0):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
-        kw, _, rest = line.partition(" ")
-        rest = rest.strip()
+        kw, rest = (re.split(r"\s+", line, maxsplit=1) + [""])[:2]
         where = "%s:%d" % (os.path.relpath(path, ROOT), no)
         if kw == "INCLUDE":
             if depth > 4:
@@ -443,6 +444,8 @@ def main(argv):
             ok = False
         if r.rewritten:
             rewritten.append(c["name"])
+        if mode == "-v":
+            print("    %d assertions run, %d failed" % (r.asserts, r.failed))
         if ok:
             passed += 1
             print("PASS %s (%.1f s)" % (c["name"], time.monotonic() - start))
