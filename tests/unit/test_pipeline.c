@@ -64,7 +64,7 @@ static const struct as_source_ops script_ops = {
 
 /* A sink that records what it was given; fails at add number fail_at (1-based). */
 struct rec {
-	uint64_t adds, with_stack, last_ts, finished_events, finished_end;
+	uint64_t adds, with_stack, last_ts, finished_events, finished_end, finished_truncated;
 	unsigned finishes;
 	uint64_t fail_at;
 	int order;            /* set from a shared counter at each add */
@@ -92,6 +92,7 @@ static int r_finish(void *impl, const struct as_trace_end *end)
 	r->finishes++;
 	r->finished_events = end->events;
 	r->finished_end = end->end_ns;
+	r->finished_truncated = end->truncated;
 	return 0;
 }
 
@@ -127,6 +128,7 @@ static void test_clean_end(void)
 	CHECK(a.order < b.order);
 	CHECK_EQ_U64(a.finishes, 1);
 	CHECK_EQ_U64(b.finished_end, 99);
+	CHECK_EQ_U64(b.finished_truncated, 0);
 }
 
 static void test_truncated(void)
@@ -152,6 +154,7 @@ static void test_truncated(void)
 	CHECK_EQ_U64(a.finishes, 1);
 	CHECK_EQ_U64(a.finished_events, 3);
 	CHECK_EQ_U64(a.finished_end, 30);
+	CHECK_EQ_U64(a.finished_truncated, 1);
 }
 
 static void test_sink_error(void)
