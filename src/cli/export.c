@@ -22,7 +22,7 @@ static const struct cli_opt export_opts[] = {
 	{ "format", 'f', CLI_CHOICE, E_FORMAT, "perfetto|folded|folded-futures|folded-wait|cat",
 	  "perfetto: Chrome trace-event JSON (ui.perfetto.dev); folded: worker;task\n"
 	  "busy-ns stacks; folded-futures: on-CPU async flame graph; folded-wait:\n"
-	  "where tasks wait; cat: CAT's uftrace dump text (required)" },
+	  "where tasks wait; cat: CAT's uftrace dump text (required)", 0, 0, false, true },
 	{ "output", 'o', CLI_STRING, E_OUTPUT, "FILE",
 	  "write to FILE, - for stdout (required, but for cat: default stdout)" },
 	{ "per-task", 0, CLI_FLAG, E_PER_TASK, NULL, "folded: one stack per task, not per worker" },

@@ -126,9 +126,10 @@ static void synopsis_item(const struct cli_opt *o, char *buf, size_t n)
 	else
 		snprintf(name, sizeof(name), "--%s", o->name);
 	if (has_value(o))
-		snprintf(buf, n, "[%s %s]%s", name, metavar(o), o->kind == CLI_LIST ? "..." : "");
+		snprintf(buf, n, "%s%s %s%s%s", o->required ? "" : "[", name, metavar(o),
+			 o->required ? "" : "]", o->kind == CLI_LIST ? "..." : "");
 	else
-		snprintf(buf, n, "[%s]", name);
+		snprintf(buf, n, "%s%s%s", o->required ? "" : "[", name, o->required ? "" : "]");
 }
 
 /* Writes words (options, then the operands) after "usage: asyncscope NAME",

@@ -38,6 +38,7 @@ struct cli_opt {
 	uint64_t min, max;     /* numeric kinds: accepted range (max 0: none) */
 	bool in_operands;      /* named by the command's operands ("(-p PID | ...)"),
 	                          not again in the synopsis */
+	bool required;         /* shown without brackets (the command checks it) */
 };
 
 /* A parsed value: str is the argument as given (NULL for a flag), num its

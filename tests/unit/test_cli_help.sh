@@ -35,6 +35,12 @@ check("asyncscope --help exits 0", rc == 0)
 cmds = re.findall(r"^  ([a-z]+) {2,}\S", top.split("commands:", 1)[-1], re.M)
 check("asyncscope --help lists the commands", len(cmds) >= 11, cmds)
 check("asyncscope --help names the runtimes", "Tokio, async-std, smol" in top)
+# record --help names the runtimes src/probe/profile.c knows
+known = re.search(r'profile_known_names\(void\)\s*\{\s*return "([^"]+)"', open("src/probe/profile.c").read())
+check("profile.c's runtime names found", known is not None)
+for c in ("record", "probes"):
+    h = norm(run(c, "--help")[1])
+    check(f"{c} --help names the runtimes of profile.c", known and known.group(1) in h, known and known.group(1))
 rc, _, err = run()
 check("asyncscope alone: usage on stderr, exit 2", rc == 2 and "usage: asyncscope" in err)
 
