@@ -3,9 +3,32 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/commands.h"
 #include "trace/reader.h"
+
+static const struct cli_opt events_opts[] = {
+	{ "output", 'o', CLI_STRING, 'o', "FILE", "write the events to FILE (default -: stdout)" },
+	{ 0 },
+};
+
+static const struct cli_opt *const tables[] = { events_opts, NULL };
+
+const struct cli_command events_command = {
+	.name = "events",
+	.summary = "The decoded event stream of a trace, one line per event, for debugging a trace "
+		   "or a\nruntime profile.",
+	.operands = "FILE",
+	.tables = tables,
+};
+
+static int on_opt(void *ctx, const struct cli_opt *opt, const struct cli_val *v)
+{
+	(void)opt;
+	*(const char **)ctx = v->str;
+	return 0;
+}
 
 /* Sample:
  *   +0.000123456 tid 4243 poll_begin task 0x55d1c3a0f2c0 id 3 probe 1
@@ -23,15 +46,21 @@ int cmd_events(int argc, char **argv)
 	};
 	char err[1024];
 	struct as_event ev;
-	int n;
+	const char *output = "-";
+	int n, first = 0, ret = cli_parse(&events_command, argc, argv, on_opt, &output, &first);
 
-	if (argc != 2) {
-		cli_error("usage: asyncscope events FILE");
-		return 2;
-	}
-	struct trace_reader *r = trace_reader__open(argv[1], err, sizeof(err));
+	if (ret >= 0)
+		return ret;
+	if (first + 1 != argc)
+		return cli_usage_error(&events_command, first < argc ? "events reads one trace file"
+				       : "events needs the trace FILE");
+	struct trace_reader *r = trace_reader__open(argv[first], err, sizeof(err));
 	if (!r) {
 		cli_error("%s", err);
+		return 1;
+	}
+	if (cli_redirect_stdout(output)) {
+		trace_reader__free(r);
 		return 1;
 	}
 	const struct as_trace_meta *meta = trace_reader__meta(r);
@@ -98,5 +127,9 @@ int cmd_events(int argc, char **argv)
 	if (n < 0)
 		cli_error("%s", trace_reader__error(r));
 	trace_reader__free(r);
+	if (fflush(stdout) && n >= 0) {
+		cli_error("writing the events: %s", strerror(errno));
+		return 1;
+	}
 	return n < 0 ? 1 : 0;
 }

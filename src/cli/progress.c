@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/commands.h"
+#include "cli/opts.h"
 
 void progress__init(struct progress *p, const char *what, const char *path, enum progress_mode mode)
 {

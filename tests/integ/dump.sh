@@ -140,8 +140,8 @@ PY
 	check "text: header line" grep -q "^asyncscope dump of pid $PARKED_PID .*: 6 tasks$" "$TMP/dump.txt"
 	check "program keeps running" still_running "$out"
 	# a longer look finds the same tasks
-	check "dump --duration 1" sh -c "$AS dump -p $PARKED_PID --duration 1 --format json > $TMP/dump1.json"
-	check "json stacks after --duration 1" dump_check "$TMP/dump1.json"
+	check "dump --duration 1s" sh -c "$AS dump -p $PARKED_PID --duration 1s --format json > $TMP/dump1.json"
+	check "json stacks after --duration 1s" dump_check "$TMP/dump1.json"
 	check "program keeps running after three dumps" still_running "$out"
 	stop_parked
 }

@@ -129,7 +129,7 @@ test_trace_one_step() {
 	$APPS/futures_stuck 4 >/dev/null 2>&1 &
 	local pid=$!
 	sleep 0.5
-	check "--pid --output: exits 0" sh -c "$AS --pid $pid --output $TMP/two.html --duration 1 --futures >/dev/null 2>$TMP/two.err"
+	check "--pid --output: exits 0" sh -c "$AS --pid $pid --output $TMP/two.html --duration 1s --futures >/dev/null 2>$TMP/two.err"
 	check "--pid --output: report written" test -s "$TMP/two.html" -a -s "$TMP/two.trace"
 	check "--pid --output: the target is left running" kill -0 "$pid"
 	kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null

@@ -56,8 +56,8 @@ PY
 	check "json report" sh -c "$AS report --format json $t > $TMP/offcpu.json"
 	check "json: the task's off-CPU time within 10% of 500 ms, in nanosleep" json_check $TMP/offcpu.json \
 		'[x for x in r["blocking"]["tasks"] if x["name"] == "sleeper_in_poll::blocker" and 450e6 <= x["offcpu_ns"] <= 550e6 and x["causes"][0]["kernel"] in ("do_nanosleep", "hrtimer_nanosleep")]'
-	# the threshold: 50 ms sleeps are under --offcpu-min 60000 (60 ms)
-	check "record --offcpu-min 60000" sh -c "$AS record --offcpu --offcpu-min 60000 -o $t -- $APPS/sleeper_in_poll >/dev/null 2>&1"
+	# the threshold: 50 ms sleeps are under --offcpu-min 60ms
+	check "record --offcpu-min 60ms" sh -c "$AS record --offcpu --offcpu-min 60ms -o $t -- $APPS/sleeper_in_poll >/dev/null 2>&1"
 	check "no interval of the task under the threshold" sh -c "! $AS blocking $t | grep -q sleeper_in_poll::blocker"
 }
 

@@ -67,7 +67,7 @@ test_attach_by_pid() {
 
 test_blocking_and_stuck_tasks() {
 	local t=$TMP/blocker.trace
-	check "record exits 0" $AS record -o "$t" --duration 2 -- $APPS/blocker 2>/dev/null >/dev/null
+	check "record exits 0" $AS record -o "$t" --duration 2s -- $APPS/blocker 2>/dev/null >/dev/null
 	check "report json" $AS report --format json "$t" >"$TMP/blocker.json"
 	check "blocking task max poll >= 200 ms" json_check "$TMP/blocker.json" \
 		'[t for t in tasks if t["name"] == "blocker::main::{async_block#0}::{async_block#1}" and t["max_poll_ns"] >= 200e6 and t["state"] == "completed"]'
@@ -121,7 +121,7 @@ test_lost_events_reported() {
 	# a 4 KiB ring buffer cannot keep up with 200k polls: drops must be
 	# counted in BPF and shown by the recorder and every report format
 	local t=$TMP/lost.trace
-	check "record exits 0" $AS record --buffer-size 4 -o "$t" -- $APPS/pollbench 500 200 \
+	check "record exits 0" $AS record --buffer-size 4K -o "$t" -- $APPS/pollbench 500 200 \
 		>/dev/null 2>"$TMP/lost.err"
 	check "recorder warns about lost events" grep -q "warning: [0-9]* events were lost" "$TMP/lost.err"
 	check "report json" $AS report --format json "$t" >"$TMP/lost.json"

@@ -52,7 +52,7 @@ test_sched_sleepers_idle() {
 # blocker: one poll blocks 200 ms; stuck_forever is never woken.
 test_sched_blocker_long_poll_stall() {
 	local t=$TMP/sblocker.trace j=$TMP/sblocker.json
-	check "record blocker" sh -c "$AS record -o $t --duration 2 -- $APPS/blocker >/dev/null 2>&1"
+	check "record blocker" sh -c "$AS record -o $t --duration 2s -- $APPS/blocker >/dev/null 2>&1"
 	check "report json" sh -c "$AS report --format json $t > $j"
 	check "the 200 ms poll is the longest" json_check "$j" \
 		'r["long_polls"] and r["long_polls"][0]["name"] == "blocker::main::{async_block#0}::{async_block#1}" and r["long_polls"][0]["duration_ns"] >= 200e6 and r["long_polls_total"] >= 1'
