@@ -14,7 +14,7 @@
 #include "cli/progress.h"
 #include "output/folded.h"
 #include "output/perfetto.h"
-#include "output/cat.h"
+#include "cat/writer.h"
 #include "trace/reader.h"
 
 #define USAGE "usage: asyncscope export --format perfetto|folded|folded-futures|folded-wait|cat " \
@@ -61,7 +61,7 @@ int cmd_export(int argc, char **argv)
 	struct perfetto *pf = NULL;
 	struct folded *fd = NULL;
 	struct futures *fu = NULL; /* folded-futures, folded-wait: analysis/futures.h */
-	struct cat_writer *cw = NULL; /* cat: output/cat.h */
+	struct cat_writer *cw = NULL; /* cat: cat/writer.h */
 	struct progress pg;
 	FILE *out = NULL;
 	char err[1024] = "";

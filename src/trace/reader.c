@@ -11,7 +11,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "trace/cat.h"
+#include "cat/reader.h"
 #include "trace/format.h"
 #include "trace/writer.h"
 #include "util/strtab.h"

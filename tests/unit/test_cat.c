@@ -13,8 +13,11 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "output/cat.h"
-#include "trace/cat.h"
+#include "cat/lines.h"
+#include "cat/names.h"
+#include "cat/reader.h"
+#include "cat/rules.h"
+#include "cat/writer.h"
 #include "trace/reader.h"
 
 /* ---- helpers ---- */

@@ -4,7 +4,7 @@
  * runtime's real functions (task polls, wakes, spawns, frees, parks) and of
  * the probed futures, with asyncscope's metadata in "# asyncscope ..."
  * header lines before the first section. Reading the file back
- * (trace/cat.h, through trace_reader__open()) gives the same events in the
+ * (cat/reader.h, through source_open_file()) gives the same events in the
  * same order, so the same report. Grammar: docs/cat-format.md.
  *
  * Streaming: events are spilled per thread to one temporary file in 4 KiB
@@ -12,8 +12,8 @@
  * tables (threads, spawn locations, task id runs, order hints), never the
  * events. Output goes only to the FILE* given. Pure C: no libbpf, no trace
  * reader. */
-#ifndef AS_OUTPUT_CAT_H
-#define AS_OUTPUT_CAT_H
+#ifndef AS_CAT_WRITER_H
+#define AS_CAT_WRITER_H
 
 #include <stdbool.h>
 #include <stdint.h>
