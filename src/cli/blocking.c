@@ -13,7 +13,7 @@
 #include "cli/progress.h"
 #include "output/blocking_report.h"
 #include "output/runq_report.h"
-#include "trace/reader.h"
+#include "pipeline/source_file.h"
 
 /* Off-CPU intervals and run-queue waits from the same events. */
 struct blocking_input {
@@ -37,7 +37,7 @@ int cmd_blocking(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct trace_reader *r = NULL;
+	struct as_source src = { 0 }, *r = &src;
 	struct blocking *b = NULL;
 	struct runq *q = NULL;
 	bool folded = false, partial = false;
@@ -65,19 +65,19 @@ int cmd_blocking(int argc, char **argv)
 		return 2;
 	}
 	ret = 1;
-	r = trace_reader__open(argv[optind], err, sizeof(err));
-	if (!r) {
+	if (source_open_file(r, argv[optind], err, sizeof(err))) {
 		cli_error("%s", err);
 		goto out;
 	}
-	b = blocking__new(trace_reader__meta(r));
+	b = blocking__new(as_source__meta(r));
 	q = runq__new();
 	if (!b || !q) {
 		cli_error("out of memory");
 		goto out;
 	}
 	struct blocking_input in = { b, q };
-	if (cli_read_events(r, argv[optind], partial, add_blocking, &in))
+	uint64_t events = 0;
+	if (cli_read_events(r, argv[optind], partial, add_blocking, &in, &events))
 		goto out;
 	if ((folded ? blocking_report_folded(stdout, b) :
 		      blocking_report_text(stdout, b) || runq_report_text(stdout, q))) {
@@ -85,11 +85,11 @@ int cmd_blocking(int argc, char **argv)
 		goto out;
 	}
 	/* folded stacks feed flame-graph tools: the count goes to stderr */
-	cli_print_lost(folded ? stderr : stdout, r);
+	cli_print_lost(folded ? stderr : stdout, r, events);
 	ret = 0;
 out:
 	blocking__free(b);
 	runq__free(q);
-	trace_reader__free(r);
+	as_source__free(r);
 	return ret;
 }

@@ -10,7 +10,7 @@
 #include "cli/commands.h"
 #include "cli/progress.h"
 #include "output/cpu_report.h"
-#include "trace/reader.h"
+#include "pipeline/source_file.h"
 
 static int add_sample(void *ctx, const struct as_event *ev, const struct as_stack *stack)
 {
@@ -25,7 +25,7 @@ int cmd_cpu(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct trace_reader *r = NULL;
+	struct as_source src = { 0 }, *r = &src;
 	struct cpu_samples *cs = NULL;
 	bool folded = false, partial = false;
 	char err[1024];
@@ -51,27 +51,27 @@ int cmd_cpu(int argc, char **argv)
 		return 2;
 	}
 	ret = 1;
-	r = trace_reader__open(argv[optind], err, sizeof(err));
-	if (!r) {
+	if (source_open_file(r, argv[optind], err, sizeof(err))) {
 		cli_error("%s", err);
 		goto out;
 	}
-	cs = cpu_samples__new(trace_reader__meta(r));
+	cs = cpu_samples__new(as_source__meta(r));
 	if (!cs) {
 		cli_error("out of memory");
 		goto out;
 	}
-	if (cli_read_events(r, argv[optind], partial, add_sample, cs))
+	uint64_t events = 0;
+	if (cli_read_events(r, argv[optind], partial, add_sample, cs, &events))
 		goto out;
 	if ((folded ? cpu_report_folded(stdout, cs) : cpu_report_text(stdout, cs))) {
 		cli_error("cannot write the report");
 		goto out;
 	}
 	/* folded stacks feed flame-graph tools: the count goes to stderr */
-	cli_print_lost(folded ? stderr : stdout, r);
+	cli_print_lost(folded ? stderr : stdout, r, events);
 	ret = 0;
 out:
 	cpu_samples__free(cs);
-	trace_reader__free(r);
+	as_source__free(r);
 	return ret;
 }

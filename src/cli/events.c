@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 #include "cli/commands.h"
-#include "trace/reader.h"
+#include "pipeline/source_file.h"
 
 /* Sample:
  *   +0.000123456 tid 4243 poll_begin task 0x55d1c3a0f2c0 id 3 probe 1
@@ -29,14 +29,15 @@ int cmd_events(int argc, char **argv)
 		cli_error("usage: asyncscope events FILE");
 		return 2;
 	}
-	struct trace_reader *r = trace_reader__open(argv[1], err, sizeof(err));
-	if (!r) {
+	struct as_source src, *r = &src;
+
+	if (source_open_file(r, argv[1], err, sizeof(err))) {
 		cli_error("%s", err);
 		return 1;
 	}
-	const struct as_trace_meta *meta = trace_reader__meta(r);
+	const struct as_trace_meta *meta = as_source__meta(r);
 	uint64_t base = meta->clock_mono_ns;
-	while ((n = trace_reader__next(r, &ev)) == 1) {
+	while ((n = as_source__next(r, &ev)) == 1) {
 		int64_t rel = (int64_t)(ev.ts - base);
 		printf("%+.9f tid %" PRIu32 " %-10s", (double)rel / 1e9, ev.tid,
 		       ev.type < AS_EV__MAX && names[ev.type] ? names[ev.type] : "?");
@@ -96,7 +97,7 @@ int cmd_events(int argc, char **argv)
 		printf(" probe %u\n", ev.probe);
 	}
 	if (n < 0)
-		cli_error("%s", trace_reader__error(r));
-	trace_reader__free(r);
+		cli_error("%s", as_source__error(r));
+	as_source__free(r);
 	return n < 0 ? 1 : 0;
 }

@@ -10,7 +10,7 @@
 #include "cli/commands.h"
 #include "cli/progress.h"
 #include "output/uring_report.h"
-#include "trace/reader.h"
+#include "pipeline/source_file.h"
 
 static int add_uring(void *ctx, const struct as_event *ev, const struct as_stack *stack)
 {
@@ -25,7 +25,7 @@ int cmd_uring(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct trace_reader *r = NULL;
+	struct as_source src = { 0 }, *r = &src;
 	struct uring *u = NULL;
 	bool partial = false;
 	char err[1024];
@@ -49,26 +49,26 @@ int cmd_uring(int argc, char **argv)
 		return 2;
 	}
 	ret = 1;
-	r = trace_reader__open(argv[optind], err, sizeof(err));
-	if (!r) {
+	if (source_open_file(r, argv[optind], err, sizeof(err))) {
 		cli_error("%s", err);
 		goto out;
 	}
-	u = uring__new(trace_reader__meta(r));
+	u = uring__new(as_source__meta(r));
 	if (!u) {
 		cli_error("out of memory");
 		goto out;
 	}
-	if (cli_read_events(r, argv[optind], partial, add_uring, u))
+	uint64_t events = 0;
+	if (cli_read_events(r, argv[optind], partial, add_uring, u, &events))
 		goto out;
 	if (uring_report_text(stdout, u)) {
 		cli_error("cannot write the report");
 		goto out;
 	}
-	cli_print_lost(stdout, r);
+	cli_print_lost(stdout, r, events);
 	ret = 0;
 out:
 	uring__free(u);
-	trace_reader__free(r);
+	as_source__free(r);
 	return ret;
 }
