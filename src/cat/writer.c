@@ -848,3 +848,23 @@ void cat_writer__free(struct cat_writer *w)
 	free(w->hint_sec);
 	free(w);
 }
+
+/* ---- as a sink ---- */
+
+static int sink_add(void *impl, const struct as_event *ev, const struct as_stack *stack)
+{
+	(void)stack;   /* CAT has no stacks: OFFCPU and SAMPLE events are left out */
+	return cat_writer__add(impl, ev);
+}
+
+static const struct as_sink_ops sink_ops = {
+	.name = "cat",
+	.add = sink_add,
+	.finish = NULL,   /* cat_writer__finish(): it needs to know a cut input */
+	.free = NULL,     /* a view: the caller frees the writer */
+};
+
+struct as_sink cat_writer__sink(struct cat_writer *w)
+{
+	return (struct as_sink){ .ops = &sink_ops, .impl = w };
+}

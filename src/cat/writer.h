@@ -11,7 +11,7 @@
  * blocks; memory holds a block per thread, the probe names and the header
  * tables (threads, spawn locations, task id runs, order hints), never the
  * events. Output goes only to the FILE* given. Pure C: no libbpf, no trace
- * reader. */
+ * reader; uses cat/names.h, cat/rules.h and cat/heap.h. */
 #ifndef AS_CAT_WRITER_H
 #define AS_CAT_WRITER_H
 
@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "pipeline/sink.h"
 #include "trace/event.h"
 
 struct cat_writer;
@@ -47,6 +48,13 @@ uint64_t cat_writer__lines(const struct cat_writer *w);
 uint64_t cat_writer__events(const struct cat_writer *w);
 uint64_t cat_writer__dropped(const struct cat_writer *w);
 uint32_t cat_writer__threads(const struct cat_writer *w);
+
+/* w as a sink (pipeline/sink.h) that takes every event as
+ * cat_writer__add() does: run it with pipeline_run(), then write the file
+ * with cat_writer__finish(w, &res.end, res.truncated), since a sink's
+ * finish() is not told whether the input was cut (so finish() is NULL).
+ * A view: its free() is NULL, w stays the caller's. */
+struct as_sink cat_writer__sink(struct cat_writer *w);
 
 /* Frees w and its temporary file; accepts NULL. */
 void cat_writer__free(struct cat_writer *w);
