@@ -253,8 +253,12 @@ struct trace_reader *trace_reader__fopen(FILE *f, const void *head, size_t n, co
 	bool oom = false;
 
 	set_msg(err, errlen, "%s", "");
-	if (n > sizeof(fixed))
-		n = sizeof(fixed);
+	if (n > sizeof(fixed)) {   /* the bytes past the fixed header would be lost */
+		fclose(f);
+		set_msg(err, errlen, "cannot read %s: invalid argument", path);
+		errno = EINVAL;
+		return NULL;
+	}
 	memcpy(fixed, head, n);
 	r = calloc(1, sizeof(*r));
 	if (!r || !(r->path = strdup(path))) {

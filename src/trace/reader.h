@@ -35,9 +35,9 @@ bool trace_reader__is_trace(const void *head, size_t n);
  * (EPROTONOSUPPORT), corrupt or cut header (EBADMSG), or ENOMEM. */
 struct trace_reader *trace_reader__open(const char *path, char *err, size_t errlen);
 /* The same on f, opened on path and already read for its first n bytes
- * (head; a trace by trace_reader__is_trace()): f may be a pipe, it is read
- * on from where it stands. f is the reader's from then on, also on failure
- * (closed). */
+ * (head, n <= TRACE_READER_HEAD_LEN, else EINVAL; a trace by
+ * trace_reader__is_trace()): f may be a pipe, it is read on from where it
+ * stands. f is the reader's from then on, also on failure (closed). */
 struct trace_reader *trace_reader__fopen(FILE *f, const void *head, size_t n, const char *path,
 					 char *err, size_t errlen);
 
