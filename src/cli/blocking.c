@@ -13,7 +13,7 @@
 #include "cli/progress.h"
 #include "output/blocking_report.h"
 #include "output/runq_report.h"
-#include "trace/reader.h"
+#include "pipeline/source_file.h"
 
 /* Off-CPU intervals and run-queue waits from the same events. */
 struct blocking_input {
@@ -70,7 +70,7 @@ static int on_opt(void *ctx, const struct cli_opt *opt, const struct cli_val *v)
 
 int cmd_blocking(int argc, char **argv)
 {
-	struct trace_reader *r = NULL;
+	struct as_source src = { 0 }, *r = &src;
 	struct blocking *b = NULL;
 	struct runq *q = NULL;
 	char err[1024];
@@ -87,19 +87,19 @@ int cmd_blocking(int argc, char **argv)
 				       : "blocking needs the trace FILE");
 	bool folded = !strcmp(o.format, "folded"), partial = o.partial;
 	ret = 1;
-	r = trace_reader__open(argv[first], err, sizeof(err));
-	if (!r) {
+	if (source_open_file(r, argv[first], err, sizeof(err))) {
 		cli_error("%s", err);
 		goto out;
 	}
-	b = blocking__new(trace_reader__meta(r));
+	b = blocking__new(as_source__meta(r));
 	q = runq__new();
 	if (!b || !q) {
 		cli_error("out of memory");
 		goto out;
 	}
 	struct blocking_input in = { b, q };
-	if (cli_read_events(r, argv[first], partial, add_blocking, &in))
+	uint64_t events = 0;
+	if (cli_read_events(r, argv[first], partial, add_blocking, &in, &events))
 		goto out;
 	f = cli_open_output(o.output);
 	if (!f)
@@ -110,7 +110,7 @@ int cmd_blocking(int argc, char **argv)
 		goto out;
 	}
 	/* folded stacks feed flame-graph tools: the count goes to stderr */
-	cli_print_lost(folded ? stderr : f, r);
+	cli_print_lost(folded ? stderr : f, r, events);
 	ret = cli_close_output(f);
 	f = NULL;
 	if (ret) {
@@ -124,6 +124,6 @@ out:
 		fclose(f);
 	blocking__free(b);
 	runq__free(q);
-	trace_reader__free(r);
+	as_source__free(r);
 	return ret;
 }

@@ -10,7 +10,7 @@
 #include "cli/commands.h"
 #include "cli/progress.h"
 #include "output/cpu_report.h"
-#include "trace/reader.h"
+#include "pipeline/source_file.h"
 
 static int add_sample(void *ctx, const struct as_event *ev, const struct as_stack *stack)
 {
@@ -57,7 +57,7 @@ static int on_opt(void *ctx, const struct cli_opt *opt, const struct cli_val *v)
 
 int cmd_cpu(int argc, char **argv)
 {
-	struct trace_reader *r = NULL;
+	struct as_source src = { 0 }, *r = &src;
 	struct cpu_samples *cs = NULL;
 	char err[1024];
 	int first, ret;
@@ -73,17 +73,17 @@ int cmd_cpu(int argc, char **argv)
 				       : "cpu needs the trace FILE");
 	bool folded = !strcmp(o.format, "folded"), partial = o.partial;
 	ret = 1;
-	r = trace_reader__open(argv[first], err, sizeof(err));
-	if (!r) {
+	if (source_open_file(r, argv[first], err, sizeof(err))) {
 		cli_error("%s", err);
 		goto out;
 	}
-	cs = cpu_samples__new(trace_reader__meta(r));
+	cs = cpu_samples__new(as_source__meta(r));
 	if (!cs) {
 		cli_error("out of memory");
 		goto out;
 	}
-	if (cli_read_events(r, argv[first], partial, add_sample, cs))
+	uint64_t events = 0;
+	if (cli_read_events(r, argv[first], partial, add_sample, cs, &events))
 		goto out;
 	f = cli_open_output(o.output);
 	if (!f)
@@ -93,7 +93,7 @@ int cmd_cpu(int argc, char **argv)
 		goto out;
 	}
 	/* folded stacks feed flame-graph tools: the count goes to stderr */
-	cli_print_lost(folded ? stderr : f, r);
+	cli_print_lost(folded ? stderr : f, r, events);
 	ret = cli_close_output(f);
 	f = NULL;
 	if (ret) {
@@ -106,6 +106,6 @@ out:
 	if (f && f != stdout)
 		fclose(f);
 	cpu_samples__free(cs);
-	trace_reader__free(r);
+	as_source__free(r);
 	return ret;
 }

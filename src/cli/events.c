@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "trace/reader.h"
+#include "pipeline/source_file.h"
 
 static const struct cli_opt events_opts[] = {
 	{ "output", 'o', CLI_STRING, 'o', "FILE", "write the events to FILE (default -: stdout)" },
@@ -54,18 +54,19 @@ int cmd_events(int argc, char **argv)
 	if (first + 1 != argc)
 		return cli_usage_error(&events_command, first < argc ? "events reads one trace file"
 				       : "events needs the trace FILE");
-	struct trace_reader *r = trace_reader__open(argv[first], err, sizeof(err));
-	if (!r) {
+	struct as_source src, *r = &src;
+
+	if (source_open_file(r, argv[first], err, sizeof(err))) {
 		cli_error("%s", err);
 		return 1;
 	}
 	if (cli_redirect_stdout(output)) {
-		trace_reader__free(r);
+		as_source__free(r);
 		return 1;
 	}
-	const struct as_trace_meta *meta = trace_reader__meta(r);
+	const struct as_trace_meta *meta = as_source__meta(r);
 	uint64_t base = meta->clock_mono_ns;
-	while ((n = trace_reader__next(r, &ev)) == 1) {
+	while ((n = as_source__next(r, &ev)) == 1) {
 		int64_t rel = (int64_t)(ev.ts - base);
 		printf("%+.9f tid %" PRIu32 " %-10s", (double)rel / 1e9, ev.tid,
 		       ev.type < AS_EV__MAX && names[ev.type] ? names[ev.type] : "?");
@@ -125,8 +126,8 @@ int cmd_events(int argc, char **argv)
 		printf(" probe %u\n", ev.probe);
 	}
 	if (n < 0)
-		cli_error("%s", trace_reader__error(r));
-	trace_reader__free(r);
+		cli_error("%s", as_source__error(r));
+	as_source__free(r);
 	if (fflush(stdout) && n >= 0) {
 		cli_error("writing the events: %s", strerror(errno));
 		return 1;

@@ -9,12 +9,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cat/writer.h"
 #include "cli/commands.h"
 #include "cli/progress.h"
 #include "output/folded.h"
 #include "output/perfetto.h"
-#include "output/cat.h"
-#include "trace/reader.h"
+#include "pipeline/source_file.h"
 
 enum { E_FORMAT = 1, E_OUTPUT, E_PER_TASK, E_LINES, E_PARTIAL, E_PROGRESS, E_NO_PROGRESS };
 
@@ -92,11 +92,11 @@ int cmd_export(int argc, char **argv)
 	const char *format = NULL, *outpath = NULL, *path;
 	bool partial = false, per_task = false, truncated = false, lines = false, fut_fmt;
 	enum progress_mode progress_opt = PROGRESS_AUTO;
-	struct trace_reader *r = NULL;
+	struct as_source src = { 0 }, *r = &src;
 	struct perfetto *pf = NULL;
 	struct folded *fd = NULL;
 	struct futures *fu = NULL; /* folded-futures, folded-wait: analysis/futures.h */
-	struct cat_writer *cw = NULL; /* cat: output/cat.h */
+	struct cat_writer *cw = NULL; /* cat: cat/writer.h */
 	struct progress pg;
 	FILE *out = NULL;
 	char err[1024] = "";
@@ -134,12 +134,11 @@ int cmd_export(int argc, char **argv)
 		return cli_usage_error(&export_command, first < argc ? "export reads one trace file"
 				       : "export needs the trace FILE");
 	path = argv[first];
-	r = trace_reader__open(path, err, sizeof(err));
-	if (!r) {
+	if (source_open_file(r, path, err, sizeof(err))) {
 		cli_error("%s", err);
 		return 1;
 	}
-	const struct as_trace_meta *meta = trace_reader__meta(r);
+	const struct as_trace_meta *meta = as_source__meta(r);
 
 	out = strcmp(outpath, "-") ? fopen(outpath, "we") : stdout;
 	if (!out) {
@@ -163,17 +162,17 @@ int cmd_export(int argc, char **argv)
 	progress__init(&pg, "exporting", path, progress_opt);
 
 	struct as_event ev;
-	uint64_t last_ts = 0;
+	uint64_t last_ts = 0, events = 0;
 	int e = 0;
 
-	while ((n = trace_reader__next(r, &ev)) == 1) {
+	while ((n = as_source__next(r, &ev)) == 1) {
 		e = pf ? perfetto__add(pf, &ev) : fu ? futures__add(fu, &ev)
 		    : cw ? cat_writer__add(cw, &ev) : folded__add(fd, &ev);
 		if (e)
 			break;
 		if (ev.ts > last_ts)
 			last_ts = ev.ts;
-		progress__update(&pg, r);
+		progress__update(&pg, r, ++events);
 	}
 	progress__end(&pg);
 	if (e) {
@@ -183,18 +182,18 @@ int cmd_export(int argc, char **argv)
 	if (n == -ENODATA && partial) {
 		truncated = true;
 		cli_error("warning: %s is truncated after %" PRIu64 " events: exporting them, "
-			  "marked as truncated", path, trace_reader__events(r));
+			  "marked as truncated", path, events);
 	} else if (n == -ENODATA) {
 		cli_error("%s is truncated after %" PRIu64 " events (the recording did not "
 			  "finish): rerun the export with --partial to use them",
-			  path, trace_reader__events(r));
+			  path, events);
 		goto cleanup;
 	} else if (n < 0) {
-		cli_error("%s", trace_reader__error(r));
+		cli_error("%s", as_source__error(r));
 		goto cleanup;
 	}
-	const struct as_trace_end *end = trace_reader__end(r);
-	struct as_trace_end cut = { .events = trace_reader__events(r), .end_ns = last_ts };
+	const struct as_trace_end *end = as_source__end(r);
+	struct as_trace_end cut = { .events = events, .end_ns = last_ts };
 
 	if (!end)
 		end = &cut;
@@ -244,7 +243,7 @@ int cmd_export(int argc, char **argv)
 			  "events left out: CAT has no line for them)" : "");
 	else
 		futures_note(fu, format, fu_lines, fu_ns, outpath, truncated);
-	cli_print_lost(stderr, r);
+	cli_print_lost(stderr, r, events);
 	ret = 0;
 cleanup:
 	if (out && out != stdout)
@@ -255,6 +254,6 @@ cleanup:
 	folded__free(fd);
 	futures__free(fu);
 	cat_writer__free(cw);
-	trace_reader__free(r);
+	as_source__free(r);
 	return ret;
 }

@@ -29,7 +29,7 @@
 #include "output/report.h"
 #include "output/blocking_report.h"
 #include "output/usdt_report.h"
-#include "trace/reader.h"
+#include "pipeline/source_file.h"
 
 enum { R_FORMAT = 1, R_OUTPUT, R_HTML, R_PARTIAL, R_LONG_POLL, R_STALL, R_STARVE, R_MAX_TASKS };
 
@@ -68,7 +68,7 @@ const struct cli_command report_command = {
  * or 1 (runtime failure, message printed). *truncated: the trace ends
  * without its trailer (accepted with partial); *cut: the end to use then.
  * Every event goes to both (the analysis counts USDT hits as events). */
-static int drain(struct trace_reader *r, struct progress *pg, bool partial, struct analysis *an,
+static int drain(struct as_source *r, struct progress *pg, bool partial, struct analysis *an,
 		 struct usdt_counts *uc, struct blocking *bl, struct html_kernel *hk,
 		 struct futures *fu, struct timeline *tl, bool *truncated, struct as_trace_end *cut)
 {
@@ -76,13 +76,13 @@ static int drain(struct trace_reader *r, struct progress *pg, bool partial, stru
 	uint64_t count = 0, last_ts = 0;
 	int n;
 
-	while ((n = trace_reader__next(r, &ev)) == 1) {
+	while ((n = as_source__next(r, &ev)) == 1) {
 		int err = uc ? usdt_counts__add(uc, &ev) : 0;
 		if (bl && !err)
 			err = blocking__add(bl, &ev, ev.type == AS_EV_OFFCPU ?
-					    trace_reader__stack(r, ev.stack) : NULL);
+					    as_source__stack(r, ev.stack) : NULL);
 		if (hk && !err)
-			err = html_kernel__add(hk, &ev, trace_reader__stack(r, ev.stack));
+			err = html_kernel__add(hk, &ev, as_source__stack(r, ev.stack));
 		if (fu && !err)
 			err = futures__add(fu, &ev);
 		if (!err)
@@ -95,14 +95,14 @@ static int drain(struct trace_reader *r, struct progress *pg, bool partial, stru
 		count++;
 		if (ev.ts > last_ts)
 			last_ts = ev.ts;
-		progress__update(pg, r);
+		progress__update(pg, r, count);
 	}
 	progress__end(pg);
 	*truncated = false;
 	if (n == -ENODATA && partial) {
 		*truncated = true;
 	} else if (n < 0) {
-		cli_error("%s", trace_reader__error(r));
+		cli_error("%s", as_source__error(r));
 		return 1;
 	}
 	*cut = (struct as_trace_end){ .events = count, .end_ns = last_ts };
@@ -197,7 +197,7 @@ int report_run(const struct report_args *args)
 	const char *format = args->format, *path = args->path;
 	const char *html = !strcmp(format, "html") ? args->output : NULL;
 	bool partial = args->partial, truncated = false, truncated2 = false, two_pass;
-	struct trace_reader *r = NULL, *r2 = NULL;
+	struct as_source src = { 0 }, src2 = { 0 }, *r = &src, *r2 = &src2;
 	struct analysis *an = NULL;
 	struct usdt_counts *uc = NULL;
 	struct blocking *bl = NULL;
@@ -218,12 +218,11 @@ int report_run(const struct report_args *args)
 	two_pass = html || !strcmp(format, "json");
 
 	/* Pass 1: the analysis. */
-	r = trace_reader__open(path, err, sizeof(err));
-	if (!r) {
+	if (source_open_file(r, path, err, sizeof(err))) {
 		cli_error("%s", err);
 		return 1;
 	}
-	meta = trace_reader__meta(r);
+	meta = as_source__meta(r);
 	an = analysis__new_opts(meta, &ao);
 	uc = usdt_counts__new(meta);
 	bl = blocking__new(meta);
@@ -242,8 +241,8 @@ int report_run(const struct report_args *args)
 	if (drain(r, &pg, partial, an, uc, bl, hk, fu, NULL, &truncated, &cut))
 		goto cleanup;
 	if (truncated)
-		cli_error("warning: %s", trace_reader__error(r));
-	end = trace_reader__end(r);
+		cli_error("warning: %s", as_source__error(r));
+	end = as_source__end(r);
 	if (!end)
 		end = &cut;
 	if (analysis__finish(an, end) || (fu && futures__finish(fu, end->end_ns))) {
@@ -253,12 +252,11 @@ int report_run(const struct report_args *args)
 
 	/* Pass 2: the timeline, now that the trace's bounds are known. */
 	if (two_pass) {
-		r2 = trace_reader__open(path, err, sizeof(err));
-		if (!r2) {
+		if (source_open_file(r2, path, err, sizeof(err))) {
 			cli_error("%s", err);
 			goto cleanup;
 		}
-		tl = timeline__new(an, trace_reader__meta(r2), NULL);
+		tl = timeline__new(an, as_source__meta(r2), NULL);
 		if (!tl) {
 			cli_error("out of memory");
 			goto cleanup;
@@ -311,7 +309,7 @@ cleanup:
 	html_kernel__free(hk);
 	futures__free(fu);
 	analysis__free(an);
-	trace_reader__free(r);
-	trace_reader__free(r2);
+	as_source__free(r);
+	as_source__free(r2);
 	return ret;
 }

@@ -10,7 +10,7 @@
 #include "cli/commands.h"
 #include "cli/progress.h"
 #include "output/uring_report.h"
-#include "trace/reader.h"
+#include "pipeline/source_file.h"
 
 static int add_uring(void *ctx, const struct as_event *ev, const struct as_stack *stack)
 {
@@ -56,7 +56,7 @@ static int on_opt(void *ctx, const struct cli_opt *opt, const struct cli_val *v)
 
 int cmd_uring(int argc, char **argv)
 {
-	struct trace_reader *r = NULL;
+	struct as_source src = { 0 }, *r = &src;
 	struct uring *u = NULL;
 	char err[1024];
 	int first, ret;
@@ -72,17 +72,17 @@ int cmd_uring(int argc, char **argv)
 				       : "uring needs the trace FILE");
 	bool partial = o.partial;
 	ret = 1;
-	r = trace_reader__open(argv[first], err, sizeof(err));
-	if (!r) {
+	if (source_open_file(r, argv[first], err, sizeof(err))) {
 		cli_error("%s", err);
 		goto out;
 	}
-	u = uring__new(trace_reader__meta(r));
+	u = uring__new(as_source__meta(r));
 	if (!u) {
 		cli_error("out of memory");
 		goto out;
 	}
-	if (cli_read_events(r, argv[first], partial, add_uring, u))
+	uint64_t events = 0;
+	if (cli_read_events(r, argv[first], partial, add_uring, u, &events))
 		goto out;
 	f = cli_open_output(o.output);
 	if (!f)
@@ -91,7 +91,7 @@ int cmd_uring(int argc, char **argv)
 		cli_error("cannot write the report");
 		goto out;
 	}
-	cli_print_lost(f, r);
+	cli_print_lost(f, r, events);
 	ret = cli_close_output(f);
 	f = NULL;
 	if (ret) {
@@ -104,6 +104,6 @@ out:
 	if (f && f != stdout)
 		fclose(f);
 	uring__free(u);
-	trace_reader__free(r);
+	as_source__free(r);
 	return ret;
 }
