@@ -442,7 +442,7 @@ static void test_text_names(void)
 	f = open_memstream(&buf, &len);
 	CHECK_EQ_U64(report_text(f, a, &m, NULL, NULL), 0);
 	fclose(f);
-	CHECK(strstr(buf, "    1      -  caf\xc3\xa9::a?b::0...01234567890123456789::end -") != NULL);
+	CHECK(strstr(buf, "     ~1  caf\xc3\xa9::a?b::0...01234567890123456789::end -") != NULL);
 	free(buf);
 	analysis__free(a);
 }
