@@ -24,6 +24,7 @@
 #include "cli/commands.h"
 #include "cli/progress.h"
 #include "output/html.h"
+#include "output/html_kernel.h"
 #include "output/report.h"
 #include "output/blocking_report.h"
 #include "output/usdt_report.h"
