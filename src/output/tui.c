@@ -2,12 +2,13 @@
  *
  *  asyncscope top  pid 4242 chain (tokio)  12.3 s  5.2k ev/s  lost 0  sort busy
  *  tokio-runtime-w 4243 [#####.......] busy  41%  parked  57%
- *    TASK STATE     POLL/S BUSY%  MAX POLL  IDLE FOR WAKE/S NAME
- *      #5 idle         101   0.3   22.1 us    3.1 ms    100 chain::producer
- *      #4 idle         101   0.2    9.2 us    3.1 ms    100  chain::relay
- * A task is named as in every output (util/task_id.h): #ID, else ~SEQ.
+ *  TASK STATE    POLL/S BUSY% MAX POLL IDLE FOR WAKE/S NAME
+ *    #5 idle         101   0.3  22.1 us   3.1 ms    100 chain::producer
+ *    #4 idle         101   0.2   9.2 us   3.1 ms    100  chain::relay
  *  q quit  s sort  t tree  / filter  enter detail  j/k move
- */
+ *
+ * A task is named as in every output (util/task_id.h): #ID, else ~SEQ, in a
+ * column as wide as the seq column it replaces (wider ids push the row). */
 #include "output/tui.h"
 
 #include <ctype.h>
@@ -267,7 +268,7 @@ void tui_draw(struct tui_state *st, const struct live *l, const struct as_trace_
 		shown_workers++;
 	}
 	attron(A_BOLD);
-	mvprintw(y++, 0, "%6s %-8s %6s %5s %8s %8s %6s %s", "TASK", "STATE", "POLL/S", "BUSY%",
+	mvprintw(y++, 0, "%4s %-8s %6s %5s %8s %8s %6s %s", "TASK", "STATE", "POLL/S", "BUSY%",
 		 "MAX POLL", "IDLE FOR", "WAKE/S", "NAME");
 	attroff(A_BOLD);
 
@@ -296,7 +297,7 @@ void tui_draw(struct tui_state *st, const struct live *l, const struct as_trace_
 			attron(A_REVERSE);
 		char id[TASK_ID_MAX];
 
-		mvprintw(y, 0, "%6s %-8s %6.0f %5.1f %8s %8s %6.0f %*s",
+		mvprintw(y, 0, "%4s %-8s %6.0f %5.1f %8s %8s %6.0f %*s",
 			 task_id_format(id, sizeof(id), r->tokio_id, r->seq, 0),
 			 live_state__str(r->state), r->polls_per_s,
 			 r->busy_pct, dur(b, r->max_poll_ns), idle, r->wakes_per_s,
