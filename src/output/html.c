@@ -17,15 +17,17 @@
  *  "cpu": {"samples", "in_tasks", "tasks", "rows": [{"kind" ("task"|
  *     "scheduler"|"idle"|"outside-runtime"), "task" (the identity,
  *     util/task_id.h: "#3", or the address; null for other kinds), "header"
- *     ("0x..." or null), "id" (tokio id or null), "name", "samples"}] (most first, at most
- *     HTML_ROWS_MAX), "rows_total", "rows_omitted_samples", "stacks": [[line,
- *     samples], ...], "stacks_total", "stacks_omitted" (samples)},
+ *     ("0x..." or null), "id" (tokio id or null), "name", "samples"}] (most
+ *     first, at most HTML_ROWS_MAX), "rows_total", "rows_omitted_samples",
+ *     "stacks": [[line, samples], ...], "stacks_total", "stacks_omitted"
+ *     (samples)},
  *  "runq": {"threads": [{"tid", "name", "worker", "waits", "in_poll",
  *     "p50_ns", "p99_ns", "max_ns", "total_ns"}] (workers first, then most
  *     total delay), "threads_total"},
  *  "uring": {"submitted", "completed", "failed", "tasks": [{"task" (as
- *     in cpu; null outside polls), "header" (null outside polls), "id", "name", "submitted", "completed", "failed",
- *     "p50_ns", "p99_ns", "max_ns"}] (most submissions first), "tasks_total"}} */
+ *     in cpu; null outside polls), "header" (null outside polls), "id",
+ *     "name", "submitted", "completed", "failed", "p50_ns", "p99_ns",
+ *     "max_ns"}] (most submissions first), "tasks_total"}} */
 #include <errno.h>
 #include <stddef.h>
 #include <inttypes.h>
