@@ -26,6 +26,7 @@
 #include "cli/steps.h"
 #include "cli/progress.h"
 #include "output/html.h"
+#include "output/html_kernel.h"
 #include "output/report.h"
 #include "output/blocking_report.h"
 #include "output/usdt_report.h"
