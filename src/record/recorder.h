@@ -74,11 +74,14 @@ struct recorder_opts {
 	bool quiet;                  /* no "attached" line (a full-screen caller) */
 	const char *child_stdio;     /* launched command's stdout and stderr go here
 	                                (e.g. /dev/null under a full-screen view) */
-	/* Live consumers (e.g. `top`): every event as it is decoded, and a tick
-	 * at least every 20 ms; on_tick returning non-zero stops the recording.
-	 * With output NULL no trace file is written. */
+	/* Live consumers: on_start once attached; every event as it is
+	 * decoded (on_event; a consumer may instead read the session as a
+	 * source, rec_session__source(), as top and dump do); a tick at least
+	 * every 20 ms while the ring buffer is polled; on_tick returning
+	 * non-zero stops the recording. With output NULL no trace file is
+	 * written. */
 	void (*on_start)(void *ctx, const struct as_trace_meta *meta); /* after attaching;
-	                                          meta valid until recorder_run returns */
+	                                          meta valid until the session is freed */
 	void (*on_event)(void *ctx, const struct as_event *ev);
 	int (*on_tick)(void *ctx, uint64_t now_ns, uint64_t lost, uint64_t missed);
 	void *ctx;
@@ -144,10 +147,10 @@ int rec_session__open(const struct recorder_opts *o, struct rec_session **out,
  * ends (o->stop set, the duration over, on_tick non-zero, the target
  * gone): the trace file is then finished and end() answers. An error
  * reading the ring buffer or finishing the file: -errno, error() says what
- * (the recording has ended too). meta() is the trace header. stack() is
- * NULL: a live source names no stacks (read them from the trace file).
- * Every ev->str is lent until the session is freed. offset()/size() are
- * NULL. The source's free() frees the session (do not call
+ * (the recording has ended too). meta() is the trace header. stack()
+ * gives the stacks of off-CPU intervals and samples (named at record time;
+ * the trace file's ids when there is one). Every ev->str and stack is lent
+ * until the session is freed. offset()/size() are NULL. The source's free() frees the session (do not call
  * rec_session__free() then). */
 void rec_session__source(struct rec_session *s, struct as_source *src);
 

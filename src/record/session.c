@@ -23,6 +23,7 @@
 #include "record/stats.h"
 #include "trace/writer.h"
 #include "util/strtab.h"
+#include "util/u64map.h"
 
 enum state { ST_RUNNING, ST_ENDED };
 
@@ -50,6 +51,12 @@ struct rec_session {
 	size_t q_head, q_len, q_cap;
 	struct strtab strs;
 	bool queue_failed;
+	/* as a source: the stacks named, stk[id - 1], each with its frames and
+	 * (interned) strings; without a trace file, ids by a hash of the
+	 * counts and addresses (the writer's rule: same addresses, same id) */
+	struct as_stack **stk;
+	size_t n_stk, cap_stk;
+	struct u64map stk_by_hash;
 };
 
 static uint64_t now_ns(clockid_t clk)
@@ -112,20 +119,108 @@ static void emit(void *ctx, const struct as_event *ev)
 		enqueue(s, ev);
 }
 
-/* The stack of an off-CPU interval or sample, its id in the trace; 0
- * without a trace file or when the writer refuses it. */
+static const char *intern(struct rec_session *s, const char *str)
+{
+	uint32_t idx;
+	size_t len;
+
+	if (!str)
+		return NULL;
+	len = strlen(str);
+	if (!strtab__find(&s->strs, str, len, &idx) && strtab__add(&s->strs, str, len, &idx))
+		return NULL;
+	return strtab__get(&s->strs, idx);
+}
+
+/* FNV-1a over the counts and addresses, never 0 or UINT64_MAX (not keys) */
+static uint64_t stack_hash(const struct as_stack *st)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	size_t n = (size_t)st->n_kernel + st->n_user;
+
+	h = (h ^ ((uint64_t)st->n_kernel << 16 | st->n_user)) * 0x100000001b3ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ st->frames[i].addr) * 0x100000001b3ull;
+	h |= 1;
+	return h == UINT64_MAX ? h - 2 : h;
+}
+
+static bool same_stack(const struct as_stack *a, const struct as_stack *b)
+{
+	size_t n = (size_t)a->n_kernel + a->n_user;
+
+	if (a->n_kernel != b->n_kernel || a->n_user != b->n_user)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (a->frames[i].addr != b->frames[i].addr)
+			return false;
+	return true;
+}
+
+/* Keeps a copy of st as stack id n_stk + 1. 0 or -ENOMEM. */
+static int keep_stack(struct rec_session *s, const struct as_stack *st)
+{
+	size_t n = (size_t)st->n_kernel + st->n_user;
+	struct as_stack *c;
+	struct as_frame *f;
+
+	if (s->n_stk == s->cap_stk) {
+		size_t cap = s->cap_stk ? s->cap_stk * 2 : 64;
+		struct as_stack **k = realloc(s->stk, cap * sizeof(*k));
+		if (!k)
+			return -ENOMEM;
+		s->stk = k;
+		s->cap_stk = cap;
+	}
+	c = calloc(1, sizeof(*c) + n * sizeof(*f));
+	if (!c)
+		return -ENOMEM;
+	f = (struct as_frame *)(c + 1);
+	for (size_t i = 0; i < n; i++) {
+		f[i] = st->frames[i];
+		f[i].sym = intern(s, st->frames[i].sym ? st->frames[i].sym : "");
+		f[i].file = intern(s, st->frames[i].file);
+		if (!f[i].sym || (st->frames[i].file && !f[i].file)) {
+			free(c);
+			return -ENOMEM;
+		}
+	}
+	*c = (struct as_stack){ .id = (uint32_t)s->n_stk + 1, .n_kernel = st->n_kernel,
+				.n_user = st->n_user, .frames = f };
+	s->stk[s->n_stk++] = c;
+	return 0;
+}
+
+/* The stack of an off-CPU interval or sample, its id: the trace file's
+ * (kept too when read as a source), or as a source without a file the
+ * session's own; 0 when neither is wanted or the writer refuses it. */
 static uint32_t stack_id(struct rec_session *s, const struct raw_offcpu *o)
 {
 	struct as_stack st;
 	uint32_t id = 0;
+	uint64_t h, v;
 
-	if (!s->w || !s->stacks || !rec_stacks__name(s->stacks, o, &st))
+	if ((!s->w && !s->queue_on) || !s->stacks || !rec_stacks__name(s->stacks, o, &st))
 		return 0;
-	if (trace_writer__stack(s->w, &st, &id)) {
-		s->st.stack_errors++;
+	if (s->w) {
+		if (trace_writer__stack(s->w, &st, &id)) {
+			s->st.stack_errors++;
+			return 0;
+		}
+		if (s->queue_on && id == s->n_stk + 1 && keep_stack(s, &st))
+			s->queue_failed = true;
+		return id;
+	}
+	h = stack_hash(&st);
+	if (u64map__get(&s->stk_by_hash, h, &v) && same_stack(s->stk[v - 1], &st))
+		return (uint32_t)v;
+	if (keep_stack(s, &st)) {
+		s->queue_failed = true;
 		return 0;
 	}
-	return id;
+	if (!u64map__get(&s->stk_by_hash, h, NULL) && u64map__set(&s->stk_by_hash, h, s->n_stk))
+		s->queue_failed = true;
+	return (uint32_t)s->n_stk;
 }
 
 static int on_record(void *ctx, void *data, size_t size)
@@ -413,6 +508,13 @@ static const struct as_trace_meta *src_meta(void *impl)
 	return &((struct rec_session *)impl)->meta;
 }
 
+static const struct as_stack *src_stack(void *impl, uint32_t id)
+{
+	struct rec_session *s = impl;
+
+	return id && id <= s->n_stk ? s->stk[id - 1] : NULL;
+}
+
 static const struct as_trace_end *src_end(void *impl)
 {
 	struct rec_session *s = impl;
@@ -431,7 +533,8 @@ static void src_free(void *impl)
 }
 
 static const struct as_source_ops session_ops = {
-	.next = src_next, .meta = src_meta, .end = src_end, .error = src_error, .free = src_free,
+	.next = src_next, .meta = src_meta, .stack = src_stack, .end = src_end, .error = src_error,
+	.free = src_free,
 };
 
 void rec_session__source(struct rec_session *s, struct as_source *src)
@@ -456,6 +559,10 @@ void rec_session__free(struct rec_session *s)
 	probe_plan__free(s->plan);
 	rec_target__release(&s->t);
 	free(s->q);
+	for (size_t i = 0; i < s->n_stk; i++)
+		free(s->stk[i]);
+	free(s->stk);
+	u64map__clear(&s->stk_by_hash);
 	strtab__clear(&s->strs);
 	free(s);
 }
