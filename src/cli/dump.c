@@ -81,17 +81,19 @@ static const char *frame_note(const struct async_frame *f)
  *
  * asyncscope dump of pid 11961 (/work/main/tests/apps/target/release/parked): 6 tasks
  *
- * task 1 (tokio id 3) parked::deep_outer  [idle]
+ * task #3 parked::deep_outer  [idle]
  *     parked::deep_outer at src/bin/parked.rs:14
  *     parked::deep_middle at src/bin/parked.rs:18
  *     parked::deep_inner at src/bin/parked.rs:23  (awaiting core::future::pending::Pending<()>)
  *
- * task 4 (tokio id 6) parked::nap  [idle]
+ * task #6 parked::nap  [idle]
  *     parked::nap at src/bin/parked.rs:40  (awaiting tokio::time::sleep::Sleep)
  *
- * task 5 (tokio id 7) parked::busy  [running]
+ * task #7 parked::busy  [running]
  *     (running, not sampled)
  *
+ * A task is named as everywhere: #ID, the runtime's task id, or ~N (its
+ * number in order of first sight) when it has none.
  * Files below the unit's compilation directory are relative to it; others
  * (dependencies) stay absolute.
  */
@@ -104,11 +106,10 @@ static void print_text(const struct dump_result *r)
 	for (size_t i = 0; i < r->n; i++) {
 		const struct dump_task *t = &r->tasks[i];
 		const struct async_stack *s = &t->stack;
+		char ident[24];
 
-		printf("\ntask %zu", i + 1);
-		if (t->id)
-			printf(" (tokio id %" PRIu64 ")", t->id);
-		printf(" %s  [%s]\n", t->name ? t->name : "?", t->state);
+		printf("\ntask %s %s  [%s]\n", dump_task_ident(t, ident, sizeof(ident)),
+		       t->name ? t->name : "?", t->state);
 		if (t->note) {
 			printf("    (%s)\n", t->note);
 			continue;
@@ -132,14 +133,15 @@ static void print_text(const struct dump_result *r)
 	}
 }
 
-/* JSON: {"pid", "target", "tasks": [{"id", "header", "name", "state", "note",
+/* JSON: {"pid", "target", "tasks": [{"task" ("#3" or "~5", as in the
+ * text), "id", "header", "name", "state", "note",
  * "seen", "frames": [{"future", "type", "file", "line", "state"}], "leaf"}],
  * "list_complete"}; header as "0x..." hex; id, name, note, leaf null when
  * unknown. */
 static int print_json(const struct dump_result *r)
 {
 	struct json_writer *w = json_writer__new(stdout, true);
-	char hex[32];
+	char hex[32], ident[24];
 
 	if (!w)
 		return -errno;
@@ -152,6 +154,7 @@ static int print_json(const struct dump_result *r)
 	for (size_t i = 0; i < r->n; i++) {
 		const struct dump_task *t = &r->tasks[i];
 		json_writer__begin_object(w);
+		json_writer__kv_string(w, "task", dump_task_ident(t, ident, sizeof(ident)));
 		json_writer__key(w, "id");
 		if (t->id)
 			json_writer__u64(w, t->id);

@@ -109,12 +109,31 @@ static void refresh_stacks(struct top *t, uint64_t now)
 	dump_result__clear(&res);
 }
 
-static void on_event(void *ctx, const struct as_event *ev)
+/* Records through a live session read as a source: each event into the
+ * live model; the session calls on_tick while it waits for the ring
+ * buffer (keys, redraws, stack reads). Returns 0 or -errno with err. */
+static int run_live(struct top *t, const struct recorder_opts *o, struct recorder_result *res,
+		    char *err, size_t errlen)
 {
-	struct top *t = ctx;
+	struct rec_session *rs = NULL;
+	struct as_source src = { 0 };
+	struct as_event ev;
+	int n, ret;
 
-	if (live__add(t->live, ev) && !t->err)
-		t->err = -ENOMEM;
+	ret = rec_session__open(o, &rs, err, errlen);
+	if (ret)
+		return ret;
+	rec_session__source(rs, &src);
+	while ((n = as_source__next(&src, &ev)) == 1)
+		if (live__add(t->live, &ev) && !t->err) {
+			t->err = -ENOMEM;
+			*o->stop = 1;
+		}
+	if (n < 0)
+		snprintf(err, errlen, "%s", as_source__error(&src));
+	rec_session__result(rs, res);
+	as_source__free(&src);
+	return n < 0 ? n : 0;
 }
 
 static int on_tick(void *ctx, uint64_t now, uint64_t lost, uint64_t missed)
@@ -207,8 +226,7 @@ int cmd_top(int argc, char **argv)
 {
 	struct top t = { .interval_ns = 1000000000ull, .stacks_every_ns = 3000000000ull };
 	struct recorder_opts o = { .stop = &stop_requested, .quiet = true, .child_stdio = "/dev/null",
-				   .on_start = on_start, .on_event = on_event,
-				   .on_tick = on_tick, .ctx = &t };
+				   .on_start = on_start, .on_tick = on_tick, .ctx = &t };
 	struct top_args ta = { .rec = { .o = o }, .t = &t };
 	struct recorder_result res;
 	char err[1024] = "", exe[64], target[4096];
@@ -244,7 +262,7 @@ int cmd_top(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	int ret = recorder_run(&o, &res, err, sizeof(err));
+	int ret = run_live(&t, &o, &res, err, sizeof(err));
 	if (t.screen)
 		endwin();
 	live__free(t.live);

@@ -103,6 +103,7 @@ if not quiet:
 expect(len(r["tasks"]) == (4 if quiet else 6), "task count: %s" % sorted(by_name))
 expect(r["list_complete"], "task list walked to its ends")
 expect(all(isinstance(t["id"], int) and t["id"] > 0 for t in r["tasks"]), "tokio ids")
+expect(all(t["task"] == "#%d" % t["id"] for t in r["tasks"]), "task identity #ID: %s" % [t["task"] for t in r["tasks"]])
 expect(all(re.match(r"^0x[0-9a-f]+$", t["header"]) for t in r["tasks"]), "headers")
 ids = [t["id"] for t in r["tasks"]]
 expect(ids == sorted(ids), "sorted by id")
@@ -125,19 +126,20 @@ test_dump_parked() {
 	l2=$(grep -n '// dump: deep_middle$' $PARKED_SRC | cut -d: -f1)
 	l3=$(grep -n '// dump: deep_inner$' $PARKED_SRC | cut -d: -f1)
 	check "text: deep task, innermost last" python3 - "$TMP/dump.txt" "$l1" "$l2" "$l3" <<'PY'
-import sys
+import re, sys
 text = open(sys.argv[1]).read()
 want = ("    parked::deep_outer at src/bin/parked.rs:%s\n"
         "    parked::deep_middle at src/bin/parked.rs:%s\n"
         "    parked::deep_inner at src/bin/parked.rs:%s  (awaiting core::future::pending::Pending<()>)\n"
         % tuple(sys.argv[2:5]))
-ok = "parked::deep_outer  [idle]\n" + want in text
+ok = re.search(r"^task #[1-9][0-9]* parked::deep_outer  \[idle\]\n" + re.escape(want), text, re.M) is not None
 if not ok:
     print(text, file=sys.stderr)
 sys.exit(0 if ok else 1)
 PY
 	check "text: nap sleeps" grep -q "parked::nap at src/bin/parked.rs:[0-9]*  (awaiting tokio::time::sleep::Sleep)" "$TMP/dump.txt"
 	check "text: header line" grep -q "^asyncscope dump of pid $PARKED_PID .*: 6 tasks$" "$TMP/dump.txt"
+	check "text: every task named #ID" sh -c "[ \$(grep -c '^task #[1-9][0-9]* ' $TMP/dump.txt) -eq 6 ] && ! grep -q 'tokio id' $TMP/dump.txt"
 	check "program keeps running" still_running "$out"
 	# a longer look finds the same tasks
 	check "dump --duration 1s" sh -c "$AS dump -p $PARKED_PID --duration 1s --format json > $TMP/dump1.json"
