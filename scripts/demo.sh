@@ -9,7 +9,7 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "demo: asyncscope needs root for BPF: run 'sudo make demo'" >&2
 	exit 1
 fi
-$AS record -o demo.trace --duration 2 -- tests/apps/target/release/blocker
+$AS record -o demo.trace --duration 2s -- tests/apps/target/release/blocker
 echo
 $AS report demo.trace
 echo

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Runs every unit test binary given as argument, then the integration cases
-# (tests/integ/run.sh: one PASS/FAIL line per tests/integ/cases/*.case), and
-# ends with one line "N passed, N failed" over all of them (each unit binary's
+# Runs every unit test binary given as argument and the unit-style scripts
+# tests/unit/test_*.sh (no root: the command-line grammar against
+# build/asyncscope), then the integration cases (tests/integ/run.sh: one
+# PASS/FAIL line per tests/integ/cases/*.case), and ends with one line
+# "N passed, N failed" over all of them (each unit binary's and script's
 # tally plus one per integration case).
 set -u
 cd "$(dirname "$0")/.."
@@ -13,7 +15,7 @@ tally() { # reads a test binary's closing "N passed, N failed" line
 	p=${line%% passed*}; f=${line#*passed, }; f=${f%% failed*}
 	passed=$((passed + p)); failed=$((failed + f))
 }
-for t in "$@"; do
+for t in "$@" tests/unit/test_*.sh; do
 	echo "== $t"
 	out=$(mktemp)
 	if ! "$t" >"$out" 2>&1; then cat "$out"; fi

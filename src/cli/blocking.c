@@ -3,9 +3,9 @@
  * cause, or as flame-graph stacks; then how long each worker waited for a
  * CPU once runnable (run-queue delay, record --runq or --offcpu). */
 #include <errno.h>
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "analysis/blocking.h"
 #include "analysis/runq.h"
@@ -13,7 +13,7 @@
 #include "cli/progress.h"
 #include "output/blocking_report.h"
 #include "output/runq_report.h"
-#include "trace/reader.h"
+#include "pipeline/source_file.h"
 
 /* Off-CPU intervals and run-queue waits from the same events. */
 struct blocking_input {
@@ -29,67 +29,101 @@ static int add_blocking(void *ctx, const struct as_event *ev, const struct as_st
 	       runq__add(in->q, ev);
 }
 
+enum { O_FORMAT = 1, O_FOLDED, O_OUTPUT, O_PARTIAL };
+
+static const struct cli_opt blocking_opts[] = {
+	{ "format", 'f', CLI_CHOICE, O_FORMAT, "text|folded",
+	  "text (default), or flame-graph stacks:\ntask;user frames;kernel frames NS" },
+	{ "folded", 0, CLI_FLAG, O_FOLDED, NULL, "the same as --format folded" },
+	{ "output", 'o', CLI_STRING, O_OUTPUT, "FILE", "write to FILE (default -: stdout)" },
+	{ "partial", 0, CLI_FLAG, O_PARTIAL, NULL, "use the events of a truncated trace" },
+	{ 0 },
+};
+
+static const struct cli_opt *const tables[] = { blocking_opts, NULL };
+
+const struct cli_command blocking_command = {
+	.name = "blocking",
+	.summary = "Off-CPU time inside polls per task and cause (record with --offcpu), then\n"
+		   "the run-queue delay per worker (--offcpu or --runq).",
+	.operands = "FILE",
+	.tables = tables,
+};
+
+struct out_args {
+	const char *format, *output;
+	bool partial;
+};
+
+static int on_opt(void *ctx, const struct cli_opt *opt, const struct cli_val *v)
+{
+	struct out_args *a = ctx;
+
+	switch (opt->key) {
+	case O_FORMAT: a->format = v->str; break;
+	case O_FOLDED: a->format = "folded"; break;
+	case O_OUTPUT: a->output = v->str; break;
+	case O_PARTIAL: a->partial = true; break;
+	}
+	return 0;
+}
+
 int cmd_blocking(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "folded", no_argument, NULL, 'f' },
-		{ "partial", no_argument, NULL, 'P' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	struct trace_reader *r = NULL;
+	struct as_source src = { 0 }, *r = &src;
 	struct blocking *b = NULL;
 	struct runq *q = NULL;
-	bool folded = false, partial = false;
 	char err[1024];
-	int c, ret = 2;
+	int first, ret;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'f': folded = true; break;
-		case 'P': partial = true; break;
-		case 'h':
-			printf("usage: asyncscope blocking [--folded] [--partial] FILE\n"
-			       "  off-CPU time inside polls per task and cause (record with --offcpu),\n"
-			       "  then the run-queue delay per worker (--offcpu or --runq)\n"
-			       "  --folded   flame-graph stacks: task;user frames;kernel frames NS\n"
-			       "  --partial  use the events of a truncated trace\n");
-			return 0;
-		default:
-			return 2;
-		}
-	}
-	if (optind != argc - 1) {
-		cli_error("usage: asyncscope blocking [--folded] [--partial] FILE");
-		return 2;
-	}
+	struct out_args o = { .format = "text", .output = "-" };
+	FILE *f = NULL;
+
+	ret = cli_parse(&blocking_command, argc, argv, on_opt, &o, &first);
+	if (ret >= 0)
+		return ret;
+	if (first + 1 != argc)
+		return cli_usage_error(&blocking_command, first < argc ? "blocking reads one trace file"
+				       : "blocking needs the trace FILE");
+	bool folded = !strcmp(o.format, "folded"), partial = o.partial;
 	ret = 1;
-	r = trace_reader__open(argv[optind], err, sizeof(err));
-	if (!r) {
+	if (source_open_file(r, argv[first], err, sizeof(err))) {
 		cli_error("%s", err);
 		goto out;
 	}
-	b = blocking__new(trace_reader__meta(r));
+	b = blocking__new(as_source__meta(r));
 	q = runq__new();
 	if (!b || !q) {
 		cli_error("out of memory");
 		goto out;
 	}
 	struct blocking_input in = { b, q };
-	if (cli_read_events(r, argv[optind], partial, add_blocking, &in))
+	uint64_t events = 0;
+	if (cli_read_events(r, argv[first], partial, add_blocking, &in, &events))
 		goto out;
-	if ((folded ? blocking_report_folded(stdout, b) :
-		      blocking_report_text(stdout, b) || runq_report_text(stdout, q))) {
+	f = cli_open_output(o.output);
+	if (!f)
+		goto out;
+	if ((folded ? blocking_report_folded(f, b) :
+		      blocking_report_text(f, b) || runq_report_text(f, q))) {
 		cli_error("cannot write the report");
 		goto out;
 	}
 	/* folded stacks feed flame-graph tools: the count goes to stderr */
-	cli_print_lost(folded ? stderr : stdout, r);
+	cli_print_lost(folded ? stderr : f, r, events);
+	ret = cli_close_output(f);
+	f = NULL;
+	if (ret) {
+		cli_error("writing %s: %s", o.output, strerror(-ret));
+		ret = 1;
+		goto out;
+	}
 	ret = 0;
 out:
+	if (f && f != stdout)
+		fclose(f);
 	blocking__free(b);
 	runq__free(q);
-	trace_reader__free(r);
+	as_source__free(r);
 	return ret;
 }

@@ -1,12 +1,16 @@
-/* The command table's entries: each takes the arguments after its name and
- * returns the process exit code (0 ok, 1 runtime failure, 2 usage). */
+/* The command table's entries: each cmd_* takes the arguments after its
+ * name and returns the process exit code (0 ok, 1 runtime failure, 2
+ * usage); each *_command describes the command (its option tables, for
+ * parsing and --help: cli/opts.h) and is defined in the command's file. */
 #ifndef AS_CLI_COMMANDS_H
 #define AS_CLI_COMMANDS_H
 
-int cmd_record(int argc, char **argv);
-int cmd_report(int argc, char **argv);
-int cmd_probes(int argc, char **argv);
-int cmd_events(int argc, char **argv);
+#include "cli/opts.h"
+
+int cmd_record(int argc, char **argv);   /* src/cli/record.c */
+int cmd_report(int argc, char **argv);   /* src/cli/report.c */
+int cmd_probes(int argc, char **argv);   /* src/cli/probes.c */
+int cmd_events(int argc, char **argv);   /* src/cli/events.c */
 int cmd_export(int argc, char **argv);   /* src/cli/export.c */
 int cmd_trace(int argc, char **argv);    /* src/cli/trace.c */
 int cmd_dump(int argc, char **argv);     /* src/cli/dump.c */
@@ -15,10 +19,8 @@ int cmd_blocking(int argc, char **argv); /* src/cli/blocking.c */
 int cmd_cpu(int argc, char **argv);      /* src/cli/cpu.c */
 int cmd_uring(int argc, char **argv);    /* src/cli/uring.c */
 
-/* Prints "asyncscope: <msg>" on stderr. */
-void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Appends s (borrowed) to the growable array *v of *n strings (a repeatable
- * option's values). Returns 0, or -ENOMEM after saying "out of memory". */
-int cli_push_arg(const char ***v, size_t *n, const char *s);
+extern const struct cli_command record_command, report_command, probes_command,
+	events_command, export_command, trace_command, dump_command, top_command,
+	blocking_command, cpu_command, uring_command;
 
 #endif

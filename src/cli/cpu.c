@@ -2,76 +2,110 @@
  * samples, recorded with record --sample HZ), per task and share, or as
  * flame-graph stacks. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "analysis/cpu_samples.h"
 #include "cli/commands.h"
 #include "cli/progress.h"
 #include "output/cpu_report.h"
-#include "trace/reader.h"
+#include "pipeline/source_file.h"
 
 static int add_sample(void *ctx, const struct as_event *ev, const struct as_stack *stack)
 {
 	return cpu_samples__add(ctx, ev, ev->type == AS_EV_SAMPLE ? stack : NULL);
 }
 
+enum { O_FORMAT = 1, O_FOLDED, O_OUTPUT, O_PARTIAL };
+
+static const struct cli_opt cpu_opts[] = {
+	{ "format", 'f', CLI_CHOICE, O_FORMAT, "text|folded",
+	  "text (default), or flame-graph stacks:\ntask;user frames;kernel frames COUNT" },
+	{ "folded", 0, CLI_FLAG, O_FOLDED, NULL, "the same as --format folded" },
+	{ "output", 'o', CLI_STRING, O_OUTPUT, "FILE", "write to FILE (default -: stdout)" },
+	{ "partial", 0, CLI_FLAG, O_PARTIAL, NULL, "use the events of a truncated trace" },
+	{ 0 },
+};
+
+static const struct cli_opt *const tables[] = { cpu_opts, NULL };
+
+const struct cli_command cpu_command = {
+	.name = "cpu",
+	.summary = "CPU samples per task and share (record with --sample HZ).",
+	.operands = "FILE",
+	.tables = tables,
+};
+
+struct out_args {
+	const char *format, *output;
+	bool partial;
+};
+
+static int on_opt(void *ctx, const struct cli_opt *opt, const struct cli_val *v)
+{
+	struct out_args *a = ctx;
+
+	switch (opt->key) {
+	case O_FORMAT: a->format = v->str; break;
+	case O_FOLDED: a->format = "folded"; break;
+	case O_OUTPUT: a->output = v->str; break;
+	case O_PARTIAL: a->partial = true; break;
+	}
+	return 0;
+}
+
 int cmd_cpu(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "folded", no_argument, NULL, 'f' },
-		{ "partial", no_argument, NULL, 'P' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	struct trace_reader *r = NULL;
+	struct as_source src = { 0 }, *r = &src;
 	struct cpu_samples *cs = NULL;
-	bool folded = false, partial = false;
 	char err[1024];
-	int c, ret = 2;
+	int first, ret;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'f': folded = true; break;
-		case 'P': partial = true; break;
-		case 'h':
-			printf("usage: asyncscope cpu [--folded] [--partial] FILE\n"
-			       "  CPU samples per task and share (record with --sample HZ)\n"
-			       "  --folded   flame-graph stacks: task;user frames;kernel frames COUNT\n"
-			       "  --partial  use the events of a truncated trace\n");
-			return 0;
-		default:
-			return 2;
-		}
-	}
-	if (optind != argc - 1) {
-		cli_error("usage: asyncscope cpu [--folded] [--partial] FILE");
-		return 2;
-	}
+	struct out_args o = { .format = "text", .output = "-" };
+	FILE *f = NULL;
+
+	ret = cli_parse(&cpu_command, argc, argv, on_opt, &o, &first);
+	if (ret >= 0)
+		return ret;
+	if (first + 1 != argc)
+		return cli_usage_error(&cpu_command, first < argc ? "cpu reads one trace file"
+				       : "cpu needs the trace FILE");
+	bool folded = !strcmp(o.format, "folded"), partial = o.partial;
 	ret = 1;
-	r = trace_reader__open(argv[optind], err, sizeof(err));
-	if (!r) {
+	if (source_open_file(r, argv[first], err, sizeof(err))) {
 		cli_error("%s", err);
 		goto out;
 	}
-	cs = cpu_samples__new(trace_reader__meta(r));
+	cs = cpu_samples__new(as_source__meta(r));
 	if (!cs) {
 		cli_error("out of memory");
 		goto out;
 	}
-	if (cli_read_events(r, argv[optind], partial, add_sample, cs))
+	uint64_t events = 0;
+	if (cli_read_events(r, argv[first], partial, add_sample, cs, &events))
 		goto out;
-	if ((folded ? cpu_report_folded(stdout, cs) : cpu_report_text(stdout, cs))) {
+	f = cli_open_output(o.output);
+	if (!f)
+		goto out;
+	if ((folded ? cpu_report_folded(f, cs) : cpu_report_text(f, cs))) {
 		cli_error("cannot write the report");
 		goto out;
 	}
 	/* folded stacks feed flame-graph tools: the count goes to stderr */
-	cli_print_lost(folded ? stderr : stdout, r);
+	cli_print_lost(folded ? stderr : f, r, events);
+	ret = cli_close_output(f);
+	f = NULL;
+	if (ret) {
+		cli_error("writing %s: %s", o.output, strerror(-ret));
+		ret = 1;
+		goto out;
+	}
 	ret = 0;
 out:
+	if (f && f != stdout)
+		fclose(f);
 	cpu_samples__free(cs);
-	trace_reader__free(r);
+	as_source__free(r);
 	return ret;
 }

@@ -1,9 +1,8 @@
-/* `asyncscope dump -p PID [--format text|json] [--duration SEC]`: the async
+/* `asyncscope dump -p PID [--format text|json] [--duration DURATION]`: the async
  * backtrace of every live task of a Tokio program, like a thread dump,
  * without stopping it (src/dump/dump.h finds and reads the tasks; this file
  * parses arguments and prints). */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,10 +10,49 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/opts.h"
 #include "dump/dump.h"
 #include "util/json.h"
 
-#define USAGE "usage: asyncscope dump -p PID [--format text|json] [--duration SEC]"
+enum { D_FORMAT = 1, D_DURATION, D_OUTPUT, D_PID };
+
+static const struct cli_opt dump_opts[] = {
+	{ "pid", 'p', CLI_PID, D_PID, NULL, "the running process to read", 0, 0, true },
+	{ "format", 'f', CLI_CHOICE, D_FORMAT, "text|json", "text (default) or JSON" },
+	{ "output", 'o', CLI_STRING, D_OUTPUT, "FILE", "write the dump to FILE (default -: stdout)" },
+	{ "duration", 'd', CLI_DURATION, D_DURATION, NULL,
+	  "trace this long first to find the tasks being polled, up to 1h\n(default 300ms)",
+	  1, 3600000000000ull },
+	{ 0 },
+};
+
+static const struct cli_opt *const tables[] = { dump_opts, NULL };
+
+const struct cli_command dump_command = {
+	.name = "dump",
+	.summary = "The async backtrace of every live task of a running Tokio program, like a "
+		   "thread dump,\nwithout stopping it (needs the binary's debug info).",
+	.operands = "-p PID",
+	.tables = tables,
+};
+
+struct dump_args {
+	struct dump_opts *o;
+	const char *format, *output;
+};
+
+static int on_opt(void *ctx, const struct cli_opt *opt, const struct cli_val *v)
+{
+	struct dump_args *a = ctx;
+
+	switch (opt->key) {
+	case D_PID: a->o->pid = (pid_t)v->num; break;
+	case D_FORMAT: a->format = v->str; break;
+	case D_OUTPUT: a->output = v->str; break;
+	case D_DURATION: a->o->duration = (double)v->num / 1e9; break;
+	}
+	return 0;
+}
 
 static volatile sig_atomic_t stop;
 
@@ -43,17 +81,19 @@ static const char *frame_note(const struct async_frame *f)
  *
  * asyncscope dump of pid 11961 (/work/main/tests/apps/target/release/parked): 6 tasks
  *
- * task 1 (tokio id 3) parked::deep_outer  [idle]
+ * task #3 parked::deep_outer  [idle]
  *     parked::deep_outer at src/bin/parked.rs:14
  *     parked::deep_middle at src/bin/parked.rs:18
  *     parked::deep_inner at src/bin/parked.rs:23  (awaiting core::future::pending::Pending<()>)
  *
- * task 4 (tokio id 6) parked::nap  [idle]
+ * task #6 parked::nap  [idle]
  *     parked::nap at src/bin/parked.rs:40  (awaiting tokio::time::sleep::Sleep)
  *
- * task 5 (tokio id 7) parked::busy  [running]
+ * task #7 parked::busy  [running]
  *     (running, not sampled)
  *
+ * A task is named as everywhere: #ID, the runtime's task id, or ~N (its
+ * number in order of first sight) when it has none.
  * Files below the unit's compilation directory are relative to it; others
  * (dependencies) stay absolute.
  */
@@ -66,11 +106,10 @@ static void print_text(const struct dump_result *r)
 	for (size_t i = 0; i < r->n; i++) {
 		const struct dump_task *t = &r->tasks[i];
 		const struct async_stack *s = &t->stack;
+		char ident[24];
 
-		printf("\ntask %zu", i + 1);
-		if (t->id)
-			printf(" (tokio id %" PRIu64 ")", t->id);
-		printf(" %s  [%s]\n", t->name ? t->name : "?", t->state);
+		printf("\ntask %s %s  [%s]\n", dump_task_ident(t, ident, sizeof(ident)),
+		       t->name ? t->name : "?", t->state);
 		if (t->note) {
 			printf("    (%s)\n", t->note);
 			continue;
@@ -94,14 +133,15 @@ static void print_text(const struct dump_result *r)
 	}
 }
 
-/* JSON: {"pid", "target", "tasks": [{"id", "header", "name", "state", "note",
+/* JSON: {"pid", "target", "tasks": [{"task" ("#3" or "~5", as in the
+ * text), "id", "header", "name", "state", "note",
  * "seen", "frames": [{"future", "type", "file", "line", "state"}], "leaf"}],
  * "list_complete"}; header as "0x..." hex; id, name, note, leaf null when
  * unknown. */
 static int print_json(const struct dump_result *r)
 {
 	struct json_writer *w = json_writer__new(stdout, true);
-	char hex[32];
+	char hex[32], ident[24];
 
 	if (!w)
 		return -errno;
@@ -114,6 +154,7 @@ static int print_json(const struct dump_result *r)
 	for (size_t i = 0; i < r->n; i++) {
 		const struct dump_task *t = &r->tasks[i];
 		json_writer__begin_object(w);
+		json_writer__kv_string(w, "task", dump_task_ident(t, ident, sizeof(ident)));
 		json_writer__key(w, "id");
 		if (t->id)
 			json_writer__u64(w, t->id);
@@ -151,62 +192,29 @@ static int print_json(const struct dump_result *r)
 
 int cmd_dump(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	struct dump_opts o = { .duration = 0.3, .stop = &stop };
 	struct dump_result res;
-	const char *format = "text";
-	char err[1024] = "", *end;
-	int c, ret;
+	struct dump_args a = { .o = &o, .format = "text", .output = "-" };
+	const char *format;
+	char err[1024] = "";
+	int first, ret = cli_parse(&dump_command, argc, argv, on_opt, &a, &first);
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:f:d:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			errno = 0;
-			long pid = strtol(optarg, &end, 10);
-			if (errno || *end || end == optarg || pid <= 0 || pid > INT32_MAX) {
-				cli_error("bad pid '%s': %s", optarg, USAGE);
-				return 2;
-			}
-			o.pid = (pid_t)pid;
-			break;
-		case 'f':
-			format = optarg;
-			break;
-		case 'd':
-			errno = 0;
-			o.duration = strtod(optarg, &end);
-			if (errno || *end || end == optarg || !(o.duration > 0) || o.duration > 3600) {
-				cli_error("bad duration '%s': seconds, e.g. 0.3", optarg);
-				return 2;
-			}
-			break;
-		case 'h':
-			printf("%s\n", USAGE);
-			return 0;
-		default:
-			return 2;
-		}
-	}
-	if (strcmp(format, "text") && strcmp(format, "json")) {
-		cli_error("unknown format '%s': use --format text or --format json", format);
-		return 2;
-	}
-	if (!o.pid || optind != argc) {
-		cli_error("%s", USAGE);
-		return 2;
-	}
+	if (ret >= 0)
+		return ret;
+	format = a.format;
+	if (!o.pid)
+		return cli_usage_error(&dump_command, "dump needs -p PID");
+	if (first != argc)
+		return cli_usage_error(&dump_command, "dump takes no operand, not '%s'", argv[first]);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	ret = dump_run(&o, &res, err, sizeof(err));
 	if (ret) {
 		cli_error("%s", err);
+		return 1;
+	}
+	if (cli_redirect_stdout(a.output)) {
+		dump_result__clear(&res);
 		return 1;
 	}
 	if (!strcmp(format, "json")) {

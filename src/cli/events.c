@@ -3,9 +3,32 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/commands.h"
-#include "trace/reader.h"
+#include "pipeline/source_file.h"
+
+static const struct cli_opt events_opts[] = {
+	{ "output", 'o', CLI_STRING, 'o', "FILE", "write the events to FILE (default -: stdout)" },
+	{ 0 },
+};
+
+static const struct cli_opt *const tables[] = { events_opts, NULL };
+
+const struct cli_command events_command = {
+	.name = "events",
+	.summary = "The decoded event stream of a trace, one line per event, for debugging a trace "
+		   "or a\nruntime profile.",
+	.operands = "FILE",
+	.tables = tables,
+};
+
+static int on_opt(void *ctx, const struct cli_opt *opt, const struct cli_val *v)
+{
+	(void)opt;
+	*(const char **)ctx = v->str;
+	return 0;
+}
 
 /* Sample:
  *   +0.000123456 tid 4243 poll_begin task 0x55d1c3a0f2c0 id 3 probe 1
@@ -23,20 +46,27 @@ int cmd_events(int argc, char **argv)
 	};
 	char err[1024];
 	struct as_event ev;
-	int n;
+	const char *output = "-";
+	int n, first = 0, ret = cli_parse(&events_command, argc, argv, on_opt, &output, &first);
 
-	if (argc != 2) {
-		cli_error("usage: asyncscope events FILE");
-		return 2;
-	}
-	struct trace_reader *r = trace_reader__open(argv[1], err, sizeof(err));
-	if (!r) {
+	if (ret >= 0)
+		return ret;
+	if (first + 1 != argc)
+		return cli_usage_error(&events_command, first < argc ? "events reads one trace file"
+				       : "events needs the trace FILE");
+	struct as_source src, *r = &src;
+
+	if (source_open_file(r, argv[first], err, sizeof(err))) {
 		cli_error("%s", err);
 		return 1;
 	}
-	const struct as_trace_meta *meta = trace_reader__meta(r);
+	if (cli_redirect_stdout(output)) {
+		as_source__free(r);
+		return 1;
+	}
+	const struct as_trace_meta *meta = as_source__meta(r);
 	uint64_t base = meta->clock_mono_ns;
-	while ((n = trace_reader__next(r, &ev)) == 1) {
+	while ((n = as_source__next(r, &ev)) == 1) {
 		int64_t rel = (int64_t)(ev.ts - base);
 		printf("%+.9f tid %" PRIu32 " %-10s", (double)rel / 1e9, ev.tid,
 		       ev.type < AS_EV__MAX && names[ev.type] ? names[ev.type] : "?");
@@ -96,7 +126,11 @@ int cmd_events(int argc, char **argv)
 		printf(" probe %u\n", ev.probe);
 	}
 	if (n < 0)
-		cli_error("%s", trace_reader__error(r));
-	trace_reader__free(r);
+		cli_error("%s", as_source__error(r));
+	as_source__free(r);
+	if (fflush(stdout) && n >= 0) {
+		cli_error("writing the events: %s", strerror(errno));
+		return 1;
+	}
 	return n < 0 ? 1 : 0;
 }

@@ -2,7 +2,6 @@
  * streamed event by event (output/perfetto.h, output/folded.h): memory stays
  * bounded by the live tasks and threads whatever the length of the trace. */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,15 +9,62 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cat/writer.h"
 #include "cli/commands.h"
 #include "cli/progress.h"
 #include "output/folded.h"
 #include "output/perfetto.h"
-#include "output/cat.h"
-#include "trace/reader.h"
+#include "pipeline/source_file.h"
 
-#define USAGE "usage: asyncscope export --format perfetto|folded|folded-futures|folded-wait|cat " \
-	      "-o OUT [--per-task] [--lines] [--partial] [--progress|--no-progress] FILE"
+enum { E_FORMAT = 1, E_OUTPUT, E_PER_TASK, E_LINES, E_PARTIAL, E_PROGRESS, E_NO_PROGRESS };
+
+static const struct cli_opt export_opts[] = {
+	{ "format", 'f', CLI_CHOICE, E_FORMAT, "perfetto|folded|folded-futures|folded-wait|cat",
+	  "perfetto: Chrome trace-event JSON (ui.perfetto.dev); folded: worker;task\n"
+	  "busy-ns stacks; folded-futures: on-CPU async flame graph; folded-wait:\n"
+	  "where tasks wait; cat: CAT's uftrace dump text (required)", 0, 0, false, true },
+	{ "output", 'o', CLI_STRING, E_OUTPUT, "FILE",
+	  "write to FILE, - for stdout (required, but for cat: default stdout)" },
+	{ "per-task", 0, CLI_FLAG, E_PER_TASK, NULL, "folded: one stack per task, not per worker" },
+	{ "lines", 0, CLI_FLAG, E_LINES, NULL,
+	  "folded-futures, folded-wait: each frame's (file:line)" },
+	{ "partial", 0, CLI_FLAG, E_PARTIAL, NULL, "export the events of a truncated trace" },
+	{ "progress", 0, CLI_FLAG, E_PROGRESS, NULL, "always show the progress line on stderr" },
+	{ "no-progress", 0, CLI_FLAG, E_NO_PROGRESS, NULL,
+	  "never show it (default: on a terminal, or for a large trace)" },
+	{ 0 },
+};
+
+static const struct cli_opt *const tables[] = { export_opts, NULL };
+
+const struct cli_command export_command = {
+	.name = "export",
+	.summary = "Converts a trace (or CAT) file for other tools, streamed event by event.",
+	.operands = "FILE",
+	.tables = tables,
+};
+
+struct export_args {
+	const char *format, *outpath;
+	bool partial, per_task, lines;
+	enum progress_mode progress;
+};
+
+static int on_opt(void *ctx, const struct cli_opt *opt, const struct cli_val *v)
+{
+	struct export_args *a = ctx;
+
+	switch (opt->key) {
+	case E_FORMAT: a->format = v->str; break;
+	case E_OUTPUT: a->outpath = v->str; break;
+	case E_PER_TASK: a->per_task = true; break;
+	case E_LINES: a->lines = true; break;
+	case E_PARTIAL: a->partial = true; break;
+	case E_PROGRESS: a->progress = PROGRESS_ON; break;
+	case E_NO_PROGRESS: a->progress = PROGRESS_OFF; break;
+	}
+	return 0;
+}
 
 /* What a future-level flame graph holds, and every frame the analysis could
  * not match (lost events), on stderr. */
@@ -43,55 +89,35 @@ static void futures_note(const struct futures *fu, const char *format, uint64_t 
 
 int cmd_export(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "per-task", no_argument, NULL, 'T' },
-		{ "lines", no_argument, NULL, 'l' },
-		{ "partial", no_argument, NULL, 'P' },
-		{ "progress", no_argument, NULL, 'p' },
-		{ "no-progress", no_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	const char *format = NULL, *outpath = NULL, *path;
 	bool partial = false, per_task = false, truncated = false, lines = false, fut_fmt;
 	enum progress_mode progress_opt = PROGRESS_AUTO;
-	struct trace_reader *r = NULL;
+	struct as_source src = { 0 }, *r = &src;
 	struct perfetto *pf = NULL;
 	struct folded *fd = NULL;
 	struct futures *fu = NULL; /* folded-futures, folded-wait: analysis/futures.h */
-	struct cat_writer *cw = NULL; /* cat: output/cat.h */
+	struct cat_writer *cw = NULL; /* cat: cat/writer.h */
 	struct progress pg;
 	FILE *out = NULL;
 	char err[1024] = "";
 	int c, n, ret = 1;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'f': format = optarg; break;
-		case 'o': outpath = optarg; break;
-		case 'T': per_task = true; break;
-		case 'l': lines = true; break;
-		case 'P': partial = true; break;
-		case 'p': progress_opt = PROGRESS_ON; break;
-		case 'n': progress_opt = PROGRESS_OFF; break;
-		case 'h':
-			printf("%s\n", USAGE);
-			return 0;
-		default:
-			return 2;
-		}
-	}
+	struct export_args a = { .progress = PROGRESS_AUTO };
+	int first;
+
+	c = cli_parse(&export_command, argc, argv, on_opt, &a, &first);
+	if (c >= 0)
+		return c;
+	format = a.format;
+	outpath = a.outpath;
+	partial = a.partial;
+	per_task = a.per_task;
+	lines = a.lines;
+	progress_opt = a.progress;
 	fut_fmt = format && (!strcmp(format, "folded-futures") || !strcmp(format, "folded-wait"));
-	if (!format || (strcmp(format, "perfetto") && strcmp(format, "folded") && !fut_fmt &&
-			strcmp(format, "cat"))) {
-		cli_error("%s%s%s: use --format perfetto, folded, folded-futures, folded-wait or cat",
-			  format ? "unknown format '" : "missing format", format ? format : "",
-			  format ? "'" : "");
-		return 2;
-	}
+	if (!format)
+		return cli_usage_error(&export_command, "missing format: use --format perfetto, "
+				       "folded, folded-futures, folded-wait or cat");
 	if (per_task && strcmp(format, "folded")) {
 		cli_error("--per-task applies to --format folded only");
 		return 2;
@@ -102,17 +128,17 @@ int cmd_export(int argc, char **argv)
 	}
 	if (!outpath && !strcmp(format, "cat"))
 		outpath = "-";   /* CAT text: stdout by default */
-	if (!outpath || optind + 1 != argc) {
-		cli_error(USAGE);
-		return 2;
-	}
-	path = argv[optind];
-	r = trace_reader__open(path, err, sizeof(err));
-	if (!r) {
+	if (!outpath)
+		return cli_usage_error(&export_command, "export needs -o FILE (-o - for stdout)");
+	if (first + 1 != argc)
+		return cli_usage_error(&export_command, first < argc ? "export reads one trace file"
+				       : "export needs the trace FILE");
+	path = argv[first];
+	if (source_open_file(r, path, err, sizeof(err))) {
 		cli_error("%s", err);
 		return 1;
 	}
-	const struct as_trace_meta *meta = trace_reader__meta(r);
+	const struct as_trace_meta *meta = as_source__meta(r);
 
 	out = strcmp(outpath, "-") ? fopen(outpath, "we") : stdout;
 	if (!out) {
@@ -136,17 +162,17 @@ int cmd_export(int argc, char **argv)
 	progress__init(&pg, "exporting", path, progress_opt);
 
 	struct as_event ev;
-	uint64_t last_ts = 0;
+	uint64_t last_ts = 0, events = 0;
 	int e = 0;
 
-	while ((n = trace_reader__next(r, &ev)) == 1) {
+	while ((n = as_source__next(r, &ev)) == 1) {
 		e = pf ? perfetto__add(pf, &ev) : fu ? futures__add(fu, &ev)
 		    : cw ? cat_writer__add(cw, &ev) : folded__add(fd, &ev);
 		if (e)
 			break;
 		if (ev.ts > last_ts)
 			last_ts = ev.ts;
-		progress__update(&pg, r);
+		progress__update(&pg, r, ++events);
 	}
 	progress__end(&pg);
 	if (e) {
@@ -156,18 +182,18 @@ int cmd_export(int argc, char **argv)
 	if (n == -ENODATA && partial) {
 		truncated = true;
 		cli_error("warning: %s is truncated after %" PRIu64 " events: exporting them, "
-			  "marked as truncated", path, trace_reader__events(r));
+			  "marked as truncated", path, events);
 	} else if (n == -ENODATA) {
 		cli_error("%s is truncated after %" PRIu64 " events (the recording did not "
 			  "finish): rerun the export with --partial to use them",
-			  path, trace_reader__events(r));
+			  path, events);
 		goto cleanup;
 	} else if (n < 0) {
-		cli_error("%s", trace_reader__error(r));
+		cli_error("%s", as_source__error(r));
 		goto cleanup;
 	}
-	const struct as_trace_end *end = trace_reader__end(r);
-	struct as_trace_end cut = { .events = trace_reader__events(r), .end_ns = last_ts };
+	const struct as_trace_end *end = as_source__end(r);
+	struct as_trace_end cut = { .events = events, .end_ns = last_ts };
 
 	if (!end)
 		end = &cut;
@@ -217,7 +243,7 @@ int cmd_export(int argc, char **argv)
 			  "events left out: CAT has no line for them)" : "");
 	else
 		futures_note(fu, format, fu_lines, fu_ns, outpath, truncated);
-	cli_print_lost(stderr, r);
+	cli_print_lost(stderr, r, events);
 	ret = 0;
 cleanup:
 	if (out && out != stdout)
@@ -228,6 +254,6 @@ cleanup:
 	folded__free(fd);
 	futures__free(fu);
 	cat_writer__free(cw);
-	trace_reader__free(r);
+	as_source__free(r);
 	return ret;
 }

@@ -3,7 +3,6 @@
  * USDT probes (attachable with `record --usdt`). */
 #include <errno.h>
 #include <stdlib.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -79,74 +78,97 @@ static void print_futures(const struct probe_plan *plan, const struct futures_pl
 	}
 }
 
-int cmd_probes(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "runtime", required_argument, NULL, 'r' },
-		{ "futures", no_argument, NULL, 'F' },
-		{ "probe", required_argument, NULL, 'P' },
-		{ "probe-preset", required_argument, NULL, 'R' },
-		{ 0 },
-	};
-	const struct runtime_profile *profs[PLAN_MAX_PROFILES];
-	struct futures_opts fo = { 0 };
-	const char **pats = NULL;
-	int n_profs = 0;
-	char err[1024];
-	int c;
+enum { P_RUNTIME = 1, P_FUTURES, P_PROBE, P_PRESET };
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "r:", longopts, NULL)) != -1) {
-		if (c == 'F') {
-			fo.futures = true;
-			continue;
-		}
-		if (c == 'P') {
-			if (cli_push_arg(&pats, &fo.n_patterns, optarg)) {
-				free(pats);
-				return 1;
-			}
-			fo.patterns = pats;
-			continue;
-		}
-		if (c == 'R') {
-			if (strcmp(optarg, "cat")) {
-				free(pats);
-				cli_error("unknown --probe-preset '%s': the preset is 'cat'", optarg);
-				return 2;
-			}
-			fo.preset_cat = true;
-			continue;
-		}
-		if (c != 'r') {
-			free(pats);
+static const struct cli_opt probes_opts[] = {
+	{ "runtime", 'r', CLI_STRING, P_RUNTIME, "NAME[+NAME]",
+	  "list only these runtime profiles: tokio, async-std, smol,\n"
+	  "async-executor, several joined by '+' (default: every one found)" },
+	{ "futures", 0, CLI_FLAG, P_FUTURES, NULL,
+	  "also list the future poll functions record --futures would probe" },
+	{ "probe", 0, CLI_LIST, P_PROBE, "REGEX",
+	  "also list the functions matching REGEX, as record --probe (repeatable)" },
+	{ "probe-preset", 0, CLI_STRING, P_PRESET, "cat", "also list CAT's four patterns" },
+	{ 0 },
+};
+
+static const struct cli_opt *const tables[] = { probes_opts, NULL };
+
+const struct cli_command probes_command = {
+	.name = "probes",
+	.summary = "The probe points each runtime profile finds in a binary, with each one's cost\n"
+		   "class, and the binary's USDT probes (record --usdt).",
+	.operands = "BINARY",
+	.tables = tables,
+};
+
+struct probes_args {
+	const struct runtime_profile *profs[PLAN_MAX_PROFILES];
+	int n_profs;
+	struct futures_opts fo;
+	const char **pats;
+};
+
+static int on_opt(void *ctx, const struct cli_opt *opt, const struct cli_val *v)
+{
+	struct probes_args *a = ctx;
+	char bad[64];
+
+	switch (opt->key) {
+	case P_FUTURES: a->fo.futures = true; break;
+	case P_PROBE:
+		if (cli_push_arg(&a->pats, &a->fo.n_patterns, v->str))
+			return 1;
+		a->fo.patterns = a->pats;
+		break;
+	case P_PRESET:
+		if (strcmp(v->str, "cat")) {
+			cli_error("unknown --probe-preset '%s': the preset is 'cat'", v->str);
 			return 2;
 		}
-		char bad[64];
-		n_profs = profile_parse(optarg, profs, PLAN_MAX_PROFILES, bad, sizeof(bad));
-		if (n_profs < 0) {
-			free(pats);
+		a->fo.preset_cat = true;
+		break;
+	case P_RUNTIME:
+		a->n_profs = profile_parse(v->str, a->profs, PLAN_MAX_PROFILES, bad, sizeof(bad));
+		if (a->n_profs < 0) {
 			cli_error("unknown runtime '%s': supported runtimes are: %s (several joined by '+')",
 				  bad, profile_known_names());
 			return 2;
 		}
+		break;
 	}
-	if (optind + 1 != argc) {
-		free(pats);
-		cli_error("usage: asyncscope probes [--runtime NAME[+NAME...]] [--futures] "
-			  "[--probe REGEX]... [--probe-preset cat] BINARY");
-		return 2;
+	return 0;
+}
+
+int cmd_probes(int argc, char **argv)
+{
+	struct probes_args a = { .n_profs = 0 };
+	const struct runtime_profile **profs = a.profs;
+	struct futures_opts fo;
+	const char **pats;
+	int n_profs, first, ret = cli_parse(&probes_command, argc, argv, on_opt, &a, &first);
+	char err[1024];
+
+	if (ret >= 0 || first + 1 != argc) {
+		free(a.pats);
+		if (ret >= 0)
+			return ret;
+		return cli_usage_error(&probes_command, first < argc ? "probes reads one binary"
+				       : "probes needs the BINARY");
 	}
-	struct elf_image *img = elf_image__open(argv[optind]);
+	fo = a.fo;
+	pats = a.pats;
+	n_profs = a.n_profs;
+	struct elf_image *img = elf_image__open(argv[first]);
 	if (!img) {
 		free(pats);
-		cli_error("cannot read %s: %s", argv[optind],
+		cli_error("cannot read %s: %s", argv[first],
 			  errno == ENOEXEC ? "not a 64-bit ELF file" : strerror(errno));
 		return 1;
 	}
-	struct usdt_notes *notes = usdt_notes__read(argv[optind]);
+	struct usdt_notes *notes = usdt_notes__read(argv[first]);
 	if (!notes)
-		cli_error("warning: cannot read the USDT notes of %s: %s", argv[optind],
+		cli_error("warning: cannot read the USDT notes of %s: %s", argv[first],
 			  errno == EBADMSG ? "malformed .note.stapsdt section" : strerror(errno));
 	struct probe_plan *plan = probe_plan__build(img, profs, (size_t)n_profs, err, sizeof(err));
 	if (!plan && notes && notes->n && !n_profs) {

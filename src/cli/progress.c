@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/commands.h"
+#include "cli/opts.h"
 
 void progress__init(struct progress *p, const char *what, const char *path, enum progress_mode mode)
 {
@@ -20,9 +20,8 @@ void progress__init(struct progress *p, const char *what, const char *path, enum
 	clock_gettime(CLOCK_MONOTONIC, &p->last);
 }
 
-void progress__update(struct progress *p, const struct trace_reader *r)
+void progress__update(struct progress *p, const struct as_source *src, uint64_t events)
 {
-	uint64_t events = trace_reader__events(r);
 	struct timespec now;
 	double pct;
 
@@ -34,7 +33,8 @@ void progress__update(struct progress *p, const struct trace_reader *r)
 		return;
 	p->last = now;
 	p->shown = true;
-	pct = p->size ? 100.0 * (double)trace_reader__offset(r) / (double)p->size : 0;
+	pct = p->size && src->ops->offset ? 100.0 * (double)src->ops->offset(src->impl) /
+					      (double)p->size : 0;
 	fprintf(stderr, "\r%s: %3.0f%% (%.1fM events)", p->what, pct > 100 ? 100 : pct,
 		(double)events / 1e6);
 }
@@ -46,38 +46,39 @@ void progress__end(struct progress *p)
 	p->shown = false;
 }
 
-int cli_read_events(struct trace_reader *r, const char *path, bool partial, cli_event_fn add,
-		    void *ctx)
+int cli_read_events(struct as_source *src, const char *path, bool partial, cli_event_fn add,
+		    void *ctx, uint64_t *events)
 {
 	struct progress pg;
 	struct as_event ev;
 	int n;
 
 	progress__init(&pg, "reading trace", path, PROGRESS_AUTO);
-	while ((n = trace_reader__next(r, &ev)) == 1) {
-		if (add(ctx, &ev, ev.stack ? trace_reader__stack(r, ev.stack) : NULL)) {
+	*events = 0;
+	while ((n = as_source__next(src, &ev)) == 1) {
+		if (add(ctx, &ev, ev.stack ? as_source__stack(src, ev.stack) : NULL)) {
 			progress__end(&pg);
 			cli_error("out of memory");
 			return 1;
 		}
-		progress__update(&pg, r);
+		progress__update(&pg, src, ++*events);
 	}
 	progress__end(&pg);
 	if (n < 0 && !(n == -ENODATA && partial)) {
-		cli_error("%s", trace_reader__error(r));
+		cli_error("%s", as_source__error(src));
 		return 1;
 	}
 	return 0;
 }
 
-void cli_print_lost(FILE *out, const struct trace_reader *r)
+void cli_print_lost(FILE *out, const struct as_source *src, uint64_t events)
 {
-	const struct as_trace_end *end = trace_reader__end(r);
+	const struct as_trace_end *end = as_source__end(src);
 
 	if (!end) {
 		fprintf(out, "trace truncated after %llu events (the recording did not finish): "
 			"lost and missed events unknown\n",
-			(unsigned long long)trace_reader__events(r));
+			(unsigned long long)events);
 		return;
 	}
 	fprintf(out, "lost events %llu, missed events %llu%s\n", (unsigned long long)end->lost,

@@ -1,5 +1,6 @@
-/* `asyncscope record`: argument parsing and the summary line; the work is
- * in src/record/recorder.c. */
+/* `asyncscope record`: its options (cli/record_opts.h: shared with trace and
+ * top) and record_run(), the recording step with its summary lines, which
+ * trace also runs; the work is in src/record/recorder.c. */
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -10,6 +11,8 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/record_opts.h"
+#include "cli/steps.h"
 #include "record/recorder.h"
 
 static volatile sig_atomic_t stop_requested;
@@ -20,15 +23,27 @@ static void on_signal(int sig)
 	stop_requested = 1;
 }
 
-static int parse_pid(const char *s, pid_t *pid)
+/* The recorder's notices, on stderr:
+ * asyncscope: attached 9 probes (...) to pid 123 (...); recording to FILE, Ctrl-C to stop
+ * asyncscope: warning: cannot read /proc/kallsyms (...): kernel frames will have no names
+ * and the status line "\rasyncscope: 3 s, 1200 events, 4 tasks, 0 lost " (cleared at the end). */
+static void render_notice(void *ctx, enum rec_notice_level level, const char *msg)
 {
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || *end || v <= 0 || v > 0x3fffffff)
-		return -EINVAL;
-	*pid = (pid_t)v;
-	return 0;
+	(void)ctx;
+	switch (level) {
+	case REC_NOTICE_WARNING:
+		fprintf(stderr, "asyncscope: warning: %s\n", msg);
+		break;
+	case REC_NOTICE_PROGRESS:
+		if (msg[0])
+			fprintf(stderr, "\rasyncscope: %s", msg);
+		else
+			fprintf(stderr, "\r\033[K");
+		break;
+	default:
+		fprintf(stderr, "asyncscope: %s\n", msg);
+		break;
+	}
 }
 
 /* asyncscope: DWARF unwinding: 20 off-CPU intervals, 17.0 user frames on average
@@ -43,165 +58,58 @@ static void print_unwind(const char *what, const struct recorder_unwind *u)
 		u->median, u->fp_median, (unsigned long long)u->fp_kept);
 }
 
+static const struct cli_opt output_opts[] = {
+	{ "output", 'o', CLI_STRING, 'o', "FILE", "the trace file (default asyncscope.trace)" },
+	{ 0 },
+};
+
+static const struct cli_opt *const tables[] = { output_opts, record_target_opts,
+						  record_event_opts, NULL };
+
+const struct cli_command record_command = {
+	.name = "record",
+	.summary = "Records the tasks of an async Rust program (Tokio, async-std, smol) into a "
+		   "trace file,\n"
+		   "until Ctrl-C, --duration or the target's exit.",
+	.operands = RECORD_OPERANDS,
+	.tables = tables,
+	.stop_at_operand = true,
+};
+
+static int on_opt(void *ctx, const struct cli_opt *opt, const struct cli_val *v)
+{
+	struct record_args *a = ctx;
+
+	if (opt->key == 'o') {
+		a->o.output = v->str;
+		return 0;
+	}
+	return record_args__set(a, opt, v);
+}
+
 int cmd_record(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "runtime", required_argument, NULL, 'r' },
-		{ "buffer-size", required_argument, NULL, 'b' },
-		{ "usdt", required_argument, NULL, 'u' },
-		{ "offcpu", no_argument, NULL, 'O' },
-		{ "offcpu-min", required_argument, NULL, 'M' },
-		{ "sample", required_argument, NULL, 'S' },
-		{ "runq", no_argument, NULL, 'Q' },
-		{ "uring", no_argument, NULL, 'U' },
-		{ "dwarf", no_argument, NULL, 'D' },
-		{ "futures", no_argument, NULL, 'F' },
-		{ "probe", required_argument, NULL, 'P' },
-		{ "probe-preset", required_argument, NULL, 'R' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	struct recorder_opts o = { .output = "asyncscope.trace", .stop = &stop_requested };
-	struct recorder_result res;
-	const char **usdt = NULL, **pats = NULL;
-	char err[1024] = "";
-	int c, ret = 2;
+	struct record_args a = { .o = { .output = "asyncscope.trace" } };
+	int first, ret = cli_parse(&record_command, argc, argv, on_opt, &a, &first);
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:d:p:r:b:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o': o.output = optarg; break;
-		case 'd': {
-			char *end;
-			o.duration = strtod(optarg, &end);
-			if (*end || o.duration <= 0) {
-				cli_error("--duration takes a positive number of seconds, not '%s'", optarg);
-				goto out;
-			}
-			break;
-		}
-		case 'p':
-			if (parse_pid(optarg, &o.pid)) {
-				cli_error("-p takes a process id, not '%s'", optarg);
-				goto out;
-			}
-			break;
-		case 'r': o.runtime = optarg; break;
-		case 'u': {
-			const char *colon = strchr(optarg, ':');
-			if (!colon || colon == optarg || !colon[1]) {
-				cli_error("--usdt takes PROVIDER:NAME or PROVIDER:*, not '%s'", optarg);
-				goto out;
-			}
-			if (cli_push_arg(&usdt, &o.n_usdt, optarg)) {
-				ret = 1;
-				goto out;
-			}
-			o.usdt = usdt;
-			break;
-		}
-		case 'b': {
-			char *end;
-			unsigned long kib = strtoul(optarg, &end, 10);
-			if (*end || kib < 4 || kib > (1ul << 20)) {
-				cli_error("--buffer-size takes KiB from 4 to 1048576, not '%s'", optarg);
-				goto out;
-			}
-			o.ringbuf_bytes = kib << 10;
-			break;
-		}
-		case 'O': o.offcpu = true; break;
-		case 'M': {
-			char *end;
-			unsigned long long us = strtoull(optarg, &end, 10);
-			if (*end || !*optarg || us > 60000000ull) {
-				cli_error("--offcpu-min takes microseconds from 0 to 60000000, not '%s'", optarg);
-				goto out;
-			}
-			o.offcpu_min_ns = us ? us * 1000 : 1;
-			break;
-		}
-		case 'Q': o.runq = true; break;
-		case 'U': o.uring = true; break;
-		case 'D': o.dwarf = true; break;
-		case 'F': o.futures = true; break;
-		case 'P':
-			if (cli_push_arg(&pats, &o.n_probe_patterns, optarg)) {
-				ret = 1;
-				goto out;
-			}
-			o.probe_patterns = pats;
-			break;
-		case 'R':
-			if (strcmp(optarg, "cat")) {
-				cli_error("unknown --probe-preset '%s': the preset is 'cat' (CAT's four patterns)",
-					  optarg);
-				goto out;
-			}
-			o.probe_preset_cat = true;
-			break;
-		case 'S': {
-			char *end;
-			unsigned long hz = strtoul(optarg, &end, 10);
-			if (*end || !*optarg || hz < 1 || hz > 100000) {
-				cli_error("--sample takes samples per second from 1 to 100000, not '%s'", optarg);
-				goto out;
-			}
-			o.sample_hz = (uint32_t)hz;
-			break;
-		}
-		case 'h':
-			printf("usage: asyncscope record [-o FILE] [--duration SEC] [--runtime NAME]\n"
-			       "                         [--buffer-size KIB] [--usdt PROVIDER:NAME]...\n"
-			       "                         [--offcpu [--offcpu-min US]] [--sample HZ] [--dwarf] [--runq] [--uring]\n"
-			       "                         [--futures] [--probe REGEX]... [--probe-preset cat]\n"
-			       "                         (-p PID | -- CMD [ARGS...])\n"
-			       "  -o FILE          trace file (default asyncscope.trace)\n"
-			       "  --duration SEC   stop after SEC seconds (a launched command is then ended)\n"
-			       "  --runtime NAME   runtime profile (default: detected; known: tokio)\n"
-			       "  --buffer-size K  BPF ring buffer in KiB (default 8192)\n"
-			       "  --usdt P:N       also trace the binary's USDT probe P:N (P:* all of\n"
-			       "                   provider P; repeatable); then no async runtime is needed\n"
-			       "  --offcpu         also record when a thread blocks inside a poll (off CPU),\n"
-			       "                   with kernel and user stacks (see asyncscope blocking)\n"
-			       "  --offcpu-min US  shortest off-CPU interval kept (default 100)\n"
-			       "  --sample HZ      also sample the target's CPU use HZ times a second per CPU,\n"
-			       "                   with the task polled and the stacks (see asyncscope cpu)\n"
-			       "  --dwarf          with --sample and --offcpu: unwind user stacks by their\n"
-			       "                   DWARF call frame information (8 KiB of stack copied per\n"
-			       "                   sample or switch), for builds without frame pointers\n"
-			       "  --runq           also record how long the target's threads wait for a CPU\n"
-			       "                   once runnable (implied by --offcpu; see asyncscope blocking)\n"
-			       "  --uring          also record io_uring submissions (with the task polled)\n"
-			       "                   and completions (see asyncscope uring)\n"
-			       "  --futures        also trace the futures inside tasks: entry and return of the\n"
-			       "                   out-of-line poll functions of the target's own async fns,\n"
-			       "                   async blocks and impl Future::poll, with nesting depth,\n"
-			       "                   Ready/Pending and the .await line (async flame graphs,\n"
-			       "                   await chains: see report and export)\n"
-			       "  --probe REGEX    also trace functions whose demangled name matches REGEX\n"
-			       "                   (POSIX extended; repeatable), entry and return with depth\n"
-			       "  --probe-preset cat  CAT's four patterns: every closure and Future::poll,\n"
-			       "                   async-std's task poll closure, GenFuture::poll\n");
-			ret = 0;
-			goto out;
-		default:
-			goto out;
-		}
+	if (ret < 0) {
+		ret = record_args__finish(&a, &record_command, argc, argv, first);
+		if (!ret)
+			ret = record_run(&a.o);
 	}
-	if (optind < argc)
-		o.argv = argv + optind;
-	if (o.dwarf && !o.sample_hz && !o.offcpu) {
-		cli_error("--dwarf unwinds the stacks of --sample HZ and --offcpu: give one of them too");
-		goto out;
-	}
-	if (!o.pid == !o.argv) {
-		cli_error("record needs either -p PID or -- CMD [ARGS...] (not both)");
-		goto out;
-	}
+	record_args__free(&a);
+	return ret;
+}
+
+int record_run(const struct recorder_opts *opts)
+{
+	struct recorder_opts o = *opts;
+	struct recorder_result res;
+	char err[1024] = "";
+	int ret = 2;
+
+	o.stop = &stop_requested;
+	o.notice = render_notice;
 	o.progress = isatty(STDERR_FILENO);
 
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -247,7 +155,5 @@ int cmd_record(int argc, char **argv)
 			WEXITSTATUS(res.target_status));
 	ret = 0;
 out:
-	free(usdt);
-	free(pats);
 	return ret;
 }

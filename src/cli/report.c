@@ -22,52 +22,54 @@
 #include "analysis/futures.h"
 #include "analysis/usdt_counts.h"
 #include "cli/commands.h"
+#include "cli/opts.h"
+#include "cli/steps.h"
 #include "cli/progress.h"
 #include "output/html.h"
+#include "output/html_kernel.h"
 #include "output/report.h"
 #include "output/blocking_report.h"
 #include "output/usdt_report.h"
-#include "trace/reader.h"
+#include "pipeline/source_file.h"
 
-#define USAGE "usage: asyncscope report [--format text|json] [--html FILE] [--partial]\n" \
-	"         [--long-poll DURATION] [--stall DURATION] [--starve DURATION]\n" \
-	"         [--max-tasks N] FILE\n" \
-	"DURATION: ns, or with a unit: 500us, 1ms, 1.5s\n" \
-	"--max-tasks: finished tasks listed one by one, the busiest (default 10000, 0 all);\n" \
-	"             the others are summed per name and spawn location"
+enum { R_FORMAT = 1, R_OUTPUT, R_HTML, R_PARTIAL, R_LONG_POLL, R_STALL, R_STARVE, R_MAX_TASKS };
 
+static const struct cli_opt report_opts[] = {
+	{ "format", 'f', CLI_CHOICE, R_FORMAT, "text|json|html",
+	  "text (default), JSON (with per-task timelines), or one self-contained\n"
+	  "HTML page (needs -o)" },
+	{ "output", 'o', CLI_STRING, R_OUTPUT, "FILE", "write the report to FILE (default -: stdout)" },
+	{ "html", 0, CLI_STRING, R_HTML, "FILE", "the same as --format html -o FILE" },
+	{ "long-poll", 0, CLI_DURATION, R_LONG_POLL, NULL,
+	  "a poll this long blocks its worker: listed in LONG POLLS (default 1ms)", 1 },
+	{ "stall", 0, CLI_DURATION, R_STALL, NULL,
+	  "a task idle this long after a Pending, never woken, is stalled\n(default 1s)", 1 },
+	{ "starve", 0, CLI_DURATION, R_STARVE, NULL,
+	  "a task woken but not polled for this long is starved (default 10ms)", 1 },
+	{ "max-tasks", 0, CLI_COUNT, R_MAX_TASKS, NULL,
+	  "finished tasks listed one by one, the busiest (default 10000, 0 all);\n"
+	  "the others are summed per name and spawn location" },
+	{ "partial", 0, CLI_FLAG, R_PARTIAL, NULL,
+	  "report the events of a truncated trace (the recording did not\nfinish), marked as truncated" },
+	{ 0 },
+};
 
-/* Parses "1500", "1500ns", "500us", "1ms", "1.5s" into ns. Returns 0 or -EINVAL. */
-static int parse_duration(const char *s, uint64_t *ns)
-{
-	static const struct { const char *unit; double mult; } units[] = {
-		{ "", 1 }, { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
-	};
-	char *end;
-	double v;
+static const struct cli_opt *const tables[] = { report_opts, NULL };
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || !(v >= 0) || *s == '-' || *s == '+')
-		return -EINVAL;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcmp(end, units[i].unit))
-			continue;
-		v *= units[i].mult;
-		if (v < 1 || v > 1e18)
-			return -EINVAL;
-		*ns = (uint64_t)(v + 0.5);
-		return 0;
-	}
-	return -EINVAL;
-}
+const struct cli_command report_command = {
+	.name = "report",
+	.summary = "Reports the tasks of a trace (or CAT) file: tasks, workers, distributions, long "
+		   "polls,\nstalled and starved tasks, wake edges.",
+	.operands = "FILE",
+	.tables = tables,
+};
 
 /* Reads every event of r into an, uc, bl and hk (pass 1; hk: the HTML page's
  * kernel-side sections, only with --html) or tl (pass 2). Returns 0,
  * or 1 (runtime failure, message printed). *truncated: the trace ends
  * without its trailer (accepted with partial); *cut: the end to use then.
  * Every event goes to both (the analysis counts USDT hits as events). */
-static int drain(struct trace_reader *r, struct progress *pg, bool partial, struct analysis *an,
+static int drain(struct as_source *r, struct progress *pg, bool partial, struct analysis *an,
 		 struct usdt_counts *uc, struct blocking *bl, struct html_kernel *hk,
 		 struct futures *fu, struct timeline *tl, bool *truncated, struct as_trace_end *cut)
 {
@@ -75,13 +77,13 @@ static int drain(struct trace_reader *r, struct progress *pg, bool partial, stru
 	uint64_t count = 0, last_ts = 0;
 	int n;
 
-	while ((n = trace_reader__next(r, &ev)) == 1) {
+	while ((n = as_source__next(r, &ev)) == 1) {
 		int err = uc ? usdt_counts__add(uc, &ev) : 0;
 		if (bl && !err)
 			err = blocking__add(bl, &ev, ev.type == AS_EV_OFFCPU ?
-					    trace_reader__stack(r, ev.stack) : NULL);
+					    as_source__stack(r, ev.stack) : NULL);
 		if (hk && !err)
-			err = html_kernel__add(hk, &ev, trace_reader__stack(r, ev.stack));
+			err = html_kernel__add(hk, &ev, as_source__stack(r, ev.stack));
 		if (fu && !err)
 			err = futures__add(fu, &ev);
 		if (!err)
@@ -94,33 +96,35 @@ static int drain(struct trace_reader *r, struct progress *pg, bool partial, stru
 		count++;
 		if (ev.ts > last_ts)
 			last_ts = ev.ts;
-		progress__update(pg, r);
+		progress__update(pg, r, count);
 	}
 	progress__end(pg);
 	*truncated = false;
 	if (n == -ENODATA && partial) {
 		*truncated = true;
 	} else if (n < 0) {
-		cli_error("%s", trace_reader__error(r));
+		cli_error("%s", as_source__error(r));
 		return 1;
 	}
 	*cut = (struct as_trace_end){ .events = count, .end_ns = last_ts };
 	return 0;
 }
 
-/* Writes the report of an in the chosen form. Returns 0 or -errno. */
-static int write_report(const char *format, const char *html, const struct analysis *an,
-			const struct as_trace_meta *meta, const struct as_trace_end *end,
-			const struct report_opts *ro, struct blocking *bl, struct html_kernel *hk)
+/* Writes the report of an in the chosen form to out, or with html the page
+ * to the file html ("-": stdout). Returns 0 or -errno. */
+static int write_report(const char *format, const char *html, FILE *out,
+			const struct analysis *an, const struct as_trace_meta *meta,
+			const struct as_trace_end *end, const struct report_opts *ro,
+			struct blocking *bl, struct html_kernel *hk)
 {
 	char *json = NULL;
 	size_t len = 0;
-	FILE *mem, *out;
+	FILE *mem;
 	int err;
 
 	if (!html)
-		return !strcmp(format, "json") ? report_json(stdout, an, meta, end, ro)
-					       : report_text(stdout, an, meta, end, ro);
+		return !strcmp(format, "json") ? report_json(out, an, meta, end, ro)
+					       : report_text(out, an, meta, end, ro);
 	mem = open_memstream(&json, &len);
 	if (!mem)
 		return -errno;
@@ -131,7 +135,7 @@ static int write_report(const char *format, const char *html, const struct analy
 		free(json);
 		return err;
 	}
-	out = fopen(html, "w");
+	out = strcmp(html, "-") ? fopen(html, "w") : stdout;
 	if (!out) {
 		err = -errno;
 		cli_error("cannot write %s: %s", html, strerror(errno));
@@ -139,104 +143,87 @@ static int write_report(const char *format, const char *html, const struct analy
 		return err;
 	}
 	err = report_html_kernel(out, json, len, bl, hk);
-	if (fclose(out) && !err)
+	if (cli_close_output(out) && !err)
 		err = -EIO;
 	free(json);
-	if (!err)
-		fprintf(stderr, "wrote %s\n", html);
+	if (!err && strcmp(html, "-"))
+		fprintf(stderr, "asyncscope: wrote %s\n", html);
 	return err;
+}
+
+static int on_opt(void *ctx, const struct cli_opt *opt, const struct cli_val *v)
+{
+	struct report_args *a = ctx;
+
+	switch (opt->key) {
+	case R_FORMAT: a->format = v->str; break;
+	case R_OUTPUT: a->output = v->str; break;
+	case R_HTML: a->format = "html"; a->output = v->str; break;
+	case R_PARTIAL: a->partial = true; break;
+	case R_LONG_POLL: a->ao.long_poll_ns = v->num; break;
+	case R_STALL: a->ao.stall_ns = v->num; break;
+	case R_STARVE: a->ao.starve_ns = v->num; break;
+	case R_MAX_TASKS:
+		if (v->num > SIZE_MAX - 1) {
+			cli_error("--max-tasks takes a number up to %zu, not '%s'", SIZE_MAX - 1, v->str);
+			return 2;
+		}
+		a->ao.max_tasks = v->num ? (size_t)v->num : ANALYSIS_UNLIMITED;
+		break;
+	}
+	return 0;
 }
 
 int cmd_report(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "partial", no_argument, NULL, 'P' },
-		{ "long-poll", required_argument, NULL, 'L' },
-		{ "stall", required_argument, NULL, 'S' },
-		{ "starve", required_argument, NULL, 'W' },
-		{ "html", required_argument, NULL, 'H' },
-		{ "max-tasks", required_argument, NULL, 'M' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	const char *format = "text", *html = NULL, *path;
-	bool partial = false, truncated = false, truncated2 = false, two_pass;
-	struct trace_reader *r = NULL, *r2 = NULL;
+	struct report_args a = { .format = "text", .output = NULL };
+	int first, ret = cli_parse(&report_command, argc, argv, on_opt, &a, &first);
+
+	if (ret >= 0)
+		return ret;
+	if (first + 1 != argc)
+		return cli_usage_error(&report_command, first < argc ? "report reads one trace file"
+				       : "report needs the trace FILE");
+	if (!strcmp(a.format, "html") && !a.output)
+		return cli_usage_error(&report_command, "--format html writes a page: give -o FILE "
+				       "(-o - for stdout)");
+	if (!a.output)
+		a.output = "-";
+	a.path = argv[first];
+	return report_run(&a);
+}
+
+int report_run(const struct report_args *args)
+{
+	const char *format = args->format, *path = args->path;
+	const char *html = !strcmp(format, "html") ? args->output : NULL;
+	bool partial = args->partial, truncated = false, truncated2 = false, two_pass;
+	struct as_source src = { 0 }, src2 = { 0 }, *r = &src, *r2 = &src2;
 	struct analysis *an = NULL;
 	struct usdt_counts *uc = NULL;
 	struct blocking *bl = NULL;
 	struct html_kernel *hk = NULL;
 	struct futures *fu = NULL;
 	struct timeline *tl = NULL;
-	struct analysis_opts ao = { 0 };
+	struct analysis_opts ao = args->ao;
 	struct as_trace_end cut, cut2;
 	const struct as_trace_end *end;
 	const struct as_trace_meta *meta;
 	struct progress pg;
+	FILE *out = NULL;
 	char err[1024] = "";
 	size_t ntasks;
-	int c, ret = 1;
+	int ret = 1;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:h", longopts, NULL)) != -1) {
-		uint64_t *dst = c == 'L' ? &ao.long_poll_ns : c == 'S' ? &ao.stall_ns : &ao.starve_ns;
-
-		switch (c) {
-		case 'f': format = optarg; break;
-		case 'P': partial = true; break;
-		case 'H': html = optarg; break;
-		case 'M': {
-			char *endp;
-			unsigned long long v;
-
-			errno = 0;
-			v = strtoull(optarg, &endp, 10);
-			if (errno || endp == optarg || *endp || *optarg == '-' || v > SIZE_MAX - 1) {
-				cli_error("bad count '%s' for --max-tasks: use a number, 0 for no limit",
-					  optarg);
-				return 2;
-			}
-			ao.max_tasks = v ? (size_t)v : ANALYSIS_UNLIMITED;
-			break;
-		}
-		case 'L':
-		case 'S':
-		case 'W':
-			if (parse_duration(optarg, dst)) {
-				cli_error("bad duration '%s' for --%s: use ns or a unit, e.g. 500us, "
-					  "1ms, 2s", optarg, c == 'L' ? "long-poll" : c == 'S'
-					  ? "stall" : "starve");
-				return 2;
-			}
-			break;
-		case 'h':
-			printf("%s\n", USAGE);
-			return 0;
-		default:
-			return 2;
-		}
-	}
-	if (strcmp(format, "text") && strcmp(format, "json")) {
-		cli_error("unknown format '%s': use --format text or --format json", format);
-		return 2;
-	}
-	if (optind + 1 != argc) {
-		cli_error("usage: asyncscope report [--format text|json] [--html FILE] [--partial] "
-			  "[--long-poll D] [--stall D] [--starve D] [--max-tasks N] FILE");
-		return 2;
-	}
-	path = argv[optind];
 	progress__init(&pg, "reading trace", path, PROGRESS_AUTO);
 	two_pass = html || !strcmp(format, "json");
 
 	/* Pass 1: the analysis. */
-	r = trace_reader__open(path, err, sizeof(err));
-	if (!r) {
+	if (source_open_file(r, path, err, sizeof(err))) {
 		cli_error("%s", err);
 		return 1;
 	}
-	meta = trace_reader__meta(r);
+	meta = as_source__meta(r);
 	an = analysis__new_opts(meta, &ao);
 	uc = usdt_counts__new(meta);
 	bl = blocking__new(meta);
@@ -255,8 +242,8 @@ int cmd_report(int argc, char **argv)
 	if (drain(r, &pg, partial, an, uc, bl, hk, fu, NULL, &truncated, &cut))
 		goto cleanup;
 	if (truncated)
-		cli_error("warning: %s", trace_reader__error(r));
-	end = trace_reader__end(r);
+		cli_error("warning: %s", as_source__error(r));
+	end = as_source__end(r);
 	if (!end)
 		end = &cut;
 	if (analysis__finish(an, end) || (fu && futures__finish(fu, end->end_ns))) {
@@ -266,12 +253,11 @@ int cmd_report(int argc, char **argv)
 
 	/* Pass 2: the timeline, now that the trace's bounds are known. */
 	if (two_pass) {
-		r2 = trace_reader__open(path, err, sizeof(err));
-		if (!r2) {
+		if (source_open_file(r2, path, err, sizeof(err))) {
 			cli_error("%s", err);
 			goto cleanup;
 		}
-		tl = timeline__new(an, trace_reader__meta(r2), NULL);
+		tl = timeline__new(an, as_source__meta(r2), NULL);
 		if (!tl) {
 			cli_error("out of memory");
 			goto cleanup;
@@ -291,12 +277,20 @@ int cmd_report(int argc, char **argv)
 	struct report_opts ro = { .truncated = truncated, .timeline = tl, .usdt = uc,
 				  .blocking = bl && blocking__summary(bl)->count ? bl : NULL,
 				  .futures = fu };
-	ret = write_report(format, html, an, meta, end, &ro, bl, hk);
+	if (!html && !(out = cli_open_output(args->output)))
+		goto cleanup;
+	ret = write_report(format, html, out, an, meta, end, &ro, bl, hk);
 	if (!ret && !html && !strcmp(format, "text"))
-		ret = usdt_report_text(stdout, uc);
+		ret = usdt_report_text(out, uc);
 	/* off-CPU inside polls (record --offcpu): also `asyncscope blocking` */
 	if (!ret && !html && !strcmp(format, "text") && ro.blocking)
-		ret = blocking_report_text(stdout, bl);
+		ret = blocking_report_text(out, bl);
+	if (out) {
+		int e = cli_close_output(out);
+		out = NULL;
+		if (!ret)
+			ret = e;
+	}
 	if (ret) {
 		cli_error("writing the report: %s", strerror(-ret));
 		ret = 1;
@@ -308,13 +302,15 @@ int cmd_report(int argc, char **argv)
 			  "while it was recorded");
 	ret = 0;
 cleanup:
+	if (out && out != stdout)
+		fclose(out);
 	timeline__free(tl);
 	usdt_counts__free(uc);
 	blocking__free(bl);
 	html_kernel__free(hk);
 	futures__free(fu);
 	analysis__free(an);
-	trace_reader__free(r);
-	trace_reader__free(r2);
+	as_source__free(r);
+	as_source__free(r2);
 	return ret;
 }

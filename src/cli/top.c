@@ -3,7 +3,6 @@
  * `q` (or Ctrl-C) detaches and leaves the target running untouched. */
 #include <curses.h>
 #include <errno.h>
-#include <getopt.h>
 #include <locale.h>
 #include <signal.h>
 #include <stdio.h>
@@ -14,6 +13,7 @@
 
 #include "analysis/live.h"
 #include "cli/commands.h"
+#include "cli/record_opts.h"
 #include "dump/dump.h"
 #include "output/tui.h"
 #include "record/recorder.h"
@@ -109,12 +109,31 @@ static void refresh_stacks(struct top *t, uint64_t now)
 	dump_result__clear(&res);
 }
 
-static void on_event(void *ctx, const struct as_event *ev)
+/* Records through a live session read as a source: each event into the
+ * live model; the session calls on_tick while it waits for the ring
+ * buffer (keys, redraws, stack reads). Returns 0 or -errno with err. */
+static int run_live(struct top *t, const struct recorder_opts *o, struct recorder_result *res,
+		    char *err, size_t errlen)
 {
-	struct top *t = ctx;
+	struct rec_session *rs = NULL;
+	struct as_source src = { 0 };
+	struct as_event ev;
+	int n, ret;
 
-	if (live__add(t->live, ev) && !t->err)
-		t->err = -ENOMEM;
+	ret = rec_session__open(o, &rs, err, errlen);
+	if (ret)
+		return ret;
+	rec_session__source(rs, &src);
+	while ((n = as_source__next(&src, &ev)) == 1)
+		if (live__add(t->live, &ev) && !t->err) {
+			t->err = -ENOMEM;
+			*o->stop = 1;
+		}
+	if (n < 0)
+		snprintf(err, errlen, "%s", as_source__error(&src));
+	rec_session__result(rs, res);
+	as_source__free(&src);
+	return n < 0 ? n : 0;
 }
 
 static int on_tick(void *ctx, uint64_t now, uint64_t lost, uint64_t missed)
@@ -165,52 +184,60 @@ static int on_tick(void *ctx, uint64_t now, uint64_t lost, uint64_t missed)
 	return t->err ? 1 : 0;
 }
 
+enum { TOP_INTERVAL = 1 };
+
+static const struct cli_opt top_opts[] = {
+	{ "interval", 'i', CLI_DURATION, TOP_INTERVAL, NULL,
+	  "redraw the figures every DURATION, from 100ms to 60s (default 1s)",
+	  100000000ull, 60000000000ull },
+	{ 0 },
+};
+
+static const struct cli_opt *const tables[] = { record_target_opts, top_opts, NULL };
+
+const struct cli_command top_command = {
+	.name = "top",
+	.summary = "A live, htop-like view of the tasks of a running or launched program; q quits\n"
+		   "and leaves an attached target running. A launched command's output is\n"
+		   "discarded (attach with -p to keep it).",
+	.operands = RECORD_OPERANDS,
+	.tables = tables,
+	.notes = "keys: q quit, s/S sort, t tree, / filter, enter detail, j/k or arrows move",
+	.stop_at_operand = true,
+};
+
+struct top_args {
+	struct record_args rec;
+	struct top *t;
+};
+
+static int on_opt(void *ctx, const struct cli_opt *opt, const struct cli_val *v)
+{
+	struct top_args *ta = ctx;
+
+	if (opt->key == TOP_INTERVAL) {
+		ta->t->interval_ns = v->num;
+		return 0;
+	}
+	return record_args__set(&ta->rec, opt, v);
+}
+
 int cmd_top(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "runtime", required_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	struct top t = { .interval_ns = 1000000000ull, .stacks_every_ns = 3000000000ull };
 	struct recorder_opts o = { .stop = &stop_requested, .quiet = true, .child_stdio = "/dev/null",
-				   .on_start = on_start, .on_event = on_event,
-				   .on_tick = on_tick, .ctx = &t };
+				   .on_start = on_start, .on_tick = on_tick, .ctx = &t };
+	struct top_args ta = { .rec = { .o = o }, .t = &t };
 	struct recorder_result res;
 	char err[1024] = "", exe[64], target[4096];
-	int c;
+	int first, c = cli_parse(&top_command, argc, argv, on_opt, &ta, &first);
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+p:i:r:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'p': o.pid = atoi(optarg); break;
-		case 'i': {
-			double s = atof(optarg);
-			if (s < 0.1 || s > 60) {
-				cli_error("--interval takes seconds from 0.1 to 60, not '%s'", optarg);
-				return 2;
-			}
-			t.interval_ns = (uint64_t)(s * 1e9);
-			break;
-		}
-		case 'r': o.runtime = optarg; break;
-		case 'h':
-			printf("usage: asyncscope top (-p PID | -- CMD [ARGS...]) [--interval SEC] [--runtime NAME]\n"
-			       "a launched command's output is discarded (attach with -p to keep it)\n"
-			       "keys: q quit, s/S sort, t tree, / filter, enter detail, j/k or arrows move\n");
-			return 0;
-		default:
-			return 2;
-		}
-	}
-	if (optind < argc)
-		o.argv = argv + optind;
-	if ((o.pid > 0) == (o.argv != NULL)) {
-		cli_error("usage: asyncscope top (-p PID | -- CMD [ARGS...]) [--interval SEC]");
-		return 2;
-	}
+	if (c < 0 && record_args__finish(&ta.rec, &top_command, argc, argv, first))
+		c = 2;
+	o = ta.rec.o;
+	record_args__free(&ta.rec);   /* top takes no repeatable option */
+	if (c >= 0)
+		return c;
 	if (!isatty(STDOUT_FILENO)) {
 		cli_error("top needs a terminal: use 'asyncscope record' to record to a file");
 		return 2;
@@ -235,7 +262,7 @@ int cmd_top(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	int ret = recorder_run(&o, &res, err, sizeof(err));
+	int ret = run_live(&t, &o, &res, err, sizeof(err));
 	if (t.screen)
 		endwin();
 	live__free(t.live);

@@ -1,20 +1,33 @@
 /* `asyncscope trace`: record, then write the HTML report, in one step. The
  * trace file is kept next to the report (report.html -> report.trace) for
- * `report` and `export`. Also reached as `asyncscope --pid PID --output F`. */
-#include <getopt.h>
+ * `report` and `export`. Also reached as `asyncscope --pid PID --output F`.
+ * Takes record's options from record's tables (cli/record_opts.h) and runs
+ * the two steps as functions (cli/steps.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/record_opts.h"
+#include "cli/steps.h"
 
-#define TRACE_USAGE "usage: asyncscope trace (-p PID | -- CMD [ARGS...]) [--duration SEC] " \
-	"[--runtime NAME] [--buffer-size KIB]\n" \
-	"                        [--futures] [--probe REGEX]... [--probe-preset cat] [--offcpu] " \
-	"[--offcpu-min US]\n" \
-	"                        [--sample HZ] [--dwarf] [--runq] [--uring] [--usdt P:N]... " \
-	"-o report.html\n" \
-	"  the options of record (see asyncscope record --help), then the HTML report"
+static const struct cli_opt output_opts[] = {
+	{ "output", 'o', CLI_STRING, 'o', "FILE",
+	  "the HTML report (default asyncscope-report.html); the trace is\n"
+	  "written beside it (report.html -> report.trace)" },
+	{ 0 },
+};
+
+static const struct cli_opt *const tables[] = { output_opts, record_target_opts,
+						  record_event_opts, NULL };
+
+const struct cli_command trace_command = {
+	.name = "trace",
+	.summary = "Records like record (the same options), then writes the HTML report.",
+	.operands = RECORD_OPERANDS,
+	.tables = tables,
+	.stop_at_operand = true,
+};
 
 /* report.html -> report.trace; anything else gets ".trace" appended. */
 static char *trace_path_for(const char *html)
@@ -31,94 +44,50 @@ static char *trace_path_for(const char *html)
 	return p;
 }
 
-/* Options passed on to record as they are: their spelling on the command
- * line (getopt's long name is the part after "--"), whether they take a
- * value, and getopt's value for them. */
-static const struct pass_opt {
-	const char *flag;
-	int has_arg;
-	int val;
-} pass_opts[] = {
-	{ "--duration", required_argument, 'd' },
-	{ "--runtime", required_argument, 'r' },
-	{ "--buffer-size", required_argument, 'b' },
-	{ "--futures", no_argument, 'F' },
-	{ "--probe", required_argument, 'P' },
-	{ "--probe-preset", required_argument, 'R' },
-	{ "--offcpu", no_argument, 'O' },
-	{ "--offcpu-min", required_argument, 'M' },
-	{ "--sample", required_argument, 'S' },
-	{ "--dwarf", no_argument, 'D' },
-	{ "--runq", no_argument, 'Q' },
-	{ "--uring", no_argument, 'U' },
-	{ "--usdt", required_argument, 'u' },
+struct trace_args {
+	struct record_args rec;
+	const char *html;
 };
-#define N_PASS (sizeof(pass_opts) / sizeof(pass_opts[0]))
+
+static int on_opt(void *ctx, const struct cli_opt *opt, const struct cli_val *v)
+{
+	struct trace_args *t = ctx;
+
+	if (opt->key == 'o') {
+		t->html = v->str;
+		return 0;
+	}
+	return record_args__set(&t->rec, opt, v);
+}
 
 int cmd_trace(int argc, char **argv)
 {
-	struct option longopts[N_PASS + 4] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-	};
-	const char *html = "asyncscope-report.html";
-	const char **rec = NULL;
+	struct trace_args t = { .html = "asyncscope-report.html" };
 	char *trace = NULL;
-	size_t n_rec = 0;
-	int c, ret = 1, idx;
+	int first, ret = cli_parse(&trace_command, argc, argv, on_opt, &t, &first);
 
-	for (size_t k = 0; k < N_PASS; k++)
-		longopts[3 + k] = (struct option){ pass_opts[k].flag + 2, pass_opts[k].has_arg, NULL,
-						   pass_opts[k].val };
-	if (cli_push_arg(&rec, &n_rec, "record"))
-		return 1;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:d:p:r:b:h", longopts, &idx)) != -1) {
-		size_t k = 0;
-		while (k < N_PASS && pass_opts[k].val != c)
-			k++;
-		if (k < N_PASS) {
-			if (cli_push_arg(&rec, &n_rec, pass_opts[k].flag) ||
-			    (pass_opts[k].has_arg && cli_push_arg(&rec, &n_rec, optarg)))
-				goto out;
-			continue;
-		}
-		switch (c) {
-		case 'o': html = optarg; break;
-		case 'p':
-			if (cli_push_arg(&rec, &n_rec, "-p") || cli_push_arg(&rec, &n_rec, optarg))
-				goto out;
-			break;
-		case 'h': printf("%s\n", TRACE_USAGE); ret = 0; goto out;
-		default: ret = 2; goto out;
-		}
-	}
-	trace = trace_path_for(html);
+	if (ret >= 0)
+		goto out;
+	ret = record_args__finish(&t.rec, &trace_command, argc, argv, first);
+	if (ret)
+		goto out;
+	trace = trace_path_for(t.html);
 	if (!trace) {
 		cli_error("out of memory");
+		ret = 1;
 		goto out;
 	}
-	if (cli_push_arg(&rec, &n_rec, "-o") || cli_push_arg(&rec, &n_rec, trace))
-		goto out;
-	/* the command to launch goes through unchanged */
-	if (optind < argc && cli_push_arg(&rec, &n_rec, "--"))
-		goto out;
-	for (int k = optind; k < argc; k++)
-		if (cli_push_arg(&rec, &n_rec, argv[k]))
-			goto out;
-	if (cli_push_arg(&rec, &n_rec, NULL))
-		goto out;
-	ret = cmd_record((int)n_rec - 1, (char **)rec);
+	t.rec.o.output = trace;
+	ret = record_run(&t.rec.o);
 	if (ret == 0) {
-		char *rep_argv[] = { "report", "--html", (char *)html, trace, NULL };
-		ret = cmd_report(4, rep_argv);
+		struct report_args ra = { .path = trace, .format = "html", .output = t.html };
+		ret = report_run(&ra);
 		if (ret == 0)
 			fprintf(stderr, "asyncscope: open %s in a browser; the trace is %s "
-				"(asyncscope report / export)\n", html, trace);
+				"(asyncscope report / export)\n", t.html, trace);
 	}
 out:
-	free(rec);
+	record_args__free(&t.rec);
 	free(trace);
 	return ret;
 }

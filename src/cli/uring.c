@@ -2,15 +2,15 @@
  * (recorded with record --uring): submissions inside each task's polls,
  * completions, completion latency. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "analysis/uring.h"
 #include "cli/commands.h"
 #include "cli/progress.h"
 #include "output/uring_report.h"
-#include "trace/reader.h"
+#include "pipeline/source_file.h"
 
 static int add_uring(void *ctx, const struct as_event *ev, const struct as_stack *stack)
 {
@@ -18,57 +18,92 @@ static int add_uring(void *ctx, const struct as_event *ev, const struct as_stack
 	return uring__add(ctx, ev);
 }
 
+enum { O_FORMAT = 1, O_FOLDED, O_OUTPUT, O_PARTIAL };
+
+static const struct cli_opt uring_opts[] = {
+	{ "output", 'o', CLI_STRING, O_OUTPUT, "FILE", "write to FILE (default -: stdout)" },
+	{ "partial", 0, CLI_FLAG, O_PARTIAL, NULL, "use the events of a truncated trace" },
+	{ 0 },
+};
+
+static const struct cli_opt *const tables[] = { uring_opts, NULL };
+
+const struct cli_command uring_command = {
+	.name = "uring",
+	.summary = "io_uring submissions, completions and latency per task (record with\n"
+		   "--uring).",
+	.operands = "FILE",
+	.tables = tables,
+};
+
+struct out_args {
+	const char *format, *output;
+	bool partial;
+};
+
+static int on_opt(void *ctx, const struct cli_opt *opt, const struct cli_val *v)
+{
+	struct out_args *a = ctx;
+
+	switch (opt->key) {
+	case O_FORMAT: a->format = v->str; break;
+	case O_FOLDED: a->format = "folded"; break;
+	case O_OUTPUT: a->output = v->str; break;
+	case O_PARTIAL: a->partial = true; break;
+	}
+	return 0;
+}
+
 int cmd_uring(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "partial", no_argument, NULL, 'P' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	struct trace_reader *r = NULL;
+	struct as_source src = { 0 }, *r = &src;
 	struct uring *u = NULL;
-	bool partial = false;
 	char err[1024];
-	int c, ret = 2;
+	int first, ret;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'P': partial = true; break;
-		case 'h':
-			printf("usage: asyncscope uring [--partial] FILE\n"
-			       "  io_uring submissions, completions and latency per task (record with --uring)\n"
-			       "  --partial  use the events of a truncated trace\n");
-			return 0;
-		default:
-			return 2;
-		}
-	}
-	if (optind != argc - 1) {
-		cli_error("usage: asyncscope uring [--partial] FILE");
-		return 2;
-	}
+	struct out_args o = { .format = "text", .output = "-" };
+	FILE *f = NULL;
+
+	ret = cli_parse(&uring_command, argc, argv, on_opt, &o, &first);
+	if (ret >= 0)
+		return ret;
+	if (first + 1 != argc)
+		return cli_usage_error(&uring_command, first < argc ? "uring reads one trace file"
+				       : "uring needs the trace FILE");
+	bool partial = o.partial;
 	ret = 1;
-	r = trace_reader__open(argv[optind], err, sizeof(err));
-	if (!r) {
+	if (source_open_file(r, argv[first], err, sizeof(err))) {
 		cli_error("%s", err);
 		goto out;
 	}
-	u = uring__new(trace_reader__meta(r));
+	u = uring__new(as_source__meta(r));
 	if (!u) {
 		cli_error("out of memory");
 		goto out;
 	}
-	if (cli_read_events(r, argv[optind], partial, add_uring, u))
+	uint64_t events = 0;
+	if (cli_read_events(r, argv[first], partial, add_uring, u, &events))
 		goto out;
-	if (uring_report_text(stdout, u)) {
+	f = cli_open_output(o.output);
+	if (!f)
+		goto out;
+	if (uring_report_text(f, u)) {
 		cli_error("cannot write the report");
 		goto out;
 	}
-	cli_print_lost(stdout, r);
+	cli_print_lost(f, r, events);
+	ret = cli_close_output(f);
+	f = NULL;
+	if (ret) {
+		cli_error("writing %s: %s", o.output, strerror(-ret));
+		ret = 1;
+		goto out;
+	}
 	ret = 0;
 out:
+	if (f && f != stdout)
+		fclose(f);
 	uring__free(u);
-	trace_reader__free(r);
+	as_source__free(r);
 	return ret;
 }

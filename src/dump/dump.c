@@ -1,4 +1,5 @@
-/* Async stack dump engine: task discovery (trace + Tokio's owned-task list),
+/* Async stack dump engine: task discovery (the tasks a source of events
+ * saw polled, a short live recording by default, + Tokio's owned-task list),
  * per-task memory reads with consistency checks, DWARF walks.
  *
  * Tokio 1.24 facts used here, each checked against DWARF when the binary
@@ -33,7 +34,6 @@
 #include "sym/dwarf_names.h"
 #include "sym/dwarf_types.h"
 #include "sym/elf_image.h"
-#include "trace/reader.h"
 #include "util/u64map.h"
 
 #define TOKIO_RUNNING  UINT64_C(0x1)
@@ -175,6 +175,7 @@ static int add_task(struct ctx *c, uint64_t header, uint64_t id, const char *nam
 	memset(t, 0, sizeof(*t));
 	t->header = header;
 	t->id = id;
+	t->seq = (uint32_t)r->n + 1;
 	t->seen = seen;
 	if (name && !(t->name = strdup(name)))
 		return -ENOMEM;
@@ -209,20 +210,20 @@ static int add_copies(struct ctx *c, const struct as_probe *probes, size_t n)
 	return 0;
 }
 
-static int read_trace(struct ctx *c, const char *path, char *err, size_t errlen)
+/* Discovery from a source of events: the tasks it saw polled and not
+ * freed by its end (their memory may be reused). The source is a live
+ * recording (dump_run), a trace, or later memory discovery: only POLL_BEGIN
+ * and FREE are read, and the probe plan of its meta. */
+static int discover_polled(struct ctx *c, struct as_source *src, char *err, size_t errlen)
 {
-	struct trace_reader *tr = trace_reader__open(path, err, errlen);
-	const struct as_trace_meta *meta;
+	const struct as_trace_meta *meta = as_source__meta(src);
 	struct as_event ev;
 	struct u64map freed = { 0 };
 	int n, ret = 0;
 
-	if (!tr)
-		return -errno;
-	meta = trace_reader__meta(tr);
 	if (add_copies(c, meta->probes, meta->n_probes))
 		goto nomem;
-	while ((n = trace_reader__next(tr, &ev)) == 1) {
+	while ((n = as_source__next(src, &ev)) == 1) {
 		if (ev.type == AS_EV_FREE) {
 			if (u64map__set(&freed, ev.task, 1))
 				goto nomem;
@@ -234,7 +235,7 @@ static int read_trace(struct ctx *c, const char *path, char *err, size_t errlen)
 		}
 	}
 	if (n < 0 && n != -ENODATA) {
-		snprintf(err, errlen, "%s", trace_reader__error(tr));
+		snprintf(err, errlen, "%s", as_source__error(src));
 		ret = n;
 		goto out;
 	}
@@ -258,7 +259,32 @@ nomem:
 	ret = -ENOMEM;
 out:
 	u64map__clear(&freed);
-	trace_reader__free(tr);
+	return ret;
+}
+
+/* The tasks polled during a short recording of the target, read live
+ * from the recording session (no trace file). Its notices (the "attached"
+ * line) are not part of a dump: dropped; its errors come back in err. */
+static int discover_by_recording(struct ctx *c, const struct dump_opts *o, char *err,
+				 size_t errlen)
+{
+	struct recorder_opts ro = {
+		.duration = o->duration > 0 ? o->duration : 0.3, .pid = o->pid, .stop = o->stop,
+		.quiet = true, .notice = NULL,
+	};
+	static volatile sig_atomic_t never;
+	struct rec_session *rs = NULL;
+	struct as_source src = { 0 };
+	int ret;
+
+	if (!ro.stop)
+		ro.stop = &never;
+	ret = rec_session__open(&ro, &rs, err, errlen);
+	if (ret)
+		return ret;
+	rec_session__source(rs, &src);
+	ret = discover_polled(c, &src, err, errlen);
+	as_source__free(&src);
 	return ret;
 }
 
@@ -617,34 +643,13 @@ static bool has_tokio(const struct elf_image *img)
 	return false;
 }
 
-/* Runs the recorder with stderr closed: its "attached" and summary lines
- * are not part of a dump; its errors come back in err. */
-static int record_quietly(const struct recorder_opts *ro, char *err, size_t errlen)
-{
-	struct recorder_result rr;
-	int saved = dup(STDERR_FILENO), null = open("/dev/null", O_WRONLY | O_CLOEXEC), ret;
-
-	fflush(stderr);
-	if (saved >= 0 && null >= 0)
-		dup2(null, STDERR_FILENO);
-	ret = recorder_run(ro, &rr, err, errlen);
-	fflush(stderr);
-	if (saved >= 0) {
-		dup2(saved, STDERR_FILENO);
-		close(saved);
-	}
-	if (null >= 0)
-		close(null);
-	return ret;
-}
-
 int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size_t errlen)
 {
-	char exe[64], target[PATH_MAX], trace[] = "/tmp/asyncscope-dump-XXXXXX";
+	char exe[64], target[PATH_MAX];
 	struct elf_image *img = NULL;
 	struct ctx c = { .pid = o->pid, .res = res };
 	int attempts = o->attempts > 0 ? o->attempts : 5;
-	int fd, ret;
+	int ret;
 	ssize_t n;
 
 	memset(res, 0, sizeof(*res));
@@ -718,7 +723,14 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 		}
 	}
 
-	/* 1. the tasks polled for a moment, or the ones the caller knows */
+	/* 1. the tasks polled for a moment (or as the caller's source saw
+	 * them), or the ones the caller knows */
+	if (o->source) {
+		ret = discover_polled(&c, o->source, err, errlen);
+		if (ret)
+			goto fail;
+		goto tasks_known;
+	}
 	if (o->no_trace) {
 		if (add_copies(&c, o->probes, o->n_probes))
 			goto nomem;
@@ -727,21 +739,7 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 				goto nomem;
 		goto tasks_known;
 	}
-	fd = mkstemp(trace);
-	if (fd < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "cannot create a temporary trace in /tmp: %s", strerror(errno));
-		goto fail;
-	}
-	close(fd);
-	struct recorder_opts ro = {
-		.output = trace, .duration = o->duration > 0 ? o->duration : 0.3,
-		.pid = o->pid, .stop = o->stop,
-	};
-	ret = record_quietly(&ro, err, errlen);
-	if (!ret)
-		ret = read_trace(&c, trace, err, errlen);
-	unlink(trace);
+	ret = discover_by_recording(&c, o, err, errlen);
 	if (ret)
 		goto fail;
 	if (kill(o->pid, 0) && errno == ESRCH) {
@@ -795,6 +793,15 @@ out:
 	dwarf_types__free(c.dt);
 	elf_image__free(img);
 	return ret;
+}
+
+const char *dump_task_ident(const struct dump_task *t, char *buf, size_t len)
+{
+	if (t->id)
+		snprintf(buf, len, "#%" PRIu64, t->id);
+	else
+		snprintf(buf, len, "~%u", t->seq);
+	return buf;
 }
 
 void dump_result__clear(struct dump_result *res)

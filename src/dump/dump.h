@@ -1,6 +1,7 @@
 /* The async stack dump of a live Tokio program, without stopping it:
- * the tasks polled during a short recording (recorder_run into a temporary
- * trace, deleted after), completed by walking Tokio's own list of the tasks
+ * the tasks polled during a short recording (a live recording session read
+ * as a source of events, no trace file; or any source the caller gives, a
+ * seam for memory discovery), completed by walking Tokio's own list of the tasks
  * each scheduler owns; then, for each task, its root future read from the
  * process's memory and walked through its DWARF state machines
  * (sym/async_stack.h). Reads are checked against the task's state word and
@@ -15,6 +16,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "pipeline/source.h"
 #include "sym/async_stack.h"
 #include "trace/event.h"
 
@@ -31,11 +33,18 @@ struct dump_opts {
 	size_t n_headers;
 	const struct as_probe *probes;   /* with no_trace: the probe plan (poll copies) */
 	size_t n_probes;
+	/* The tasks polled as this source of events saw them (borrowed,
+	 * drained here; its meta gives the probe plan) instead of a
+	 * recording: a trace of the target, later memory discovery. NULL:
+	 * record o->duration seconds. */
+	struct as_source *source;
 };
 
 struct dump_task {
 	uint64_t header;             /* task address in the target */
 	uint64_t id;                 /* Tokio task id, 0 unknown */
+	uint32_t seq;                /* 1, 2, ...: in order of first sight (the task's
+	                                identity when it has no id) */
 	char *name;                  /* root future, readable ("app::handler"), or NULL */
 	const char *state;           /* "idle", "runnable", "running", "completed", "unreadable" */
 	const char *note;            /* why there is no stack ("running, not sampled",
@@ -59,6 +68,11 @@ struct dump_result {
  * process (-ESRCH), not root (-EPERM), stripped or no debug info (-ENODATA),
  * not a Tokio program (-ENOENT), or the recorder's error. */
 int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size_t errlen);
+
+/* The task's identity as every output shows it: "#3" (the runtime's task
+ * id) or, without one, "~5" (its number in order of first sight). Writes
+ * into buf (24 bytes are enough), returns it. */
+const char *dump_task_ident(const struct dump_task *t, char *buf, size_t len);
 
 /* Frees what res owns and zeroes it; accepts a zeroed result. */
 void dump_result__clear(struct dump_result *res);

@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <inttypes.h>
 
+#include "util/task_id.h"
+
 static double ms(uint64_t ns)
 {
 	return (double)ns / 1e6;
@@ -11,7 +13,7 @@ static double ms(uint64_t ns)
 
 /* Sample:
  * Blocking inside polls (off CPU, record --offcpu): 503.412 ms in 10 intervals, 1 task
- *   sleeper_in_poll::blocker  task 0x55d4ae37480  tokio id 3  off-CPU 503.412 ms  10 intervals
+ *   #3 sleeper_in_poll::blocker  off-CPU 503.412 ms  10 intervals
  *       503.412 ms   10x  do_nanosleep <- sleeper_in_poll::sleep_blocking::{{closure}}
  *   parked in the runtime (not counted): 11 intervals, 520.100 ms
  */
@@ -27,9 +29,10 @@ int blocking_report_text(FILE *out, struct blocking *b)
 		" intervals, %" PRIu64 " task%s\n", ms(s->ns), s->count, s->tasks,
 		s->tasks == 1 ? "" : "s");
 	for (size_t i = 0; i < n && i < BLOCKING_REPORT_TASKS; i++) {
-		fprintf(out, "  %s  task %#" PRIx64, t[i].name, t[i].task);
-		if (t[i].tokio_id)
-			fprintf(out, "  tokio id %" PRIu64, t[i].tokio_id);
+		char id[TASK_ID_MAX];
+
+		fprintf(out, "  %s %s", task_id_format(id, sizeof(id), t[i].tokio_id, 0, t[i].task),
+			t[i].name);
 		fprintf(out, "  off-CPU %.3f ms  %" PRIu64 " intervals", ms(t[i].ns), t[i].count);
 		if (t[i].preempted_ns)
 			fprintf(out, "  (preempted %.3f ms)", ms(t[i].preempted_ns));

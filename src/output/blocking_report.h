@@ -1,7 +1,10 @@
 /* The blocking report (asyncscope blocking): off-CPU time inside polls per
  * task and per cause, or its flame-graph stacks (folded format), from a
  * blocking analysis (analysis/blocking.h). Writes only to the FILE* it is
- * given; computes nothing. */
+ * given; computes nothing.
+ * A task is named as in every output (util/task_id.h): "#3", its runtime
+ * id; this analysis keys tasks by address and knows no seq, so a task
+ * without an id is named by its address. */
 #ifndef AS_OUTPUT_BLOCKING_REPORT_H
 #define AS_OUTPUT_BLOCKING_REPORT_H
 

@@ -4,11 +4,13 @@
 #include <errno.h>
 #include <inttypes.h>
 
+#include "util/task_id.h"
+
 /* Sample:
  * CPU samples (record --sample): 1910 samples, 1876 in polls of 2 tasks
  *   samples   share  where
- *      1402   73.4%  cpu_split::heavy  task 0x55d4ae37480  tokio id 1
- *       474   24.8%  cpu_split::light  task 0x55d4ae37a10  tokio id 2
+ *      1402   73.4%  #1 cpu_split::heavy
+ *       474   24.8%  #2 cpu_split::light
  *        30    1.6%  scheduler
  *         4    0.2%  outside-runtime
  */
@@ -29,14 +31,13 @@ int cpu_report_text(FILE *out, struct cpu_samples *c)
 	}
 	fprintf(out, "  samples   share  where\n");
 	for (size_t i = 0; i < n && i < CPU_REPORT_ROWS; i++) {
-		fprintf(out, "  %7" PRIu64 "  %5.1f%%  %s", r[i].samples,
-			100.0 * (double)r[i].samples / (double)s->samples, r[i].name);
-		if (r[i].kind == CPU_ROW_TASK) {
-			fprintf(out, "  task %#" PRIx64, r[i].task);
-			if (r[i].tokio_id)
-				fprintf(out, "  tokio id %" PRIu64, r[i].tokio_id);
-		}
-		fputc('\n', out);
+		char id[TASK_ID_MAX];
+
+		fprintf(out, "  %7" PRIu64 "  %5.1f%%  ", r[i].samples,
+			100.0 * (double)r[i].samples / (double)s->samples);
+		if (r[i].kind == CPU_ROW_TASK)
+			fprintf(out, "%s ", task_id_format(id, sizeof(id), r[i].tokio_id, 0, r[i].task));
+		fprintf(out, "%s\n", r[i].name);
 	}
 	if (n > CPU_REPORT_ROWS)
 		fprintf(out, "  ... %zu more rows\n", n - CPU_REPORT_ROWS);

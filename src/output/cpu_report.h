@@ -1,7 +1,10 @@
 /* The CPU report (asyncscope cpu): samples per task and share, or the
  * flame-graph stacks (folded format), from a CPU samples analysis
  * (analysis/cpu_samples.h). Writes only to the FILE* it is given;
- * computes nothing. */
+ * computes nothing.
+ * A task is named as in every output (util/task_id.h): "#3", its runtime
+ * id; this analysis keys tasks by address and knows no seq, so a task
+ * without an id is named by its address. */
 #ifndef AS_OUTPUT_CPU_REPORT_H
 #define AS_OUTPUT_CPU_REPORT_H
 

@@ -1,10 +1,11 @@
 /* html: writes the HTML report page: the embedded template (html_assets.h,
  * generated from html_template.html) with the report JSON and the
  * kernel-side JSON in its two data blocks, escaped for a <script> element.
- * The kernel-side data comes from the analyses as they are (blocking,
- * cpu_samples, runq, uring: the same as `asyncscope blocking`, `cpu` and
- * `uring` print); this module only feeds them and formats their results.
- * Writes only to the FILE* it is given.
+ * The kernel-side data comes from the analyses the caller ran and passes in
+ * (struct html_inputs: blocking, cpu_samples, runq, uring, the same as
+ * `asyncscope blocking`, `cpu` and `uring` print); this module creates and
+ * feeds none, it only formats their results. Writes only to the FILE* it is
+ * given.
  *
  * The kernel-side JSON (the block with the id "kernel"; "{}" when there is
  * none), each key present only when the trace holds such events:
@@ -14,16 +15,19 @@
  *     at most HTML_STACKS_MAX), "stacks_total", "stacks_omitted_ns" (weight
  *     of the stacks left out)},
  *  "cpu": {"samples", "in_tasks", "tasks", "rows": [{"kind" ("task"|
- *     "scheduler"|"idle"|"outside-runtime"), "header" ("0x..." or null), "id"
- *     (tokio id or null), "name", "samples"}] (most first, at most
- *     HTML_ROWS_MAX), "rows_total", "rows_omitted_samples", "stacks": [[line,
- *     samples], ...], "stacks_total", "stacks_omitted" (samples)},
+ *     "scheduler"|"idle"|"outside-runtime"), "task" (the identity,
+ *     util/task_id.h: "#3", or the address; null for other kinds), "header"
+ *     ("0x..." or null), "id" (tokio id or null), "name", "samples"}] (most
+ *     first, at most HTML_ROWS_MAX), "rows_total", "rows_omitted_samples",
+ *     "stacks": [[line, samples], ...], "stacks_total", "stacks_omitted"
+ *     (samples)},
  *  "runq": {"threads": [{"tid", "name", "worker", "waits", "in_poll",
  *     "p50_ns", "p99_ns", "max_ns", "total_ns"}] (workers first, then most
  *     total delay), "threads_total"},
- *  "uring": {"submitted", "completed", "failed", "tasks": [{"header" (null
- *     outside polls), "id", "name", "submitted", "completed", "failed",
- *     "p50_ns", "p99_ns", "max_ns"}] (most submissions first), "tasks_total"}} */
+ *  "uring": {"submitted", "completed", "failed", "tasks": [{"task" (as
+ *     in cpu; null outside polls), "header" (null outside polls), "id",
+ *     "name", "submitted", "completed", "failed", "p50_ns", "p99_ns",
+ *     "max_ns"}] (most submissions first), "tasks_total"}} */
 #include <errno.h>
 #include <stddef.h>
 #include <inttypes.h>
@@ -37,51 +41,7 @@
 #include "output/html.h"
 #include "output/html_assets.h"
 #include "util/json.h"
-
-struct html_kernel {
-	struct cpu_samples *cpu;
-	struct runq *runq;
-	struct uring *uring;
-};
-
-struct html_kernel *html_kernel__new(const struct as_trace_meta *meta)
-{
-	struct html_kernel *k = calloc(1, sizeof(*k));
-
-	if (!k)
-		return NULL;
-	k->cpu = cpu_samples__new(meta);
-	k->runq = runq__new();
-	k->uring = uring__new(meta);
-	if (!k->cpu || !k->runq || !k->uring) {
-		html_kernel__free(k);
-		errno = ENOMEM;
-		return NULL;
-	}
-	return k;
-}
-
-int html_kernel__add(struct html_kernel *k, const struct as_event *ev, const struct as_stack *stack)
-{
-	int err;
-
-	if (!k || !ev)
-		return -EINVAL;
-	if ((err = cpu_samples__add(k->cpu, ev, ev->type == AS_EV_SAMPLE ? stack : NULL)) ||
-	    (err = runq__add(k->runq, ev)))
-		return err;
-	return uring__add(k->uring, ev);
-}
-
-void html_kernel__free(struct html_kernel *k)
-{
-	if (!k)
-		return;
-	cpu_samples__free(k->cpu);
-	runq__free(k->runq);
-	uring__free(k->uring);
-	free(k);
-}
+#include "util/task_id.h"
 
 /* Writes the len bytes of json, with "</" as "<\/" and "<!--" as "\u003c!--".
  * In valid JSON "<" only occurs inside strings, where both forms are valid
@@ -117,12 +77,15 @@ static int write_escaped(FILE *out, const char *json, size_t len)
 	return 0;
 }
 
-/* "header" and "id" of a task: its address ("0x...", null for 0) and its
- * tokio id (null when unknown). */
+/* "task", "header" and "id" of a task: its identity (null when neither is
+ * known), its address ("0x...", null for 0) and its tokio id (null when
+ * unknown). */
 static void task_ids(struct json_writer *w, uint64_t task, uint64_t tokio_id)
 {
-	char hex[24];
+	char hex[24], id[TASK_ID_MAX];
 
+	json_writer__kv_string(w, "task", task || tokio_id ?
+			       task_id_format(id, sizeof(id), tokio_id, 0, task) : NULL);
 	snprintf(hex, sizeof(hex), "0x%" PRIx64, task);
 	json_writer__kv_string(w, "header", task ? hex : NULL);
 	json_writer__key(w, "id");
@@ -221,7 +184,8 @@ static int cpu_json(struct json_writer *w, struct cpu_samples *c)
 		json_writer__begin_object(w);
 		json_writer__kv_string(w, "kind", (unsigned)r[i].kind < sizeof(kinds) / sizeof(kinds[0])
 				       ? kinds[r[i].kind] : NULL);
-		task_ids(w, r[i].kind == CPU_ROW_TASK ? r[i].task : 0, r[i].tokio_id);
+		task_ids(w, r[i].kind == CPU_ROW_TASK ? r[i].task : 0,
+			 r[i].kind == CPU_ROW_TASK ? r[i].tokio_id : 0);
 		json_writer__kv_string(w, "name", r[i].name);
 		json_writer__kv_u64(w, "samples", r[i].samples);
 		json_writer__end_object(w);
@@ -300,10 +264,10 @@ static int uring_json(struct json_writer *w, struct uring *u)
 	return 0;
 }
 
-/* Writes the kernel-side JSON (see the top) of b and k, either NULL, into a
+/* Writes the kernel-side JSON (see the top) of in (NULL: none) into a
  * malloc'd buffer *buf (caller frees) of *len bytes. Returns 0, -ENOMEM or
  * -EIO. */
-static int kernel_json(struct blocking *b, struct html_kernel *k, char **buf, size_t *len)
+static int kernel_json(const struct html_inputs *in, char **buf, size_t *len)
 {
 	struct json_writer *w = NULL;
 	FILE *mem;
@@ -320,11 +284,13 @@ static int kernel_json(struct blocking *b, struct html_kernel *k, char **buf, si
 		goto out;
 	}
 	json_writer__begin_object(w);
-	err = b ? blocking_json(w, b) : 0;
-	if (!err && k && !(err = cpu_json(w, k->cpu))) {
-		runq_json(w, k->runq);
-		err = uring_json(w, k->uring);
-	}
+	err = in && in->blocking ? blocking_json(w, in->blocking) : 0;
+	if (!err && in && in->cpu)
+		err = cpu_json(w, in->cpu);
+	if (!err && in && in->runq)
+		runq_json(w, in->runq);
+	if (!err && in && in->uring)
+		err = uring_json(w, in->uring);
 	json_writer__end_object(w);
 	if (!err)
 		err = json_writer__finish(w);
@@ -340,8 +306,7 @@ out:
 	return err;
 }
 
-int report_html_kernel(FILE *out, const char *json, size_t len, struct blocking *b,
-		       struct html_kernel *k)
+int report_html_write(FILE *out, const char *json, size_t len, const struct html_inputs *in)
 {
 	char *kjson = NULL;
 	size_t klen = 0;
@@ -349,7 +314,7 @@ int report_html_kernel(FILE *out, const char *json, size_t len, struct blocking 
 
 	if (!out || (!json && len))
 		return -EINVAL;
-	if ((err = kernel_json(b, k, &kjson, &klen)))
+	if ((err = kernel_json(in, &kjson, &klen)))
 		return err;
 	if (fputs(html_head, out) == EOF || (err = write_escaped(out, json, len)) ||
 	    fputs(html_mid, out) == EOF || (err = write_escaped(out, kjson, klen)) ||
@@ -361,5 +326,5 @@ int report_html_kernel(FILE *out, const char *json, size_t len, struct blocking 
 
 int report_html(FILE *out, const char *json, size_t len)
 {
-	return report_html_kernel(out, json, len, NULL, NULL);
+	return report_html_write(out, json, len, NULL);
 }

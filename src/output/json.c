@@ -10,9 +10,18 @@
  * the timeline covers [start_ns + i * bucket_ns, start_ns + (i + 1) *
  * bucket_ns), the last one clipped to the end of the trace.
  *
- * {"format_version", "target", "pid", "runtime", "duration_ns", "events",
+ * Tasks: every object about a task has "task", its identity as every output
+ * shows it (util/task_id.h): "#3", the runtime's id (Tokio's task id), else
+ * "~7", its seq (1, 2, ... in order of first sight in the trace), else, where
+ * only the address is known (blocking, usdt), "0x..."; null where no task
+ * (a group end, a waker that is no task). "id", "seq" and "header" stay as
+ * they were.
+ *
+ * {"schema_version" (this document's version, REPORT_SCHEMA_VERSION: 1;
+ *     "format_version" is the trace file's),
+ *  "format_version", "target", "pid", "runtime", "duration_ns", "events",
  *  "lost_events", "missed_events", "truncated" (no end record),
- *  "tasks": [{"id" (tokio id or null), "seq", "header" ("0x..."), "name" (or null),
+ *  "tasks": [{"task", "id" (tokio id or null), "seq", "header" ("0x..."), "name" (or null),
  *             "kind" ("task"|"worker"), "spawn_location" ("file:line:col" or null),
  *             "spawned_in_trace", "parent" (seq or null), "polls", "pending_polls",
  *             "ready_polls", "busy_ns", "max_poll_ns", "mean_poll_ns", "idle_ns",
@@ -39,15 +48,17 @@
  *          "buckets": [[low_ns, high_ns (inclusive), count], ...] (non-empty,
  *          at most 200, lowest first)},
  *  "long_poll_threshold_ns", "long_polls_total",
- *  "long_polls": [{"seq", "id", "name", "tid", "start_ns", "duration_ns",
+ *  "long_polls": [{"task", "seq", "id", "name", "tid", "start_ns", "duration_ns",
  *                  "until_end" (still running at the end), "group"}] (longest
  *                  first, <= 1000),
  *  "stall_threshold_ns",
- *  "stalled": [{"seq", "id", "name", "since_ns", "stalled_ns", "until_end",
+ *  "stalled": [{"task", "seq", "id", "name", "since_ns", "stalled_ns", "until_end",
  *               "count", "group"}] (longest first),
- *  "starve_threshold_ns", "starved": [{"seq", "id", "name", "max_wait_ns", "count",
+ *  "starve_threshold_ns", "starved": [{"task", "seq", "id", "name", "max_wait_ns", "count",
  *               "group"}],
- *  "wake_edges": [{"from_kind" ("task"|"io"|"timer"|"runtime"|"blocking"|"thread"),
+ *  "wake_edges": [{"from_task", "to_task" (identities; null for a group end
+ *                  or a waker that is no task),
+ *                  "from_kind" ("task"|"io"|"timer"|"runtime"|"blocking"|"thread"),
  *                  "from_seq" (null unless task, or a group), "from_name" (task
  *                  or group name, or from_kind), "to_seq" (null for a group),
  *                  "to_name", "count", "timed" (wakes with a delay sample),
@@ -64,18 +75,18 @@
  *     "workers": [{"tid", "name", "busy_ns": [..], "idle_ns": [..],
  *                  "parked_ns": [..], "polls": [..]}],
  *     "runnable_max": [..], "runnable_avg": [..],
- *     "tasks": [{"seq", "name", "running": [..], "scheduled": [..],
+ *     "tasks": [{"task", "seq", "name", "running": [..], "scheduled": [..],
  *                "idle": [..]}] (fractions 0..1 of each bucket; the 50
  *                busiest user tasks)}}
  *  "blocking" (only with record --offcpu data): {"offcpu_ns", "intervals",
- *     "parked_ns", "tasks": [{"header", "id", "name", "offcpu_ns", "intervals",
+ *     "parked_ns", "tasks": [{"task", "header", "id", "name", "offcpu_ns", "intervals",
  *     "preempted_ns", "causes": [{"kernel", "user", "file" and "line" (of the user frame,
  *     when known), "futures" (the future frames polled then, "outer;...;inner",
  *     with record --futures), "ns", "count"}]}]},
  *  "usdt" (only in traces with USDT probes): {"total", "bad" (hits of no
  *     known probe), "probes": [{"probe" ("provider:name"), "hits", "in_task",
  *     "arg_min", "arg_max" (first argument; null without hits)}],
- *     "tasks": [{"probe", "header", "id" (tokio id or null), "name", "hits"}]
+ *     "tasks": [{"task", "probe", "header", "id" (tokio id or null), "name", "hits"}]
  *     (most hits first)}}
  *  "futures" (only in traces with future events, record --futures; see
  *     analysis/futures.h): {"frames" (future polls), "ready", "pending",
@@ -87,7 +98,7 @@
  *         "ready", "pending", "unknown", "self_ns", "total_ns", "max_poll_ns"}]
  *         (most self time first),
  *     "parked_tasks" (tasks parked for good: last poll Pending, never polled
- *         again), "parked": [{"seq", "id", "name", "since_ns" (relative, as
+ *         again), "parked": [{"task", "seq", "id", "name", "since_ns" (relative, as
  *         in stalled), "waiting_ns", "until_end" (still pending at the end;
  *         false: dropped while pending), "chain": [{"name", "file" (or null), "line",
  *         "at_await" (line is the .await's, else the function's),
@@ -108,6 +119,11 @@
 #include "analysis/usdt_counts.h"
 #include "output/report.h"
 #include "util/json.h"
+#include "util/task_id.h"
+
+/* The JSON report's own schema version: raised when a key changes meaning
+ * or goes (keys are only added within a version). */
+#define REPORT_SCHEMA_VERSION 1
 
 /* A non-negative decimal with at most `decimals` digits after the point.
  * util/json writes integers only: the integer part goes through the writer
@@ -140,6 +156,28 @@ static void kv_number(struct json_writer *w, FILE *out, const char *key, double 
 {
 	json_writer__key(w, key);
 	number(w, out, v, 4);
+}
+
+/* "task": the identity of a task (util/task_id.h). */
+static void task_key(struct json_writer *w, const char *key, uint64_t id, uint64_t seq,
+		     uint64_t header)
+{
+	char buf[TASK_ID_MAX];
+
+	json_writer__kv_string(w, key, task_id_format(buf, sizeof(buf), id, seq, header));
+}
+
+/* key: the identity of task seq (null for seq 0: a group end or no task);
+ * a folded task has no row, so no runtime id left: its seq. */
+static void seq_task_key(struct json_writer *w, const struct analysis *a, const char *key,
+			 uint64_t seq)
+{
+	const struct task_stats *t = analysis__task(a, seq);
+
+	if (seq)
+		task_key(w, key, t ? t->tokio_id : 0, seq, 0);
+	else
+		json_writer__kv_string(w, key, NULL);
 }
 
 static void id_or_null(struct json_writer *w, const char *key, const struct task_stats *t)
@@ -199,6 +237,7 @@ static void task_json(struct json_writer *w, FILE *out, const struct task_stats 
 	char buf[64];
 
 	json_writer__begin_object(w);
+	task_key(w, "task", t->tokio_id, t->seq, 0);
 	json_writer__key(w, "id");
 	if (t->tokio_id)
 		json_writer__u64(w, t->tokio_id);
@@ -305,7 +344,8 @@ static void frac_array(struct json_writer *w, FILE *out, const char *key, const 
 	json_writer__end_array(w);
 }
 
-static void timeline_json(struct json_writer *w, FILE *out, const struct timeline *tl)
+static void timeline_json(struct json_writer *w, FILE *out, const struct analysis *a,
+			  const struct timeline *tl)
 {
 	size_t nb = timeline__buckets(tl), nw, nt;
 	const struct timeline_worker *ws = timeline__workers(tl, &nw);
@@ -341,6 +381,7 @@ static void timeline_json(struct json_writer *w, FILE *out, const struct timelin
 	json_writer__begin_array(w);
 	for (size_t i = 0; i < nt; i++) {
 		json_writer__begin_object(w);
+		seq_task_key(w, a, "task", ts[i].seq);
 		json_writer__kv_u64(w, "seq", ts[i].seq);
 		json_writer__kv_string(w, "name", ts[i].name);
 		frac_array(w, out, "running", ts[i].running, nb);
@@ -378,6 +419,7 @@ static void sched_json(struct json_writer *w, const struct analysis *a)
 		const struct task_stats *t = analysis__task(a, lp[i].seq);
 
 		json_writer__begin_object(w);
+		seq_task_key(w, a, "task", lp[i].seq);
 		json_writer__kv_u64(w, "seq", lp[i].seq);
 		id_or_null(w, "id", t);
 		json_writer__kv_string(w, "name", task_name(a, lp[i].seq, lp[i].group));
@@ -398,6 +440,7 @@ static void sched_json(struct json_writer *w, const struct analysis *a)
 		const struct task_stats *t = analysis__task(a, st[i].seq);
 
 		json_writer__begin_object(w);
+		seq_task_key(w, a, "task", st[i].seq);
 		json_writer__kv_u64(w, "seq", st[i].seq);
 		id_or_null(w, "id", t);
 		json_writer__kv_string(w, "name", task_name(a, st[i].seq, st[i].group));
@@ -418,6 +461,7 @@ static void sched_json(struct json_writer *w, const struct analysis *a)
 		const struct task_stats *t = analysis__task(a, sv[i].seq);
 
 		json_writer__begin_object(w);
+		seq_task_key(w, a, "task", sv[i].seq);
 		json_writer__kv_u64(w, "seq", sv[i].seq);
 		id_or_null(w, "id", t);
 		json_writer__kv_string(w, "name", task_name(a, sv[i].seq, sv[i].group));
@@ -433,6 +477,8 @@ static void sched_json(struct json_writer *w, const struct analysis *a)
 	e = analysis__edges(a, &n);
 	for (size_t i = 0; i < n; i++) {
 		json_writer__begin_object(w);
+		seq_task_key(w, a, "from_task", e[i].from_kind == WAKE_FROM_TASK ? e[i].from_seq : 0);
+		seq_task_key(w, a, "to_task", e[i].to_seq);
 		json_writer__kv_string(w, "from_kind", wake_source__str(e[i].from_kind));
 		json_writer__key(w, "from_seq");
 		if (e[i].from_kind == WAKE_FROM_TASK && e[i].from_seq)
@@ -479,6 +525,7 @@ static void blocking_json(struct json_writer *w, struct blocking *b)
 	json_writer__begin_array(w);
 	for (size_t i = 0; i < n; i++) {
 		json_writer__begin_object(w);
+		task_key(w, "task", t[i].tokio_id, 0, t[i].task);
 		snprintf(hex, sizeof(hex), "0x%" PRIx64, t[i].task);
 		json_writer__kv_string(w, "header", hex);
 		json_writer__key(w, "id");
@@ -551,6 +598,7 @@ static void usdt_json(struct json_writer *w, const struct usdt_counts *uc)
 	json_writer__begin_array(w);
 	for (size_t i = 0; i < nt; i++) {
 		json_writer__begin_object(w);
+		task_key(w, "task", t[i].tokio_id, 0, t[i].task);
 		json_writer__kv_string(w, "probe", t[i].probe < np ? p[t[i].probe].probe : NULL);
 		snprintf(hex, sizeof(hex), "0x%" PRIx64, t[i].task);
 		json_writer__kv_string(w, "header", hex);
@@ -641,6 +689,7 @@ static void futures_json(struct json_writer *w, const struct analysis *a,
 		const struct task_stats *t = analysis__task(a, p[i].seq);
 
 		json_writer__begin_object(w);
+		seq_task_key(w, a, "task", p[i].seq);
 		json_writer__kv_u64(w, "seq", p[i].seq);
 		id_or_null(w, "id", t);
 		json_writer__kv_string(w, "name", t && t->name ? t->name : p[i].name);
@@ -692,6 +741,7 @@ int report_json(FILE *out, const struct analysis *a, const struct as_trace_meta 
 	missed = end ? end->missed : s->missed;
 
 	json_writer__begin_object(w);
+	json_writer__kv_u64(w, "schema_version", REPORT_SCHEMA_VERSION);
 	json_writer__key(w, "format_version");
 	if (meta)
 		json_writer__u64(w, meta->format_version);
@@ -754,7 +804,7 @@ int report_json(FILE *out, const struct analysis *a, const struct as_trace_meta 
 	json_writer__end_object(w);
 	sched_json(w, a);
 	if (opts && opts->timeline)
-		timeline_json(w, out, opts->timeline);
+		timeline_json(w, out, a, opts->timeline);
 	if (opts && opts->usdt)
 		usdt_json(w, opts->usdt);
 	if (opts && opts->blocking)

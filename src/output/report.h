@@ -1,7 +1,9 @@
 /* Task reports: the results of a finished analysis (analysis/tasks.h) written
  * in one format each (text.c, json.c). Outputs only format: they compute
  * nothing the analysis does not already hold, and write only to the FILE*
- * they are given. */
+ * they are given. Both name a task as every output does (util/task_id.h:
+ * "#3" the runtime's id, else "~7" its seq): the text in one TASK column,
+ * the JSON in "task" keys beside "seq" and "id". */
 #ifndef AS_OUTPUT_REPORT_H
 #define AS_OUTPUT_REPORT_H
 

@@ -9,6 +9,7 @@
 #include "analysis/futures.h"
 #include "output/report.h"
 #include "util/fmt.h"
+#include "util/task_id.h"
 
 #define NAME_W 40
 #define SITE_W 20
@@ -122,27 +123,26 @@ static int by_busy(const void *x, const void *y)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
+/* The TASK column: a task's identity (util/task_id.h), right-aligned. */
+#define TASK_W 7
+
 static void task_header(FILE *out)
 {
-	fprintf(out, "%5s %6s  %-*s %-*s %6s %9s %9s %9s %9s %6s  %s\n", "SEQ", "ID", NAME_W,
+	fprintf(out, "%*s  %-*s %-*s %6s %9s %9s %9s %9s %6s  %s\n", TASK_W, "TASK", NAME_W,
 		"NAME", SITE_W, "SPAWNED AT", "POLLS", "BUSY", "MAX POLL", "MEAN POLL", "IDLE",
 		"WAKES", "STATE");
 }
 
 static void task_row(FILE *out, const struct task_stats *t)
 {
-	char id[24], site[SITE_W * 4 + 32], b1[FMT_DURATION_MAX], b2[FMT_DURATION_MAX],
+	char id[TASK_ID_MAX], site[SITE_W * 4 + 32], b1[FMT_DURATION_MAX], b2[FMT_DURATION_MAX],
 		b3[FMT_DURATION_MAX], b4[FMT_DURATION_MAX];
 
-	if (t->tokio_id)
-		snprintf(id, sizeof(id), "%" PRIu64, t->tokio_id);
-	else
-		snprintf(id, sizeof(id), "-");
 	if (t->spawn_file)
 		snprintf(site, sizeof(site), "%s:%" PRIu32, basename_of(t->spawn_file), t->spawn_line);
 	else
 		snprintf(site, sizeof(site), "-");
-	fprintf(out, "%5" PRIu64 " %6s  ", t->seq, id);
+	fprintf(out, "%*s  ", TASK_W, task_id_format(id, sizeof(id), t->tokio_id, t->seq, 0));
 	column(out, t->name ? t->name : "(unknown)", NAME_W, 12);
 	column(out, site, SITE_W, 0);
 	fprintf(out, "%6" PRIu64 " %9s %9s %9s %9s %6" PRIu64 "  %s\n", t->polls,
@@ -208,17 +208,21 @@ static const char *task_name(const struct analysis *a, uint64_t seq, uint32_t gr
 	return group && group <= n && g[group - 1].name ? g[group - 1].name : "(unknown)";
 }
 
-/* SEQ and ID columns; a folded task has no id left. */
-static void id_column(FILE *out, const struct analysis *a, uint64_t seq)
+/* The identity of task seq (util/task_id.h) into buf (TASK_ID_MAX bytes); a
+ * folded task has no row, so no runtime id left: its seq. */
+static char *task_ident(char *buf, const struct analysis *a, uint64_t seq)
 {
 	const struct task_stats *t = analysis__task(a, seq);
-	char id[24];
 
-	if (t && t->tokio_id)
-		snprintf(id, sizeof(id), "%" PRIu64, t->tokio_id);
-	else
-		snprintf(id, sizeof(id), "-");
-	fprintf(out, "%5" PRIu64 " %6s  ", seq, id);
+	return task_id_format(buf, TASK_ID_MAX, t ? t->tokio_id : 0, seq, 0);
+}
+
+/* The TASK column. */
+static void id_column(FILE *out, const struct analysis *a, uint64_t seq)
+{
+	char id[TASK_ID_MAX];
+
+	fprintf(out, "%*s  ", TASK_W, task_ident(id, a, seq));
 }
 
 /* The shape of h as one character per power of two from its min to its max,
@@ -279,11 +283,11 @@ static void dist_line(FILE *out, const char *what, const struct hist *h)
  *   poll duration   count 303     p50 1.54 us  p90 2.47 us  p99 8.22 us  p99.9 44.2 us  max 44.2 us  512 ns |@%:--|
  *
  * LONG POLLS: 1 poll over 1.00 ms, longest first
- *   SEQ     ID  NAME                                          TID     START  DURATION
- *     3      3  blocker::mai...block#0}::{async_block#1}    11992  +301.2 ms  200.4 ms
+ *      TASK  NAME                                          TID     START  DURATION
+ *        #3  blocker::mai...block#0}::{async_block#1}    11992  +301.2 ms  200.4 ms
  *
  * WAKE EDGES: 3 (waker -> woken), by wakes
- *   chain::relay -> chain::consumer  100 wakes, delay p50 1.31 us p99 3.10 us
+ *   #2 chain::relay -> #3 chain::consumer  100 wakes, delay p50 1.31 us p99 3.10 us
  *
  * and past --max-tasks, wakes where a task was folded, by group:
  *   handler_2 -> handler_5  12 wakes (group edge, 9 task pairs), delay p50 21.0 us p99 86.0 us
@@ -313,7 +317,7 @@ static void sched_text(FILE *out, const struct analysis *a)
 		fprintf(out, ", longest first");
 	fputc('\n', out);
 	if (n)
-		fprintf(out, "%5s %6s  %-*s %8s %10s %9s\n", "SEQ", "ID", NAME_W, "NAME", "TID",
+		fprintf(out, "%*s  %-*s %8s %10s %9s\n", TASK_W, "TASK", NAME_W, "NAME", "TID",
 			"START", "DURATION");
 	for (size_t i = 0; i < n && i < TOP_LONG_POLLS; i++) {
 		id_column(out, a, lp[i].seq);
@@ -327,7 +331,7 @@ static void sched_text(FILE *out, const struct analysis *a)
 	fprintf(out, "\nSTALLED: %zu task%s idle (last poll Pending, no wake) for over %s\n", n,
 		n == 1 ? "" : "s", dur(b1, s->stall_ns));
 	if (n)
-		fprintf(out, "%5s %6s  %-*s %10s %9s %6s  %s\n", "SEQ", "ID", NAME_W, "NAME", "SINCE",
+		fprintf(out, "%*s  %-*s %10s %9s %6s  %s\n", TASK_W, "TASK", NAME_W, "NAME", "SINCE",
 			"STALLED", "TIMES", "UNTIL");
 	for (size_t i = 0; i < n && i < TOP_STALLS; i++) {
 		id_column(out, a, st[i].seq);
@@ -343,7 +347,7 @@ static void sched_text(FILE *out, const struct analysis *a)
 	fprintf(out, "\nSTARVED: %zu task%s runnable but not polled for over %s\n", n,
 		n == 1 ? "" : "s", dur(b1, s->starve_ns));
 	if (n)
-		fprintf(out, "%5s %6s  %-*s %9s %6s\n", "SEQ", "ID", NAME_W, "NAME", "MAX WAIT",
+		fprintf(out, "%*s  %-*s %9s %6s\n", TASK_W, "TASK", NAME_W, "NAME", "MAX WAIT",
 			"TIMES");
 	for (size_t i = 0; i < n && i < TOP_STALLS; i++) {
 		id_column(out, a, sv[i].seq);
@@ -357,13 +361,18 @@ static void sched_text(FILE *out, const struct analysis *a)
 	fprintf(out, "\nWAKE EDGES: %zu (waker -> woken)%s\n", n,
 		n > TOP_EDGES ? ", the 10 with most wakes" : n ? ", most wakes first" : "");
 	for (size_t i = 0; i < n && i < TOP_EDGES; i++) {
-		char fb[4 * 60 + 8], tb[4 * 60 + 8];
+		char fb[4 * 60 + 8], tb[4 * 60 + 8], fid[TASK_ID_MAX + 1] = "", tid[TASK_ID_MAX + 1] = "";
 
 		fit(fb, sizeof(fb), e[i].from_kind == WAKE_FROM_TASK
 		    ? task_name(a, e[i].from_seq, e[i].from_group)
 		    : wake_source__str(e[i].from_kind), 60, 20);
 		fit(tb, sizeof(tb), task_name(a, e[i].to_seq, e[i].to_group), 60, 20);
-		fprintf(out, "  %s -> %s  %" PRIu64 " wake%s", fb, tb, e[i].count,
+		/* a task end is named "#3 name"; a group end or a source by name alone */
+		if (e[i].from_kind == WAKE_FROM_TASK && e[i].from_seq)
+			strcat(task_ident(fid, a, e[i].from_seq), " ");
+		if (e[i].to_seq)
+			strcat(task_ident(tid, a, e[i].to_seq), " ");
+		fprintf(out, "  %s%s -> %s%s  %" PRIu64 " wake%s", fid, fb, tid, tb, e[i].count,
 			e[i].count == 1 ? "" : "s");
 		if (e[i].from_group || e[i].to_group) /* a group end: folded tasks */
 			fprintf(out, " (group edge, %" PRIu64 " task pair%s)", e[i].tasks,
@@ -379,6 +388,7 @@ static void sched_text(FILE *out, const struct analysis *a)
 #define TOP_PARKED 20
 #define FN_W 48        /* future function names: their end is the most specific */
 #define LOC_W 26
+#define CHAIN_INDENT (TASK_W + 4) /* await chains: under the name, two deeper */
 
 /* Future-level sections, only for traces recorded with --futures; sample:
  *
@@ -388,10 +398,10 @@ static void sched_text(FILE *out, const struct analysis *a)
  *   <futures_nested::Checksum as Future>::poll       futures_nested.rs:115          20      4      16   70.6 ms   70.6 ms   6.01 ms
  *
  * PARKED AT: 1 task parked for good (last poll Pending, never polled again), longest waiting first, await chain outermost first
- *   SEQ     ID  NAME                                       WAITING  UNTIL
- *     2      2  futures_stuck::stuck                        1.10 s  dropped
- *                 futures_stuck::stuck                             at src/bin/futures_stuck.rs:89
- *                 futures_stuck::wait_signal                       at src/bin/futures_stuck.rs:77  awaiting futures_stuck::Gate
+ *      TASK  NAME                                       WAITING  UNTIL
+ *        #2  futures_stuck::stuck                        1.10 s  dropped
+ *              futures_stuck::stuck                             at src/bin/futures_stuck.rs:89
+ *              futures_stuck::wait_signal                       at src/bin/futures_stuck.rs:77  awaiting futures_stuck::Gate
  */
 static void futures_text(FILE *out, const struct analysis *a, const struct futures *fu)
 {
@@ -435,7 +445,7 @@ static void futures_text(FILE *out, const struct analysis *a, const struct futur
 		"polled again), longest waiting first, await chain outermost first\n",
 		s->parked_tasks, s->parked_tasks == 1 ? "" : "s");
 	if (n)
-		fprintf(out, "%5s %6s  %-*s %9s  %s\n", "SEQ", "ID", NAME_W, "NAME", "WAITING",
+		fprintf(out, "%*s  %-*s %9s  %s\n", TASK_W, "TASK", NAME_W, "NAME", "WAITING",
 			"UNTIL");
 	for (size_t i = 0; i < n && i < TOP_PARKED; i++) {
 		const struct task_stats *t = analysis__task(a, p[i].seq);
@@ -445,13 +455,13 @@ static void futures_text(FILE *out, const struct analysis *a, const struct futur
 		fprintf(out, "%9s  %s\n", dur(b1, p[i].waiting_ns),
 			p[i].until_end ? "end of trace" : "dropped");
 		if (!p[i].n_chain)
-			fprintf(out, "%16s(no future frame returned Pending in its last poll)\n", "");
+			fprintf(out, "%*s(no future frame returned Pending in its last poll)\n", CHAIN_INDENT, "");
 		for (uint32_t j = 0; j < p[i].n_chain; j++) {
 			const struct futures_link *l = &p[i].chain[j];
 			char loc[4 * 200 + 8];
 			int w = fit(name, sizeof(name), l->name, FN_W, 16);
 
-			fprintf(out, "%16s%s%*s ", "", name, FN_W - w, "");
+			fprintf(out, "%*s%s%*s ", CHAIN_INDENT, "", name, FN_W - w, "");
 			if (l->file || l->line) {
 				fit(loc, sizeof(loc), l->file ? l->file : "?", 200, 60);
 				fprintf(out, "%s %s:%" PRIu32, l->at_await ? "at" : "in", loc, l->line);
@@ -480,14 +490,14 @@ static void futures_text(FILE *out, const struct analysis *a, const struct futur
  * duration 1.00 s, 30 events, lost events 0, missed events 0
  *
  * TASKS: 4 tasks, by busy time
- *   SEQ     ID  NAME                                     SPAWNED AT            POLLS      BUSY  MAX POLL MEAN POLL      IDLE  WAKES  STATE
- *     6      -  (unknown)                                -                         1  300.0 ms  300.0 ms  300.0 ms      0 ns      0  running
- *     3      3  app::handler::{{closure}}                main.rs:14                2   30.0 ms   20.0 ms   15.0 ms  278.8 ms      1  completed
- *     5      5  app::connect...ream>::serve::{{closure}} handler.rs:40             1  500.0 us  500.0 us  500.0 us  593.5 ms      1  runnable
+ *      TASK  NAME                                     SPAWNED AT            POLLS      BUSY  MAX POLL MEAN POLL      IDLE  WAKES  STATE
+ *        ~6  (unknown)                                -                         1  300.0 ms  300.0 ms  300.0 ms      0 ns      0  running
+ *        #3  app::handler::{{closure}}                main.rs:14                2   30.0 ms   20.0 ms   15.0 ms  278.8 ms      1  completed
+ *        #5  app::connect...ream>::serve::{{closure}} handler.rs:40             1  500.0 us  500.0 us  500.0 us  593.5 ms      1  runnable
  *
  * RUNTIME WORKER TASKS: 2 (executor loops: other tasks were polled inside them)
- *   SEQ     ID  NAME                                     SPAWNED AT            POLLS      BUSY  MAX POLL MEAN POLL      IDLE  WAKES  STATE
- *     2      2  tokio::runti...nch::launch::{{closure}}> -                         1  999.9 ms  999.9 ms  999.9 ms      0 ns      0  running
+ *      TASK  NAME                                     SPAWNED AT            POLLS      BUSY  MAX POLL MEAN POLL      IDLE  WAKES  STATE
+ *        #2  tokio::runti...nch::launch::{{closure}}> -                         1  999.9 ms  999.9 ms  999.9 ms      0 ns      0  running
  *
  * WORKERS: 2 threads
  *      TID  NAME              POLLS      BUSY    PARKED  PARKS

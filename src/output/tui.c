@@ -2,11 +2,13 @@
  *
  *  asyncscope top  pid 4242 chain (tokio)  12.3 s  5.2k ev/s  lost 0  sort busy
  *  tokio-runtime-w 4243 [#####.......] busy  41%  parked  57%
- *    SEQ STATE     POLL/S BUSY%  MAX POLL  IDLE FOR WAKE/S NAME
- *      5 idle         101   0.3   22.1 us    3.1 ms    100 chain::producer
- *      4 idle         101   0.2    9.2 us    3.1 ms    100  chain::relay
+ *  TASK STATE    POLL/S BUSY% MAX POLL IDLE FOR WAKE/S NAME
+ *    #5 idle         101   0.3  22.1 us   3.1 ms    100 chain::producer
+ *    #4 idle         101   0.2   9.2 us   3.1 ms    100  chain::relay
  *  q quit  s sort  t tree  / filter  enter detail  j/k move
- */
+ *
+ * A task is named as in every output (util/task_id.h): #ID, else ~SEQ, in a
+ * column as wide as the seq column it replaces (wider ids push the row). */
 #include "output/tui.h"
 
 #include <ctype.h>
@@ -16,6 +18,7 @@
 #include <string.h>
 
 #include "util/fmt.h"
+#include "util/task_id.h"
 
 #define TREE_MAX 4000   /* beyond this many rows the tree is drawn flat */
 #define DETAIL_H 13     /* lines of the detail pane */
@@ -175,22 +178,24 @@ static void draw_bar(int y, int x, int width, double busy, double parked)
 	addch(']');
 }
 
-static void draw_detail(int y0, const struct live_task *t, const struct live_summary *s)
+/* parent_id: the runtime id of t's parent task (t->parent), 0 unknown. */
+static void draw_detail(int y0, const struct live_task *t, uint64_t parent_id,
+			const struct live_summary *s)
 {
 	char a[FMT_DURATION_MAX], b[FMT_DURATION_MAX], c[FMT_DURATION_MAX], d[FMT_DURATION_MAX];
+	char id[TASK_ID_MAX];
 	int y = y0;
 
 	mvhline(y++, 0, '-', COLS);
 	attron(A_BOLD);
-	mvprintw(y++, 0, "task %llu  %s", (unsigned long long)t->seq,
+	mvprintw(y++, 0, "task %s  %s", task_id_format(id, sizeof(id), t->tokio_id, t->seq, 0),
 		 live_task__name(t) ? live_task__name(t) : "(unknown)");
 	attroff(A_BOLD);
-	mvprintw(y++, 0, "state %s for %s   tokio id %llu   spawned at %s%s",
+	mvprintw(y++, 0, "state %s for %s   spawned at %s",
 		 live_state__str(t->state), dur(a, s->now_ns > t->since ? s->now_ns - t->since : 0),
-		 (unsigned long long)t->tokio_id, t->spawn[0] ? t->spawn : "unknown",
-		 t->parent ? "" : "");
+		 t->spawn[0] ? t->spawn : "unknown");
 	if (t->parent)
-		printw(" by task %llu", (unsigned long long)t->parent);
+		printw(" by task %s", task_id_format(id, sizeof(id), parent_id, t->parent, 0));
 	mvprintw(y++, 0, "polls %llu   busy %s   max poll %s   wakes %llu",
 		 (unsigned long long)t->polls, dur(a, t->busy_ns), dur(b, t->max_poll_ns),
 		 (unsigned long long)t->wakes);
@@ -263,7 +268,7 @@ void tui_draw(struct tui_state *st, const struct live *l, const struct as_trace_
 		shown_workers++;
 	}
 	attron(A_BOLD);
-	mvprintw(y++, 0, "%4s %-8s %6s %5s %8s %8s %6s %s", "SEQ", "STATE", "POLL/S", "BUSY%",
+	mvprintw(y++, 0, "%4s %-8s %6s %5s %8s %8s %6s %s", "TASK", "STATE", "POLL/S", "BUSY%",
 		 "MAX POLL", "IDLE FOR", "WAKE/S", "NAME");
 	attroff(A_BOLD);
 
@@ -290,8 +295,11 @@ void tui_draw(struct tui_state *st, const struct live *l, const struct as_trace_
 				 r->state == LIVE_ST_DONE ? "done" : "-");
 		if (r->seq == st->selected)
 			attron(A_REVERSE);
-		mvprintw(y, 0, "%4llu %-8s %6.0f %5.1f %8s %8s %6.0f %*s",
-			 (unsigned long long)r->seq, live_state__str(r->state), r->polls_per_s,
+		char id[TASK_ID_MAX];
+
+		mvprintw(y, 0, "%4s %-8s %6.0f %5.1f %8s %8s %6.0f %*s",
+			 task_id_format(id, sizeof(id), r->tokio_id, r->seq, 0),
+			 live_state__str(r->state), r->polls_per_s,
 			 r->busy_pct, dur(b, r->max_poll_ns), idle, r->wakes_per_s,
 			 depth[i] > 8 ? 8 : depth[i], "");
 		/* the name gets what is left of the line, its end kept */
@@ -330,9 +338,17 @@ void tui_draw(struct tui_state *st, const struct live *l, const struct as_trace_
 	if (!n_rows)
 		mvprintw(y, 0, "  (no tasks%s)", st->filter[0] ? " match the filter" : " seen yet");
 	if (st->detail) {
-		for (size_t i = 0; i < n_rows; i++)
-			if (t[rows[i]].seq == st->selected)
-				draw_detail(LINES - 1 - DETAIL_H, &t[rows[i]], s);
+		for (size_t i = 0; i < n_rows; i++) {
+			const struct live_task *sel_t = &t[rows[i]];
+			uint64_t parent_id = 0;
+
+			if (sel_t->seq != st->selected)
+				continue;
+			for (size_t j = 0; sel_t->parent && j < n_tasks; j++)
+				if (t[j].seq == sel_t->parent)
+					parent_id = t[j].tokio_id;
+			draw_detail(LINES - 1 - DETAIL_H, sel_t, parent_id, s);
+		}
 	}
 	attron(A_REVERSE);
 	mvprintw(LINES - 1, 0, " q quit  s sort  t tree  / filter  enter detail  j/k move  %zu tasks (%llu live) ",

@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <inttypes.h>
 
+#include "util/task_id.h"
+
 static double ms(uint64_t ns)
 {
 	return (double)ns / 1e6;
@@ -12,7 +14,8 @@ static double ms(uint64_t ns)
 /* Sample:
  * io_uring requests (record --uring): 11 submitted, 11 completed, 0 failed
  *   submitted completed failed     p50 ms     p99 ms     max ms  where
- *           4         4      0      0.003      0.004      0.004  ?  task 0x5633e0f765e0
+ *           4         4      0      0.003      0.004      0.004  0x5633e0f765e0 ?  (no id: the address)
+ *           2         2      0      0.002      0.003      0.003  #3 app::serve
  *           1         1      0      0.002      0.002      0.002  outside-polls
  */
 int uring_report_text(FILE *out, struct uring *u)
@@ -32,14 +35,14 @@ int uring_report_text(FILE *out, struct uring *u)
 	fprintf(out, "  %9s %9s %6s %10s %10s %10s  %s\n", "submitted", "completed", "failed",
 		"p50 ms", "p99 ms", "max ms", "where");
 	for (size_t i = 0; i < n && i < URING_REPORT_TASKS; i++) {
-		fprintf(out, "  %9" PRIu64 " %9" PRIu64 " %6" PRIu64 " %10.3f %10.3f %10.3f  %s",
+		char id[TASK_ID_MAX];
+
+		fprintf(out, "  %9" PRIu64 " %9" PRIu64 " %6" PRIu64 " %10.3f %10.3f %10.3f  ",
 			t[i].submitted, t[i].completed, t[i].errors, ms(t[i].p50_ns), ms(t[i].p99_ns),
-			ms(t[i].max_ns), t[i].name);
-		if (t[i].task)
-			fprintf(out, "  task %#" PRIx64, t[i].task);
-		if (t[i].tokio_id)
-			fprintf(out, "  tokio id %" PRIu64, t[i].tokio_id);
-		fputc('\n', out);
+			ms(t[i].max_ns));
+		if (t[i].task || t[i].tokio_id) /* task 0: outside any poll */
+			fprintf(out, "%s ", task_id_format(id, sizeof(id), t[i].tokio_id, 0, t[i].task));
+		fprintf(out, "%s\n", t[i].name);
 	}
 	if (n > URING_REPORT_TASKS)
 		fprintf(out, "  ... %zu more rows\n", n - URING_REPORT_TASKS);

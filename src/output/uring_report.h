@@ -1,7 +1,10 @@
 /* The io_uring report (asyncscope uring): submissions, completions and
  * completion latency per task, from an io_uring analysis
  * (analysis/uring.h). Writes only to the FILE* it is given; computes
- * nothing. */
+ * nothing.
+ * A task is named as in every output (util/task_id.h): "#3", its runtime
+ * id; this analysis keys tasks by address and knows no seq, so a task
+ * without an id is named by its address. */
 #ifndef AS_OUTPUT_URING_REPORT_H
 #define AS_OUTPUT_URING_REPORT_H
 

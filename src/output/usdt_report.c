@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <inttypes.h>
 
+#include "util/task_id.h"
+
 /* Sample:
  * USDT PROBES  1000 hits, 120 inside tasks
  * PROBE                                HITS   IN TASKS  ARG MIN..MAX
@@ -12,7 +14,7 @@
  *
  * USDT HITS BY TASK  top 20 of 3
  * PROBE                                HITS  TASK
- * asyncscope_test:tick                   80  0x55d1c3a0f2c0 id 3 app::ticker
+ * asyncscope_test:tick                   80  #3 app::ticker
  */
 int usdt_report_text(FILE *out, const struct usdt_counts *c)
 {
@@ -40,11 +42,11 @@ int usdt_report_text(FILE *out, const struct usdt_counts *c)
 		fprintf(out, "\nUSDT HITS BY TASK  top %zu of %zu\n", shown, nt);
 		fprintf(out, "%-34s %6s  %s\n", "PROBE", "HITS", "TASK");
 		for (size_t i = 0; i < shown; i++) {
-			fprintf(out, "%-34s %6" PRIu64 "  0x%" PRIx64, p[t[i].probe].probe, t[i].hits,
-				t[i].task);
-			if (t[i].tokio_id)
-				fprintf(out, " id %" PRIu64, t[i].tokio_id);
-			fprintf(out, " %s\n", t[i].name ? t[i].name : "?");
+			char id[TASK_ID_MAX];
+
+			fprintf(out, "%-34s %6" PRIu64 "  %s %s\n", p[t[i].probe].probe, t[i].hits,
+				task_id_format(id, sizeof(id), t[i].tokio_id, 0, t[i].task),
+				t[i].name ? t[i].name : "?");
 		}
 	}
 	if (usdt_counts__bad(c))

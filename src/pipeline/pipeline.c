@@ -36,7 +36,8 @@ int pipeline_run(struct as_source *src, struct as_sink *sinks, size_t n,
 	}
 	if (got == -ENODATA && opts->partial) {
 		res->truncated = true;
-		res->end = (struct as_trace_end){ .events = res->events, .end_ns = last_ts };
+		res->end = (struct as_trace_end){ .events = res->events, .end_ns = last_ts,
+						 .truncated = 1 };
 	} else if (got < 0) {
 		res->err = got;
 		return got;

@@ -26,7 +26,7 @@ struct pipeline_result {
 	uint64_t events;          /* events read from the source */
 	bool truncated;           /* the input ended before its end record */
 	/* What finish() got: the source's end record, or for a truncated input
-	 * { events, lost 0, missed 0, the last timestamp }. */
+	 * { events, lost 0, missed 0, the last timestamp, truncated 1 }. */
 	struct as_trace_end end;
 	int err;                  /* 0, or the -errno that stopped the run */
 	const char *failed;       /* the sink whose add()/finish() failed, or NULL

@@ -506,7 +506,7 @@ int futures_plan_add(struct probe_plan *plan, const struct elf_image *img,
 	bool *by_pattern = NULL;
 	struct fn_info *infos = NULL;
 	struct u64map want = { 0 };
-	struct dwarf_types *dt = NULL;
+	struct dwarf_types *dt = NULL, *own_dt = NULL;
 	size_t max = o->max_probes ? o->max_probes : FUTURES_PLAN_MAX_DEFAULT;
 	int ret = 0;
 
@@ -586,7 +586,8 @@ int futures_plan_add(struct probe_plan *plan, const struct elf_image *img,
 		ret = -ENODATA;
 		goto out;
 	}
-	if (img->has_debug_info && n_sel && (dt = dwarf_types__open(img->path))) {
+	if (img->has_debug_info && n_sel &&
+	    (dt = o->dt ? o->dt : (own_dt = dwarf_types__open(img->path)))) {
 		struct walk w = { .dt = dt, .want = &want, .infos = infos,
 				  .own_dir = main_unit_dir(img, dwarf_types__dwarf(dt)) };
 		stats->dwarf = true;
@@ -684,6 +685,6 @@ out:
 	}
 	free(infos);
 	u64map__clear(&want);
-	dwarf_types__free(dt);
+	dwarf_types__free(own_dt);
 	return ret;
 }

@@ -13,6 +13,8 @@
 
 #include "probe/plan.h"
 
+struct dwarf_types;
+
 /* Future probes planned at most (each is an entry and a return probe). */
 #define FUTURES_PLAN_MAX_DEFAULT 2048
 
@@ -29,6 +31,10 @@ struct futures_opts {
 	 * every closure, every Future::poll). */
 	bool preset_cat;
 	size_t max_probes;   /* 0: FUTURES_PLAN_MAX_DEFAULT */
+	/* The binary's DWARF when the caller has it open (borrowed: the
+	 * binary is opened once per recording), NULL: opened here from
+	 * img->path when needed. */
+	struct dwarf_types *dt;
 };
 
 struct futures_plan_stats {

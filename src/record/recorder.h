@@ -1,6 +1,17 @@
 /* Recording: launch or find the target, plan and attach probes, stream the
- * BPF ring buffer into a trace file until told to stop, the duration ends,
- * or the target exits. */
+ * BPF ring buffer into a trace file (or to a live consumer) until told to
+ * stop, the duration ends, or the target exits. The public face of
+ * src/record: recorder_run() for a whole recording, or a session
+ * (rec_session__open) read as a source of decoded events (pipeline/source.h)
+ * for live consumers (top, dump). Never prints: every notice goes to
+ * recorder_opts.notice, which the caller renders (or drops).
+ *
+ * Inside src/record, by concern: launch.c (the target: find, launch, plan
+ * the probes, the binary opened once), decode.c (raw BPF records -> events,
+ * one switch), fixup.c (runtime fix-ups: nested wakes, frees held until the
+ * poll ends), stacks.c (naming and DWARF unwinding of stacks), stats.c
+ * (counters and the result), session.c (the poll loop and the live source),
+ * notice.c (formatting notices). */
 #ifndef AS_RECORD_RECORDER_H
 #define AS_RECORD_RECORDER_H
 
@@ -10,7 +21,19 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "pipeline/source.h"
 #include "trace/event.h"
+
+/* How a notice is meant; the text never has the "asyncscope: " prefix nor
+ * a newline. record renders INFO and ERROR as "asyncscope: MSG\n", WARNING
+ * as "asyncscope: warning: MSG\n", PROGRESS as "\rasyncscope: MSG" (an
+ * empty MSG: clear the status line, "\r\033[K"), all on stderr. */
+enum rec_notice_level {
+	REC_NOTICE_INFO,       /* the "attached ..." line (not with quiet) */
+	REC_NOTICE_WARNING,    /* something works less well than asked */
+	REC_NOTICE_ERROR,      /* the launched command could not be run */
+	REC_NOTICE_PROGRESS,   /* the status line (with progress), once a second */
+};
 
 struct recorder_opts {
 	const char *output;          /* trace file path */
@@ -51,15 +74,21 @@ struct recorder_opts {
 	bool quiet;                  /* no "attached" line (a full-screen caller) */
 	const char *child_stdio;     /* launched command's stdout and stderr go here
 	                                (e.g. /dev/null under a full-screen view) */
-	/* Live consumers (e.g. `top`): every event as it is decoded, and a tick
-	 * at least every 20 ms; on_tick returning non-zero stops the recording.
-	 * With output NULL no trace file is written. */
+	/* Live consumers: on_start once attached; every event as it is
+	 * decoded (on_event; a consumer may instead read the session as a
+	 * source, rec_session__source(), as top and dump do); a tick at least
+	 * every 20 ms while the ring buffer is polled; on_tick returning
+	 * non-zero stops the recording. With output NULL no trace file is
+	 * written. */
 	void (*on_start)(void *ctx, const struct as_trace_meta *meta); /* after attaching;
-	                                          meta valid until recorder_run returns */
+	                                          meta valid until the session is freed */
 	void (*on_event)(void *ctx, const struct as_event *ev);
 	int (*on_tick)(void *ctx, uint64_t now_ns, uint64_t lost, uint64_t missed);
 	void *ctx;
 	volatile sig_atomic_t *stop; /* set by the caller's signal handler */
+	/* Every notice, msg borrowed for the call; NULL drops them all. */
+	void (*notice)(void *ctx, enum rec_notice_level level, const char *msg);
+	void *notice_ctx;
 };
 
 /* User stacks unwound by DWARF (record --dwarf), of one kind of record. */
@@ -96,8 +125,47 @@ struct recorder_result {
 };
 
 /* Runs one recording. Returns 0, or -errno with a one-line message and fix
- * in err. Prints progress and the "attached" line on stderr. */
+ * in err. Progress and the "attached" line go to o->notice. */
 int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
 		 char *err, size_t errlen);
+
+/* A recording session, for a live consumer. */
+struct rec_session;
+
+/* Finds or launches the target, plans and attaches the probes, opens the
+ * trace file (o->output, or none), calls o->on_start and lets a launched
+ * command run: recording has begun. o is borrowed until the session is
+ * freed. Returns 0 with *out, or -errno with a one-line message and fix in
+ * err (then nothing is left running). */
+int rec_session__open(const struct recorder_opts *o, struct rec_session **out,
+		      char *err, size_t errlen);
+
+/* The session as a source (pipeline/source.h): next() returns each event
+ * as the ring buffer delivers it (also given to o->on_event and written to
+ * the trace file when there is one), polling the buffer every 20 ms while
+ * none is waiting (o->on_tick called then); it returns 0 once the recording
+ * ends (o->stop set, the duration over, on_tick non-zero, the target
+ * gone): the trace file is then finished and end() answers. An error
+ * reading the ring buffer or finishing the file: -errno, error() says what
+ * (the recording has ended too). meta() is the trace header. stack()
+ * gives the stacks of off-CPU intervals and samples (named at record time;
+ * the trace file's ids when there is one). Every ev->str and stack is lent
+ * until the session is freed. offset()/size() are NULL. The source's free() frees the session (do not call
+ * rec_session__free() then). */
+void rec_session__source(struct rec_session *s, struct as_source *src);
+
+/* Records until the end, without a consumer of next() (o->on_event still
+ * gets every event). Returns 0 or -errno (rec_session__error() says what). */
+int rec_session__run(struct rec_session *s);
+
+/* After the end: the counts of the recording. */
+void rec_session__result(const struct rec_session *s, struct recorder_result *res);
+
+/* The message of the error that ended the session, "" none. */
+const char *rec_session__error(const struct rec_session *s);
+
+/* Stops recording if it has not ended (a launched command is ended, the
+ * trace file finished), detaches and frees. Accepts NULL. */
+void rec_session__free(struct rec_session *s);
 
 #endif

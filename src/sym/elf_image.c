@@ -199,13 +199,15 @@ int elf_image__read(const struct elf_image *img, uint64_t vaddr, void *buf, size
 
 	if (err)
 		return err;
-	fd = open(img->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
+	if (!img->read_fd1) {
+		fd = open(img->path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		((struct elf_image *)img)->read_fd1 = fd + 1;   /* a cache, not a change */
+	}
+	fd = img->read_fd1 - 1;
 	ssize_t n = pread(fd, buf, len, (off_t)off);
-	err = n < 0 ? -errno : (int)n;
-	close(fd);
-	return err;
+	return n < 0 ? -errno : (int)n;
 }
 
 void elf_image__free(struct elf_image *img)
@@ -218,6 +220,8 @@ void elf_image__free(struct elf_image *img)
 	}
 	free(img->syms);
 	free(img->path);
+	if (img->read_fd1)
+		close(img->read_fd1 - 1);
 	free(img);
 }
 

@@ -29,6 +29,8 @@ struct elf_image {
 	size_t n_syms;
 	struct elf_load loads[16];
 	size_t n_loads;
+	int read_fd1;          /* private: the file kept open for elf_image__read()
+	                          (fd + 1; 0 not yet): read once open, not per call */
 };
 
 /* Opens path as a 64-bit ELF file for reading: *fd and *elf (close with
@@ -47,7 +49,9 @@ int elf_image__file_offset(const struct elf_image *img, uint64_t vaddr, uint64_t
 /* File offset of a virtual address in any loadable segment, executable or
  * not (a USDT semaphore lives in .data / .probes): 0 or -ENOENT. */
 int elf_image__any_file_offset(const struct elf_image *img, uint64_t vaddr, uint64_t *off);
-/* Copies up to len bytes of file content at vaddr; returns bytes read or -errno. */
+/* Copies up to len bytes of file content at vaddr; returns bytes read or
+ * -errno. The file is opened on the first call and kept open until
+ * elf_image__free(). */
 int elf_image__read(const struct elf_image *img, uint64_t vaddr, void *buf, size_t len);
 void elf_image__free(struct elf_image *img);
 

@@ -25,6 +25,7 @@ struct mapping {
 	Dwarf *dw;               /* its DWARF, opened on the first line lookup */
 	int dw_fd;
 	bool dw_tried;
+	bool lent;               /* img (and dw, when lent) are proc_syms__lend()'s */
 };
 
 struct proc_syms {
@@ -34,6 +35,10 @@ struct proc_syms {
 	size_t n;
 	bool loaded;
 	unsigned rereads;        /* maps read again after a miss (bounded) */
+	/* one file already open elsewhere (proc_syms__lend) */
+	char *lent_path;
+	const struct elf_image *lent_img;
+	Dwarf *lent_dw;
 };
 
 #define MAX_REREADS 64
@@ -42,8 +47,9 @@ static void clear_maps(struct proc_syms *ps)
 {
 	for (size_t i = 0; i < ps->n; i++) {
 		free(ps->maps[i].path);
-		elf_image__free(ps->maps[i].img);
-		if (ps->maps[i].dw)
+		if (!ps->maps[i].lent)
+			elf_image__free(ps->maps[i].img);
+		if (ps->maps[i].dw && !(ps->maps[i].lent && ps->lent_dw))
 			dwarf_end(ps->maps[i].dw);
 		if (ps->maps[i].dw_fd >= 0)
 			close(ps->maps[i].dw_fd);
@@ -155,7 +161,12 @@ static struct mapping *locate(struct proc_syms *ps, uint64_t addr, uint64_t *fof
 	*foff = addr - m->start + m->off;
 	if (!m->tried) {
 		m->tried = true;
-		m->img = elf_image__open(m->path);
+		if (ps->lent_path && !strcmp(m->path, ps->lent_path)) {
+			m->img = (struct elf_image *)ps->lent_img;
+			m->lent = true;
+		} else {
+			m->img = elf_image__open(m->path);
+		}
 	}
 	for (size_t i = 0; m->img && i < m->img->n_loads; i++) {
 		const struct elf_load *l = &m->img->loads[i];
@@ -177,6 +188,10 @@ static bool unit_of(struct proc_syms *ps, uint64_t addr, struct mapping **mp, ui
 
 	if (!m || !*vaddr || !m->img || !m->img->has_debug_info)
 		return false;
+	if (!m->dw_tried && m->lent && ps->lent_dw) {
+		m->dw_tried = true;
+		m->dw = ps->lent_dw;
+	}
 	if (!m->dw_tried) {
 		m->dw_tried = true;
 		m->dw_fd = open(m->path, O_RDONLY | O_CLOEXEC);
@@ -361,11 +376,26 @@ int proc_syms__name(struct proc_syms *ps, uint64_t addr, char *buf, size_t len)
 	return 0;
 }
 
+int proc_syms__lend(struct proc_syms *ps, const char *path, const struct elf_image *img,
+		    struct Dwarf *dw)
+{
+	char *p = strdup(path);
+
+	if (!p)
+		return -ENOMEM;
+	free(ps->lent_path);
+	ps->lent_path = p;
+	ps->lent_img = img;
+	ps->lent_dw = dw;
+	return 0;
+}
+
 void proc_syms__free(struct proc_syms *ps)
 {
 	if (!ps)
 		return;
 	clear_maps(ps);
+	free(ps->lent_path);
 	free(ps->maps_path);
 	free(ps);
 }

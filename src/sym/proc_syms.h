@@ -39,6 +39,15 @@ struct proc_sym_inline {
  * how many (0: none, or no DWARF). */
 size_t proc_syms__inlined(struct proc_syms *ps, uint64_t addr, struct proc_sym_inline *out,
 			  size_t max, char *call_file, size_t cflen, uint32_t *call_line);
+/* Lends ps the file at path already open elsewhere: its ELF image and its
+ * DWARF (dw NULL: opened here on the first line lookup), used for the
+ * mappings of path instead of opening the file again (the recorder opens
+ * the target's binary once). Both borrowed until proc_syms__free(); set
+ * before the first lookup. Returns 0 or -ENOMEM. */
+struct elf_image;
+struct Dwarf;
+int proc_syms__lend(struct proc_syms *ps, const char *path, const struct elf_image *img,
+		    struct Dwarf *dw);
 /* Accepts NULL. */
 void proc_syms__free(struct proc_syms *ps);
 

@@ -187,6 +187,10 @@ struct as_trace_end {
 	uint64_t lost;       /* events lost in the kernel (ring buffer full) */
 	uint64_t missed;     /* events the recorder could not decode or attribute */
 	uint64_t end_ns;     /* CLOCK_MONOTONIC when recording stopped */
+	/* In memory only (not in the trailer): set by pipeline_run() when the
+	 * input ended before its trailer and --partial accepted it; events and
+	 * end_ns are then the events read and the last timestamp. */
+	uint8_t truncated;
 };
 
 /* Lower-case name of a probe role ("poll", "future", ...), or NULL when

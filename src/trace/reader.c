@@ -11,14 +11,14 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "trace/cat.h"
 #include "trace/format.h"
 #include "trace/writer.h"
 #include "util/strtab.h"
 #include "util/varint.h"
 
+_Static_assert(TRACE_READER_HEAD_LEN == FMT_HDR_FIXED, "the head is the fixed header");
+
 struct trace_reader {
-	struct cat_reader *cat;  /* a CAT / uftrace dump text file: every call goes there */
 	FILE *f;
 	char *path;
 	struct as_trace_meta meta;
@@ -203,7 +203,47 @@ static void set_msg(char *err, size_t errlen, const char *fmt, ...)
 	va_end(ap);
 }
 
+bool trace_reader__is_trace(const void *head, size_t n)
+{
+	/* a prefix of the magic too: such a file is a cut trace */
+	return !memcmp(head, FMT_MAGIC, n < FMT_MAGIC_LEN ? n : FMT_MAGIC_LEN);
+}
+
 struct trace_reader *trace_reader__open(const char *path, char *err, size_t errlen)
+{
+	uint8_t head[TRACE_READER_HEAD_LEN];
+	FILE *f;
+	size_t n;
+
+	set_msg(err, errlen, "%s", "");
+	f = fopen(path, "rbe");
+	if (!f) {
+		int eno = errno;
+
+		set_msg(err, errlen, "cannot open %s: %s: check the path and that you may read it",
+			path, strerror(eno));
+		errno = eno;
+		return NULL;
+	}
+	n = fread(head, 1, sizeof(head), f);
+	if (n < sizeof(head) && ferror(f)) {
+		fclose(f);
+		set_msg(err, errlen, "cannot read %s: input/output error", path);
+		errno = EIO;
+		return NULL;
+	}
+	if (!trace_reader__is_trace(head, n)) {
+		fclose(f);
+		set_msg(err, errlen, "%s is not an asyncscope trace (bad magic): give a file "
+			"written by asyncscope record", path);
+		errno = EINVAL;
+		return NULL;
+	}
+	return trace_reader__fopen(f, head, n, path, err, errlen);
+}
+
+struct trace_reader *trace_reader__fopen(FILE *f, const void *head, size_t n, const char *path,
+					 char *err, size_t errlen)
 {
 	struct trace_reader *r = NULL;
 	uint8_t fixed[FMT_HDR_FIXED];
@@ -213,43 +253,22 @@ struct trace_reader *trace_reader__open(const char *path, char *err, size_t errl
 	bool oom = false;
 
 	set_msg(err, errlen, "%s", "");
+	if (n > sizeof(fixed)) {   /* the bytes past the fixed header would be lost */
+		fclose(f);
+		set_msg(err, errlen, "cannot read %s: invalid argument", path);
+		errno = EINVAL;
+		return NULL;
+	}
+	memcpy(fixed, head, n);
 	r = calloc(1, sizeof(*r));
 	if (!r || !(r->path = strdup(path))) {
+		fclose(f);
 		eno = ENOMEM;
 		set_msg(err, errlen, "cannot read %s: out of memory", path);
 		goto cleanup;
 	}
 	fmt_state_init(&r->st);
-	r->f = fopen(path, "rbe");
-	if (!r->f) {
-		eno = errno;
-		set_msg(err, errlen, "cannot open %s: %s: check the path and that you may read it",
-			path, strerror(eno));
-		goto cleanup;
-	}
-	size_t n = fread(fixed, 1, sizeof(fixed), r->f);
-	if (n < sizeof(fixed) && ferror(r->f)) {
-		eno = EIO;
-		set_msg(err, errlen, "cannot read %s: input/output error", path);
-		goto cleanup;
-	}
-	if (memcmp(fixed, FMT_MAGIC, n < FMT_MAGIC_LEN ? n : FMT_MAGIC_LEN)) {
-		/* CAT's dumped_data.txt or any uftrace dump: read as text */
-		int rc = cat_reader__open(r->f, fixed, n, path, &r->cat, err, errlen);
-		if (rc == 1) {
-			r->f = NULL;
-			return r;
-		}
-		if (rc < 0) {
-			r->f = NULL;   /* closed by the CAT reader */
-			eno = -rc;
-			goto cleanup;
-		}
-		eno = EINVAL;
-		set_msg(err, errlen, "%s is not an asyncscope trace (bad magic) nor a CAT / uftrace "
-			"dump text: give a file written by asyncscope record or uftrace dump", path);
-		goto cleanup;
-	}
+	r->f = f;
 	if (n == 0) {
 		why = "the file is empty";
 		goto corrupt;
@@ -656,8 +675,6 @@ static int decode(struct trace_reader *r, struct as_event *ev)
 
 int trace_reader__next(struct trace_reader *r, struct as_event *ev)
 {
-	if (r->cat)
-		return cat_reader__next(r->cat, ev);
 	if (r->err)
 		return r->err;
 	if (r->done)
@@ -684,29 +701,21 @@ int trace_reader__next(struct trace_reader *r, struct as_event *ev)
 
 const char *trace_reader__error(const struct trace_reader *r)
 {
-	if (r->cat)
-		return cat_reader__error(r->cat);
 	return r->err ? r->msg : "";
 }
 
 const struct as_trace_meta *trace_reader__meta(const struct trace_reader *r)
 {
-	if (r->cat)
-		return cat_reader__meta(r->cat);
 	return &r->meta;
 }
 
 const struct as_trace_end *trace_reader__end(const struct trace_reader *r)
 {
-	if (r->cat)
-		return cat_reader__end(r->cat);
 	return r->done && !r->err ? &r->end : NULL;
 }
 
 uint64_t trace_reader__events(const struct trace_reader *r)
 {
-	if (r->cat)
-		return cat_reader__events(r->cat);
 	return r->events;
 }
 
@@ -717,8 +726,6 @@ const struct as_stack *trace_reader__stack(const struct trace_reader *r, uint32_
 
 uint64_t trace_reader__offset(const struct trace_reader *r)
 {
-	if (r->cat)
-		return cat_reader__offset(r->cat);
 	return r->off;
 }
 
@@ -726,7 +733,6 @@ void trace_reader__free(struct trace_reader *r)
 {
 	if (!r)
 		return;
-	cat_reader__free(r->cat);
 	if (r->f)
 		fclose(r->f);
 	free(r->path);

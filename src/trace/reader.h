@@ -2,16 +2,31 @@
  * one chunk at a time (memory: one chunk plus the live tables and every
  * string of the file). Every length, count and index read from the file is
  * checked: any input gives events, a clean end, or an error, never a crash.
- * No libbpf; never prints. */
+ * Knows no other format (a CAT / uftrace text is cat/reader.h's; a caller
+ * that takes either opens it with source_open_file()). No libbpf; never
+ * prints. */
 #ifndef AS_TRACE_READER_H
 #define AS_TRACE_READER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "trace/event.h"
 
 struct trace_reader;
+
+/* Bytes of a file's start that tell whether it is a trace: read up to this
+ * many and ask trace_reader__is_trace(). */
+#define TRACE_READER_HEAD_LEN 16
+
+/* Whether a file starting with the n bytes head (n <= TRACE_READER_HEAD_LEN,
+ * fewer only at the end of the file) is an asyncscope trace, cut or whole:
+ * head is a prefix of the magic, or starts with it (an empty file too). Any
+ * other file is not read here: source_open_file() (pipeline/source_file.h)
+ * decides what it is (a CAT / uftrace dump text, cat/reader.h). */
+bool trace_reader__is_trace(const void *head, size_t n);
 
 /* Opens path and reads and validates its header. Returns NULL and sets errno
  * on failure, and then (when err and errlen > 0) writes into err a one-line
@@ -19,9 +34,12 @@ struct trace_reader;
  * of open), not an asyncscope trace (EINVAL), unsupported format version
  * (EPROTONOSUPPORT), corrupt or cut header (EBADMSG), or ENOMEM. */
 struct trace_reader *trace_reader__open(const char *path, char *err, size_t errlen);
-/* A file that is not an asyncscope trace but CAT / uftrace dump text (see
- * trace/cat.h, docs/cat-format.md) is read as such: every accessor below
- * then answers for it (no stacks; errors name its line numbers). */
+/* The same on f, opened on path and already read for its first n bytes
+ * (head, n <= TRACE_READER_HEAD_LEN, else EINVAL; a trace by
+ * trace_reader__is_trace()): f may be a pipe, it is read on from where it
+ * stands. f is the reader's from then on, also on failure (closed). */
+struct trace_reader *trace_reader__fopen(FILE *f, const void *head, size_t n, const char *path,
+					 char *err, size_t errlen);
 
 /* The header, owned by the reader (valid until trace_reader__free()).
  * format_version is the file's. target, build_id, runtime, cmdline and every

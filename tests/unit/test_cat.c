@@ -1,5 +1,7 @@
-/* Unit tests for the CAT / uftrace dump format (src/trace/cat.c, the reader
- * and the shared rules; src/output/cat.c, the writer): uftrace's spelling of
+/* Unit tests for the CAT / uftrace dump format (src/cat/: names, rules,
+ * lines, the reader and the writer, also as a source through
+ * source_open_file() and as a sink through pipeline_run()): that the
+ * runtime functions CAT names agree with probe/profile.c's; uftrace's spelling of
  * Rust names both ways, header escaping, a CAT log with no asyncscope header
  * (polls by name, futures by CAT's patterns, unknown lines counted),
  * grouping per thread, exact round trips of the recorded fixtures and of
@@ -10,11 +12,19 @@
  * repository root. */
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
-#include "output/cat.h"
-#include "trace/cat.h"
+#include "cat/lines.h"
+#include "cat/names.h"
+#include "cat/reader.h"
+#include "cat/rules.h"
+#include "cat/writer.h"
+#include "pipeline/pipeline.h"
+#include "pipeline/source_file.h"
+#include "probe/profile.h"   /* only to check CAT's own table against it */
+#include "sym/demangle.h"
 #include "trace/reader.h"
 
 /* ---- helpers ---- */
@@ -887,6 +897,232 @@ static void test_fuzz(void)
 	free(path);
 }
 
+/* ---- CAT's runtime functions and probe/profile.c's ---- */
+
+/* A name a glob matches: each '*' as "app::Fut" (malloc'd). */
+static char *instantiate(const char *pat)
+{
+	char *out = malloc(strlen(pat) * 9 + 1), *o = out;
+
+	for (const char *p = pat; *p; p++)
+		if (*p == '*')
+			o = stpcpy(o, "app::Fut");
+		else
+			*o++ = *p;
+	*o = '\0';
+	return out;
+}
+
+/* Every poll, completion and park point of every runtime profile is named
+ * by CAT's table with its role, and every entry of the table (but the inner
+ * polls, which no profile probes) is such a point, of the runtime it says
+ * (the first profile, in detection order, that has it). */
+static void test_rules_match_profiles(void)
+{
+	size_t n;
+	const struct cat_runtime_fn *fns = cat_rules_runtime_fns(&n);
+
+	CHECK(n > 0);
+	for (size_t i = 0; profiles[i]; i++)
+		for (size_t j = 0; j < profiles[i]->n_points; j++) {
+			const struct profile_point *pt = &profiles[i]->points[j];
+			if (pt->role != AS_ROLE_POLL && pt->role != AS_ROLE_READY &&
+			    pt->role != AS_ROLE_PARK)
+				continue;
+			char *name = instantiate(pt->pattern), *spelled = cat_spell(name);
+			struct cat_role cr;
+			CHECK(cat_rules_classify(name, spelled, &cr) == 0);
+			if (cr.role != pt->role)
+				fprintf(stderr, "    %s (%s): CAT's role %u, the profile's %u\n", name,
+					profiles[i]->name, cr.role, pt->role);
+			CHECK(cr.role == pt->role && !cr.inner_poll && cr.runtime);
+			free(spelled);
+			free(name);
+		}
+	for (size_t k = 0; k < n; k++) {
+		if (fns[k].inner) {
+			CHECK(fns[k].role == AS_ROLE_POLL);
+			continue;
+		}
+		char *name = instantiate(fns[k].name), *norm = sym_strip_generics(name);
+		const char *first = NULL;
+		for (size_t i = 0; profiles[i] && !first; i++)
+			for (size_t j = 0; j < profiles[i]->n_points && !first; j++) {
+				const struct profile_point *pt = &profiles[i]->points[j];
+				if (pt->role == fns[k].role && profile_point_matches(pt, name, norm))
+					first = profiles[i]->name;
+			}
+		if (!first || strcmp(first, fns[k].runtime))
+			fprintf(stderr, "    CAT's %s (%s): in profile %s\n", fns[k].name,
+				fns[k].runtime, first ? first : "none");
+		CHECK(first && !strcmp(first, fns[k].runtime));
+		free(norm);
+		free(name);
+	}
+	/* CAT's patterns: futures; anything else: nothing */
+	struct cat_role cr;
+	CHECK(cat_rules_classify("app::handler::{{closure}}", "app::handler::_{{closure}}", &cr) == 0);
+	CHECK(cr.role == AS_ROLE_FUTURE && !cr.runtime);
+	CHECK(cat_rules_classify("std::thread::park", "std::thread::park", &cr) == 0);
+	CHECK(cr.role == 0 && !cr.inner_poll && !cr.runtime);
+}
+
+/* ---- as a source and as a sink ---- */
+
+/* Writes len bytes of buf into a pipe from a child process; path gets the
+ * read end's /dev/fd name (the caller closes *fd and waits for *pid). */
+static void pipe_from(const void *buf, size_t len, char *path, size_t pathlen, int *fd, pid_t *pid)
+{
+	int p[2];
+
+	*fd = -1;
+	*pid = -1;
+	if (pipe(p)) {
+		CHECK(!"pipe");
+		return;
+	}
+	*pid = fork();
+	if (*pid == 0) {
+		close(p[0]);
+		size_t off = 0;
+		while (off < len) {
+			ssize_t w = write(p[1], buf + off, len - off);
+			if (w <= 0)
+				_exit(1);
+			off += (size_t)w;
+		}
+		_exit(0);
+	}
+	close(p[1]);
+	*fd = p[0];
+	snprintf(path, pathlen, "/dev/fd/%d", p[0]);
+}
+
+/* A CAT file read through source_open_file(), from a file and from a pipe
+ * (copied first), gives what the CAT reader gives; it has no stacks. A CAT
+ * text's errors and a text that is not one come back as one line. */
+static void test_source(void)
+{
+	struct as_trace_meta meta = synth_meta();
+	struct as_event e[80];
+	size_t n = synth_events(e);
+	struct as_trace_end end = { .lost = 3, .missed = 1, .end_ns = T0 + 100 };
+	char *path = write_cat(&meta, e, n, &end, false, NULL), *text = slurp(path), err[512];
+	size_t len = strlen(text);
+	struct evs want = { 0 };
+	struct as_source src;
+	struct as_event ev;
+	int rc;
+
+	CHECK(read_cat(path, &want, NULL, NULL) == 0);
+	CHECK(want.n > 0);
+	for (int pass = 0; pass < 2; pass++) {
+		struct evs got = { 0 };
+		char name[64];
+		int fd = -1;
+		pid_t pid = -1;
+
+		if (pass == 0)
+			snprintf(name, sizeof(name), "%s", path);
+		else
+			pipe_from(text, len, name, sizeof(name), &fd, &pid);
+		CHECK_EQ_U64(source_open_file(&src, name, err, sizeof(err)), 0);
+		if (src.ops) {
+			CHECK_STR(src.name, name);
+			CHECK_EQ_U64(as_source__meta(&src)->pid, 4242);
+			CHECK_STR(as_source__meta(&src)->target, meta.target);
+			CHECK(src.ops->stack == NULL && as_source__stack(&src, 1) == NULL);
+			CHECK_EQ_U64(src.ops->size(src.impl), pass == 0 ? len : 0);
+			while ((rc = as_source__next(&src, &ev)) == 1)
+				evs_push(&got, &ev);
+			CHECK_EQ_U64(rc, 0);
+			CHECK(compare_events(&want, &got) == 0);
+			const struct as_trace_end *be = as_source__end(&src);
+			CHECK(be && be->lost == 3 && be->missed == 1 && be->end_ns == T0 + 100 &&
+			      be->events == want.n);
+			CHECK_STR(as_source__error(&src), "");
+			CHECK(src.ops->offset(src.impl) > 0 && src.ops->offset(src.impl) <= len);
+		}
+		as_source__free(&src);
+		evs_free(&got);
+		if (fd >= 0)
+			close(fd);
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+	}
+	/* a CAT text with an error: the line; a text that is no trace at all */
+	char *bad = write_text("reading 1.dat\n1.000000000 1: [entry] f(zz) depth: 0\n");
+	CHECK_EQ_U64(source_open_file(&src, bad, err, sizeof(err)), -EBADMSG);
+	CHECK(src.ops == NULL);
+	CHECK(strstr(err, bad) && strstr(err, "line 2: malformed uftrace record: bad address"));
+	unlink(bad);
+	free(bad);
+	bad = write_text("hello\nworld\n");
+	CHECK_EQ_U64(source_open_file(&src, bad, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "nor a CAT / uftrace dump text") != NULL);
+	unlink(bad);
+	free(bad);
+	evs_free(&want);
+	free(text);
+	unlink(path);
+	free(path);
+}
+
+/* The writer as a sink: pipeline_run() from a trace source, then
+ * cat_writer__finish() with the run's end, writes the very bytes the writer
+ * fed by hand does. */
+static void test_sink(void)
+{
+	const char *fx = "tests/data/blocker-2s.trace";
+	char err[512];
+	struct trace_reader *tr = trace_reader__open(fx, err, sizeof(err));
+	struct evs evs = { 0 };
+	struct as_event ev;
+	struct as_source src;
+	int rc;
+
+	CHECK(tr != NULL);
+	if (!tr)
+		return;
+	while ((rc = trace_reader__next(tr, &ev)) == 1)
+		evs_push(&evs, &ev);
+	CHECK(rc == 0);
+	char *by_hand = write_cat(trace_reader__meta(tr), evs.ev, evs.n, trace_reader__end(tr),
+				  false, NULL);
+
+	char *path = strdup("/tmp/asyncscope-test-cat.XXXXXX");
+	FILE *f = fdopen(mkstemp(path), "w");
+	CHECK_EQ_U64(source_open_file(&src, fx, err, sizeof(err)), 0);
+	struct cat_writer *w = src.ops ? cat_writer__new(f, as_source__meta(&src)) : NULL;
+	CHECK(w != NULL);
+	if (w) {
+		struct as_sink sink = cat_writer__sink(w);
+		struct pipeline_result res;
+		CHECK_STR(sink.ops->name, "cat");
+		CHECK_EQ_U64(pipeline_run(&src, &sink, 1, NULL, &res), 0);
+		CHECK_EQ_U64(res.events, evs.n);
+		CHECK(!res.truncated);
+		CHECK_EQ_U64(cat_writer__finish(w, &res.end, res.truncated), 0);
+		CHECK_EQ_U64(cat_writer__events(w) + cat_writer__dropped(w), evs.n);
+		as_sink__free(&sink);   /* a view: the writer stays */
+		CHECK(sink.ops == NULL);
+		CHECK(cat_writer__lines(w) > 0);
+	}
+	fclose(f);
+	char *a = slurp(by_hand), *b = slurp(path);
+	CHECK(a && b && strlen(a) > 1000 && !strcmp(a, b));
+	free(a);
+	free(b);
+	cat_writer__free(w);
+	as_source__free(&src);
+	trace_reader__free(tr);
+	evs_free(&evs);
+	unlink(by_hand);
+	free(by_hand);
+	unlink(path);
+	free(path);
+}
+
 int main(void)
 {
 	RUN(test_spelling);
@@ -901,5 +1137,8 @@ int main(void)
 	RUN(test_bad_input);
 	RUN(test_not_cat);
 	RUN(test_fuzz);
+	RUN(test_rules_match_profiles);
+	RUN(test_source);
+	RUN(test_sink);
 	TEST_MAIN_END();
 }

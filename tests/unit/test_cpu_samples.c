@@ -183,7 +183,7 @@ static void test_attribution(void)
 		CHECK_EQ_U64(cpu_report_text(f, c), 0);
 		fclose(f);
 		CHECK(strstr(buf, "8 samples, 4 in polls of 2 tasks") != NULL);
-		CHECK(strstr(buf, "37.5%  app::heavy  task 0xa000  tokio id 5") != NULL);
+		CHECK(strstr(buf, "37.5%  #5 app::heavy\n") != NULL);
 		free(buf);
 	}
 	CHECK_EQ_U64(cpu_samples__add(c, NULL, NULL), -EINVAL);

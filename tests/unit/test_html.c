@@ -1,6 +1,8 @@
 /* Unit tests for the HTML report (src/output/html.c): the page around small
- * JSON inputs. The rendering itself (JS in the page) is checked in a browser
- * by scripts/html-check.sh, run from the cases tests/integ/cases/html_*.case.
+ * JSON inputs, and the kernel-side sections written from analyses the
+ * caller ran and passed in. The rendering itself (JS in the page) is checked
+ * in a browser by scripts/html-check.sh, run from the cases
+ * tests/integ/cases/html_*.case.
  *
  * With arguments, `test_html REPORT.json OUT.html` runs no test: it writes the
  * page for that JSON file, for tests/integ/checks/html_page.sh until
@@ -11,6 +13,9 @@
 #include <string.h>
 
 #include "harness.h"
+#include "analysis/cpu_samples.h"
+#include "analysis/runq.h"
+#include "analysis/uring.h"
 #include "output/html.h"
 
 #define OPEN_TAG "<script type=\"application/json\" id=\"data\">"
@@ -184,6 +189,63 @@ static void test_errors(void)
 	}
 }
 
+/* The kernel-side block is written from the analyses the caller passes in
+ * (html_inputs), each NULL one leaving its section out; a task is named by
+ * its identity ("#5", the address without an id), as in every output. */
+static void test_inputs_from_caller(void)
+{
+	static struct as_probe probes[] = {
+		{ .role = AS_ROLE_POLL, .addr = 0x1000, .symbol = "tokio::runtime::task::raw::poll",
+		  .future = "app::heavy" },
+	};
+	static const struct as_trace_meta meta = { .target = "/bin/app", .runtime = "tokio",
+						   .probes = probes, .n_probes = 1 };
+	const struct as_event evs[] = {
+		{ .type = AS_EV_THREAD, .tid = 1, .ts = 1, .str = "w" },
+		{ .type = AS_EV_POLL_BEGIN, .tid = 1, .ts = 2, .task = 0xa000, .other = 5, .probe = 0 },
+		{ .type = AS_EV_SAMPLE, .tid = 1, .ts = 3, .task = 0xa000 },
+		{ .type = AS_EV_POLL_END, .tid = 1, .ts = 4, .task = 0xa000 },
+		{ .type = AS_EV_POLL_BEGIN, .tid = 1, .ts = 5, .task = 0xb000, .probe = 0 },
+		{ .type = AS_EV_SAMPLE, .tid = 1, .ts = 6, .task = 0xb000 },
+		{ .type = AS_EV_POLL_END, .tid = 1, .ts = 7, .task = 0xb000 },
+	};
+	struct cpu_samples *c = cpu_samples__new(&meta);
+	struct runq *q = runq__new();
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f;
+
+	CHECK(c != NULL && q != NULL);
+	if (!c || !q)
+		goto out;
+	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
+		CHECK_EQ_U64(cpu_samples__add(c, &evs[i], NULL), 0);
+		CHECK_EQ_U64(runq__add(q, &evs[i]), 0);
+	}
+	f = open_memstream(&buf, &size);
+	if (!f)
+		goto out;
+	CHECK_EQ_U64(report_html_write(f, "{}", 2, &(struct html_inputs){ .cpu = c, .runq = q }), 0);
+	fclose(f);
+	CHECK(buf && strstr(buf, "\"cpu\":{\"samples\":2,"));
+	CHECK(buf && strstr(buf, "\"task\":\"#5\",\"header\":\"0xa000\",\"id\":5,\"name\":\"app::heavy\""));
+	CHECK(buf && strstr(buf, "\"task\":\"0xb000\",\"header\":\"0xb000\",\"id\":null,"));
+	CHECK(buf && !strstr(buf, "\"uring\":") && !strstr(buf, "\"blocking\":"));
+	free(buf);
+	buf = NULL;
+	/* no inputs: an empty kernel block */
+	f = open_memstream(&buf, &size);
+	if (!f)
+		goto out;
+	CHECK_EQ_U64(report_html_write(f, "{}", 2, &(struct html_inputs){ 0 }), 0);
+	fclose(f);
+	CHECK(buf && strstr(buf, "id=\"kernel\">{}\n</script>"));
+out:
+	free(buf);
+	cpu_samples__free(c);
+	runq__free(q);
+}
+
 /* test_html IN.json OUT.html: write the page for a JSON file (see the top). */
 static int convert(const char *in_path, const char *out_path)
 {
@@ -244,5 +306,6 @@ int main(int argc, char **argv)
 	RUN(test_urls_in_data_only);
 	RUN(test_not_nul_terminated);
 	RUN(test_errors);
+	RUN(test_inputs_from_caller);
 	TEST_MAIN_END();
 }

@@ -2,7 +2,7 @@
  * (src/util/json.c, fmt.c): a small fixed event stream rendered as text and
  * JSON and compared with golden files in tests/data/golden/ (reviewed by eye;
  * regenerate with UPDATE_GOLDEN=1 and review the diff), JSON validity, JSON
- * string escaping, duration formatting. Run from the repository root. */
+ * string escaping, duration formatting, the task identity (util/task_id.c). Run from the repository root. */
 #include <errno.h>
 #include <stdlib.h>
 
@@ -11,6 +11,7 @@
 #include "output/report.h"
 #include "util/fmt.h"
 #include "util/json.h"
+#include "util/task_id.h"
 
 #define GOLDEN_DIR "tests/data/golden/"
 #define MS 1000000ULL
@@ -442,7 +443,7 @@ static void test_text_names(void)
 	f = open_memstream(&buf, &len);
 	CHECK_EQ_U64(report_text(f, a, &m, NULL, NULL), 0);
 	fclose(f);
-	CHECK(strstr(buf, "    1      -  caf\xc3\xa9::a?b::0...01234567890123456789::end -") != NULL);
+	CHECK(strstr(buf, "     ~1  caf\xc3\xa9::a?b::0...01234567890123456789::end -") != NULL);
 	free(buf);
 	analysis__free(a);
 }
@@ -561,6 +562,22 @@ static void test_fmt_duration(void)
 	CHECK_STR(fmt_duration(buf, 4, 1230000), "1.2");  /* truncated, terminated */
 }
 
+/* One identity per task: the runtime's id first, then the trace's number,
+ * then the address; truncated, never overrun. */
+static void test_task_id(void)
+{
+	char buf[TASK_ID_MAX], small[3];
+
+	CHECK_STR(task_id_format(buf, sizeof(buf), 3, 7, 0x55d4), "#3");
+	CHECK_STR(task_id_format(buf, sizeof(buf), 0, 7, 0x55d4), "~7");
+	CHECK_STR(task_id_format(buf, sizeof(buf), 0, 0, 0x55d4ae37480ull), "0x55d4ae37480");
+	CHECK_STR(task_id_format(buf, sizeof(buf), 0, 0, 0), "?");
+	CHECK_STR(task_id_format(buf, sizeof(buf), UINT64_MAX, 0, 0), "#18446744073709551615");
+	CHECK_STR(task_id_format(buf, sizeof(buf), 0, 0, UINT64_MAX), "0xffffffffffffffff");
+	CHECK_STR(task_id_format(small, sizeof(small), 123, 0, 0), "#1");
+	CHECK(task_id_format(NULL, 0, 1, 1, 1) == NULL);
+}
+
 int main(void)
 {
 	RUN(test_text_golden);
@@ -573,5 +590,6 @@ int main(void)
 	RUN(test_json_escapes);
 	RUN(test_json_structure);
 	RUN(test_fmt_duration);
+	RUN(test_task_id);
 	TEST_MAIN_END();
 }

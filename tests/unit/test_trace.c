@@ -1,6 +1,8 @@
 /* Unit tests of the trace file writer and reader (src/trace/writer.c,
  * src/trace/reader.c): exact round trips, compactness, robustness against
- * truncated and corrupted files. Temporary files live under /tmp. */
+ * truncated and corrupted files; and a trace read through the file source
+ * (src/pipeline/source_file.c), also from a pipe. Temporary files live
+ * under /tmp. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -12,6 +14,7 @@
 #include <zlib.h>
 
 #include "harness.h"
+#include "pipeline/source_file.h"
 #include "trace/event.h"
 #include "trace/reader.h"
 #include "trace/writer.h"
@@ -1098,6 +1101,156 @@ static void test_read_version1_fixtures(void)
 	}
 }
 
+/* Writes len bytes of buf into a pipe from a child process; returns the
+ * read end's /dev/fd path in path (the caller closes *fd and waits *pid). */
+static void pipe_from(const void *buf, size_t len, char *path, size_t pathlen, int *fd, pid_t *pid)
+{
+	int p[2];
+
+	*fd = -1;
+	*pid = -1;
+	if (pipe(p)) {
+		CHECK(!"pipe");
+		return;
+	}
+	*pid = fork();
+	if (*pid == 0) {
+		close(p[0]);
+		size_t off = 0;
+		while (off < len) {
+			ssize_t w = write(p[1], (const char *)buf + off, len - off);
+			if (w <= 0)
+				_exit(1);
+			off += (size_t)w;
+		}
+		_exit(0);
+	}
+	close(p[1]);
+	*fd = p[0];
+	snprintf(path, pathlen, "/dev/fd/%d", p[0]);
+}
+
+/* A trace read through source_open_file() gives what trace_reader gives:
+ * the events, the stacks they name, the end; from a file and from a pipe
+ * (read as it streams: no size). What is neither a trace nor a CAT text,
+ * and a file that cannot be opened, are one-line errors naming the file. */
+static void test_source_file(void)
+{
+	static const struct as_frame frames[] = {
+		{ .addr = 0xffffffff81000010ull, .sym = "schedule" },
+		{ .addr = 0x55aa00002000ull, .sym = "app::work", .file = "src/main.rs", .line = 7 },
+	};
+	char path[64], err[512];
+	struct as_source src;
+	struct as_event ev;
+	uint32_t id = 0;
+	int rc;
+
+	tmp_path(path);
+	struct trace_writer *w = trace_writer__new(path, &test_meta);
+	CHECK(w != NULL);
+	if (!w)
+		return;
+	struct as_stack st = { .n_kernel = 1, .n_user = 1, .frames = frames };
+	struct as_event in[] = {
+		{ .type = AS_EV_THREAD, .tid = 10, .ts = 100, .str = "worker" },
+		{ .type = AS_EV_POLL_BEGIN, .tid = 10, .ts = 200, .task = 0x1000, .other = 3 },
+		{ .type = AS_EV_OFFCPU, .tid = 10, .ts = 210, .task = 0x1000, .other = 5000 },
+		{ .type = AS_EV_POLL_END, .tid = 10, .ts = 9000, .task = 0x1000, .flags = AS_POLL_READY },
+	};
+	CHECK_EQ_U64(trace_writer__stack(w, &st, &id), 0);
+	in[2].stack = id;
+	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++)
+		CHECK_EQ_U64(trace_writer__write(w, &in[i]), 0);
+	CHECK_EQ_U64(trace_writer__finish(w, &(struct as_trace_end){ .lost = 2, .end_ns = 9999 }), 0);
+	trace_writer__free(w);
+	size_t len;
+	uint8_t *file = read_file(path, &len);
+
+	for (int pass = 0; pass < 2; pass++) {
+		char name[64];
+		int fd = -1;
+		pid_t pid = -1;
+
+		if (pass == 0)
+			snprintf(name, sizeof(name), "%s", path);
+		else
+			pipe_from(file, len, name, sizeof(name), &fd, &pid);
+		CHECK_EQ_U64(source_open_file(&src, name, err, sizeof(err)), 0);
+		if (!src.ops)
+			goto next;
+		CHECK_STR(src.name, name);
+		CHECK_EQ_U64(as_source__meta(&src)->pid, 4242);
+		CHECK_STR(as_source__meta(&src)->target, "/usr/local/bin/app");
+		CHECK(as_source__end(&src) == NULL);
+		CHECK_EQ_U64(src.ops->size(src.impl), pass == 0 ? len : 0);
+		size_t i = 0;
+		while ((rc = as_source__next(&src, &ev)) == 1) {
+			CHECK(i < sizeof(in) / sizeof(in[0]) && ev_eq(&ev, &in[i]));
+			CHECK_EQ_U64(ev.stack, in[i].stack);
+			if (ev.stack) {
+				const struct as_stack *s = as_source__stack(&src, ev.stack);
+				CHECK(s && s->n_kernel == 1 && s->n_user == 1);
+				if (s)
+					CHECK_STR(s->frames[1].sym, "app::work");
+			}
+			i++;
+		}
+		CHECK_EQ_U64(rc, 0);
+		CHECK_EQ_U64(i, sizeof(in) / sizeof(in[0]));
+		CHECK(as_source__stack(&src, 0) == NULL);
+		CHECK(as_source__stack(&src, id + 1) == NULL);
+		const struct as_trace_end *end = as_source__end(&src);
+		CHECK(end && end->events == 4 && end->lost == 2 && end->end_ns == 9999);
+		CHECK_STR(as_source__error(&src), "");
+		CHECK_EQ_U64(src.ops->offset(src.impl), len);
+		as_source__free(&src);
+		CHECK(src.ops == NULL && src.impl == NULL);
+next:
+		if (fd >= 0)
+			close(fd);
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+	}
+
+	/* a cut trace: the events before the cut, then -ENODATA */
+	write_file(path, file, len - 3);
+	CHECK_EQ_U64(source_open_file(&src, path, err, sizeof(err)), 0);
+	if (src.ops) {
+		size_t i = 0;
+		while ((rc = as_source__next(&src, &ev)) == 1)
+			i++;
+		CHECK_EQ_U64(rc, -ENODATA);
+		CHECK_EQ_U64(i, 4);
+		CHECK(strstr(as_source__error(&src), "truncated") != NULL);
+		as_source__free(&src);
+	}
+	free(file);
+
+	/* neither a trace nor a CAT text */
+	write_file(path, (const uint8_t *)"hello, this is not a trace", 26);
+	errno = 0;
+	CHECK_EQ_U64(source_open_file(&src, path, err, sizeof(err)), -EINVAL);
+	CHECK_EQ_U64(errno, EINVAL);
+	CHECK(src.ops == NULL);
+	CHECK(strstr(err, path) != NULL);
+	CHECK(strstr(err, "not an asyncscope trace (bad magic) nor a CAT / uftrace dump text") != NULL);
+	as_source__free(&src);   /* a zeroed source is fine */
+	/* the trace reader alone knows no CAT and says so */
+	CHECK(trace_reader__open(path, err, sizeof(err)) == NULL);
+	CHECK_EQ_U64(errno, EINVAL);
+	CHECK(strstr(err, "not an asyncscope trace (bad magic)") != NULL);
+	CHECK(strstr(err, "CAT") == NULL);
+	/* an empty file is a cut trace */
+	write_file(path, NULL, 0);
+	CHECK_EQ_U64(source_open_file(&src, path, err, sizeof(err)), -EBADMSG);
+	CHECK(strstr(err, "corrupt header (the file is empty)") != NULL);
+	unlink(path);
+	CHECK_EQ_U64(source_open_file(&src, "/nonexistent/trace.bin", err, sizeof(err)), -ENOENT);
+	CHECK(strstr(err, "cannot open /nonexistent/trace.bin") != NULL);
+	CHECK_EQ_U64(source_open_file(&src, "/nonexistent/trace.bin", NULL, 0), -ENOENT);
+}
+
 int main(void)
 {
 	RUN(test_roundtrip_random);
@@ -1116,5 +1269,6 @@ int main(void)
 	RUN(test_usdt_roundtrip);
 	RUN(test_read_version1);
 	RUN(test_read_version1_fixtures);
+	RUN(test_source_file);
 	TEST_MAIN_END();
 }

@@ -309,7 +309,7 @@ static void test_counts(void)
 	fclose(f);
 	CHECK(strstr(text, "USDT PROBES  7 hits, 6 inside tasks") != NULL);
 	CHECK(strstr(text, "app:tick                                6          6  -3..100") != NULL);
-	CHECK(strstr(text, "app:tick                                5  0x1000 id 7 app::ticker") != NULL);
+	CHECK(strstr(text, "app:tick                                5  #7 app::ticker\n") != NULL);
 	CHECK(strstr(text, "2 USDT events named no USDT probe") != NULL);
 	free(text);
 	usdt_counts__free(c);

@@ -66,6 +66,7 @@ if not quiet:
 expect(len(r["tasks"]) == (4 if quiet else 6), "task count: %s" % sorted(by_name))
 expect(r["list_complete"], "task list walked to its ends")
 expect(all(isinstance(t["id"], int) and t["id"] > 0 for t in r["tasks"]), "tokio ids")
+expect(all(t["task"] == "#%d" % t["id"] for t in r["tasks"]), "task identity #ID: %s" % [t["task"] for t in r["tasks"]])
 expect(all(re.match(r"^0x[0-9a-f]+$", t["header"]) for t in r["tasks"]), "headers")
 ids = [t["id"] for t in r["tasks"]]
 expect(ids == sorted(ids), "sorted by id")

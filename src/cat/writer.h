@@ -4,21 +4,22 @@
  * runtime's real functions (task polls, wakes, spawns, frees, parks) and of
  * the probed futures, with asyncscope's metadata in "# asyncscope ..."
  * header lines before the first section. Reading the file back
- * (trace/cat.h, through trace_reader__open()) gives the same events in the
+ * (cat/reader.h, through source_open_file()) gives the same events in the
  * same order, so the same report. Grammar: docs/cat-format.md.
  *
  * Streaming: events are spilled per thread to one temporary file in 4 KiB
  * blocks; memory holds a block per thread, the probe names and the header
  * tables (threads, spawn locations, task id runs, order hints), never the
  * events. Output goes only to the FILE* given. Pure C: no libbpf, no trace
- * reader. */
-#ifndef AS_OUTPUT_CAT_H
-#define AS_OUTPUT_CAT_H
+ * reader; uses cat/names.h, cat/rules.h and cat/heap.h. */
+#ifndef AS_CAT_WRITER_H
+#define AS_CAT_WRITER_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
+#include "pipeline/sink.h"
 #include "trace/event.h"
 
 struct cat_writer;
@@ -47,6 +48,13 @@ uint64_t cat_writer__lines(const struct cat_writer *w);
 uint64_t cat_writer__events(const struct cat_writer *w);
 uint64_t cat_writer__dropped(const struct cat_writer *w);
 uint32_t cat_writer__threads(const struct cat_writer *w);
+
+/* w as a sink (pipeline/sink.h) that takes every event as
+ * cat_writer__add() does: run it with pipeline_run(), then write the file
+ * with cat_writer__finish(w, &res.end, res.truncated), since a sink's
+ * finish() is not told whether the input was cut (so finish() is NULL).
+ * A view: its free() is NULL, w stays the caller's. */
+struct as_sink cat_writer__sink(struct cat_writer *w);
 
 /* Frees w and its temporary file; accepts NULL. */
 void cat_writer__free(struct cat_writer *w);

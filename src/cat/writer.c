@@ -1,4 +1,4 @@
-/* CAT / uftrace dump writer (see output/cat.h; grammar docs/cat-format.md).
+/* CAT / uftrace dump writer (see cat/writer.h; grammar docs/cat-format.md).
  *
  * Sample (a Tokio task polled twice, woken by the timer in between):
  *   # asyncscope cat version=1 format_version=7
@@ -12,7 +12,7 @@
  *   2161.002320410   26414: [exit ] tokio::runtime::time::_<impl tokio..runtime..time..handle..Handle>::process_at_time(0) depth: 0
  *
  * Each event becomes the lines whose meaning the reader derives with
- * trace/cat.h's call-stack rules (run here on the lines as they are
+ * cat/rules.h's call-stack rules (run here on the lines as they are
  * written); where the derived event differs from the real one (a waker that
  * is not the poll open on the thread, a lost poll entry, ...), an
  * `[args ] length = 32` record after the event's line gives its task,
@@ -20,7 +20,7 @@
  * Threads are merged back by timestamp; the steps where that merge would
  * differ from the trace's own order are written as "order" header lines,
  * found by running the reader's merge on the spilled events. */
-#include "output/cat.h"
+#include "cat/writer.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -28,7 +28,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "trace/cat.h"
+#include "cat/heap.h"
+#include "cat/names.h"
+#include "cat/rules.h"
 #include "util/strtab.h"
 #include "util/u64map.h"
 
@@ -845,4 +847,24 @@ void cat_writer__free(struct cat_writer *w)
 	free(w->hint_count);
 	free(w->hint_sec);
 	free(w);
+}
+
+/* ---- as a sink ---- */
+
+static int sink_add(void *impl, const struct as_event *ev, const struct as_stack *stack)
+{
+	(void)stack;   /* CAT has no stacks: OFFCPU and SAMPLE events are left out */
+	return cat_writer__add(impl, ev);
+}
+
+static const struct as_sink_ops sink_ops = {
+	.name = "cat",
+	.add = sink_add,
+	.finish = NULL,   /* cat_writer__finish(): it needs to know a cut input */
+	.free = NULL,     /* a view: the caller frees the writer */
+};
+
+struct as_sink cat_writer__sink(struct cat_writer *w)
+{
+	return (struct as_sink){ .ops = &sink_ops, .impl = w };
 }

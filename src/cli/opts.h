@@ -1,0 +1,99 @@
+/* The command-line grammar: each command describes its options in tables
+ * (struct cli_opt) and itself in a struct cli_command; cli_parse() builds
+ * getopt_long's arguments from them, checks every value by its kind
+ * (durations and sizes with their unit, counts, pids, choices) and hands it
+ * to the command's handler; cli_usage() writes the command's --help from the
+ * same tables, and main.c the top-level help from the commands' summaries.
+ * Several commands share a table (trace and top take record's, see
+ * cli/record_opts.h). Also the one place that prints "asyncscope: ...".
+ * Depends on libc and util/units only: no other cli file. */
+#ifndef AS_CLI_OPTS_H
+#define AS_CLI_OPTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum cli_kind {
+	CLI_FLAG,      /* no value */
+	CLI_STRING,    /* any text: a FILE, a NAME, a REGEX */
+	CLI_LIST,      /* text, repeatable: shown as [--probe REGEX]... */
+	CLI_CHOICE,    /* one of the '|'-separated words of metavar ("text|json") */
+	CLI_DURATION,  /* with its unit (500us, 5ms, 1.5s, 1m) -> ns */
+	CLI_SIZE,      /* with its unit (64K, 16M, 1G) -> bytes */
+	CLI_COUNT,     /* a bare whole number */
+	CLI_RATE,      /* per second: 99 or 99Hz */
+	CLI_PID,       /* a process id */
+};
+
+/* One option. Tables end with an entry whose name is NULL. */
+struct cli_opt {
+	const char *name;      /* long name, without "--" */
+	char short_name;       /* -x, or 0 */
+	enum cli_kind kind;
+	int key;               /* the command's own id, given to its handler */
+	const char *metavar;   /* "FILE"; for CLI_CHOICE the accepted words */
+	const char *help;      /* lines separated by '\n', no final newline */
+	uint64_t min, max;     /* numeric kinds: accepted range (max 0: none) */
+	bool in_operands;      /* named by the command's operands ("(-p PID | ...)"),
+	                          not again in the synopsis */
+	bool required;         /* shown without brackets (the command checks it) */
+};
+
+/* A parsed value: str is the argument as given (NULL for a flag), num its
+ * number for the numeric kinds (ns, bytes, Hz, count, pid). */
+struct cli_val {
+	const char *str;
+	uint64_t num;
+};
+
+struct cli_command {
+	const char *name;             /* "record" */
+	const char *summary;          /* one line, for asyncscope --help */
+	const char *operands;         /* after the options: "FILE", "(-p PID | -- CMD [ARGS...])" */
+	/* NULL-terminated list of option tables (shared tables first) */
+	const struct cli_opt *const *tables;
+	const char *notes;            /* text after the options, or NULL */
+	bool stop_at_operand;         /* options end at the first operand (a command to launch) */
+};
+
+/* Called for each option in command-line order. Returns 0, or the exit code
+ * to end with (2 usage, after printing one line with cli_error; 1 runtime). */
+typedef int (*cli_opt_fn)(void *ctx, const struct cli_opt *opt, const struct cli_val *val);
+
+/* Parses argv[1..argc) (argv[0] is the command's name) by cmd's tables.
+ * Returns -1 to go on, with *first the index of the first operand; else the
+ * exit code: 0 after printing the usage for -h/--help, 2 after a usage
+ * error (an unknown option or a missing or bad value: the message, and for
+ * the first two the usage, on stderr), or what fn returned. */
+int cli_parse(const struct cli_command *cmd, int argc, char **argv, cli_opt_fn fn, void *ctx,
+	      int *first);
+
+/* Writes cmd's full help: the synopsis, the summary, every option. */
+void cli_usage(const struct cli_command *cmd, FILE *f);
+/* Writes the synopsis alone ("usage: asyncscope record [-o FILE] ...",
+ * wrapped). */
+void cli_synopsis(const struct cli_command *cmd, FILE *f);
+/* A missing or extra operand: "asyncscope: <msg> (usage: asyncscope NAME
+ * [OPTIONS] OPERANDS; asyncscope NAME --help for the options)" on one line.
+ * Returns 2. */
+int cli_usage_error(const struct cli_command *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Prints "asyncscope: <msg>" on stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Appends s (borrowed) to the growable array *v of *n strings (a repeatable
+ * option's values). Returns 0, or -ENOMEM after saying "out of memory". */
+int cli_push_arg(const char ***v, size_t *n, const char *s);
+
+/* Opens an output: "-" is stdout (never closed by cli_close_output).
+ * Returns the stream, or NULL after printing "cannot create PATH: ...". */
+FILE *cli_open_output(const char *path);
+/* Sends stdout to path from now on ("-": leaves it), for commands that
+ * print with printf. Returns 0, or 1 after printing "cannot create ...". */
+int cli_redirect_stdout(const char *path);
+/* Flushes and closes out unless it is stdout. Returns 0 or -errno. */
+int cli_close_output(FILE *out);
+
+#endif

@@ -1,0 +1,136 @@
+/* The options of a recording (see record_opts.h). */
+#include "cli/record_opts.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+	RO_DURATION = 1000, RO_PID, RO_RUNTIME, RO_BUFFER, RO_USDT, RO_OFFCPU, RO_OFFCPU_MIN,
+	RO_SAMPLE, RO_RUNQ, RO_URING, RO_DWARF, RO_FUTURES, RO_PROBE, RO_PRESET,
+};
+
+#define NS_PER_S 1000000000ull
+
+const struct cli_opt record_target_opts[] = {
+	{ "pid", 'p', CLI_PID, RO_PID, NULL, "attach to the running process PID", 0, 0, true },
+	{ "duration", 'd', CLI_DURATION, RO_DURATION, NULL,
+	  "stop after DURATION (a launched command is then ended); default: at\n"
+	  "Ctrl-C or when the target exits", 1, 0, false },
+	{ "runtime", 'r', CLI_STRING, RO_RUNTIME, "NAME[+NAME]",
+	  "runtime profile: tokio, async-std, smol, async-executor, several\n"
+	  "joined by '+' (default: detected from the binary's symbols)", 0, 0, false },
+	{ "buffer-size", 'b', CLI_SIZE, RO_BUFFER, NULL,
+	  "BPF ring buffer, from 4K to 1G (default 8M)", 4ull << 10, 1ull << 30, false },
+	{ 0 },
+};
+
+const struct cli_opt record_event_opts[] = {
+	{ "usdt", 0, CLI_LIST, RO_USDT, "PROVIDER:NAME",
+	  "also trace the binary's USDT probe PROVIDER:NAME (PROVIDER:* all of\n"
+	  "a provider; repeatable); then no async runtime is needed", 0, 0, false },
+	{ "offcpu", 0, CLI_FLAG, RO_OFFCPU, NULL,
+	  "also record when a thread blocks inside a poll (off CPU), with\n"
+	  "kernel and user stacks (see asyncscope blocking)", 0, 0, false },
+	{ "offcpu-min", 0, CLI_DURATION, RO_OFFCPU_MIN, NULL,
+	  "shortest off-CPU interval kept, up to 60s (default 100us)", 0, 60 * NS_PER_S, false },
+	{ "sample", 0, CLI_RATE, RO_SAMPLE, NULL,
+	  "also sample the target's CPU use HZ times a second per CPU (99 or\n"
+	  "99Hz, up to 100000), with the task polled and the stacks (see\n"
+	  "asyncscope cpu)", 1, 100000, false },
+	{ "dwarf", 0, CLI_FLAG, RO_DWARF, NULL,
+	  "with --sample and --offcpu: unwind user stacks by their DWARF call\n"
+	  "frame information (8 KiB of stack copied per sample or switch),\n"
+	  "for builds without frame pointers", 0, 0, false },
+	{ "runq", 0, CLI_FLAG, RO_RUNQ, NULL,
+	  "also record how long the target's threads wait for a CPU once\n"
+	  "runnable (implied by --offcpu; see asyncscope blocking)", 0, 0, false },
+	{ "uring", 0, CLI_FLAG, RO_URING, NULL,
+	  "also record io_uring submissions (with the task polled) and\n"
+	  "completions (see asyncscope uring)", 0, 0, false },
+	{ "futures", 0, CLI_FLAG, RO_FUTURES, NULL,
+	  "also trace the futures inside tasks: entry and return of the\n"
+	  "out-of-line poll functions of the target's own async fns, async\n"
+	  "blocks and impl Future::poll, with nesting depth, Ready/Pending and\n"
+	  "the .await line (async flame graphs, await chains: see report and\n"
+	  "export)", 0, 0, false },
+	{ "probe", 0, CLI_LIST, RO_PROBE, "REGEX",
+	  "also trace functions whose demangled name matches REGEX (POSIX\n"
+	  "extended; repeatable), entry and return with depth", 0, 0, false },
+	{ "probe-preset", 0, CLI_STRING, RO_PRESET, "cat",
+	  "CAT's four patterns: every closure and Future::poll, async-std's\n"
+	  "task poll closure, GenFuture::poll", 0, 0, false },
+	{ 0 },
+};
+
+int record_args__set(struct record_args *a, const struct cli_opt *opt, const struct cli_val *v)
+{
+	struct recorder_opts *o = &a->o;
+
+	switch (opt->key) {
+	case RO_DURATION: o->duration = (double)v->num / 1e9; break;
+	case RO_PID: o->pid = (pid_t)v->num; break;
+	case RO_RUNTIME: o->runtime = v->str; break;
+	case RO_BUFFER: o->ringbuf_bytes = (size_t)v->num; break;
+	case RO_USDT: {
+		const char *colon = strchr(v->str, ':');
+		if (!colon || colon == v->str || !colon[1]) {
+			cli_error("--usdt takes PROVIDER:NAME or PROVIDER:*, not '%s'", v->str);
+			return 2;
+		}
+		if (cli_push_arg(&a->usdt, &o->n_usdt, v->str))
+			return 1;
+		o->usdt = a->usdt;
+		break;
+	}
+	case RO_OFFCPU: o->offcpu = true; break;
+	case RO_OFFCPU_MIN: o->offcpu_min_ns = v->num ? v->num : 1; break;
+	case RO_SAMPLE: o->sample_hz = (uint32_t)v->num; break;
+	case RO_RUNQ: o->runq = true; break;
+	case RO_URING: o->uring = true; break;
+	case RO_DWARF: o->dwarf = true; break;
+	case RO_FUTURES: o->futures = true; break;
+	case RO_PROBE:
+		if (cli_push_arg(&a->pats, &o->n_probe_patterns, v->str))
+			return 1;
+		o->probe_patterns = a->pats;
+		break;
+	case RO_PRESET:
+		if (strcmp(v->str, "cat")) {
+			cli_error("unknown --probe-preset '%s': the preset is 'cat' (CAT's four patterns)",
+				  v->str);
+			return 2;
+		}
+		o->probe_preset_cat = true;
+		break;
+	default:
+		return -1;
+	}
+	return 0;
+}
+
+int record_args__finish(struct record_args *a, const struct cli_command *cmd, int argc,
+			char **argv, int first)
+{
+	struct recorder_opts *o = &a->o;
+
+	if (first < argc)
+		o->argv = argv + first;
+	if (o->dwarf && !o->sample_hz && !o->offcpu) {
+		cli_error("--dwarf unwinds the stacks of --sample HZ and --offcpu: give one of them too");
+		return 2;
+	}
+	if (!o->pid && !o->argv)
+		return cli_usage_error(cmd, "%s needs either -p PID to attach to a running process "
+				       "or -- CMD [ARGS...] to launch one", cmd->name);
+	if (o->pid && o->argv)
+		return cli_usage_error(cmd, "%s takes -p PID or -- CMD [ARGS...], not both",
+				       cmd->name);
+	return 0;
+}
+
+void record_args__free(struct record_args *a)
+{
+	free(a->usdt);
+	free(a->pats);
+	a->usdt = a->pats = NULL;
+}

@@ -1,0 +1,356 @@
+/* The target of a recording (launch.h): finding the process or launching
+ * the command, the binary opened once, the probe plan. No libbpf; never
+ * prints (a launched command that cannot exec reports its errno back on a
+ * pipe, the session turns it into a notice). */
+#include "record/launch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "probe/futures_plan.h"
+#include "record/notice.h"
+
+/* argv[0] as execvp would find it. */
+static int resolve_command(const char *cmd, char *out, size_t len)
+{
+	if (strchr(cmd, '/')) {
+		if (access(cmd, X_OK))
+			return -errno;
+		return len >= PATH_MAX && realpath(cmd, out) ? 0 : -errno;
+	}
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		const char *end = strchr(path, ':');
+		size_t n = end ? (size_t)(end - path) : strlen(path);
+		char cand[PATH_MAX];
+		if (n && snprintf(cand, sizeof(cand), "%.*s/%s", (int)n, path, cmd) < (int)sizeof(cand) &&
+		    !access(cand, X_OK))
+			return len >= PATH_MAX && realpath(cand, out) ? 0 : -errno;
+		path += n + (end ? 1 : 0);
+	}
+	return -ENOENT;
+}
+
+static char *read_cmdline(pid_t pid)
+{
+	char path[64], buf[4096];
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return strdup("");
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return strdup("");
+	for (ssize_t i = 0; i < n - 1; i++)
+		if (buf[i] == '\0')
+			buf[i] = ' ';
+	buf[n] = '\0';
+	return strdup(buf);
+}
+
+static char *join_argv(char *const *argv)
+{
+	size_t len = 1;
+	for (size_t i = 0; argv[i]; i++)
+		len += strlen(argv[i]) + 1;
+	char *s = calloc(1, len);
+	if (!s)
+		return NULL;
+	for (size_t i = 0; argv[i]; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
+
+int rec_target__find(struct rec_target *t, const struct recorder_opts *o, char *err, size_t errlen)
+{
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	t->child = -1;
+	t->go_fd = -1;
+	t->exec_fd = -1;
+	t->status = -1;
+	t->tgid = o->pid;
+	if (o->argv) {
+		ret = resolve_command(o->argv[0], t->binary, sizeof(t->binary));
+		if (ret) {
+			snprintf(err, errlen, "cannot run %s: %s", o->argv[0], strerror(-ret));
+			return ret;
+		}
+		snprintf(t->attach_path, sizeof(t->attach_path), "%s", t->binary);
+		t->cmdline = join_argv(o->argv);
+	} else {
+		char exe[64];
+		snprintf(exe, sizeof(exe), "/proc/%d/exe", o->pid);
+		if (kill(o->pid, 0) && errno == ESRCH) {
+			snprintf(err, errlen, "no process with pid %d: check the pid (ps -e) and that "
+				 "the program is still running", o->pid);
+			return -ESRCH;
+		}
+		ssize_t n = readlink(exe, t->binary, sizeof(t->binary) - 1);
+		if (n < 0) {
+			ret = -errno;
+			snprintf(err, errlen, "cannot read %s: %s%s", exe, strerror(errno),
+				 errno == EACCES || errno == EPERM ? ": run as root (sudo)" : "");
+			return ret;
+		}
+		t->binary[n] = '\0';
+		snprintf(t->attach_path, sizeof(t->attach_path), "%s", exe);
+		t->cmdline = read_cmdline(o->pid);
+	}
+
+	t->img = elf_image__open(t->attach_path);
+	if (!t->img) {
+		ret = -errno;
+		if (errno == ENOEXEC)
+			snprintf(err, errlen, "%s is not a 64-bit ELF executable: point asyncscope at "
+				 "the compiled program, not a script or wrapper", t->binary);
+		else
+			snprintf(err, errlen, "cannot read %s: %s", t->binary, strerror(errno));
+		return ret;
+	}
+	if (o->n_usdt) {
+		t->notes = usdt_notes__read(t->attach_path);
+		if (!t->notes) {
+			ret = -errno;
+			snprintf(err, errlen, "cannot read the USDT notes of %s: %s", t->binary,
+				 errno == EBADMSG ? "malformed .note.stapsdt section" : strerror(errno));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+struct dwarf_types *rec_target__dwarf(struct rec_target *t)
+{
+	if (!t->dt_tried && t->img && t->img->has_debug_info) {
+		t->dt_tried = true;
+		t->dt = dwarf_types__open(t->attach_path);
+	}
+	return t->dt;
+}
+
+int rec_parse_runtime(const struct recorder_opts *o, const struct runtime_profile **profs,
+		      char *err, size_t errlen)
+{
+	char bad[64];
+	int n;
+
+	if (!o->runtime)
+		return 0;
+	n = profile_parse(o->runtime, profs, PLAN_MAX_PROFILES, bad, sizeof(bad));
+	if (n < 0) {
+		snprintf(err, errlen, "unknown runtime '%s': supported runtimes are: %s "
+			 "(several joined by '+')", bad, profile_known_names());
+		return -EINVAL;
+	}
+	return n;
+}
+
+int rec_target__plan(struct rec_target *t, const struct recorder_opts *o,
+		     const struct runtime_profile *const *profs, size_t n_profs,
+		     struct probe_plan **out, struct recorder_result *res, char *err, size_t errlen)
+{
+	struct probe_plan *plan;
+	int ret;
+
+	*out = NULL;
+	plan = probe_plan__build_usdt(t->img, profs, n_profs, t->notes, o->usdt, o->n_usdt,
+				      err, errlen);
+	if (!plan)
+		return -ENOENT;
+	if (o->futures || o->n_probe_patterns || o->probe_preset_cat) {
+		struct futures_opts fo = { .futures = o->futures, .patterns = o->probe_patterns,
+					   .n_patterns = o->n_probe_patterns,
+					   .preset_cat = o->probe_preset_cat,
+					   .dt = rec_target__dwarf(t) };
+		struct futures_plan_stats fs;
+		ret = futures_plan_add(plan, t->img, &fo, &fs, err, errlen);
+		if (ret < 0) {
+			probe_plan__free(plan);
+			return ret;
+		}
+		res->future_probes = fs.planned;
+		res->future_state_machines = fs.state_machines;
+		res->future_with_source = fs.with_source;
+		res->future_over_max = fs.over_max;
+		res->future_dwarf = fs.dwarf;
+		if (!fs.planned && !o->quiet)
+			rec_notify(o, REC_NOTICE_WARNING, "--futures found no out-of-line async fn or "
+				   "Future::poll function of the target's own crates in %s (all inlined?): "
+				   "use --probe REGEX to name functions", t->binary);
+		if (fs.unwinds && !o->quiet)
+			rec_notify(o, REC_NOTICE_WARNING, "a panic that unwinds through a probed future "
+				   "aborts %s (the return probe hides the return address from the "
+				   "unwinder): trace futures where panics are not expected, or build with "
+				   "panic = \"abort\"", t->binary);
+		if (fs.unprobeable && !o->quiet)
+			rec_notify(o, REC_NOTICE_WARNING, "%zu matched functions start with an "
+				   "instruction uprobes cannot take (a lock prefix, ...): not probed",
+				   fs.unprobeable);
+		if (fs.over_max && !o->quiet)
+			rec_notify(o, REC_NOTICE_WARNING, "%zu more functions matched than the %zu "
+				   "probed: narrow them with --probe REGEX", fs.over_max, fs.planned);
+	}
+	*out = plan;
+	return 0;
+}
+
+/* Child: wait for the go byte, then exec; a failed exec writes its errno
+ * on exec_fd (closed by a successful one: O_CLOEXEC). */
+static void child_exec(int gofd, int exec_fd, char *const *argv, const char *stdio)
+{
+	char c;
+	int e;
+
+	if (read(gofd, &c, 1) != 1)
+		_exit(127);
+	close(gofd);
+	if (stdio) {
+		int fd = open(stdio, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			dup2(fd, STDOUT_FILENO);
+			dup2(fd, STDERR_FILENO);
+		}
+	}
+	execvp(argv[0], argv);
+	e = errno;
+	if (write(exec_fd, &e, sizeof(e)) != sizeof(e))
+		_exit(127);
+	_exit(127);
+}
+
+int rec_target__spawn(struct rec_target *t, const struct recorder_opts *o, char *err,
+		      size_t errlen)
+{
+	int go[2] = { -1, -1 }, ex[2] = { -1, -1 }, ret;
+
+	if (!o->argv)
+		return 0;
+	if (pipe2(go, O_CLOEXEC) || pipe2(ex, O_CLOEXEC)) {
+		ret = -errno;
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		goto fail;
+	}
+	t->child = fork();
+	if (t->child < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "fork: %s", strerror(errno));
+		goto fail;
+	}
+	if (t->child == 0) {
+		close(go[1]);
+		close(ex[0]);
+		child_exec(go[0], ex[1], o->argv, o->child_stdio);
+	}
+	close(go[0]);
+	close(ex[1]);
+	t->go_fd = go[1];
+	t->exec_fd = ex[0];
+	t->tgid = t->child;
+	return 0;
+fail:
+	for (int i = 0; i < 2; i++) {
+		if (go[i] >= 0)
+			close(go[i]);
+		if (ex[i] >= 0)
+			close(ex[i]);
+	}
+	t->child = -1;
+	return ret;
+}
+
+int rec_target__go(struct rec_target *t, char *err, size_t errlen)
+{
+	int ret;
+
+	if (t->child <= 0)
+		return 0;
+	if (write(t->go_fd, "g", 1) != 1) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot start %s: %s", t->binary, strerror(errno));
+		return ret;
+	}
+	close(t->go_fd);
+	t->go_fd = -1;
+	return 0;
+}
+
+bool rec_target__gone(struct rec_target *t)
+{
+	if (t->gone)
+		return true;
+	if (t->child > 0 ? waitpid(t->child, &t->status, WNOHANG) == t->child
+			 : (kill(t->tgid, 0) && errno == ESRCH))
+		t->gone = true;
+	return t->gone;
+}
+
+int rec_target__exec_error(struct rec_target *t)
+{
+	int e = 0;
+
+	if (t->exec_fd < 0)
+		return 0;
+	if (read(t->exec_fd, &e, sizeof(e)) != sizeof(e))
+		e = 0;
+	close(t->exec_fd);
+	t->exec_fd = -1;
+	return e;
+}
+
+void rec_target__stop(struct rec_target *t)
+{
+	if (t->child <= 0 || t->gone)
+		return;
+	t->gone = true;
+	if (waitpid(t->child, &t->status, WNOHANG) == t->child)
+		return;
+	kill(t->child, SIGTERM);
+	for (int i = 0; i < 200; i++) {
+		if (waitpid(t->child, &t->status, WNOHANG) == t->child)
+			return;
+		usleep(10000);
+	}
+	kill(t->child, SIGKILL);
+	waitpid(t->child, &t->status, 0);
+}
+
+void rec_target__release(struct rec_target *t)
+{
+	if (t->child > 0 && t->go_fd >= 0) {
+		/* set-up failed after fork: the child is waiting for the go byte */
+		close(t->go_fd);
+		t->go_fd = -1;
+		waitpid(t->child, NULL, 0);
+	}
+	if (t->go_fd >= 0)
+		close(t->go_fd);
+	if (t->exec_fd >= 0)
+		close(t->exec_fd);
+	t->go_fd = t->exec_fd = -1;
+	t->child = -1;
+	dwarf_types__free(t->dt);
+	usdt_notes__free(t->notes);
+	elf_image__free(t->img);
+	free(t->cmdline);
+	t->dt = NULL;
+	t->notes = NULL;
+	t->img = NULL;
+	t->cmdline = NULL;
+}

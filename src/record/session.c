@@ -1,0 +1,587 @@
+/* A recording session (recorder.h): set-up (target, plan, BPF, trace
+ * file), the ring-buffer poll loop, and the session read as a source of
+ * decoded events. The one module of src/record that touches libbpf's ring
+ * buffer; decoding, fix-ups, stack naming and counting are the other
+ * files'. Never prints. */
+#include "record/recorder.h"
+
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "events.h"
+#include "asyncscope.skel.h"
+#include "probe/attach.h"
+#include "record/decode.h"
+#include "record/fixup.h"
+#include "record/launch.h"
+#include "record/notice.h"
+#include "record/stacks.h"
+#include "record/stats.h"
+#include "trace/writer.h"
+#include "util/strtab.h"
+#include "util/u64map.h"
+
+enum state { ST_RUNNING, ST_ENDED };
+
+struct rec_session {
+	const struct recorder_opts *o;
+	struct rec_target t;
+	struct probe_plan *plan;
+	struct attachment *att;
+	struct ring_buffer *rb;
+	struct trace_writer *w;
+	struct as_trace_meta meta;
+	struct rec_decoder dec;
+	struct rec_fixup fx;
+	struct rec_stacks *stacks;    /* --offcpu, --sample */
+	struct rec_stats st;
+	struct recorder_result res;   /* plan figures now, counts at the end */
+	struct as_trace_end end;
+	uint64_t start, last_flush, deadline;
+	enum state state;
+	int err;                      /* what ended the session, 0 none */
+	char errmsg[1024];
+	/* as a source: events decoded and not yet returned, their strings */
+	bool queue_on;
+	struct as_event *q;
+	size_t q_head, q_len, q_cap;
+	struct strtab strs;
+	bool queue_failed;
+	/* as a source: the stacks named, stk[id - 1], each with its frames and
+	 * (interned) strings; without a trace file, ids by a hash of the
+	 * counts and addresses (the writer's rule: same addresses, same id) */
+	struct as_stack **stk;
+	size_t n_stk, cap_stk;
+	struct u64map stk_by_hash;
+};
+
+static uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Queues a copy of ev for next(); its string interned (lent until free). */
+static void enqueue(struct rec_session *s, const struct as_event *ev)
+{
+	struct as_event e = *ev;
+
+	if (e.str) {
+		uint32_t idx;
+		size_t len = strlen(e.str);
+		if (!strtab__find(&s->strs, e.str, len, &idx) &&
+		    strtab__add(&s->strs, e.str, len, &idx)) {
+			s->queue_failed = true;
+			return;
+		}
+		e.str = strtab__get(&s->strs, idx);
+	}
+	if (s->q_head && s->q_head == s->q_len) {
+		s->q_head = s->q_len = 0;
+	}
+	if (s->q_len == s->q_cap) {
+		if (s->q_head) {
+			memmove(s->q, s->q + s->q_head, (s->q_len - s->q_head) * sizeof(*s->q));
+			s->q_len -= s->q_head;
+			s->q_head = 0;
+		}
+		if (s->q_len == s->q_cap) {
+			size_t cap = s->q_cap ? s->q_cap * 2 : 1024;
+			struct as_event *q = realloc(s->q, cap * sizeof(*q));
+			if (!q) {
+				s->queue_failed = true;
+				return;
+			}
+			s->q = q;
+			s->q_cap = cap;
+		}
+	}
+	s->q[s->q_len++] = e;
+}
+
+/* Hands one event on: the live consumer, the trace file, the queue. */
+static void emit(void *ctx, const struct as_event *ev)
+{
+	struct rec_session *s = ctx;
+
+	s->st.events++;
+	if (s->o->on_event)
+		s->o->on_event(s->o->ctx, ev);
+	if (s->w && trace_writer__write(s->w, ev))
+		s->st.write_errors++;
+	if (s->queue_on)
+		enqueue(s, ev);
+}
+
+static const char *intern(struct rec_session *s, const char *str)
+{
+	uint32_t idx;
+	size_t len;
+
+	if (!str)
+		return NULL;
+	len = strlen(str);
+	if (!strtab__find(&s->strs, str, len, &idx) && strtab__add(&s->strs, str, len, &idx))
+		return NULL;
+	return strtab__get(&s->strs, idx);
+}
+
+/* FNV-1a over the counts and addresses, never 0 or UINT64_MAX (not keys) */
+static uint64_t stack_hash(const struct as_stack *st)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	size_t n = (size_t)st->n_kernel + st->n_user;
+
+	h = (h ^ ((uint64_t)st->n_kernel << 16 | st->n_user)) * 0x100000001b3ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ st->frames[i].addr) * 0x100000001b3ull;
+	h |= 1;
+	return h == UINT64_MAX ? h - 2 : h;
+}
+
+static bool same_stack(const struct as_stack *a, const struct as_stack *b)
+{
+	size_t n = (size_t)a->n_kernel + a->n_user;
+
+	if (a->n_kernel != b->n_kernel || a->n_user != b->n_user)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (a->frames[i].addr != b->frames[i].addr)
+			return false;
+	return true;
+}
+
+/* Keeps a copy of st as stack id n_stk + 1. 0 or -ENOMEM. */
+static int keep_stack(struct rec_session *s, const struct as_stack *st)
+{
+	size_t n = (size_t)st->n_kernel + st->n_user;
+	struct as_stack *c;
+	struct as_frame *f;
+
+	if (s->n_stk == s->cap_stk) {
+		size_t cap = s->cap_stk ? s->cap_stk * 2 : 64;
+		struct as_stack **k = realloc(s->stk, cap * sizeof(*k));
+		if (!k)
+			return -ENOMEM;
+		s->stk = k;
+		s->cap_stk = cap;
+	}
+	c = calloc(1, sizeof(*c) + n * sizeof(*f));
+	if (!c)
+		return -ENOMEM;
+	f = (struct as_frame *)(c + 1);
+	for (size_t i = 0; i < n; i++) {
+		f[i] = st->frames[i];
+		f[i].sym = intern(s, st->frames[i].sym ? st->frames[i].sym : "");
+		f[i].file = intern(s, st->frames[i].file);
+		if (!f[i].sym || (st->frames[i].file && !f[i].file)) {
+			free(c);
+			return -ENOMEM;
+		}
+	}
+	*c = (struct as_stack){ .id = (uint32_t)s->n_stk + 1, .n_kernel = st->n_kernel,
+				.n_user = st->n_user, .frames = f };
+	s->stk[s->n_stk++] = c;
+	return 0;
+}
+
+/* The stack of an off-CPU interval or sample, its id: the trace file's
+ * (kept too when read as a source), or as a source without a file the
+ * session's own; 0 when neither is wanted or the writer refuses it. */
+static uint32_t stack_id(struct rec_session *s, const struct raw_offcpu *o)
+{
+	struct as_stack st;
+	uint32_t id = 0;
+	uint64_t h, v;
+
+	if ((!s->w && !s->queue_on) || !s->stacks || !rec_stacks__name(s->stacks, o, &st))
+		return 0;
+	if (s->w) {
+		if (trace_writer__stack(s->w, &st, &id)) {
+			s->st.stack_errors++;
+			return 0;
+		}
+		if (s->queue_on && id == s->n_stk + 1 && keep_stack(s, &st))
+			s->queue_failed = true;
+		return id;
+	}
+	h = stack_hash(&st);
+	if (u64map__get(&s->stk_by_hash, h, &v) && same_stack(s->stk[v - 1], &st))
+		return (uint32_t)v;
+	if (keep_stack(s, &st)) {
+		s->queue_failed = true;
+		return 0;
+	}
+	if (!u64map__get(&s->stk_by_hash, h, NULL) && u64map__set(&s->stk_by_hash, h, s->n_stk))
+		s->queue_failed = true;
+	return (uint32_t)s->n_stk;
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct rec_session *s = ctx;
+	struct rec_decoded d;
+	struct raw_offcpu unwound;
+
+	if (rec_decode(&s->dec, data, size, &d) <= 0) {
+		s->st.missed++;
+		return 0;
+	}
+	rec_stats__count(&s->st, &d.ev);
+	switch (d.path) {
+	case REC_PATH_PROBE:
+		if (d.ev.type >= AS_EV_POLL_BEGIN && d.ev.type <= AS_EV_UNPARK && d.ev.type != AS_EV_SPAWN)
+			rec_stats__note_task(&s->st, &d.ev);
+		rec_fixup__push(&s->fx, &d.ev);
+		break;
+	case REC_PATH_STACKED: {
+		const struct raw_offcpu *o = d.stack;
+		if (d.regs) {
+			rec_stacks__unwind(s->stacks, d.regs, &unwound,
+					   d.ev.type == AS_EV_OFFCPU ? &s->st.uw_offcpu : &s->st.uw_samples);
+			o = &unwound;
+		}
+		d.ev.stack = stack_id(s, o);
+		emit(s, &d.ev);
+		break;
+	}
+	case REC_PATH_DIRECT:
+		emit(s, &d.ev);
+		break;
+	}
+	return 0;
+}
+
+/* "attached 12 probes (4 poll, ...) to pid 123 (/path, tokio); recording
+ * to FILE, Ctrl-C to stop" */
+static void notify_attached(struct rec_session *s, int attached)
+{
+	const struct probe_plan *plan = s->plan;
+	char usdt[64] = "";
+
+	if (plan->per_role[AS_ROLE_USDT])
+		snprintf(usdt, sizeof(usdt), ", %zu usdt", plan->per_role[AS_ROLE_USDT]);
+	if (plan->per_role[AS_ROLE_FUTURE])
+		snprintf(usdt + strlen(usdt), sizeof(usdt) - strlen(usdt), ", %zu future",
+			 plan->per_role[AS_ROLE_FUTURE]);
+	rec_notify(s->o, REC_NOTICE_INFO, "attached %d probes (%zu poll, %zu wake, %zu spawn, "
+		   "%zu free, %zu park%s) to pid %d (%s, %s); recording to %s, Ctrl-C to stop",
+		   attached, plan->per_role[AS_ROLE_POLL], plan->per_role[AS_ROLE_WAKE],
+		   plan->per_role[AS_ROLE_SPAWN], plan->per_role[AS_ROLE_FREE],
+		   plan->per_role[AS_ROLE_PARK], usdt, s->t.tgid, s->t.binary, plan->runtime,
+		   s->o->output ? s->o->output : "no file");
+}
+
+int rec_session__open(const struct recorder_opts *o, struct rec_session **out,
+		      char *err, size_t errlen)
+{
+	const struct runtime_profile *profs[PLAN_MAX_PROFILES];
+	struct rec_session *s;
+	int n_profs, ret;
+
+	*out = NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	s->o = o;
+	s->t.child = -1;
+	s->t.go_fd = s->t.exec_fd = -1;
+	s->res.target_status = -1;
+	n_profs = rec_parse_runtime(o, profs, err, errlen);
+	if (n_profs < 0) {
+		ret = n_profs;
+		goto fail;
+	}
+	ret = attach_check_kernel(err, errlen);
+	if (ret)
+		goto fail;
+	ret = rec_target__find(&s->t, o, err, errlen);
+	if (ret)
+		goto fail;
+	ret = rec_target__plan(&s->t, o, profs, (size_t)n_profs, &s->plan, &s->res, err, errlen);
+	if (ret)
+		goto fail;
+	ret = rec_target__spawn(&s->t, o, err, errlen);
+	if (ret)
+		goto fail;
+
+	struct attach_extra extra = { .offcpu = o->offcpu,
+				      .offcpu_min_ns = o->offcpu_min_ns ? o->offcpu_min_ns : 100000,
+				      .sample_hz = o->sample_hz, .sample_dwarf = o->sample_hz && o->dwarf,
+				      .offcpu_dwarf = o->offcpu && o->dwarf, .runq = o->runq || o->offcpu,
+				      .uring = o->uring };
+	if (o->offcpu || o->sample_hz) {
+		s->stacks = rec_stacks__new(s->t.tgid, s->t.binary, s->t.img, rec_target__dwarf(&s->t),
+					    o->dwarf, o);
+		if (!s->stacks) {
+			ret = -ENOMEM;
+			snprintf(err, errlen, "out of memory");
+			goto fail;
+		}
+	}
+	s->att = attachment__load(s->plan, s->t.tgid, o->ringbuf_bytes, &extra, err, errlen);
+	if (!s->att) {
+		ret = -EPERM;
+		goto fail;
+	}
+	s->meta.format_version = 0; /* the writer stamps its own */
+	s->meta.pid = (uint32_t)s->t.tgid;
+	s->meta.cmdline = s->t.cmdline;
+	s->meta.target = s->t.binary;
+	s->meta.build_id = s->t.img->build_id;
+	s->meta.runtime = s->plan->runtime;
+	s->meta.probes = s->plan->probes;
+	s->meta.n_probes = (uint32_t)s->plan->n;
+	s->meta.clock_mono_ns = now_ns(CLOCK_MONOTONIC);
+	s->meta.clock_real_ns = now_ns(CLOCK_REALTIME);
+	s->dec = (struct rec_decoder){ .plan = s->plan, .tgid = s->t.tgid, .offcpu = o->offcpu,
+				       .sample = o->sample_hz != 0, .runq = o->runq, .uring = o->uring,
+				       .dwarf = o->dwarf };
+	s->fx.emit = emit;
+	s->fx.ctx = s;
+	s->fx.missed = &s->st.missed;
+	if (o->output)
+		s->w = trace_writer__new(o->output, &s->meta);
+	if (o->output && !s->w) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot write trace file %s: %s", o->output, strerror(errno));
+		goto fail;
+	}
+	/* attach first: it may reload the programs (and their maps) */
+	ret = attachment__attach(s->att, s->t.attach_path, err, errlen);
+	if (ret < 0)
+		goto fail;
+	int attached = ret;
+	s->rb = ring_buffer__new(bpf_map__fd(attachment__skel(s->att)->maps.events), on_record, s, NULL);
+	if (!s->rb) {
+		ret = -errno;
+		snprintf(err, errlen, "failed to open the BPF ring buffer: %s", strerror(errno));
+		goto fail;
+	}
+	if (!o->quiet)
+		notify_attached(s, attached);
+	if (o->on_start)
+		o->on_start(o->ctx, &s->meta);
+	ret = rec_target__go(&s->t, err, errlen);
+	if (ret)
+		goto fail;
+	s->start = s->last_flush = now_ns(CLOCK_MONOTONIC);
+	s->deadline = o->duration > 0 ? s->start + (uint64_t)(o->duration * 1e9) : 0;
+	*out = s;
+	return 0;
+fail:
+	s->state = ST_ENDED;   /* nothing to finish: free only */
+	rec_session__free(s);
+	return ret;
+}
+
+/* One round of the loop: drain the ring buffer (BPF wakes us only when it
+ * fills up: drain on a 20 ms timer), then the checks. Returns 0 to go on,
+ * 1 at the end of the recording, or -errno. */
+static int step(struct rec_session *s)
+{
+	const struct recorder_opts *o = s->o;
+
+	if (*o->stop)
+		return 1;
+	int n = ring_buffer__poll(s->rb, 20);
+	if (n >= 0 || n == -EINTR)
+		n = ring_buffer__consume(s->rb);
+	if (n < 0 && n != -EINTR) {
+		s->err = n;
+		snprintf(s->errmsg, sizeof(s->errmsg), "reading the ring buffer: %s", strerror(-n));
+		return n;
+	}
+	uint64_t now = now_ns(CLOCK_MONOTONIC);
+	if (s->deadline && now >= s->deadline)
+		return 1;
+	if (o->on_tick) {
+		struct raw_counters c;
+		attachment__counters(s->att, &c);
+		if (o->on_tick(o->ctx, now, c.lost, s->st.missed + c.depth_overflow + c.no_thread_slot))
+			return 1;
+	}
+	if (rec_target__gone(&s->t))
+		return 1;
+	if (now - s->last_flush >= 1000000000ull) {
+		struct raw_counters c;
+		s->last_flush = now;
+		if (s->w)
+			trace_writer__flush(s->w);
+		attachment__counters(s->att, &c);
+		if (o->progress)
+			rec_notify(o, REC_NOTICE_PROGRESS, "%.0f s, %llu events, %llu tasks, %llu lost ",
+				   (double)(now - s->start) / 1e9, (unsigned long long)s->st.events,
+				   (unsigned long long)s->st.tasks, (unsigned long long)c.lost);
+	}
+	return 0;
+}
+
+/* The end of the recording: the last records drained, a launched command
+ * ended, held frees released, the trace file finished, the counts made. */
+static void finish(struct rec_session *s)
+{
+	struct raw_counters c;
+	int e;
+
+	if (s->state == ST_ENDED)
+		return;
+	s->state = ST_ENDED;
+	if (s->o->progress)
+		rec_notify(s->o, REC_NOTICE_PROGRESS, "%s", "");
+	ring_buffer__consume(s->rb);
+	if (s->t.child > 0) {
+		rec_target__stop(&s->t);
+		ring_buffer__consume(s->rb);
+		s->res.target_status = s->t.status;
+		if ((e = rec_target__exec_error(&s->t)))
+			rec_notify(s->o, REC_NOTICE_ERROR, "cannot run %s: %s", s->o->argv[0], strerror(e));
+	}
+	rec_fixup__flush(&s->fx);
+	attachment__counters(s->att, &c);
+	s->end = (struct as_trace_end){
+		.events = s->w ? trace_writer__events(s->w) : s->st.events,
+		.lost = c.lost,
+		.missed = rec_stats__missed(&s->st, &c),
+		.end_ns = now_ns(CLOCK_MONOTONIC),
+	};
+	int fret = s->w ? trace_writer__finish(s->w, &s->end) : 0;
+	if (fret && !s->err) {
+		s->err = fret;
+		snprintf(s->errmsg, sizeof(s->errmsg), "writing trace file %s: %s", s->o->output,
+			 strerror(-fret));
+	}
+	rec_stats__result(&s->st, &s->end, &s->res);
+	s->res.stacks = s->w ? trace_writer__stacks(s->w) : 0;
+	s->res.bytes = s->w ? trace_writer__bytes(s->w) : 0;
+}
+
+int rec_session__run(struct rec_session *s)
+{
+	while (s->state == ST_RUNNING && !step(s))
+		;
+	finish(s);
+	return s->err;
+}
+
+void rec_session__result(const struct rec_session *s, struct recorder_result *res)
+{
+	*res = s->res;
+}
+
+const char *rec_session__error(const struct rec_session *s)
+{
+	return s->errmsg;
+}
+
+/* the session as a source */
+
+static int src_next(void *impl, struct as_event *ev)
+{
+	struct rec_session *s = impl;
+
+	while (s->q_head == s->q_len) {
+		if (s->state == ST_ENDED)
+			return s->err ? s->err : 0;
+		if (step(s))
+			finish(s);
+		if (s->queue_failed && !s->err) {
+			s->err = -ENOMEM;
+			snprintf(s->errmsg, sizeof(s->errmsg), "recording: out of memory");
+			finish(s);
+		}
+	}
+	*ev = s->q[s->q_head++];
+	return 1;
+}
+
+static const struct as_trace_meta *src_meta(void *impl)
+{
+	return &((struct rec_session *)impl)->meta;
+}
+
+static const struct as_stack *src_stack(void *impl, uint32_t id)
+{
+	struct rec_session *s = impl;
+
+	return id && id <= s->n_stk ? s->stk[id - 1] : NULL;
+}
+
+static const struct as_trace_end *src_end(void *impl)
+{
+	struct rec_session *s = impl;
+
+	return s->state == ST_ENDED && !s->err && s->q_head == s->q_len ? &s->end : NULL;
+}
+
+static const char *src_error(void *impl)
+{
+	return ((struct rec_session *)impl)->errmsg;
+}
+
+static void src_free(void *impl)
+{
+	rec_session__free(impl);
+}
+
+static const struct as_source_ops session_ops = {
+	.next = src_next, .meta = src_meta, .stack = src_stack, .end = src_end, .error = src_error,
+	.free = src_free,
+};
+
+void rec_session__source(struct rec_session *s, struct as_source *src)
+{
+	s->queue_on = true;
+	src->ops = &session_ops;
+	src->impl = s;
+	src->name = s->t.binary;
+}
+
+void rec_session__free(struct rec_session *s)
+{
+	if (!s)
+		return;
+	finish(s);
+	ring_buffer__free(s->rb);
+	trace_writer__free(s->w);
+	attachment__free(s->att);
+	rec_stacks__free(s->stacks);
+	rec_fixup__clear(&s->fx);
+	rec_stats__clear(&s->st);
+	probe_plan__free(s->plan);
+	rec_target__release(&s->t);
+	free(s->q);
+	for (size_t i = 0; i < s->n_stk; i++)
+		free(s->stk[i]);
+	free(s->stk);
+	u64map__clear(&s->stk_by_hash);
+	strtab__clear(&s->strs);
+	free(s);
+}
+
+int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
+		 char *err, size_t errlen)
+{
+	struct rec_session *s = NULL;
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	res->target_status = -1;
+	ret = rec_session__open(o, &s, err, errlen);
+	if (ret)
+		return ret;
+	ret = rec_session__run(s);
+	if (ret)
+		snprintf(err, errlen, "%s", rec_session__error(s));
+	rec_session__result(s, res);
+	rec_session__free(s);
+	return ret;
+}
