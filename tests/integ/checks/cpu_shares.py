@@ -3,7 +3,7 @@ tasks within 10% of 75% and 25%"""
 import re, sys
 n = {}
 for line in open(sys.argv[1]):
-    m = re.match(r"\s+(\d+)\s+[0-9.]+%\s+(cpu_split::\w+)  task ", line)
+    m = re.match(r"\s+(\d+)\s+[0-9.]+%\s+#\d+ (cpu_split::\w+)$", line)
     if m:
         n[m.group(2)] = n.get(m.group(2), 0) + int(m.group(1))
 h, l = n.get("cpu_split::heavy", 0), n.get("cpu_split::light", 0)

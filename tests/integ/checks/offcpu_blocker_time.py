@@ -2,7 +2,7 @@
 `asyncscope blocking` is within 10% of 500 ms, in at least 10 intervals"""
 import re, sys
 for line in open(sys.argv[1]):
-    m = re.match(r"  sleeper_in_poll::blocker  task .*off-CPU ([0-9.]+) ms  (\d+) intervals", line)
+    m = re.match(r"  #\d+ sleeper_in_poll::blocker  off-CPU ([0-9.]+) ms  (\d+) intervals", line)
     if m:
         ms, n = float(m.group(1)), int(m.group(2))
         # other short intervals (a preemption, a page fault) may add a few

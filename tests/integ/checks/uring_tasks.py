@@ -13,7 +13,7 @@ for line in open(sys.argv[2]):
     if not m:
         continue
     sub, done, where = int(m.group(1)), int(m.group(2)), m.group(4)
-    t = re.search(r"task (0x[0-9a-f]+)", where)
+    t = re.match(r"(0x[0-9a-f]+) ", where)
     if t:
         got[int(t.group(1), 16)] = (sub, done)
     elif where.startswith("outside-polls"):
