@@ -90,46 +90,6 @@ def count_asserts(case):
     return sum(ASSERTS_PER.get(kw, 1) for _, kw, _ in case["steps"] if kw in ASSERTS)
 
 
-# Durations and sizes: the cases write them with units (`--duration 2s`). A
-# binary that still takes bare numbers (seconds, microseconds, KiB) gets the
-# commands rewritten to its grammar; see units_rewriter().
-UNIT_NS = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9, "m": 60e9}
-SIZE_B = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-
-
-def units_rewriter(asbin):
-    """None when AS takes units; else a function rewriting a command for a
-    binary that takes bare numbers (decided by `report --long-poll 5`, which
-    the unit grammar refuses as a usage error)"""
-    try:
-        p = subprocess.run([asbin, "report", "--long-poll", "5", "/nonexistent.trace"],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=20)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if p.returncode == 2:
-        return None
-
-    def dur(value, unit_ns):
-        m = re.fullmatch(r"(\d+(?:\.\d+)?)(ns|us|ms|s|m)", value)
-        if not m:
-            return value
-        v = float(m.group(1)) * UNIT_NS[m.group(2)] / unit_ns
-        return str(int(v)) if v == int(v) else str(v)
-
-    def size(value):
-        m = re.fullmatch(r"(\d+)([KMG])", value)
-        return str(int(m.group(1)) * SIZE_B[m.group(2)] // 1024) if m else value
-
-    rules = [("--duration", lambda v: dur(v, 1e9)), ("--interval", lambda v: dur(v, 1e9)),
-             ("--offcpu-min", lambda v: dur(v, 1e3)), ("--buffer-size", size)]
-
-    def rewrite(cmd):
-        for opt, conv in rules:
-            cmd = re.sub(r"(%s[ =])(\S+)" % re.escape(opt), lambda m: m.group(1) + conv(m.group(2)), cmd)
-        return cmd
-    return rewrite
-
-
 def expand(text, env):
     """${NAME} from the case's variables (assertion arguments; $NAME alone is
     left as is there, as `$` ends a regex)"""
@@ -145,15 +105,14 @@ def expand_path(text, env):
 class Run:
     """one case being run"""
 
-    def __init__(self, case, env, rewrite, verbose):
-        self.case, self.rewrite, self.verbose = case, rewrite, verbose
+    def __init__(self, case, env, verbose):
+        self.case, self.verbose = case, verbose
         self.deadline = time.monotonic() + case["timeout"]
         self.tmp = tempfile.mkdtemp(prefix="asyncscope-%s." % case["name"])
         self.env = dict(env, T=self.tmp, CASE=case["name"])
         self.pgids, self.bg = [], {}
         self.failed, self.asserts, self.step = 0, 0, 0
         self.status, self.out, self.err = None, None, None
-        self.rewritten = False
 
     def left(self):
         t = self.deadline - time.monotonic()
@@ -171,11 +130,6 @@ class Run:
         self.note(where, "%s %s" % (kw, rest), msg)
 
     def spawn(self, cmd, out, err):
-        if self.rewrite:
-            new = self.rewrite(cmd)
-            if new != cmd:
-                self.rewritten = True
-            cmd = new
         with open(out, "wb") as o, open(err, "wb") as e:
             p = subprocess.Popen(["bash", "-c", cmd], cwd=ROOT, env=self.env, stdin=subprocess.DEVNULL,
                                  stdout=o, stderr=e, start_new_session=True)
@@ -429,21 +383,15 @@ def main(argv):
     env.setdefault("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=0")
     env["PATH"] = CHECKS + os.pathsep + env.get("PATH", "")
     env["RUNNER_PID"] = str(os.getpid())
-    rewrite = units_rewriter(os.path.join(ROOT, env["AS"]))
-    if rewrite:
-        print("note: %s takes bare numbers for durations and sizes: the cases' units are "
-              "rewritten for it (--duration 2s -> 2, --offcpu-min 60ms -> 60000, --buffer-size 4K -> 4)" % env["AS"])
-    passed, failed, rewritten = 0, unknown, []
+    passed, failed = 0, unknown
     for c in cases:
         start = time.monotonic()
-        r = Run(c, env, rewrite, mode == "-v")
+        r = Run(c, env, mode == "-v")
         try:
             ok = r.run()
         except CaseError as e:
             print("    " + str(e))
             ok = False
-        if r.rewritten:
-            rewritten.append(c["name"])
         if mode == "-v":
             print("    %d assertions run, %d failed" % (r.asserts, r.failed))
         if ok:
@@ -453,8 +401,6 @@ def main(argv):
             failed += 1
             print("FAIL %s" % c["name"])
         sys.stdout.flush()
-    if rewritten:
-        print("note: units rewritten for the binary in %d cases: %s" % (len(rewritten), " ".join(rewritten)))
     print("%d passed, %d failed" % (passed, failed))
     return 0 if failed == 0 else 1
 
