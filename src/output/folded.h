@@ -16,9 +16,9 @@
 #include "trace/event.h"
 
 /* ---- Poll tracker ----
- * Follows tasks, poll stacks and parks through the event stream with the
- * rules of analysis/tasks.c, so that what the exporters count agrees with
- * `report`: a task is numbered (seq) in order of first sight, an address seen
+ * Observes the task model (analysis/task_model.h: the rules of a task's
+ * life, shared with `report`'s analysis), so that what the exporters count
+ * agrees with `report`: a task is numbered (seq) in order of first sight, an address seen
  * again after FREE (or polled after completing) is a new task, polls cut
  * short end where the analysis ends them, a task freed inside its own poll
  * goes when that poll ends, and a task is a runtime worker once another poll
@@ -94,12 +94,21 @@ struct ptrack_out {
 typedef int (*ptrack_out_fn)(void *ctx, const struct ptrack_out *o);
 
 struct ptrack;
+struct task_model;
 
-/* Returns a tracker, or NULL with errno set. meta (may be NULL) is read
- * during the call only (probe future names are prettified and copied). */
+/* Returns a tracker with a task model of its own, or NULL with errno set.
+ * meta (may be NULL) is read during the call only (probe future names are
+ * prettified and copied). */
 struct ptrack *ptrack__new(const struct as_trace_meta *meta, ptrack_out_fn out, void *ctx);
+/* The same as an observer of model m (borrowed: it must outlive the
+ * tracker; registered before m's first event), which the caller feeds and
+ * finishes itself (ptrack__add() and ptrack__finish() then only report the
+ * callback's first error). */
+struct ptrack *ptrack__new_on(struct task_model *m, const struct as_trace_meta *meta,
+			      ptrack_out_fn out, void *ctx);
 /* Feeds one event in trace order. Returns 0, -ENOMEM, -EINVAL after finish,
- * or the callback's error. Odd events (unknown type, task 0) are ignored. */
+ * or the callback's first error (the tracker goes on; the caller stops).
+ * Odd events (unknown type, task 0) are ignored. */
 int ptrack__add(struct ptrack *t, const struct as_event *ev);
 /* Closes everything still open at end_ns: polls (PTRACK_TRACE_END, innermost
  * first), parks, task states; then PTRACK_TASK_GONE for each live task.
