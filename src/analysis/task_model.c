@@ -16,13 +16,20 @@
 #include "util/strtab.h"
 #include "util/u64map.h"
 
-struct obs {
-	const struct tm_ops *ops;
-	void *ctx;
+/* Per callback, the observers that have it: a call each, nothing to test. */
+#define SUB(cb) struct { \
+	__typeof__(((struct tm_ops *)0)->cb) fn; \
+	void *ctx; \
+} cb[TASK_MODEL_MAX_OBSERVERS]; \
+	uint8_t n_##cb;
+
+struct subs {
+	SUB(thread) SUB(born) SUB(leave) SUB(enter) SUB(poll_begin) SUB(poll_end)
+	SUB(worker) SUB(wake) SUB(gone) SUB(park) SUB(unpark) SUB(cut) SUB(finish)
 };
 
 struct task_model {
-	struct obs obs[TASK_MODEL_MAX_OBSERVERS];
+	struct subs s;
 	size_t n_obs;
 	size_t task_size, thread_size;    /* with the observers' bytes */
 	bool started, finished;
@@ -44,9 +51,8 @@ struct task_model {
 
 /* Publication to every observer that has callback cb. */
 #define EMIT(m, cb, ...) do { \
-	for (size_t i_ = 0; i_ < (m)->n_obs; i_++) \
-		if ((m)->obs[i_].ops->cb) \
-			(m)->obs[i_].ops->cb((m)->obs[i_].ctx, __VA_ARGS__); \
+	for (unsigned i_ = 0; i_ < (m)->s.n_##cb; i_++) \
+		(m)->s.cb[i_].fn((m)->s.cb[i_].ctx, __VA_ARGS__); \
 } while (0)
 
 static size_t align16(size_t n)
@@ -109,7 +115,17 @@ int task_model__observe(struct task_model *m, const struct tm_ops *ops, void *ct
 		return -EBUSY;
 	if (m->n_obs == TASK_MODEL_MAX_OBSERVERS)
 		return -ENOSPC;
-	m->obs[m->n_obs++] = (struct obs){ .ops = ops, .ctx = ctx };
+#define ADD(cb) do { \
+	if (ops->cb) { \
+		m->s.cb[m->s.n_##cb].fn = ops->cb; \
+		m->s.cb[m->s.n_##cb].ctx = ctx; \
+		m->s.n_##cb++; \
+	} \
+} while (0)
+	ADD(thread); ADD(born); ADD(leave); ADD(enter); ADD(poll_begin); ADD(poll_end);
+	ADD(worker); ADD(wake); ADD(gone); ADD(park); ADD(unpark); ADD(cut); ADD(finish);
+#undef ADD
+	m->n_obs++;
 	if (task_off)
 		*task_off = m->task_size;
 	m->task_size += align16(task_bytes);
@@ -195,7 +211,7 @@ static struct tm_task *task_new(struct task_model *m, uint64_t header, uint64_t 
 }
 
 /* t enters s (TM_RUNNABLE or TM_IDLE) at ts. */
-static void enter(struct task_model *m, struct tm_task *t, enum tm_state s, uint64_t ts)
+static inline __attribute__((always_inline)) void enter(struct task_model *m, struct tm_task *t, enum tm_state s, uint64_t ts)
 {
 	t->state = s;
 	t->since = ts;
@@ -203,7 +219,7 @@ static void enter(struct task_model *m, struct tm_task *t, enum tm_state s, uint
 }
 
 /* t leaves its runnable or idle state at ts. */
-static void leave(struct task_model *m, struct tm_task *t, uint64_t ts, enum tm_by by)
+static inline __attribute__((always_inline)) void leave(struct task_model *m, struct tm_task *t, uint64_t ts, enum tm_by by)
 {
 	uint64_t d;
 
@@ -538,7 +554,7 @@ static int on_park(struct task_model *m, const struct as_event *ev, bool park)
 	}
 	d = span(m, th->park_start, ev->ts);
 	th->parked = false;
-	EMIT(m, unpark, th, th->park_start, d);
+	EMIT(m, unpark, th, th->park_start, ev->ts, d);
 	return 0;
 }
 
@@ -599,7 +615,7 @@ int task_model__finish(struct task_model *m, uint64_t end_ns)
 			uint64_t d = span(m, th->park_start, end_ns);
 
 			th->parked = false;
-			EMIT(m, unpark, th, th->park_start, d);
+			EMIT(m, unpark, th, th->park_start, end_ns, d);
 		}
 	}
 	for (size_t i = 0; i < m->live.cap; i++) {
@@ -616,6 +632,23 @@ int task_model__finish(struct task_model *m, uint64_t end_ns)
 	return 0;
 }
 
+size_t task_model__bytes(const struct task_model *m)
+{
+	size_t n;
+
+	if (!m)
+		return 0;
+	n = sizeof(*m) + m->live.len * m->task_size + m->n_threads * m->thread_size +
+	    (m->live.cap + m->thread_of.cap) * 2 * sizeof(uint64_t) +
+	    m->cap_threads * sizeof(*m->threads) + m->strs.cap * sizeof(char *) +
+	    m->n_probes * sizeof(*m->probe_name);
+	for (size_t i = 0; i < m->n_threads; i++)
+		n += m->threads[i]->cap * sizeof(struct tm_frame);
+	for (uint32_t i = 0; i < m->strs.n; i++)
+		n += m->strs.lens[i] + 1;
+	return n;
+}
+
 uint64_t task_model__anomalies(const struct task_model *m)
 {
 	return m ? m->anomalies : 0;
@@ -625,6 +658,11 @@ struct tm_thread *const *task_model__threads(const struct task_model *m, size_t 
 {
 	*n = m ? m->n_threads : 0;
 	return m ? m->threads : NULL;
+}
+
+bool task_model__worker_name(const struct task_model *m, const char *name)
+{
+	return m && worker_name(m, name);
 }
 
 const struct tm_thread *task_model__thread(const struct task_model *m, uint32_t tid)

@@ -169,8 +169,9 @@ struct tm_ops {
 	void (*gone)(void *ctx, struct tm_task *t, uint64_t ts, bool freed);
 	/* th parked at ts (a PARK while parked is ignored). */
 	void (*park)(void *ctx, struct tm_thread *th, uint64_t ts);
-	/* th was parked over [begin, begin + d): UNPARK, or the end of the trace. */
-	void (*unpark)(void *ctx, struct tm_thread *th, uint64_t begin, uint64_t d);
+	/* th was parked over [begin, begin + d): UNPARK at ts, or the end of the
+	 * trace (ts = end_ns). */
+	void (*unpark)(void *ctx, struct tm_thread *th, uint64_t begin, uint64_t ts, uint64_t d);
 	/* At the end of the trace, after its polls and parks were closed, for
 	 * each task still live (in no particular order; leave(TM_BY_END) came
 	 * first when it was runnable or idle). t->state is its state then. */
@@ -184,7 +185,7 @@ struct task_model;
 /* Returns a new model, or NULL with errno set. meta (may be NULL) is read
  * during the call only (the probes' root future names are copied). */
 struct task_model *task_model__new(const struct as_trace_meta *meta);
-/* Registers an observer: ops (borrowed until free), ctx, and the bytes it
+/* Registers an observer: ops (read during the call), ctx, and the bytes it
  * wants in each task and thread; *task_off / *thread_off (may be NULL when
  * 0 bytes) get where they are. Returns 0, -EBUSY after the first event,
  * -ENOSPC past TASK_MODEL_MAX_OBSERVERS. */
@@ -198,10 +199,15 @@ int task_model__add(struct task_model *m, const struct as_event *ev);
 /* Closes the trace at end_ns (see the top); once. Returns 0 or -EINVAL. */
 int task_model__finish(struct task_model *m, uint64_t end_ns);
 
+/* An estimate of the bytes the model holds (its observers' bytes in tasks
+ * and threads included). */
+size_t task_model__bytes(const struct task_model *m);
 /* Events that did not fit (out of order, lost ends, unknown tasks ...). */
 uint64_t task_model__anomalies(const struct task_model *m);
 /* Threads in order of first sight. */
 struct tm_thread *const *task_model__threads(const struct task_model *m, size_t *n);
+/* Whether name (a model string) is the root future type of a worker task. */
+bool task_model__worker_name(const struct task_model *m, const char *name);
 /* Thread tid, or NULL if not seen. */
 const struct tm_thread *task_model__thread(const struct task_model *m, uint32_t tid);
 /* The live task at header, or NULL. */

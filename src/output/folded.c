@@ -230,12 +230,13 @@ static void on_park(void *ctx, struct tm_thread *th, uint64_t ts)
 	t->parked++;
 }
 
-static void on_unpark(void *ctx, struct tm_thread *th, uint64_t begin, uint64_t d)
+static void on_unpark(void *ctx, struct tm_thread *th, uint64_t begin, uint64_t ts, uint64_t d)
 {
 	struct ptrack *t = ctx;
 	struct ptrack_out o = { .type = PTRACK_PARKED, .tid = th->tid, .from = begin,
 				.to = begin + d };
 
+	(void)ts;
 	t->parked--;
 	emit(t, &o);
 }
