@@ -1,9 +1,9 @@
 /* futures: the future-level analysis (see futures.h). Per thread, a stack of
  * future frames and a stack of task polls in progress; a poll records how
  * many frames were open when it began (its base): the frames above belong to
- * it, those below to an outer context (a block_on future, a LocalSet). Task
- * identity mirrors analysis/tasks.c (keep them in step, as output/folded.c's
- * tracker does) so that seqs agree with `report`.
+ * it, those below to an outer context (a block_on future, a LocalSet). Tasks
+ * and their polls come from the task model (task_model.h), which this
+ * analysis observes, so that seqs agree with `report`.
  *
  * Interned once each: call paths (nodes: a root label or (parent node,
  * function)), with the self time of the frames on that path; await chains
@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/task_model.h"
 #include "sym/demangle.h"
 #include "util/strtab.h"
 #include "util/u64map.h"
@@ -86,7 +87,7 @@ struct ffr {
 
 /* A task poll in progress. */
 struct pol {
-	uint64_t header, seq;
+	struct tm_task *task;
 	uint32_t rnode;         /* root node of its task */
 	size_t base;            /* frames open when it began */
 	uint64_t begin, child_ns, floor;
@@ -104,29 +105,26 @@ struct thr {
 	struct pol *po;
 	size_t npo, cappo;
 	uint64_t last_ts;       /* its previous event */
-	bool spawn_pending;
-	const char *spawn_file;
-	uint32_t spawn_line;
 };
 
+/* The analysis's part of a task of the model. */
 struct ftask {
-	uint64_t seq, header, tokio_id;
-	const char *raw;        /* raw root future name (interned) or NULL */
 	uint32_t root;          /* root label id + 1, 0 before its first poll */
-	const char *spawn_file;
-	uint32_t spawn_line;
-	bool polled, running, completed, free_pending, worker, pending;
-	uint32_t run_tid;
+	bool polled, pending;
 	uint64_t since;         /* pending: end of its last poll */
 	uint32_t chain;         /* pending: its await chain */
 };
 
 struct futures {
+	struct task_model *model;
+	bool own_model;
+	size_t toff;            /* struct ftask in the model's tasks */
 	struct futures_opts opts;
 	struct futures_observer obs;
 	int err;                /* sticky -ENOMEM of the current add() */
 	bool finished, seen;
 	uint64_t last_ts;
+	uint64_t end_ns;        /* in futures__finish() */
 
 	struct pinfo *pi;
 	uint32_t n_probes;
@@ -148,12 +146,8 @@ struct futures {
 	size_t n_waits, cap_waits;
 	struct u64map wait_of;  /* (root + 1) << 32 | chain -> index + 1 */
 
-	struct u64map live;     /* header -> struct ftask * */
 	struct pk *pk;          /* min-heap on waiting: the longest parked kept */
 	size_t n_pk, cap_pk;
-	uint64_t next_seq;
-	const char **worker_raws;
-	size_t n_worker_raws, cap_worker_raws;
 
 	struct thr *thr;
 	size_t n_thr, cap_thr;
@@ -307,19 +301,29 @@ static int add_fn(struct futures *f, const struct as_probe *p, uint32_t *fn)
 	return 0;
 }
 
-struct futures *futures__new(const struct as_trace_meta *meta, const struct futures_opts *opts)
+static const struct tm_ops observer_ops;
+
+static struct futures *futures_new(struct task_model *m, const struct as_trace_meta *meta,
+				   const struct futures_opts *opts)
 {
 	struct futures *f = calloc(1, sizeof(*f));
 	int err = -ENOMEM;
 
 	if (!f)
 		return NULL;
+	f->model = m;
+	if ((err = task_model__observe(m, &observer_ops, f, sizeof(struct ftask), &f->toff, 0,
+				       NULL))) {
+		free(f);
+		errno = -err;
+		return NULL;
+	}
+	err = -ENOMEM;
 	if (opts)
 		f->opts = *opts;
 	if (f->opts.observer)
 		f->obs = *f->opts.observer;
 	f->opts.observer = NULL;
-	f->next_seq = 1;
 	if (meta && meta->probes && meta->n_probes) {
 		f->n_probes = meta->n_probes;
 		f->pi = calloc(meta->n_probes, sizeof(*f->pi));
@@ -356,6 +360,35 @@ fail:
 	futures__free(f);
 	errno = -err;
 	return NULL;
+}
+
+struct futures *futures__new_on(struct task_model *m, const struct as_trace_meta *meta,
+				const struct futures_opts *opts)
+{
+	if (!m) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return futures_new(m, meta, opts);
+}
+
+struct futures *futures__new(const struct as_trace_meta *meta, const struct futures_opts *opts)
+{
+	struct task_model *m = task_model__new(meta);
+	struct futures *f;
+
+	if (!m)
+		return NULL;
+	f = futures_new(m, meta, opts);
+	if (!f) {
+		int err = errno;
+
+		task_model__free(m);
+		errno = err;
+		return NULL;
+	}
+	f->own_model = true;
+	return f;
 }
 
 /* ------------------------------------------------------------ interning */
@@ -447,54 +480,27 @@ static struct thr *thr_find(const struct futures *f, uint32_t tid)
 	return u64map__get(&f->thr_of, (uint64_t)tid + 1, &v) ? &f->thr[v - 1] : NULL;
 }
 
-static struct ftask *live_get(const struct futures *f, uint64_t header)
+static struct ftask *ft(const struct futures *f, const struct tm_task *t)
 {
-	uint64_t v;
-
-	return u64map__get(&f->live, header, &v) ? (struct ftask *)(uintptr_t)v : NULL;
+	return tm_task__data(t, f->toff);
 }
 
-/* The live task of poll p, or NULL when it is gone. */
-static struct ftask *pol_task(const struct futures *f, const struct pol *p)
+/* The runtime's loop: a poll nested in one of its polls, or a task of the
+ * root future type of such a task. */
+static bool is_worker(const struct futures *f, const struct tm_task *t)
 {
-	struct ftask *t = live_get(f, p->header);
-
-	return t && t->seq == p->seq ? t : NULL;
-}
-
-static struct ftask *task_new(struct futures *f, uint64_t header)
-{
-	struct ftask *t = calloc(1, sizeof(*t));
-
-	if (!t || u64map__set(&f->live, header, (uint64_t)(uintptr_t)t)) {
-		free(t);
-		return NULL;
-	}
-	t->seq = f->next_seq++;
-	t->header = header;
-	return t;
-}
-
-static bool worker_raw(const struct futures *f, const char *raw)
-{
-	for (size_t i = 0; raw && i < f->n_worker_raws; i++)
-		if (f->worker_raws[i] == raw) /* interned */
-			return true;
-	return false;
-}
-
-static bool is_worker(const struct futures *f, const struct ftask *t)
-{
-	return t->worker || worker_raw(f, t->raw);
+	return t->worker || task_model__worker_name(f->model, t->name);
 }
 
 /* Ends the pending interval of t at ts: its weight goes to its chain. */
-static void wait_end(struct futures *f, struct ftask *t, uint64_t ts)
+static void wait_end(struct futures *f, struct tm_task *mt, uint64_t ts)
 {
+	struct ftask *t = ft(f, mt);
+
 	if (!t->pending)
 		return;
 	t->pending = false;
-	if (is_worker(f, t) || !t->root)
+	if (is_worker(f, mt) || !t->root)
 		return;
 	wait_weight(f, t->root - 1, t->chain, ts > t->since ? ts - t->since : 0);
 }
@@ -529,19 +535,19 @@ static uint32_t noroot(struct futures *f, struct thr *th)
 }
 
 /* Names t's root at its first poll (probe: the poll probe). */
-static void task_name(struct futures *f, struct ftask *t, uint16_t probe)
+static void task_name(struct futures *f, struct tm_task *mt, uint16_t probe)
 {
+	struct ftask *t = ft(f, mt);
 	char *s = NULL;
 	long id;
 
 	if (probe < f->n_probes && f->pi[probe].root) {
-		t->raw = f->pi[probe].raw;
 		t->root = f->pi[probe].root;
 		return;
 	}
-	if (t->spawn_file) {
-		if (asprintf(&s, "(task spawned at %s:%" PRIu32 ")", basename_of(t->spawn_file),
-			     t->spawn_line) < 0)
+	if (mt->spawn_file) {
+		if (asprintf(&s, "(task spawned at %s:%" PRIu32 ")", basename_of(mt->spawn_file),
+			     mt->spawn_line) < 0)
 			s = NULL;
 		id = s ? label_id(f, s) : -ENOMEM;
 		free(s);
@@ -693,12 +699,12 @@ static void poll_close(struct futures *f, struct thr *th, uint64_t ts, enum poll
 
 	frames_cut(f, th, th->po[th->npo - 1].base, how == POLL_END_OF_TRACE, ts);
 	p = th->po[--th->npo];
-	t = pol_task(f, &p);
+	t = ft(f, p.task);
 	end = ts < p.begin ? p.begin : ts;
 	if (end < p.floor)
 		end = p.floor;
 	dur = end - p.begin;
-	if (!p.nested && !(t && is_worker(f, t)) && p.rnode != NONE)
+	if (!p.nested && !is_worker(f, p.task) && p.rnode != NONE)
 		f->nodes[p.rnode].self_ns += dur - (p.child_ns < dur ? p.child_ns : dur);
 	/* its parent: the enclosing poll if no frame began between, else the
 	 * frame it ran in */
@@ -715,11 +721,7 @@ static void poll_close(struct futures *f, struct thr *th, uint64_t ts, enum poll
 		if (end > fr->floor)
 			fr->floor = end;
 	}
-	if (!t)
-		return;
-	t->running = false;
 	if (how == POLL_READY) {
-		t->completed = true;
 		t->pending = false;
 	} else if (how != POLL_END_OF_TRACE) {
 		/* a poll cut short counts as Pending, as in analysis/tasks.c */
@@ -727,21 +729,6 @@ static void poll_close(struct futures *f, struct thr *th, uint64_t ts, enum poll
 		t->since = end;
 		t->chain = p.pend;
 	}
-}
-
-/* Closes the poll of running task t (found on its thread) and any above it. */
-static void unrun(struct futures *f, struct ftask *t, uint64_t ts)
-{
-	struct thr *th = thr_find(f, t->run_tid);
-
-	if (th)
-		for (size_t i = th->npo; i-- > 0;)
-			if (th->po[i].header == t->header && th->po[i].seq == t->seq) {
-				while (th->npo > i)
-					poll_close(f, th, ts, POLL_CUT);
-				break;
-			}
-	t->running = false;
 }
 
 static bool pk_less(const struct pk *a, const struct pk *b)
@@ -772,15 +759,16 @@ static void pk_down(struct futures *f, size_t i)
 
 /* t, pending, goes (freed) or the trace ends at ts: keep its chain if it is
  * among the FUTURES_PARKED_KEEP longest waits. */
-static void parked_add(struct futures *f, const struct ftask *t, uint64_t ts, bool until_end)
+static void parked_add(struct futures *f, const struct tm_task *mt, uint64_t ts, bool until_end)
 {
+	const struct ftask *t = ft(f, mt);
 	struct pk e = {
-		.seq = t->seq, .tokio_id = t->tokio_id, .since = t->since, .root = t->root - 1,
+		.seq = mt->seq, .tokio_id = mt->tokio_id, .since = t->since, .root = t->root - 1,
 		.waiting = ts > t->since ? ts - t->since : 0, .chain = t->chain,
 		.until_end = until_end,
 	};
 
-	if (!t->pending || is_worker(f, t) || !t->root)
+	if (!t->pending || is_worker(f, mt) || !t->root)
 		return;
 	f->sum.parked_tasks++;
 	if (f->n_pk == FUTURES_PARKED_KEEP) {
@@ -803,122 +791,71 @@ static void parked_add(struct futures *f, const struct ftask *t, uint64_t ts, bo
 	f->pk[i] = e;
 }
 
-static void task_retire(struct futures *f, struct ftask *t, uint64_t ts)
-{
-	if (t->running)
-		unrun(f, t, ts);
-	parked_add(f, t, ts, false);
-	wait_end(f, t, ts);
-	u64map__del(&f->live, t->header);
-	free(t);
-}
+/* ------------------------------------------- observer of the task model */
 
-/* A poll began inside a poll of t: t is the runtime's loop, and so is any
- * task of its root future type polled outermost on its thread. */
-static void make_worker(struct futures *f, struct ftask *t)
+/* A poll of t began on ev->tid: its root is named at its first poll. */
+static void on_poll_begin(void *ctx, struct tm_task *mt, struct tm_thread *mth,
+			  const struct as_event *ev)
 {
-	t->worker = true;
-	if (!t->raw || worker_raw(f, t->raw))
-		return;
-	if (grow((void **)&f->worker_raws, &f->cap_worker_raws, f->n_worker_raws,
-		 sizeof(*f->worker_raws))) {
+	struct futures *f = ctx;
+	struct ftask *t = ft(f, mt);
+	struct thr *th = thr_get(f, ev->tid);
+
+	(void)mth;
+	if (!th || grow((void **)&th->po, &th->cappo, th->npo, sizeof(*th->po))) {
 		nomem(f, -ENOMEM);
 		return;
 	}
-	f->worker_raws[f->n_worker_raws++] = t->raw;
-}
-
-/* ---------------------------------------------------------------- events */
-
-static int on_poll_begin(struct futures *f, struct thr *th, const struct as_event *ev)
-{
-	struct ftask *t = live_get(f, ev->task);
-
-	if (t && t->completed) {
-		/* polled after completing: its FREE was lost, the address reused */
-		task_retire(f, t, ev->ts);
-		t = NULL;
-	}
-	if (t && t->running)
-		unrun(f, t, ev->ts);
-	th = thr_find(f, ev->tid); /* unrun() may not move threads, but stay safe */
-	if (!t && !(t = task_new(f, ev->task)))
-		return -ENOMEM;
-	if (grow((void **)&th->po, &th->cappo, th->npo, sizeof(*th->po)))
-		return -ENOMEM;
-	wait_end(f, t, ev->ts);
+	wait_end(f, mt, ev->ts);
 	if (!t->polled)
-		task_name(f, t, ev->probe);
+		task_name(f, mt, ev->probe);
 	t->polled = true;
-	if (!t->tokio_id && ev->other)
-		t->tokio_id = ev->other;
-	if (th->npo) {
-		struct pol *up = &th->po[th->npo - 1];
-		struct ftask *ut = pol_task(f, up);
-
-		up->nested = true;
-		if (ut)
-			make_worker(f, ut);
-	}
+	if (th->npo)
+		th->po[th->npo - 1].nested = true;
 	th->po[th->npo++] = (struct pol){
-		.header = ev->task, .seq = t->seq, .base = th->nfr, .begin = ev->ts,
-		.floor = ev->ts, .rnode = t->root ? node_get(f, NONE, t->root - 1) : NONE,
+		.task = mt, .base = th->nfr, .begin = ev->ts, .floor = ev->ts,
+		.rnode = t->root ? node_get(f, NONE, t->root - 1) : NONE,
 	};
-	t->running = true;
-	t->run_tid = ev->tid;
-	return 0;
 }
 
-static int on_poll_end(struct futures *f, struct thr *th, const struct as_event *ev)
+/* The poll of frame fr ended: it and the polls above it in this analysis's
+ * stack are closed (a poll cut from inside the stack takes those above it
+ * along; the model then cuts them later, and they are not found). The end of
+ * the trace is closed by futures__finish(). */
+static void on_poll_end(void *ctx, struct tm_thread *mth, const struct tm_frame *fr, uint64_t ts,
+			uint64_t d, enum tm_end how)
 {
+	struct futures *f = ctx;
+	struct thr *th;
 	size_t i;
-	struct ftask *t;
 
-	th->spawn_pending = false;
+	(void)d;
+	if (how == TM_TRACE_END || !(th = thr_find(f, mth->tid)))
+		return;
 	for (i = th->npo; i-- > 0;)
-		if (th->po[i].header == ev->task)
+		if (th->po[i].task == fr->task)
 			break;
 	if (i == (size_t)-1)
-		return 0; /* its begin was not seen */
+		return;
 	while (th->npo > i + 1)
-		poll_close(f, th, ev->ts, POLL_CUT);
-	poll_close(f, th, ev->ts, (ev->flags & AS_POLL_READY) ? POLL_READY : POLL_PENDING);
-	t = live_get(f, ev->task);
-	if (t && t->free_pending && !t->running)
-		task_retire(f, t, ev->ts);
-	return 0;
+		poll_close(f, th, ts, POLL_CUT);
+	poll_close(f, th, ts, how == TM_READY ? POLL_READY
+			      : how == TM_PENDING ? POLL_PENDING : POLL_CUT);
 }
 
-static int on_wake(struct futures *f, struct thr *th, const struct as_event *ev)
+/* t goes (freed, or its address reused): a pending task is parked there. */
+static void on_gone(void *ctx, struct tm_task *mt, uint64_t ts, bool freed)
 {
-	struct ftask *t = live_get(f, ev->task);
+	struct futures *f = ctx;
 
-	if (t)
-		return 0;
-	/* first sight: the spawn-time schedule */
-	if (!(t = task_new(f, ev->task)))
-		return -ENOMEM;
-	if (th->spawn_pending) {
-		t->spawn_file = th->spawn_file;
-		t->spawn_line = th->spawn_line;
-		th->spawn_pending = false;
-	}
-	return 0;
+	(void)freed;
+	parked_add(f, mt, ts, false);
+	wait_end(f, mt, ts);
 }
 
-static int on_free(struct futures *f, const struct as_event *ev)
-{
-	struct ftask *t = live_get(f, ev->task);
-
-	if (!t)
-		return 0;
-	if (t->running && t->run_tid == ev->tid) {
-		t->free_pending = true; /* freed inside its own poll: when it ends */
-		return 0;
-	}
-	task_retire(f, t, ev->ts);
-	return 0;
-}
+static const struct tm_ops observer_ops = {
+	.poll_begin = on_poll_begin, .poll_end = on_poll_end, .gone = on_gone,
+};
 
 static int on_fut_enter(struct futures *f, struct thr *th, const struct as_event *ev)
 {
@@ -952,16 +889,17 @@ static int on_fut_enter(struct futures *f, struct thr *th, const struct as_event
 			begin = up->begin;
 	} else if (p) {
 		parent = p->rnode;
-		task = p->seq;
+		task = p->task->seq;
 		if (begin < p->begin)
 			begin = p->begin;
 	} else {
-		struct ftask *t = ev->task ? live_get(f, ev->task) : NULL;
+		struct tm_task *mt = ev->task ? task_model__task(f->model, ev->task) : NULL;
+		struct ftask *t = mt ? ft(f, mt) : NULL;
 
 		/* no poll begin seen here: the task BPF saw, if known */
 		if (t && t->root) {
 			parent = node_get(f, NONE, t->root - 1);
-			task = t->seq;
+			task = mt->seq;
 		} else {
 			parent = noroot(f, th);
 			f->sum.outside_tasks++;
@@ -1021,13 +959,11 @@ static int add(struct futures *f, const struct as_event *ev)
 	case AS_EV_FUTURE_ENTER:
 	case AS_EV_FUTURE_EXIT:
 		break;
-	case AS_EV_FREE:
-		if (ev->task && ev->task != UINT64_MAX)
-			return on_free(f, ev);
-		return 0;
 	default:
 		return 0;
 	}
+	/* threads in order of first sight among these events (tasks, polls
+	 * and spawns are the model's: observed above) */
 	if (!(th = thr_get(f, ev->tid)))
 		return -ENOMEM;
 	switch (ev->type) {
@@ -1036,19 +972,6 @@ static int add(struct futures *f, const struct as_event *ev)
 			th->name = intern(f, ev->str);
 			th->noroot = 0;
 		}
-		break;
-	case AS_EV_SPAWN:
-		th->spawn_file = intern(f, ev->str);
-		th->spawn_pending = true;
-		th->spawn_line = (uint32_t)(ev->other >> 32);
-		break;
-	case AS_EV_POLL_BEGIN:
-	case AS_EV_POLL_END:
-	case AS_EV_WAKE:
-		if (ev->task == 0 || ev->task == UINT64_MAX)
-			break;
-		err = ev->type == AS_EV_POLL_BEGIN ? on_poll_begin(f, th, ev)
-		    : ev->type == AS_EV_POLL_END ? on_poll_end(f, th, ev) : on_wake(f, th, ev);
 		break;
 	case AS_EV_FUTURE_ENTER:
 		err = on_fut_enter(f, th, ev);
@@ -1065,13 +988,18 @@ static int add(struct futures *f, const struct as_event *ev)
 
 int futures__add(struct futures *f, const struct as_event *ev)
 {
-	int err;
+	int err = 0;
 
 	if (!f || !ev || f->finished)
 		return -EINVAL;
+	if (f->own_model)
+		err = task_model__add(f->model, ev);
+	if (!err)
+		err = add(f, ev);
+	if (!err)
+		err = f->err;
 	f->err = 0;
-	err = add(f, ev);
-	return err ? err : f->err;
+	return err;
 }
 
 /* ---------------------------------------------------------------- results */
@@ -1301,6 +1229,14 @@ static int finish_parked(struct futures *f)
 	return 0;
 }
 
+static void pending_at_end(void *ctx, struct tm_task *mt)
+{
+	struct futures *f = ctx;
+
+	parked_add(f, mt, f->end_ns, true);
+	wait_end(f, mt, f->end_ns);
+}
+
 int futures__finish(struct futures *f, uint64_t end_ns)
 {
 	size_t n[2] = { 0, 0 };
@@ -1312,6 +1248,8 @@ int futures__finish(struct futures *f, uint64_t end_ns)
 	f->err = 0;
 	if (!end_ns || end_ns < f->last_ts)
 		end_ns = f->last_ts;
+	if (f->own_model)
+		task_model__finish(f->model, end_ns); /* its polls: closed below */
 	/* close what is still running, innermost first */
 	for (size_t i = 0; i < f->n_thr; i++) {
 		struct thr *th = &f->thr[i];
@@ -1324,13 +1262,8 @@ int futures__finish(struct futures *f, uint64_t end_ns)
 		}
 	}
 	/* tasks still pending wait until the end */
-	for (size_t i = 0; i < f->live.cap; i++)
-		if (f->live.keys[i] && f->live.keys[i] != UINT64_MAX) {
-			struct ftask *t = (struct ftask *)(uintptr_t)f->live.vals[i];
-
-			parked_add(f, t, end_ns, true);
-			wait_end(f, t, end_ns);
-		}
+	f->end_ns = end_ns;
+	task_model__each(f->model, pending_at_end, f);
 	if ((err = finish_parked(f)))
 		return err;
 	if (f->err)
@@ -1418,10 +1351,8 @@ void futures__free(struct futures *f)
 {
 	if (!f)
 		return;
-	for (size_t i = 0; i < f->live.cap; i++)
-		if (f->live.keys[i] && f->live.keys[i] != UINT64_MAX)
-			free((void *)(uintptr_t)f->live.vals[i]);
-	u64map__clear(&f->live);
+	if (f->own_model)
+		task_model__free(f->model);
 	for (size_t i = 0; i < f->n_thr; i++) {
 		free(f->thr[i].fr);
 		free(f->thr[i].po);
@@ -1443,7 +1374,6 @@ void futures__free(struct futures *f)
 	u64map__clear(&f->cell_of);
 	free(f->waits);
 	u64map__clear(&f->wait_of);
-	free(f->worker_raws);
 	strtab__clear(&f->strs);
 	strtab__clear(&f->labels);
 	free(f->stacks[0]);
