@@ -25,7 +25,7 @@
 
 struct subs {
 	SUB(thread) SUB(born) SUB(leave) SUB(enter) SUB(poll_begin) SUB(poll_end)
-	SUB(worker) SUB(wake) SUB(gone) SUB(park) SUB(unpark) SUB(cut) SUB(finish)
+	SUB(worker) SUB(wake) SUB(gone) SUB(park) SUB(unpark) SUB(cut) SUB(finish) SUB(frame)
 };
 
 struct task_model {
@@ -33,9 +33,11 @@ struct task_model {
 	size_t n_obs;
 	size_t task_size, thread_size;    /* with the observers' bytes */
 	bool started, finished;
+	bool frames_only;                 /* task_model__new_frames() */
 
 	const char **probe_name;          /* per probe: its root future (interned) */
 	uint32_t n_probes;
+	bool has_meta;
 	struct strtab strs;
 	const char **worker_names;        /* root future types of workers (interned) */
 	size_t n_worker_names, cap_worker_names;
@@ -87,6 +89,7 @@ struct task_model *task_model__new(const struct as_trace_meta *meta)
 		return NULL;
 	m->task_size = align16(sizeof(struct tm_task));
 	m->thread_size = align16(sizeof(struct tm_thread));
+	m->has_meta = meta != NULL;
 	if (meta && meta->probes && meta->n_probes) {
 		m->probe_name = calloc(meta->n_probes, sizeof(*m->probe_name));
 		if (!m->probe_name)
@@ -103,6 +106,15 @@ fail:
 	task_model__free(m);
 	errno = ENOMEM;
 	return NULL;
+}
+
+struct task_model *task_model__new_frames(const struct as_trace_meta *meta)
+{
+	struct task_model *m = task_model__new(meta);
+
+	if (m)
+		m->frames_only = true;
+	return m;
 }
 
 int task_model__observe(struct task_model *m, const struct tm_ops *ops, void *ctx,
@@ -124,6 +136,7 @@ int task_model__observe(struct task_model *m, const struct tm_ops *ops, void *ct
 } while (0)
 	ADD(thread); ADD(born); ADD(leave); ADD(enter); ADD(poll_begin); ADD(poll_end);
 	ADD(worker); ADD(wake); ADD(gone); ADD(park); ADD(unpark); ADD(cut); ADD(finish);
+	ADD(frame);
 #undef ADD
 	m->n_obs++;
 	if (task_off)
@@ -558,6 +571,42 @@ static int on_park(struct task_model *m, const struct as_event *ev, bool park)
 	return 0;
 }
 
+/* A future frame entered or left on ev->tid (see the top of task_model.h).
+ * Events of a probe index outside the probes are ignored. */
+static int on_frame(struct task_model *m, const struct as_event *ev)
+{
+	struct tm_thread *th;
+	uint32_t d = AS_FUT_DEPTH(ev->other);
+
+	if (!m->has_meta || ev->probe >= m->n_probes)
+		return 0;
+	th = ev->type == AS_EV_FUTURE_ENTER ? thread_get(m, ev->tid, ev->ts)
+					    : thread_find(m, ev->tid);
+	if (!th)
+		return ev->type == AS_EV_FUTURE_ENTER ? -ENOMEM : 0;
+	if (ev->type == AS_EV_FUTURE_EXIT) {
+		if (!th->fut_seen)
+			return 0;
+		th->fut_depth = d;   /* this frame and any left open inside it are gone */
+		EMIT(m, frame, th, ev);
+		return 0;
+	}
+	if (!th->fut) {
+		th->fut = malloc(TM_FUT_MAX * sizeof(*th->fut));
+		if (!th->fut)
+			return -ENOMEM;
+	}
+	th->fut_seen = true;
+	/* levels skipped (lost entries) are unknown, not stale */
+	for (uint32_t k = th->fut_depth; k < d && k < TM_FUT_MAX; k++)
+		th->fut[k] = TM_FUT_UNKNOWN;
+	if (d < TM_FUT_MAX)
+		th->fut[d] = ev->probe;
+	th->fut_depth = d + 1;
+	EMIT(m, frame, th, ev);
+	return 0;
+}
+
 int task_model__add(struct task_model *m, const struct as_event *ev)
 {
 	struct tm_task *t;
@@ -565,6 +614,21 @@ int task_model__add(struct task_model *m, const struct as_event *ev)
 	if (!m || !ev || m->finished)
 		return -EINVAL;
 	m->started = true;
+	if (m->frames_only) {
+		switch (ev->type) {
+		case AS_EV_THREAD:
+			return on_thread(m, ev);
+		case AS_EV_PARK:
+			return on_park(m, ev, true);
+		case AS_EV_UNPARK:
+			return on_park(m, ev, false);
+		case AS_EV_FUTURE_ENTER:
+		case AS_EV_FUTURE_EXIT:
+			return on_frame(m, ev);
+		default:
+			return 0;
+		}
+	}
 	switch (ev->type) {
 	case AS_EV_THREAD:
 		return on_thread(m, ev);
@@ -591,6 +655,9 @@ int task_model__add(struct task_model *m, const struct as_event *ev)
 		t = live_get(m, ev->task);
 		/* never seen: existed before the recording, never ran in it */
 		return t ? on_free(m, ev, t) : 0;
+	case AS_EV_FUTURE_ENTER:
+	case AS_EV_FUTURE_EXIT:
+		return on_frame(m, ev);
 	default:
 		return 0;
 	}
@@ -724,6 +791,7 @@ void task_model__free(struct task_model *m)
 	u64map__clear(&m->live);
 	for (size_t i = 0; i < m->n_threads; i++) {
 		free(m->threads[i]->stack);
+		free(m->threads[i]->fut);
 		free(m->threads[i]);
 	}
 	free(m->threads);

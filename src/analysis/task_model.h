@@ -25,7 +25,12 @@
  *    waker task), from a poll begun before the recording (the runtime), or
  *    from a thread outside any poll;
  *  - threads park and unpark; what is open at the end of the trace is cut
- *    there (polls innermost first, parks, then each live task).
+ *    there (polls innermost first, parks, then each live task);
+ *  - future frames (record --futures: AS_EV_FUTURE_ENTER / EXIT) are kept
+ *    per thread as the recorded depth says: an ENTER at depth d opens level
+ *    d (levels skipped since the last one, whose ENTERs were lost, are
+ *    TM_FUT_UNKNOWN), an EXIT at depth d closes it and whatever was left
+ *    open inside it; a thread's frames are followed from its first ENTER.
  * Events out of order are clamped (no negative durations) and counted in
  * task_model__anomalies(), as are events that do not fit these rules.
  *
@@ -126,7 +131,16 @@ struct tm_thread {
 	bool parked;
 	uint64_t park_start;
 	bool runs_tasks;          /* polled a task, or parked: a worker thread */
+	/* Future frames open now, outermost first: fut[0 .. fut_depth) holds
+	 * each level's probe (index into meta.probes, AS_ROLE_FUTURE), or
+	 * TM_FUT_UNKNOWN; only the first TM_FUT_MAX levels are stored. */
+	uint16_t *fut;
+	uint32_t fut_depth;
+	bool fut_seen;            /* an ENTER was seen on it */
 };
+
+#define TM_FUT_UNKNOWN UINT16_MAX  /* a level whose ENTER was lost */
+#define TM_FUT_MAX 1024            /* future frame levels stored per thread */
 
 struct tm_wake {
 	enum tm_waker kind;
@@ -178,6 +192,9 @@ struct tm_ops {
 	void (*cut)(void *ctx, struct tm_task *t, uint64_t end_ns);
 	/* Once, last: every live task is still readable (task_model__each()). */
 	void (*finish)(void *ctx, uint64_t end_ns);
+	/* A future frame was entered (ev->type AS_EV_FUTURE_ENTER) or left
+	 * (AS_EV_FUTURE_EXIT) on th: th->fut is up to date. */
+	void (*frame)(void *ctx, struct tm_thread *th, const struct as_event *ev);
 };
 
 struct task_model;
@@ -185,6 +202,9 @@ struct task_model;
 /* Returns a new model, or NULL with errno set. meta (may be NULL) is read
  * during the call only (the probes' root future names are copied). */
 struct task_model *task_model__new(const struct as_trace_meta *meta);
+/* A model that follows only threads (names, parks) and their future frames,
+ * no tasks: for a consumer that needs no more when it runs alone. */
+struct task_model *task_model__new_frames(const struct as_trace_meta *meta);
 /* Registers an observer: ops (read during the call), ctx, and the bytes it
  * wants in each task and thread; *task_off / *thread_off (may be NULL when
  * 0 bytes) get where they are. Returns 0, -EBUSY after the first event,
