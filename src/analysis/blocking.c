@@ -345,8 +345,6 @@ int blocking__add(struct blocking *b, const struct as_event *ev, const struct as
 
 	if (!b || !ev)
 		return -EINVAL;
-	if (b->own_model && (err = task_model__add(b->model, ev)))
-		return err;
 	b->sorted = false;
 	switch (ev->type) {
 	case AS_EV_POLL_BEGIN:
@@ -368,6 +366,12 @@ int blocking__add(struct blocking *b, const struct as_event *ev, const struct as
 		return 0;
 	case AS_EV_OFFCPU:
 		return add_offcpu(b, ev, stack);
+	case AS_EV_PARK:
+	case AS_EV_UNPARK:
+	case AS_EV_FUTURE_ENTER:
+	case AS_EV_FUTURE_EXIT:
+		/* its own model follows threads only: it needs no more events */
+		return b->own_model ? task_model__add(b->model, ev) : 0;
 	default:
 		return 0;
 	}

@@ -1,7 +1,7 @@
 /* task_model: the rules of a task's life (see task_model.h). Live tasks in
  * a map keyed by header (each one allocation holding the observers' bytes
  * too), threads in an array of pointers (stable) found through a map and a
- * one-entry cache (events come in runs per thread), each with its stack of
+ * small cache by tid (events come in runs per thread), each with its stack of
  * polls in progress. A frame points at its task: a task's frame always goes
  * before the task does (a FREE from another thread first cuts its poll, one
  * from inside its poll waits for the poll's end). Names and spawn files are
@@ -15,6 +15,8 @@
 
 #include "util/strtab.h"
 #include "util/u64map.h"
+
+#define THREAD_CACHE 64         /* threads cached by tid % THREAD_CACHE */
 
 /* Per callback, the observers that have it: a call each, nothing to test. */
 #define SUB(cb) struct { \
@@ -32,8 +34,9 @@ struct task_model {
 	struct subs s;
 	size_t n_obs;
 	size_t task_size, thread_size;    /* with the observers' bytes */
-	bool started, finished;
+	bool started, finished;           /* started: an observer comes too late */
 	bool frames_only;                 /* task_model__new_frames() */
+	bool slow;                        /* finished or frames_only: not the fast path */
 
 	const char **probe_name;          /* per probe: its root future (interned) */
 	uint32_t n_probes;
@@ -47,7 +50,7 @@ struct task_model {
 	struct tm_thread **threads;
 	size_t n_threads, cap_threads;
 	struct u64map thread_of;          /* tid + 1 -> index + 1 */
-	struct tm_thread *last;           /* cache of the last thread looked up */
+	struct tm_thread *cache[THREAD_CACHE]; /* by tid % THREAD_CACHE: the last one met */
 	uint64_t anomalies;
 };
 
@@ -113,7 +116,7 @@ struct task_model *task_model__new_frames(const struct as_trace_meta *meta)
 	struct task_model *m = task_model__new(meta);
 
 	if (m)
-		m->frames_only = true;
+		m->frames_only = m->slow = true;
 	return m;
 }
 
@@ -123,7 +126,7 @@ int task_model__observe(struct task_model *m, const struct tm_ops *ops, void *ct
 {
 	if (!m || !ops)
 		return -EINVAL;
-	if (m->started)
+	if (m->started || m->n_threads || m->next_seq)
 		return -EBUSY;
 	if (m->n_obs == TASK_MODEL_MAX_OBSERVERS)
 		return -ENOSPC;
@@ -159,13 +162,14 @@ static uint64_t span(struct task_model *m, uint64_t from, uint64_t to)
 
 static struct tm_thread *thread_find(struct task_model *m, uint32_t tid)
 {
+	struct tm_thread *th = m->cache[tid % THREAD_CACHE];
 	uint64_t v;
 
-	if (m->last && m->last->tid == tid)
-		return m->last;
+	if (th && th->tid == tid)
+		return th;
 	if (!u64map__get(&m->thread_of, (uint64_t)tid + 1, &v))
 		return NULL;
-	return m->last = m->threads[v - 1];
+	return m->cache[tid % THREAD_CACHE] = m->threads[v - 1];
 }
 
 static struct tm_thread *thread_get(struct task_model *m, uint32_t tid, uint64_t ts)
@@ -193,7 +197,7 @@ static struct tm_thread *thread_get(struct task_model *m, uint32_t tid, uint64_t
 	th->tid = tid;
 	th->idx = (uint32_t)m->n_threads;
 	m->threads[m->n_threads++] = th;
-	m->last = th;
+	m->cache[tid % THREAD_CACHE] = th;
 	EMIT(m, thread, th, ts);
 	return th;
 }
@@ -348,7 +352,7 @@ static int make_worker(struct task_model *m, const struct tm_frame *f)
 	return 0;
 }
 
-static int on_poll_begin(struct task_model *m, const struct as_event *ev)
+__attribute__((noinline)) static int on_poll_begin(struct task_model *m, const struct as_event *ev)
 {
 	struct tm_thread *th = thread_get(m, ev->tid, ev->ts);
 	struct tm_task *t;
@@ -411,7 +415,7 @@ static int on_poll_begin(struct task_model *m, const struct as_event *ev)
 
 static int on_free(struct task_model *m, const struct as_event *ev, struct tm_task *t);
 
-static int on_poll_end(struct task_model *m, const struct as_event *ev)
+__attribute__((noinline)) static int on_poll_end(struct task_model *m, const struct as_event *ev)
 {
 	struct tm_thread *th = thread_get(m, ev->tid, ev->ts);
 	struct tm_task *t;
@@ -440,7 +444,7 @@ static int on_poll_end(struct task_model *m, const struct as_event *ev)
 	return 0;
 }
 
-static int on_wake(struct task_model *m, const struct as_event *ev)
+__attribute__((noinline)) static int on_wake(struct task_model *m, const struct as_event *ev)
 {
 	struct tm_task *t = live_get(m, ev->task);
 	struct tm_thread *th;
@@ -497,7 +501,7 @@ static int on_wake(struct task_model *m, const struct as_event *ev)
 	return 0;
 }
 
-static int on_spawn(struct task_model *m, const struct as_event *ev)
+__attribute__((noinline)) static int on_spawn(struct task_model *m, const struct as_event *ev)
 {
 	struct tm_thread *th = thread_get(m, ev->tid, ev->ts);
 	int err = 0;
@@ -530,7 +534,7 @@ static int on_free(struct task_model *m, const struct as_event *ev, struct tm_ta
 	return 0;
 }
 
-static int on_thread(struct task_model *m, const struct as_event *ev)
+__attribute__((noinline)) static int on_thread(struct task_model *m, const struct as_event *ev)
 {
 	struct tm_thread *th = thread_get(m, ev->tid, ev->ts);
 	uint32_t id;
@@ -573,7 +577,7 @@ static int on_park(struct task_model *m, const struct as_event *ev, bool park)
 
 /* A future frame entered or left on ev->tid (see the top of task_model.h).
  * Events of a probe index outside the probes are ignored. */
-static int on_frame(struct task_model *m, const struct as_event *ev)
+__attribute__((noinline)) static int on_frame(struct task_model *m, const struct as_event *ev)
 {
 	struct tm_thread *th;
 	uint32_t d = AS_FUT_DEPTH(ev->other);
@@ -607,28 +611,30 @@ static int on_frame(struct task_model *m, const struct as_event *ev)
 	return 0;
 }
 
+/* A frames-only model (task_model__new_frames()): threads, parks, frames. */
+static __attribute__((noinline)) int add_frames_only(struct task_model *m, const struct as_event *ev)
+{
+	switch (ev->type) {
+	case AS_EV_THREAD:
+		return on_thread(m, ev);
+	case AS_EV_PARK:
+		return on_park(m, ev, true);
+	case AS_EV_UNPARK:
+		return on_park(m, ev, false);
+	case AS_EV_FUTURE_ENTER:
+	case AS_EV_FUTURE_EXIT:
+		return on_frame(m, ev);
+	default:
+		return 0;
+	}
+}
+
 int task_model__add(struct task_model *m, const struct as_event *ev)
 {
 	struct tm_task *t;
 
-	if (!m || !ev || m->finished)
-		return -EINVAL;
-	m->started = true;
-	if (m->frames_only) {
-		switch (ev->type) {
-		case AS_EV_THREAD:
-			return on_thread(m, ev);
-		case AS_EV_PARK:
-			return on_park(m, ev, true);
-		case AS_EV_UNPARK:
-			return on_park(m, ev, false);
-		case AS_EV_FUTURE_ENTER:
-		case AS_EV_FUTURE_EXIT:
-			return on_frame(m, ev);
-		default:
-			return 0;
-		}
-	}
+	if (__builtin_expect(!m || !ev || m->slow, 0))
+		return !m || !ev || m->finished ? -EINVAL : add_frames_only(m, ev);
 	switch (ev->type) {
 	case AS_EV_THREAD:
 		return on_thread(m, ev);
@@ -667,7 +673,7 @@ int task_model__finish(struct task_model *m, uint64_t end_ns)
 {
 	if (!m || m->finished)
 		return -EINVAL;
-	m->finished = true;
+	m->finished = m->slow = true;
 	m->started = true;
 	/* polls still in progress: innermost first, so nesting is known */
 	for (size_t i = 0; i < m->n_threads; i++) {
@@ -696,6 +702,27 @@ int task_model__finish(struct task_model *m, uint64_t end_ns)
 		EMIT(m, cut, t, end_ns);
 	}
 	EMIT(m, finish, end_ns);
+	return 0;
+}
+
+int task_model__adopt(struct task_model *m, uint64_t header, uint64_t ts, struct tm_task **out)
+{
+	struct as_event ev = { .ts = ts, .task = header };
+	struct tm_task *t;
+
+	if (out)
+		*out = NULL;
+	if (!m || m->finished || m->frames_only || !header || header == UINT64_MAX)
+		return -EINVAL;
+	m->started = true;
+	if (!(t = live_get(m, header))) {
+		if (!(t = task_new(m, header, ts)))
+			return -ENOMEM;
+		EMIT(m, born, t, NULL, &ev);
+		enter(m, t, TM_IDLE, ts);
+	}
+	if (out)
+		*out = t;
 	return 0;
 }
 
@@ -738,8 +765,8 @@ const struct tm_thread *task_model__thread(const struct task_model *m, uint32_t 
 
 	if (!m)
 		return NULL;
-	if (m->last && m->last->tid == tid)
-		return m->last;
+	if (m->cache[tid % THREAD_CACHE] && m->cache[tid % THREAD_CACHE]->tid == tid)
+		return m->cache[tid % THREAD_CACHE];
 	return u64map__get(&m->thread_of, (uint64_t)tid + 1, &v) ? m->threads[v - 1] : NULL;
 }
 

@@ -158,7 +158,8 @@ struct tm_ops {
 	void (*thread)(void *ctx, struct tm_thread *th, uint64_t ts);
 	/* Task t born by event ev on thread th: its spawn-time WAKE
 	 * (spawned_in_trace; enter() follows) or a POLL_BEGIN (poll_begin()
-	 * follows). */
+	 * follows); or known from memory (task_model__adopt(): ev->type 0, th
+	 * NULL; enter(TM_IDLE) follows). */
 	void (*born)(void *ctx, struct tm_task *t, struct tm_thread *th,
 		     const struct as_event *ev);
 	/* t leaves t->state (TM_RUNNABLE or TM_IDLE), held over
@@ -222,6 +223,11 @@ int task_model__finish(struct task_model *m, uint64_t end_ns);
 /* An estimate of the bytes the model holds (its observers' bytes in tasks
  * and threads included). */
 size_t task_model__bytes(const struct task_model *m);
+/* A task known otherwise than by an event (read from the target's memory),
+ * idle since ts: born (ev of type 0, ts) and entered TM_IDLE, unless a live
+ * task has that header already. *out (may be NULL) gets the task. Returns
+ * 0, -EINVAL, -ENOMEM. */
+int task_model__adopt(struct task_model *m, uint64_t header, uint64_t ts, struct tm_task **out);
 /* Events that did not fit (out of order, lost ends, unknown tasks ...). */
 uint64_t task_model__anomalies(const struct task_model *m);
 /* Threads in order of first sight. */
