@@ -526,3 +526,19 @@ void blocking__free(struct blocking *b)
 	free(b->view);
 	free(b);
 }
+
+/* ------------------------------------------------------------------ sink */
+
+static int sink_add(void *impl, const struct as_event *ev, const struct as_stack *stack)
+{
+	return blocking__add(impl, ev, ev->type == AS_EV_OFFCPU ? stack : NULL);
+}
+
+static const struct as_sink_ops sink_ops = {
+	.name = "blocking", .add = sink_add, .finish = NULL, .free = NULL,
+};
+
+struct as_sink blocking__sink(struct blocking *x)
+{
+	return (struct as_sink){ .ops = &sink_ops, .impl = x };
+}

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pipeline/sink.h"
 #include "trace/event.h"
 
 struct blocking;
@@ -77,6 +78,11 @@ const struct blocking_task *blocking__tasks(struct blocking *b, size_t *n);
  * or free. */
 const struct blocking_folded *blocking__folded(struct blocking *b, size_t *n);
 const struct blocking_summary *blocking__summary(struct blocking *b);
+/* A sink view of x (pipeline/sink.h; ops->free NULL: x stays the caller's):
+ * add() is blocking__add() (the stack read for AS_EV_OFFCPU), no finish.
+ * With a shared model (blocking__new_on()), put task_model__sink() first. */
+struct as_sink blocking__sink(struct blocking *x);
+
 /* Accepts NULL. */
 void blocking__free(struct blocking *b);
 

@@ -1385,3 +1385,25 @@ void futures__free(struct futures *f)
 	free(f->links);
 	free(f);
 }
+
+/* ------------------------------------------------------------------ sink */
+
+static int sink_add(void *impl, const struct as_event *ev, const struct as_stack *stack)
+{
+	(void)stack;
+	return futures__add(impl, ev);
+}
+
+static int sink_finish(void *impl, const struct as_trace_end *end)
+{
+	return futures__finish(impl, end ? end->end_ns : 0);
+}
+
+static const struct as_sink_ops sink_ops = {
+	.name = "futures", .add = sink_add, .finish = sink_finish, .free = NULL,
+};
+
+struct as_sink futures__sink(struct futures *x)
+{
+	return (struct as_sink){ .ops = &sink_ops, .impl = x };
+}

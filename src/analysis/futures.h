@@ -58,6 +58,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pipeline/sink.h"
 #include "trace/event.h"
 
 /* How a future frame ended. */
@@ -215,6 +216,11 @@ const struct futures_fn *futures__fn(const struct futures *f, uint32_t fn);
 const struct futures_parked *futures__parked(const struct futures *f, size_t *n);
 /* The parked entry of task seq, or NULL. */
 const struct futures_parked *futures__parked_task(const struct futures *f, uint64_t seq);
+
+/* A sink view of x (pipeline/sink.h; ops->free NULL: x stays the caller's):
+ * add() is futures__add() (no stack), finish() futures__finish(end->end_ns). With a
+ * shared model (futures__new_on()), put task_model__sink() first. */
+struct as_sink futures__sink(struct futures *x);
 
 /* Frees f and everything it owns; NULL accepted. */
 void futures__free(struct futures *f);

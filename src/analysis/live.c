@@ -482,3 +482,20 @@ void live__free(struct live *l)
 	u64map__clear(&l->by_tid);
 	free(l);
 }
+
+/* ------------------------------------------------------------------ sink */
+
+static int sink_add(void *impl, const struct as_event *ev, const struct as_stack *stack)
+{
+	(void)stack;
+	return live__add(impl, ev);
+}
+
+static const struct as_sink_ops sink_ops = {
+	.name = "live view", .add = sink_add, .finish = NULL, .free = NULL,
+};
+
+struct as_sink live__sink(struct live *x)
+{
+	return (struct as_sink){ .ops = &sink_ops, .impl = x };
+}

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "analysis/hist.h"
+#include "pipeline/sink.h"
 #include "trace/event.h"
 
 #define LIVE_KEEP_DONE_NS 5000000000ull
@@ -95,6 +96,12 @@ void live__set_lost(struct live *l, uint64_t lost, uint64_t missed);
 const struct live_task *live__tasks(const struct live *l, size_t *n);
 const struct live_worker *live__workers(const struct live *l, size_t *n);
 const struct live_summary *live__summary(const struct live *l);
+/* A sink view of x (pipeline/sink.h; ops->free NULL: x stays the caller's):
+ * add() is live__add(), no finish (the view reads it as it goes, with
+ * live__tick()). With a shared model (live__new_on()), put task_model__sink()
+ * first. */
+struct as_sink live__sink(struct live *x);
+
 void live__free(struct live *l);
 
 const char *live_state__str(enum live_state s);

@@ -652,3 +652,25 @@ int folded_futures_write(FILE *out, const struct futures *fu, enum futures_graph
 		return -EIO;
 	return 0;
 }
+
+/* ------------------------------------------------------------------ sink */
+
+static int sink_add(void *impl, const struct as_event *ev, const struct as_stack *stack)
+{
+	(void)stack;
+	return folded__add(impl, ev);
+}
+
+static int sink_finish(void *impl, const struct as_trace_end *end)
+{
+	return folded__finish(impl, end ? end->end_ns : 0);
+}
+
+static const struct as_sink_ops sink_ops = {
+	.name = "folded", .add = sink_add, .finish = sink_finish, .free = NULL,
+};
+
+struct as_sink folded__sink(struct folded *x)
+{
+	return (struct as_sink){ .ops = &sink_ops, .impl = x };
+}

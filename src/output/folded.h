@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "analysis/futures.h"
+#include "pipeline/sink.h"
 #include "trace/event.h"
 
 /* ---- Poll tracker ----
@@ -148,6 +149,10 @@ int folded__finish(struct folded *f, uint64_t end_ns);
 /* After finish: lines written and the sum of their weights (ns). */
 uint64_t folded__lines(const struct folded *f);
 uint64_t folded__total_ns(const struct folded *f);
+/* A sink view of x (pipeline/sink.h; ops->free NULL: x stays the caller's):
+ * add() is folded__add(), finish() folded__finish(end->end_ns). */
+struct as_sink folded__sink(struct folded *x);
+
 /* Frees f (not out); accepts NULL. */
 void folded__free(struct folded *f);
 

@@ -42,6 +42,7 @@ struct perfetto {
 	bool counters_shown;
 	uint64_t events, slices, flows, flow_id;
 	struct futures *fu;     /* future frames (record --futures), NULL without */
+	bool sink_truncated;    /* for the sink's finish (perfetto__set_truncated()) */
 	char **esc_fns, **esc_fn_files; /* by function: escaped name, source file */
 	size_t n_esc_fns, n_esc_fn_files;
 	uint64_t future_slices;
@@ -659,4 +660,34 @@ void perfetto__free(struct perfetto *p)
 	free(p->runtime);
 	free(p->build_id);
 	free(p);
+}
+
+/* ------------------------------------------------------------------ sink */
+
+static int sink_add(void *impl, const struct as_event *ev, const struct as_stack *stack)
+{
+	(void)stack;
+	return perfetto__add(impl, ev);
+}
+
+static int sink_finish(void *impl, const struct as_trace_end *end)
+{
+	struct perfetto *p = impl;
+
+	return perfetto__finish(p, end, p->sink_truncated);
+}
+
+static const struct as_sink_ops sink_ops = {
+	.name = "perfetto", .add = sink_add, .finish = sink_finish, .free = NULL,
+};
+
+struct as_sink perfetto__sink(struct perfetto *p)
+{
+	return (struct as_sink){ .ops = &sink_ops, .impl = p };
+}
+
+void perfetto__set_truncated(struct perfetto *p, bool truncated)
+{
+	if (p)
+		p->sink_truncated = truncated;
 }

@@ -8,11 +8,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "analysis/blocking.h"
+#include "analysis/cpu_samples.h"
+#include "analysis/futures.h"
 #include "analysis/live.h"
+#include "analysis/runq.h"
+#include "analysis/uring.h"
+#include "analysis/usdt_counts.h"
 #include "analysis/task_model.h"
 #include "analysis/tasks.h"
 #include "harness.h"
-#include "pipeline/sink.h"
+#include "pipeline/pipeline.h"
 
 #define P_USER 0
 #define P_WORKER 1
@@ -489,8 +495,136 @@ static void test_live_view(void)
 	live__free(l);
 }
 
+/* An in-memory source of a fixed event array. */
+struct arr_src {
+	const struct as_event *evs;
+	size_t n, i;
+	struct as_trace_end end;
+};
+
+static int arr_next(void *impl, struct as_event *ev)
+{
+	struct arr_src *a = impl;
+
+	if (a->i == a->n)
+		return 0;
+	*ev = a->evs[a->i++];
+	return 1;
+}
+
+static const struct as_trace_meta *arr_meta(void *impl)
+{
+	(void)impl;
+	return &meta;
+}
+
+static const struct as_trace_end *arr_end(void *impl)
+{
+	struct arr_src *a = impl;
+
+	return a->i == a->n ? &a->end : NULL;
+}
+
+static const char *arr_error(void *impl)
+{
+	(void)impl;
+	return "";
+}
+
+static const struct as_source_ops arr_ops = {
+	.next = arr_next, .meta = arr_meta, .end = arr_end, .error = arr_error,
+};
+
+/* `report` as a choice of sinks on one model, run by pipeline_run(): the
+ * task analysis, futures, blocking, USDT counts, the live view and the
+ * analyses without tasks; the shared analyses agree exactly with the same
+ * analyses each on a model of its own. */
+static void test_sinks_share_one_model(void)
+{
+	static const struct as_event evs[] = {
+		{ .type = AS_EV_THREAD, .tid = 1, .ts = 1, .str = "w1" },
+		{ .type = AS_EV_SPAWN, .tid = 1, .ts = 2, .other = (uint64_t)3 << 32, .str = "x.rs" },
+		{ .type = AS_EV_WAKE, .tid = 1, .ts = 3, .task = A },
+		{ .type = AS_EV_POLL_BEGIN, .tid = 1, .ts = 10, .task = A, .probe = P_USER, .other = 4 },
+		{ .type = AS_EV_FUTURE_ENTER, .tid = 1, .ts = 11, .task = A, .probe = P_FUT },
+		{ .type = AS_EV_OFFCPU, .tid = 1, .ts = 12, .task = A, .other = 5 },
+		{ .type = AS_EV_FUTURE_EXIT, .tid = 1, .ts = 19, .task = A, .probe = P_FUT,
+		  .flags = AS_FUTURE_PENDING },
+		{ .type = AS_EV_POLL_END, .tid = 1, .ts = 20, .task = A },
+		{ .type = AS_EV_WAKE, .tid = 1, .ts = 25, .task = A, .flags = AS_WAKE_TIMER },
+		{ .type = AS_EV_POLL_BEGIN, .tid = 1, .ts = 30, .task = A, .probe = P_USER, .other = 4 },
+		{ .type = AS_EV_POLL_END, .tid = 1, .ts = 35, .task = A, .flags = AS_POLL_READY },
+		{ .type = AS_EV_FREE, .tid = 1, .ts = 36, .task = A },
+	};
+	struct arr_src a = { .evs = evs, .n = sizeof(evs) / sizeof(evs[0]),
+			     .end = { .events = sizeof(evs) / sizeof(evs[0]), .end_ns = 50 } };
+	struct as_source src = { .ops = &arr_ops, .impl = &a, .name = "array" };
+	struct task_model *m = task_model__new(&meta);
+	struct analysis *an = analysis__new_on(m, &meta, NULL), *an1 = analysis__new(&meta);
+	struct futures *fu = futures__new_on(m, &meta, NULL), *fu1 = futures__new(&meta, NULL);
+	struct blocking *bl = blocking__new_on(m, &meta);
+	struct live *lv = live__new_on(m, &meta);
+	struct usdt_counts *uc = usdt_counts__new(&meta);
+	struct runq *rq = runq__new();
+	struct uring *ur = uring__new(&meta);
+	struct cpu_samples *cs = cpu_samples__new(&meta);
+	struct as_sink sinks[] = {
+		task_model__sink(m), analysis__sink(an), futures__sink(fu), blocking__sink(bl),
+		live__sink(lv), usdt_counts__sink(uc), runq__sink(rq), uring__sink(ur),
+		cpu_samples__sink(cs),
+	};
+	struct as_sink alone[] = { analysis__sink(an1), futures__sink(fu1) };
+	struct pipeline_result res, res1;
+	const struct futures_stack *st, *st1;
+	const struct blocking_task *bt;
+	size_t n, n1;
+
+	CHECK(m && an && an1 && fu && fu1 && bl && lv && uc && rq && ur && cs);
+	CHECK_EQ_U64(pipeline_run(&src, sinks, sizeof(sinks) / sizeof(sinks[0]), NULL, &res), 0);
+	a.i = 0;
+	CHECK_EQ_U64(pipeline_run(&src, alone, 2, NULL, &res1), 0);
+	CHECK_EQ_U64(res.events, 12);
+	CHECK(!memcmp(analysis__summary(an), analysis__summary(an1), sizeof(struct summary)));
+	CHECK_EQ_U64(analysis__summary(an)->tasks, 1);
+	CHECK_EQ_U64(analysis__summary(an)->polls, 2);
+	CHECK_EQ_U64(analysis__tasks(an, &n)[0].busy_ns, 15);
+	CHECK_EQ_U64(analysis__tasks(an, &n)[0].tokio_id, 4);
+	CHECK_STR(analysis__tasks(an, &n)[0].spawn_file, "x.rs");
+	CHECK_EQ_U64(analysis__edges(an, &n)[0].from_kind, WAKE_FROM_TIMER);
+	st = futures__stacks(fu, FUTURES_ONCPU, &n);
+	st1 = futures__stacks(fu1, FUTURES_ONCPU, &n1);
+	CHECK_EQ_U64(n, n1);
+	for (size_t i = 0; i < n && i < n1; i++) {
+		CHECK_EQ_U64(st[i].ns, st1[i].ns);
+		CHECK_EQ_U64(st[i].n, st1[i].n);
+	}
+	CHECK_EQ_U64(futures__summary(fu)->frames, 1);
+	CHECK_EQ_U64(futures__summary(fu)->pending, 1);
+	bt = blocking__tasks(bl, &n);
+	CHECK_EQ_U64(n, 1);
+	if (n) {
+		CHECK_EQ_U64(bt[0].ns, 5);
+		CHECK_STR(bt[0].causes[0].futures, "app::step");
+	}
+	CHECK_EQ_U64(live__tasks(lv, &n)[0].state, LIVE_ST_DONE);
+	for (size_t i = 0; i < sizeof(sinks) / sizeof(sinks[0]); i++)
+		CHECK(sinks[i].ops->name && sinks[i].ops->free == NULL);
+	analysis__free(an);
+	futures__free(fu);
+	blocking__free(bl);
+	live__free(lv);
+	task_model__free(m);
+	analysis__free(an1);
+	futures__free(fu1);
+	usdt_counts__free(uc);
+	runq__free(rq);
+	uring__free(ur);
+	cpu_samples__free(cs);
+}
+
 int main(void)
 {
+	RUN(test_sinks_share_one_model);
 	RUN(test_live_view);
 	RUN(test_life_cycle);
 	RUN(test_cuts_reuse_workers);
