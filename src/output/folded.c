@@ -532,7 +532,8 @@ static int folded_out(void *ctx, const struct ptrack_out *o)
 	return 0;
 }
 
-struct folded *folded__new(FILE *out, const struct as_trace_meta *meta, bool per_task)
+static struct folded *folded_new(FILE *out, struct task_model *m, const struct as_trace_meta *meta,
+				 bool per_task)
 {
 	struct folded *f = calloc(1, sizeof(*f));
 
@@ -540,13 +541,28 @@ struct folded *folded__new(FILE *out, const struct as_trace_meta *meta, bool per
 		return NULL;
 	f->out = out;
 	f->per_task = per_task;
-	f->pt = ptrack__new(meta, folded_out, f);
+	f->pt = m ? ptrack__new_on(m, meta, folded_out, f) : ptrack__new(meta, folded_out, f);
 	if (!f->pt) {
 		free(f);
 		errno = ENOMEM;
 		return NULL;
 	}
 	return f;
+}
+
+struct folded *folded__new(FILE *out, const struct as_trace_meta *meta, bool per_task)
+{
+	return folded_new(out, NULL, meta, per_task);
+}
+
+struct folded *folded__new_on(FILE *out, struct task_model *m, const struct as_trace_meta *meta,
+			      bool per_task)
+{
+	if (!m) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return folded_new(out, m, meta, per_task);
 }
 
 int folded__add(struct folded *f, const struct as_event *ev)

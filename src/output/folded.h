@@ -141,6 +141,10 @@ struct folded;
 /* Returns a writer to out (borrowed, never closed), or NULL with errno set;
  * meta as for ptrack__new(). */
 struct folded *folded__new(FILE *out, const struct as_trace_meta *meta, bool per_task);
+/* The same on task model m, shared with other sinks of the run (as
+ * ptrack__new_on(): the caller feeds and finishes m first). */
+struct folded *folded__new_on(FILE *out, struct task_model *m, const struct as_trace_meta *meta,
+			      bool per_task);
 /* Feeds one event; returns 0 or -errno (-ENOMEM, -EIO). */
 int folded__add(struct folded *f, const struct as_event *ev);
 /* Ends the trace at end_ns, writes the remaining lines and flushes. Returns

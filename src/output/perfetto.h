@@ -52,6 +52,14 @@ struct perfetto;
  * buffer). meta (may be NULL) is read during the call. Returns NULL with
  * errno set on failure. */
 struct perfetto *perfetto__new(FILE *out, const struct as_trace_meta *meta);
+struct task_model;
+/* The same on task model m (analysis/task_model.h), shared with other sinks
+ * of the run: m is borrowed (it must outlive p and must not have seen an
+ * event yet); the caller feeds m each event before perfetto__add() (or puts
+ * task_model__sink(m) before perfetto__sink(p)) and finishes m before
+ * perfetto__finish(). */
+struct perfetto *perfetto__new_on(FILE *out, struct task_model *m,
+				  const struct as_trace_meta *meta);
 /* Feeds one event in trace order. Returns 0, -ENOMEM, -EINVAL after finish,
  * or -EIO on a write error. */
 int perfetto__add(struct perfetto *p, const struct as_event *ev);

@@ -18,6 +18,8 @@
 #include "analysis/task_model.h"
 #include "analysis/tasks.h"
 #include "harness.h"
+#include "output/folded.h"
+#include "output/perfetto.h"
 #include "pipeline/pipeline.h"
 
 #define P_USER 0
@@ -622,8 +624,64 @@ static void test_sinks_share_one_model(void)
 	cpu_samples__free(cs);
 }
 
+/* The exporters on a shared model write exactly what they write alone. */
+static void test_exporters_on_shared_model(void)
+{
+	static const struct as_event evs[] = {
+		{ .type = AS_EV_THREAD, .tid = 1, .ts = 1, .str = "w1" },
+		{ .type = AS_EV_THREAD, .tid = 2, .ts = 2, .str = "w2" },
+		{ .type = AS_EV_WAKE, .tid = 1, .ts = 3, .task = A },
+		{ .type = AS_EV_POLL_BEGIN, .tid = 1, .ts = 10, .task = A, .probe = P_USER },
+		{ .type = AS_EV_FUTURE_ENTER, .tid = 1, .ts = 11, .task = A, .probe = P_FUT },
+		{ .type = AS_EV_WAKE, .tid = 1, .ts = 12, .task = B, .other = A },
+		{ .type = AS_EV_FUTURE_EXIT, .tid = 1, .ts = 19, .task = A, .probe = P_FUT },
+		{ .type = AS_EV_POLL_END, .tid = 1, .ts = 20, .task = A },
+		{ .type = AS_EV_PARK, .tid = 2, .ts = 21 },
+		{ .type = AS_EV_UNPARK, .tid = 2, .ts = 24 },
+		{ .type = AS_EV_POLL_BEGIN, .tid = 2, .ts = 25, .task = B, .probe = P_USER },
+		{ .type = AS_EV_POLL_END, .tid = 2, .ts = 35, .task = B, .flags = AS_POLL_READY },
+	};
+	char *buf[4] = { 0 };
+	size_t len[4] = { 0 };
+
+	for (int shared = 0; shared < 2; shared++) {
+		struct arr_src a = { .evs = evs, .n = sizeof(evs) / sizeof(evs[0]),
+				     .end = { .end_ns = 40 } };
+		struct as_source src = { .ops = &arr_ops, .impl = &a, .name = "array" };
+		FILE *pf = open_memstream(&buf[shared * 2], &len[shared * 2]);
+		FILE *ff = open_memstream(&buf[shared * 2 + 1], &len[shared * 2 + 1]);
+		struct task_model *m = shared ? task_model__new(&meta) : NULL;
+		struct analysis *an = shared ? analysis__new_on(m, &meta, NULL) : NULL;
+		struct perfetto *p = shared ? perfetto__new_on(pf, m, &meta) : perfetto__new(pf, &meta);
+		struct folded *f = shared ? folded__new_on(ff, m, &meta, true)
+				   : folded__new(ff, &meta, true);
+		struct as_sink all[] = {
+			task_model__sink(m), analysis__sink(an), perfetto__sink(p), folded__sink(f),
+		};
+		struct pipeline_result res;
+
+		CHECK(p && f && (!shared || (m && an)));
+		CHECK_EQ_U64(pipeline_run(&src, shared ? all : all + 2, shared ? 4 : 2, NULL, &res),
+			     0);
+		if (shared)
+			CHECK_EQ_U64(analysis__summary(an)->tasks, 2);
+		perfetto__free(p);
+		folded__free(f);
+		analysis__free(an);
+		task_model__free(m);
+		fclose(pf);
+		fclose(ff);
+	}
+	CHECK(len[0] > 100 && len[1] > 10);
+	CHECK(len[0] == len[2] && !memcmp(buf[0], buf[2], len[0]));
+	CHECK(len[1] == len[3] && !memcmp(buf[1], buf[3], len[1]));
+	for (int i = 0; i < 4; i++)
+		free(buf[i]);
+}
+
 int main(void)
 {
+	RUN(test_exporters_on_shared_model);
 	RUN(test_sinks_share_one_model);
 	RUN(test_live_view);
 	RUN(test_life_cycle);
