@@ -43,7 +43,19 @@
  *
  * Sharing: several analyses of one run observe one model. Feed the model
  * once per event (task_model__add(), or its sink task_model__sink() placed
- * before the observers' sinks) and finish it before them.
+ * before the observers' sinks) and finish it before them. `report`, say:
+ *
+ *   m = task_model__new(meta);
+ *   an = analysis__new_on(m, meta, &opts);   fu = futures__new_on(m, meta, NULL);
+ *   bl = blocking__new_on(m, meta);          uc = usdt_counts__new(meta);
+ *   struct as_sink s[] = { task_model__sink(m), analysis__sink(an),
+ *                          futures__sink(fu), blocking__sink(bl), usdt_counts__sink(uc) };
+ *   pipeline_run(src, s, 5, &popts, &res);   (finishes each, in that order)
+ *   ... read the results; free an, fu, bl, uc, then m.
+ *
+ * Each of those also has a constructor that makes a model of its own
+ * (analysis__new_opts(), futures__new(), ...) for a run alone; blocking's
+ * own model follows threads only (task_model__new_frames()).
  *
  * Ownership: tasks and threads are owned by the model; a task pointer is
  * valid from born() until the callback after its gone() or cut() returns
