@@ -686,8 +686,18 @@ static void on_gone(void *ctx, struct tm_task *mt, uint64_t ts, bool freed)
 	wait_end(f, mt, ts);
 }
 
+/* A poll of t is about to begin: its pending time ends here, before the
+ * poll's nesting is known (a task becoming a worker by it is one from its
+ * next wait on). */
+static void on_leave(void *ctx, struct tm_task *mt, uint64_t ts, uint64_t d, enum tm_by by)
+{
+	(void)d;
+	if (by == TM_BY_POLL)
+		wait_end(ctx, mt, ts);
+}
+
 static const struct tm_ops observer_ops = {
-	.poll_begin = on_poll_begin, .poll_end = on_poll_end, .gone = on_gone,
+	.leave = on_leave, .poll_begin = on_poll_begin, .poll_end = on_poll_end, .gone = on_gone,
 };
 
 static int on_fut_enter(struct futures *f, struct thr *th, const struct as_event *ev)
