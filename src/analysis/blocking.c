@@ -1,8 +1,11 @@
 /* Blocking analysis: accumulates off-CPU intervals per task, per (kernel
- * function, user frame) cause and per stack; sorts on demand. Depends on
- * util/ only. */
+ * function, user frame) cause and per stack; sorts on demand. The future
+ * frames open at a switch and whether the thread is parked come from the
+ * task model (task_model.h: its per-thread frames). Depends on util/ and
+ * the task model only. */
 #include "analysis/blocking.h"
 #include "analysis/stack_fold.h"
+#include "analysis/task_model.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -24,13 +27,8 @@ struct cause_def {
 	uint32_t line;
 };
 
-/* A thread's open future frames (AS_EV_FUTURE_ENTER / EXIT), by depth. */
+/* Future frame levels named in a cause (the model keeps more). */
 #define FUT_DEPTH_MAX 48
-#define FUT_PROBE_UNKNOWN UINT16_MAX   /* a level whose entry was lost */
-struct fut_chain {
-	uint32_t depth;
-	uint16_t probe[FUT_DEPTH_MAX];
-};
 
 struct acc {
 	uint32_t task;        /* index into tasks */
@@ -40,14 +38,12 @@ struct acc {
 
 struct blocking {
 	const struct as_trace_meta *meta;
+	struct task_model *model;     /* threads: parked, future frames */
+	bool own_model;
 	struct strtab strs;           /* interned names and folded strings */
 	struct blocking_task *tasks;
 	size_t n_tasks, cap_tasks;
 	struct u64map live;           /* task address -> index + 1 of its entry */
-	struct u64map parked;         /* tid + 1 -> 1 while parked */
-	struct u64map chain_of;       /* tid + 1 -> index into chains + 1 */
-	struct fut_chain *chains;
-	size_t n_chains, cap_chains;
 	struct u64map stacks;         /* stack id -> index into sinfo */
 	struct sinfo *sinfo;
 	size_t n_sinfo, cap_sinfo;
@@ -80,12 +76,33 @@ static const char *intern(struct blocking *b, const char *s)
 	return NULL;
 }
 
-struct blocking *blocking__new(const struct as_trace_meta *meta)
+struct blocking *blocking__new_on(struct task_model *m, const struct as_trace_meta *meta)
 {
-	struct blocking *b = calloc(1, sizeof(*b));
+	struct blocking *b;
+
+	if (!m) {
+		errno = EINVAL;
+		return NULL;
+	}
+	b = calloc(1, sizeof(*b));
 	if (!b)
 		return NULL;
 	b->meta = meta;
+	b->model = m;
+	return b;
+}
+
+struct blocking *blocking__new(const struct as_trace_meta *meta)
+{
+	struct task_model *m = task_model__new_frames(meta);
+	struct blocking *b = m ? blocking__new_on(m, meta) : NULL;
+
+	if (!b) {
+		task_model__free(m);
+		errno = ENOMEM;
+		return NULL;
+	}
+	b->own_model = true;
 	return b;
 }
 
@@ -151,22 +168,21 @@ static int cause_index(struct blocking *b, const struct cause_def *c, uint32_t *
 	return 0;
 }
 
-/* The future frames open on tid, "outer;...;inner" interned, or NULL. */
-static int chain_string(struct blocking *b, uint32_t tid, const char **out)
+/* The future frames open on thread th (the model's), "outer;...;inner"
+ * interned, or NULL. */
+static int chain_string(struct blocking *b, const struct tm_thread *th, const char **out)
 {
-	uint64_t v;
 	char buf[4096];
 	size_t len = 0;
 
 	*out = NULL;
-	if (!u64map__get(&b->chain_of, (uint64_t)tid + 1, &v))
+	if (!th || !th->fut_seen || !b->meta)
 		return 0;
-	const struct fut_chain *c = &b->chains[v - 1];
-	for (uint32_t d = 0; d < c->depth && d < FUT_DEPTH_MAX; d++) {
+	for (uint32_t d = 0; d < th->fut_depth && d < FUT_DEPTH_MAX; d++) {
 		const char *n = "?";
-		if (c->probe[d] < b->meta->n_probes &&
-		    b->meta->probes[c->probe[d]].role == AS_ROLE_FUTURE) {
-			const struct as_probe *p = &b->meta->probes[c->probe[d]];
+		if (th->fut[d] < b->meta->n_probes &&
+		    b->meta->probes[th->fut[d]].role == AS_ROLE_FUTURE) {
+			const struct as_probe *p = &b->meta->probes[th->fut[d]];
 			n = p->future && *p->future ? p->future : p->symbol;
 		}
 		int k = snprintf(buf + len, sizeof(buf) - len, "%s%s", d ? ";" : "", n);
@@ -177,39 +193,6 @@ static int chain_string(struct blocking *b, uint32_t tid, const char **out)
 	if (!len)
 		return 0;
 	return (*out = intern(b, buf)) ? 0 : -ENOMEM;
-}
-
-/* Follows the thread's future frames (the reader checked the probes). */
-static int track_future(struct blocking *b, const struct as_event *ev)
-{
-	uint64_t v;
-	int err;
-
-	if (!b->meta || ev->probe >= b->meta->n_probes)
-		return 0;
-	if (!u64map__get(&b->chain_of, (uint64_t)ev->tid + 1, &v)) {
-		if (ev->type != AS_EV_FUTURE_ENTER)
-			return 0;
-		if ((err = GROW(b->chains, b->n_chains, b->cap_chains, 16)))
-			return err;
-		memset(&b->chains[b->n_chains], 0, sizeof(b->chains[b->n_chains]));
-		if ((err = u64map__set(&b->chain_of, (uint64_t)ev->tid + 1, b->n_chains + 1)))
-			return err;
-		v = ++b->n_chains;
-	}
-	struct fut_chain *c = &b->chains[v - 1];
-	uint32_t d = AS_FUT_DEPTH(ev->other);
-	if (ev->type == AS_EV_FUTURE_ENTER) {
-		/* levels skipped (lost entries) are unknown, not stale */
-		for (uint32_t k = c->depth; k < d && k < FUT_DEPTH_MAX; k++)
-			c->probe[k] = FUT_PROBE_UNKNOWN;
-		if (d < FUT_DEPTH_MAX)
-			c->probe[d] = ev->probe;
-		c->depth = d + 1;
-	} else {
-		c->depth = d;   /* this frame and any left open inside it are gone */
-	}
-	return 0;
 }
 
 static int stack_info(struct blocking *b, const struct as_stack *st, uint32_t *out)
@@ -285,7 +268,9 @@ static int add_offcpu(struct blocking *b, const struct as_event *ev, const struc
 	uint64_t v;
 	int err;
 
-	if (u64map__get(&b->parked, (uint64_t)ev->tid + 1, NULL)) {
+	const struct tm_thread *th = task_model__thread(b->model, ev->tid);
+
+	if (th && th->parked) {
 		b->sum.parked_ns += ev->other;
 		b->sum.parked_count++;
 		return 0;
@@ -297,7 +282,7 @@ static int add_offcpu(struct blocking *b, const struct as_event *ev, const struc
 	/* the cause with the future frames polled then (record --futures) */
 	const char *chain;
 	uint32_t cause = b->sinfo[si].cause;
-	if ((err = chain_string(b, ev->tid, &chain)))
+	if ((err = chain_string(b, th, &chain)))
 		return err;
 	if (chain) {
 		struct cause_def c = b->causes_def[cause];
@@ -379,16 +364,14 @@ int blocking__add(struct blocking *b, const struct as_event *ev, const struct as
 	case AS_EV_FREE:
 		u64map__del(&b->live, ev->task);  /* a reused address is a new task */
 		return 0;
-	case AS_EV_PARK:
-		return u64map__set(&b->parked, (uint64_t)ev->tid + 1, 1);
-	case AS_EV_UNPARK:
-		u64map__del(&b->parked, (uint64_t)ev->tid + 1);
-		return 0;
 	case AS_EV_OFFCPU:
 		return add_offcpu(b, ev, stack);
+	case AS_EV_PARK:
+	case AS_EV_UNPARK:
 	case AS_EV_FUTURE_ENTER:
 	case AS_EV_FUTURE_EXIT:
-		return track_future(b, ev);
+		/* its own model follows threads only: it needs no more events */
+		return b->own_model ? task_model__add(b->model, ev) : 0;
 	default:
 		return 0;
 	}
@@ -530,9 +513,8 @@ void blocking__free(struct blocking *b)
 	strtab__clear(&b->strs);
 	free(b->tasks);
 	u64map__clear(&b->live);
-	u64map__clear(&b->parked);
-	u64map__clear(&b->chain_of);
-	free(b->chains);
+	if (b->own_model)
+		task_model__free(b->model);
 	u64map__clear(&b->stacks);
 	free(b->sinfo);
 	free(b->causes_def);
@@ -543,4 +525,20 @@ void blocking__free(struct blocking *b)
 	free(b->out_causes);
 	free(b->view);
 	free(b);
+}
+
+/* ------------------------------------------------------------------ sink */
+
+static int sink_add(void *impl, const struct as_event *ev, const struct as_stack *stack)
+{
+	return blocking__add(impl, ev, ev->type == AS_EV_OFFCPU ? stack : NULL);
+}
+
+static const struct as_sink_ops sink_ops = {
+	.name = "blocking", .add = sink_add, .finish = NULL, .free = NULL,
+};
+
+struct as_sink blocking__sink(struct blocking *x)
+{
+	return (struct as_sink){ .ops = &sink_ops, .impl = x };
 }

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pipeline/sink.h"
 #include "trace/event.h"
 
 struct blocking;
@@ -55,9 +56,17 @@ struct blocking_summary {
 	uint64_t tasks;               /* tasks with off-CPU time */
 };
 
+struct task_model;
+
 /* meta is borrowed until blocking__free (probe names). NULL and errno on
- * failure. */
+ * failure. Follows threads (parks, future frames) with a task model of its
+ * own that keeps no tasks (task_model__new_frames()). */
 struct blocking *blocking__new(const struct as_trace_meta *meta);
+/* The same on task model m, shared with other analyses of the run (the
+ * frames on a thread at a switch, whether it is parked): m is borrowed and
+ * must outlive b; the caller feeds m each event before blocking__add() (or
+ * puts task_model__sink(m) before blocking__sink(b)). */
+struct blocking *blocking__new_on(struct task_model *m, const struct as_trace_meta *meta);
 /* Takes one event; for AS_EV_OFFCPU, stack is the one its stack field names
  * (NULL when none; copied as needed). Returns 0, -EINVAL for NULL b or ev,
  * or -ENOMEM. */
@@ -69,6 +78,11 @@ const struct blocking_task *blocking__tasks(struct blocking *b, size_t *n);
  * or free. */
 const struct blocking_folded *blocking__folded(struct blocking *b, size_t *n);
 const struct blocking_summary *blocking__summary(struct blocking *b);
+/* A sink view of x (pipeline/sink.h; ops->free NULL: x stays the caller's):
+ * add() is blocking__add() (the stack read for AS_EV_OFFCPU), no finish.
+ * With a shared model (blocking__new_on()), put task_model__sink() first. */
+struct as_sink blocking__sink(struct blocking *x);
+
 /* Accepts NULL. */
 void blocking__free(struct blocking *b);
 

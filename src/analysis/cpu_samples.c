@@ -407,3 +407,19 @@ void cpu_samples__free(struct cpu_samples *c)
 	free(c->line_buf);
 	free(c);
 }
+
+/* ------------------------------------------------------------------ sink */
+
+static int sink_add(void *impl, const struct as_event *ev, const struct as_stack *stack)
+{
+	return cpu_samples__add(impl, ev, stack);
+}
+
+static const struct as_sink_ops sink_ops = {
+	.name = "cpu samples", .add = sink_add, .finish = NULL, .free = NULL,
+};
+
+struct as_sink cpu_samples__sink(struct cpu_samples *x)
+{
+	return (struct as_sink){ .ops = &sink_ops, .impl = x };
+}

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pipeline/sink.h"
 #include "trace/event.h"
 
 struct cpu_samples;
@@ -65,6 +66,10 @@ const struct cpu_row *cpu_samples__rows(struct cpu_samples *c, size_t *n);
 const struct cpu_folded *cpu_samples__folded(struct cpu_samples *c, size_t *n);
 /* Summary (tasks counted as rows() does). NULL for NULL c. */
 const struct cpu_summary *cpu_samples__summary(struct cpu_samples *c);
+/* A sink view of x (pipeline/sink.h; ops->free NULL: x stays the caller's):
+ * add() is cpu_samples__add() with the event's stack, no finish. */
+struct as_sink cpu_samples__sink(struct cpu_samples *x);
+
 /* Accepts NULL. */
 void cpu_samples__free(struct cpu_samples *c);
 

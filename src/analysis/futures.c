@@ -1,16 +1,17 @@
 /* futures: the future-level analysis (see futures.h). Per thread, a stack of
  * future frames and a stack of task polls in progress; a poll records how
  * many frames were open when it began (its base): the frames above belong to
- * it, those below to an outer context (a block_on future, a LocalSet). Task
- * identity mirrors analysis/tasks.c (keep them in step, as output/folded.c's
- * tracker does) so that seqs agree with `report`.
+ * it, those below to an outer context (a block_on future, a LocalSet). Tasks
+ * and their polls come from the task model (task_model.h), which this
+ * analysis observes, so that seqs agree with `report`.
  *
  * Interned once each: call paths (nodes: a root label or (parent node,
  * function)), with the self time of the frames on that path; await chains
  * (cons cells (function, await point, next chain), outermost first, built
  * bottom-up as frames return Pending); and (task root, chain) pairs with the
  * pending time behind them. Flame-graph lines are rendered from these at
- * finish. Depends on util/ and sym/demangle (names) only; no I/O. */
+ * finish (futures_results.c; the structures are in futures_int.h). Depends
+ * on the task model, util/ and sym/demangle (names) only; no I/O. */
 #include "analysis/futures.h"
 
 #include <errno.h>
@@ -19,161 +20,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/task_model.h"
 #include "sym/demangle.h"
 #include "util/strtab.h"
 #include "util/u64map.h"
 
-#define NONE UINT32_MAX
-#define MAX_IDS 0x7fffffffu   /* nodes, chains, pairs: ids stay below this */
-
-/* A probe as this analysis sees it. */
-struct pinfo {
-	uint32_t fn;            /* AS_ROLE_FUTURE: function index + 1, else 0 */
-	uint32_t root;          /* a probe with a future name: root label id + 1 */
-	const char *raw;        /* its raw future name (interned), for worker types */
-};
-
-/* A future function and what it needs besides its stats. */
-struct fnrec {
-	struct futures_fn st;
-	uint32_t *awaits;       /* await point -> line */
-	const char **awaitees;  /* await point -> awaited future (interned), or NULL */
-	uint32_t n_awaits;
-};
-
-/* A call path: a task root (parent NONE, what = root label id) or a function
- * (what = fn) called from parent. */
-struct node {
-	uint32_t parent, what;
-	uint64_t self_ns;
-};
-
-/* (function, await point) of a frame in an await chain. */
-struct pair {
-	uint32_t fn;
-	int32_t ap;             /* -1 unknown */
-};
-
-/* A cons cell of an await chain: chain id = index + 1; 0 is the empty chain. */
-struct cell {
-	uint32_t pair;
-	uint32_t next;
-};
-
-/* Pending time of (task root, chain). */
-struct wait {
-	uint32_t root, chain;
-	uint64_t ns;
-};
-
-/* A task that stopped pending only at its FREE or the end: a parked entry. */
-struct pk {
-	uint64_t seq, tokio_id, since, waiting;
-	uint32_t root, chain;
-	bool until_end;
-};
-
-/* A future frame in progress. */
-struct ffr {
-	uint32_t probe, fn, depth, node;
-	uint64_t begin;
-	uint64_t child_ns;      /* frames and task polls nested directly in it */
-	uint64_t floor;         /* latest end of those: its end is not before */
-	uint64_t task;          /* seq of its task, 0 none */
-	uint32_t pend;          /* chain of the last child that returned Pending */
-	bool pend_known;        /* that child's Pending was recorded, not assumed */
-};
-
-/* A task poll in progress. */
-struct pol {
-	uint64_t header, seq;
-	uint32_t rnode;         /* root node of its task */
-	size_t base;            /* frames open when it began */
-	uint64_t begin, child_ns, floor;
-	uint32_t pend;
-	bool pend_known;
-	bool nested;            /* another poll began inside it */
-};
-
-struct thr {
-	uint32_t tid;
-	const char *name;       /* interned, or NULL */
-	uint32_t noroot;        /* node of its "(no task)" root + 1, 0 not yet */
-	struct ffr *fr;
-	size_t nfr, capfr;
-	struct pol *po;
-	size_t npo, cappo;
-	uint64_t last_ts;       /* its previous event */
-	bool spawn_pending;
-	const char *spawn_file;
-	uint32_t spawn_line;
-};
-
-struct ftask {
-	uint64_t seq, header, tokio_id;
-	const char *raw;        /* raw root future name (interned) or NULL */
-	uint32_t root;          /* root label id + 1, 0 before its first poll */
-	const char *spawn_file;
-	uint32_t spawn_line;
-	bool polled, running, completed, free_pending, worker, pending;
-	uint32_t run_tid;
-	uint64_t since;         /* pending: end of its last poll */
-	uint32_t chain;         /* pending: its await chain */
-};
-
-struct futures {
-	struct futures_opts opts;
-	struct futures_observer obs;
-	int err;                /* sticky -ENOMEM of the current add() */
-	bool finished, seen;
-	uint64_t last_ts;
-
-	struct pinfo *pi;
-	uint32_t n_probes;
-	struct strtab strs;     /* names, files, root labels, fn keys (raw) */
-	struct fnrec *fns;
-	size_t n_fns;
-	struct u64map fn_of;    /* key string index + 1 -> function */
-
-	struct node *nodes;
-	size_t n_nodes, cap_nodes;
-	struct u64map node_of;  /* root: label + 1; else (parent + 1) << 32 | fn */
-	struct pair *pairs;
-	size_t n_pairs, cap_pairs;
-	struct u64map pair_of;  /* (fn + 1) << 32 | (ap + 1) -> index + 1 */
-	struct cell *cells;
-	size_t n_cells, cap_cells;
-	struct u64map cell_of;  /* next << 32 | (pair + 1) -> chain id */
-	struct wait *waits;
-	size_t n_waits, cap_waits;
-	struct u64map wait_of;  /* (root + 1) << 32 | chain -> index + 1 */
-
-	struct u64map live;     /* header -> struct ftask * */
-	struct pk *pk;          /* min-heap on waiting: the longest parked kept */
-	size_t n_pk, cap_pk;
-	uint64_t next_seq;
-	const char **worker_raws;
-	size_t n_worker_raws, cap_worker_raws;
-
-	struct thr *thr;
-	size_t n_thr, cap_thr;
-	struct u64map thr_of;   /* tid + 1 -> index + 1 */
-
-	struct futures_summary sum;
-
-	/* results */
-	struct strtab labels;   /* rendered (sanitised) frame labels */
-	struct futures_stack *stacks[2];
-	size_t n_stacks[2];
-	const char **frame_pool; /* backing store of the stacks' frames */
-	size_t n_pool, cap_pool;
-	struct futures_fn *fn_sorted;
-	size_t n_fn_sorted;
-	struct futures_parked *parked;
-	size_t n_parked;
-	struct futures_link *links; /* backing store of the parked chains */
-	size_t n_links;
-};
+#include "analysis/futures_int.h"
 
 const char *futures_outcome__str(enum futures_outcome o)
 {
@@ -203,33 +55,15 @@ static int grow(void **arr, size_t *cap, size_t n, size_t size)
 	return 0;
 }
 
-static void nomem(struct futures *f, int err)
-{
-	if (err && !f->err)
-		f->err = err;
-}
-
-/* Interns the len bytes at s into t: returns its index, or -ENOMEM. */
-static long intern_len(struct strtab *t, const char *s, size_t len)
-{
-	uint32_t idx;
-
-	if (strtab__find(t, s, len, &idx))
-		return idx;
-	if (strtab__add(t, s, len, &idx))
-		return -ENOMEM;
-	return idx;
-}
-
 static const char *intern(struct futures *f, const char *s)
 {
 	long idx;
 
 	if (!s)
 		return NULL;
-	idx = intern_len(&f->strs, s, strlen(s));
+	idx = fu_intern_len(&f->strs, s, strlen(s));
 	if (idx < 0) {
-		nomem(f, -ENOMEM);
+		fu_nomem(f, -ENOMEM);
 		return NULL;
 	}
 	return strtab__get(&f->strs, (uint32_t)idx);
@@ -238,14 +72,7 @@ static const char *intern(struct futures *f, const char *s)
 /* Label id of s (interned), or -ENOMEM. */
 static long label_id(struct futures *f, const char *s)
 {
-	return intern_len(&f->strs, s, strlen(s));
-}
-
-static const char *basename_of(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
+	return fu_intern_len(&f->strs, s, strlen(s));
 }
 
 /* ---------------------------------------------------------------- setup */
@@ -267,7 +94,7 @@ static int add_fn(struct futures *f, const struct as_probe *p, uint32_t *fn)
 		       p->src_line);
 	if (len < 0)
 		return -ENOMEM;
-	idx = intern_len(&f->strs, key, (size_t)len);
+	idx = fu_intern_len(&f->strs, key, (size_t)len);
 	free(key);
 	if (idx < 0)
 		return -ENOMEM;
@@ -307,19 +134,29 @@ static int add_fn(struct futures *f, const struct as_probe *p, uint32_t *fn)
 	return 0;
 }
 
-struct futures *futures__new(const struct as_trace_meta *meta, const struct futures_opts *opts)
+static const struct tm_ops observer_ops;
+
+static struct futures *futures_new(struct task_model *m, const struct as_trace_meta *meta,
+				   const struct futures_opts *opts)
 {
 	struct futures *f = calloc(1, sizeof(*f));
 	int err = -ENOMEM;
 
 	if (!f)
 		return NULL;
+	f->model = m;
+	if ((err = task_model__observe(m, &observer_ops, f, sizeof(struct ftask), &f->toff, 0,
+				       NULL))) {
+		free(f);
+		errno = -err;
+		return NULL;
+	}
+	err = -ENOMEM;
 	if (opts)
 		f->opts = *opts;
 	if (f->opts.observer)
 		f->obs = *f->opts.observer;
 	f->opts.observer = NULL;
-	f->next_seq = 1;
 	if (meta && meta->probes && meta->n_probes) {
 		f->n_probes = meta->n_probes;
 		f->pi = calloc(meta->n_probes, sizeof(*f->pi));
@@ -358,6 +195,35 @@ fail:
 	return NULL;
 }
 
+struct futures *futures__new_on(struct task_model *m, const struct as_trace_meta *meta,
+				const struct futures_opts *opts)
+{
+	if (!m) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return futures_new(m, meta, opts);
+}
+
+struct futures *futures__new(const struct as_trace_meta *meta, const struct futures_opts *opts)
+{
+	struct task_model *m = task_model__new(meta);
+	struct futures *f;
+
+	if (!m)
+		return NULL;
+	f = futures_new(m, meta, opts);
+	if (!f) {
+		int err = errno;
+
+		task_model__free(m);
+		errno = err;
+		return NULL;
+	}
+	f->own_model = true;
+	return f;
+}
+
 /* ------------------------------------------------------------ interning */
 
 static uint32_t node_get(struct futures *f, uint32_t parent, uint32_t what)
@@ -370,7 +236,7 @@ static uint32_t node_get(struct futures *f, uint32_t parent, uint32_t what)
 	if (f->n_nodes >= MAX_IDS ||
 	    grow((void **)&f->nodes, &f->cap_nodes, f->n_nodes, sizeof(*f->nodes)) ||
 	    u64map__set(&f->node_of, key, f->n_nodes + 1)) {
-		nomem(f, -ENOMEM);
+		fu_nomem(f, -ENOMEM);
 		return NONE;
 	}
 	f->nodes[f->n_nodes] = (struct node){ .parent = parent, .what = what };
@@ -389,7 +255,7 @@ static uint32_t cons(struct futures *f, uint32_t fn, int ap, uint32_t next)
 		if (f->n_pairs >= MAX_IDS ||
 		    grow((void **)&f->pairs, &f->cap_pairs, f->n_pairs, sizeof(*f->pairs)) ||
 		    u64map__set(&f->pair_of, key, f->n_pairs + 1)) {
-			nomem(f, -ENOMEM);
+			fu_nomem(f, -ENOMEM);
 			return 0;
 		}
 		f->pairs[f->n_pairs] = (struct pair){ .fn = fn, .ap = ap };
@@ -401,7 +267,7 @@ static uint32_t cons(struct futures *f, uint32_t fn, int ap, uint32_t next)
 	if (f->n_cells >= MAX_IDS ||
 	    grow((void **)&f->cells, &f->cap_cells, f->n_cells, sizeof(*f->cells)) ||
 	    u64map__set(&f->cell_of, key, f->n_cells + 1)) {
-		nomem(f, -ENOMEM);
+		fu_nomem(f, -ENOMEM);
 		return 0;
 	}
 	f->cells[f->n_cells] = (struct cell){ .pair = pair, .next = next };
@@ -418,7 +284,7 @@ static void wait_weight(struct futures *f, uint32_t root, uint32_t chain, uint64
 	}
 	if (grow((void **)&f->waits, &f->cap_waits, f->n_waits, sizeof(*f->waits)) ||
 	    u64map__set(&f->wait_of, key, f->n_waits + 1)) {
-		nomem(f, -ENOMEM);
+		fu_nomem(f, -ENOMEM);
 		return;
 	}
 	f->waits[f->n_waits++] = (struct wait){ .root = root, .chain = chain, .ns = ns };
@@ -447,54 +313,27 @@ static struct thr *thr_find(const struct futures *f, uint32_t tid)
 	return u64map__get(&f->thr_of, (uint64_t)tid + 1, &v) ? &f->thr[v - 1] : NULL;
 }
 
-static struct ftask *live_get(const struct futures *f, uint64_t header)
+static struct ftask *ft(const struct futures *f, const struct tm_task *t)
 {
-	uint64_t v;
-
-	return u64map__get(&f->live, header, &v) ? (struct ftask *)(uintptr_t)v : NULL;
+	return tm_task__data(t, f->toff);
 }
 
-/* The live task of poll p, or NULL when it is gone. */
-static struct ftask *pol_task(const struct futures *f, const struct pol *p)
+/* The runtime's loop: a poll nested in one of its polls, or a task of the
+ * root future type of such a task. */
+static bool is_worker(const struct futures *f, const struct tm_task *t)
 {
-	struct ftask *t = live_get(f, p->header);
-
-	return t && t->seq == p->seq ? t : NULL;
-}
-
-static struct ftask *task_new(struct futures *f, uint64_t header)
-{
-	struct ftask *t = calloc(1, sizeof(*t));
-
-	if (!t || u64map__set(&f->live, header, (uint64_t)(uintptr_t)t)) {
-		free(t);
-		return NULL;
-	}
-	t->seq = f->next_seq++;
-	t->header = header;
-	return t;
-}
-
-static bool worker_raw(const struct futures *f, const char *raw)
-{
-	for (size_t i = 0; raw && i < f->n_worker_raws; i++)
-		if (f->worker_raws[i] == raw) /* interned */
-			return true;
-	return false;
-}
-
-static bool is_worker(const struct futures *f, const struct ftask *t)
-{
-	return t->worker || worker_raw(f, t->raw);
+	return t->worker || task_model__worker_name(f->model, t->name);
 }
 
 /* Ends the pending interval of t at ts: its weight goes to its chain. */
-static void wait_end(struct futures *f, struct ftask *t, uint64_t ts)
+static void wait_end(struct futures *f, struct tm_task *mt, uint64_t ts)
 {
+	struct ftask *t = ft(f, mt);
+
 	if (!t->pending)
 		return;
 	t->pending = false;
-	if (is_worker(f, t) || !t->root)
+	if (is_worker(f, mt) || !t->root)
 		return;
 	wait_weight(f, t->root - 1, t->chain, ts > t->since ? ts - t->since : 0);
 }
@@ -509,7 +348,7 @@ static uint32_t noroot(struct futures *f, struct thr *th)
 		return th->noroot - 1;
 	if (th->name) {
 		if (asprintf(&s, "(no task) thread %s", th->name) < 0) {
-			nomem(f, -ENOMEM);
+			fu_nomem(f, -ENOMEM);
 			return NONE;
 		}
 	} else {
@@ -518,7 +357,7 @@ static uint32_t noroot(struct futures *f, struct thr *th)
 	id = label_id(f, s ? s : buf);
 	free(s);
 	if (id < 0) {
-		nomem(f, -ENOMEM);
+		fu_nomem(f, -ENOMEM);
 		return NONE;
 	}
 	uint32_t n = node_get(f, NONE, (uint32_t)id);
@@ -529,19 +368,19 @@ static uint32_t noroot(struct futures *f, struct thr *th)
 }
 
 /* Names t's root at its first poll (probe: the poll probe). */
-static void task_name(struct futures *f, struct ftask *t, uint16_t probe)
+static void task_name(struct futures *f, struct tm_task *mt, uint16_t probe)
 {
+	struct ftask *t = ft(f, mt);
 	char *s = NULL;
 	long id;
 
 	if (probe < f->n_probes && f->pi[probe].root) {
-		t->raw = f->pi[probe].raw;
 		t->root = f->pi[probe].root;
 		return;
 	}
-	if (t->spawn_file) {
-		if (asprintf(&s, "(task spawned at %s:%" PRIu32 ")", basename_of(t->spawn_file),
-			     t->spawn_line) < 0)
+	if (mt->spawn_file) {
+		if (asprintf(&s, "(task spawned at %s:%" PRIu32 ")", fu_basename_of(mt->spawn_file),
+			     mt->spawn_line) < 0)
 			s = NULL;
 		id = s ? label_id(f, s) : -ENOMEM;
 		free(s);
@@ -549,7 +388,7 @@ static void task_name(struct futures *f, struct ftask *t, uint16_t probe)
 		id = label_id(f, "(unknown task)");
 	}
 	if (id < 0) {
-		nomem(f, -ENOMEM);
+		fu_nomem(f, -ENOMEM);
 		return;
 	}
 	t->root = (uint32_t)id + 1;
@@ -693,12 +532,12 @@ static void poll_close(struct futures *f, struct thr *th, uint64_t ts, enum poll
 
 	frames_cut(f, th, th->po[th->npo - 1].base, how == POLL_END_OF_TRACE, ts);
 	p = th->po[--th->npo];
-	t = pol_task(f, &p);
+	t = ft(f, p.task);
 	end = ts < p.begin ? p.begin : ts;
 	if (end < p.floor)
 		end = p.floor;
 	dur = end - p.begin;
-	if (!p.nested && !(t && is_worker(f, t)) && p.rnode != NONE)
+	if (!p.nested && !is_worker(f, p.task) && p.rnode != NONE)
 		f->nodes[p.rnode].self_ns += dur - (p.child_ns < dur ? p.child_ns : dur);
 	/* its parent: the enclosing poll if no frame began between, else the
 	 * frame it ran in */
@@ -715,11 +554,7 @@ static void poll_close(struct futures *f, struct thr *th, uint64_t ts, enum poll
 		if (end > fr->floor)
 			fr->floor = end;
 	}
-	if (!t)
-		return;
-	t->running = false;
 	if (how == POLL_READY) {
-		t->completed = true;
 		t->pending = false;
 	} else if (how != POLL_END_OF_TRACE) {
 		/* a poll cut short counts as Pending, as in analysis/tasks.c */
@@ -727,21 +562,6 @@ static void poll_close(struct futures *f, struct thr *th, uint64_t ts, enum poll
 		t->since = end;
 		t->chain = p.pend;
 	}
-}
-
-/* Closes the poll of running task t (found on its thread) and any above it. */
-static void unrun(struct futures *f, struct ftask *t, uint64_t ts)
-{
-	struct thr *th = thr_find(f, t->run_tid);
-
-	if (th)
-		for (size_t i = th->npo; i-- > 0;)
-			if (th->po[i].header == t->header && th->po[i].seq == t->seq) {
-				while (th->npo > i)
-					poll_close(f, th, ts, POLL_CUT);
-				break;
-			}
-	t->running = false;
 }
 
 static bool pk_less(const struct pk *a, const struct pk *b)
@@ -772,15 +592,16 @@ static void pk_down(struct futures *f, size_t i)
 
 /* t, pending, goes (freed) or the trace ends at ts: keep its chain if it is
  * among the FUTURES_PARKED_KEEP longest waits. */
-static void parked_add(struct futures *f, const struct ftask *t, uint64_t ts, bool until_end)
+static void parked_add(struct futures *f, const struct tm_task *mt, uint64_t ts, bool until_end)
 {
+	const struct ftask *t = ft(f, mt);
 	struct pk e = {
-		.seq = t->seq, .tokio_id = t->tokio_id, .since = t->since, .root = t->root - 1,
+		.seq = mt->seq, .tokio_id = mt->tokio_id, .since = t->since, .root = t->root - 1,
 		.waiting = ts > t->since ? ts - t->since : 0, .chain = t->chain,
 		.until_end = until_end,
 	};
 
-	if (!t->pending || is_worker(f, t) || !t->root)
+	if (!t->pending || is_worker(f, mt) || !t->root)
 		return;
 	f->sum.parked_tasks++;
 	if (f->n_pk == FUTURES_PARKED_KEEP) {
@@ -791,7 +612,7 @@ static void parked_add(struct futures *f, const struct ftask *t, uint64_t ts, bo
 		return;
 	}
 	if (grow((void **)&f->pk, &f->cap_pk, f->n_pk, sizeof(*f->pk))) {
-		nomem(f, -ENOMEM);
+		fu_nomem(f, -ENOMEM);
 		return;
 	}
 	size_t i = f->n_pk++;
@@ -803,122 +624,81 @@ static void parked_add(struct futures *f, const struct ftask *t, uint64_t ts, bo
 	f->pk[i] = e;
 }
 
-static void task_retire(struct futures *f, struct ftask *t, uint64_t ts)
-{
-	if (t->running)
-		unrun(f, t, ts);
-	parked_add(f, t, ts, false);
-	wait_end(f, t, ts);
-	u64map__del(&f->live, t->header);
-	free(t);
-}
+/* ------------------------------------------- observer of the task model */
 
-/* A poll began inside a poll of t: t is the runtime's loop, and so is any
- * task of its root future type polled outermost on its thread. */
-static void make_worker(struct futures *f, struct ftask *t)
+/* A poll of t began on ev->tid: its root is named at its first poll. */
+static void on_poll_begin(void *ctx, struct tm_task *mt, struct tm_thread *mth,
+			  const struct as_event *ev)
 {
-	t->worker = true;
-	if (!t->raw || worker_raw(f, t->raw))
-		return;
-	if (grow((void **)&f->worker_raws, &f->cap_worker_raws, f->n_worker_raws,
-		 sizeof(*f->worker_raws))) {
-		nomem(f, -ENOMEM);
+	struct futures *f = ctx;
+	struct ftask *t = ft(f, mt);
+	struct thr *th = thr_get(f, ev->tid);
+
+	(void)mth;
+	if (!th || grow((void **)&th->po, &th->cappo, th->npo, sizeof(*th->po))) {
+		fu_nomem(f, -ENOMEM);
 		return;
 	}
-	f->worker_raws[f->n_worker_raws++] = t->raw;
-}
-
-/* ---------------------------------------------------------------- events */
-
-static int on_poll_begin(struct futures *f, struct thr *th, const struct as_event *ev)
-{
-	struct ftask *t = live_get(f, ev->task);
-
-	if (t && t->completed) {
-		/* polled after completing: its FREE was lost, the address reused */
-		task_retire(f, t, ev->ts);
-		t = NULL;
-	}
-	if (t && t->running)
-		unrun(f, t, ev->ts);
-	th = thr_find(f, ev->tid); /* unrun() may not move threads, but stay safe */
-	if (!t && !(t = task_new(f, ev->task)))
-		return -ENOMEM;
-	if (grow((void **)&th->po, &th->cappo, th->npo, sizeof(*th->po)))
-		return -ENOMEM;
-	wait_end(f, t, ev->ts);
+	wait_end(f, mt, ev->ts);
 	if (!t->polled)
-		task_name(f, t, ev->probe);
+		task_name(f, mt, ev->probe);
 	t->polled = true;
-	if (!t->tokio_id && ev->other)
-		t->tokio_id = ev->other;
-	if (th->npo) {
-		struct pol *up = &th->po[th->npo - 1];
-		struct ftask *ut = pol_task(f, up);
-
-		up->nested = true;
-		if (ut)
-			make_worker(f, ut);
-	}
+	if (th->npo)
+		th->po[th->npo - 1].nested = true;
 	th->po[th->npo++] = (struct pol){
-		.header = ev->task, .seq = t->seq, .base = th->nfr, .begin = ev->ts,
-		.floor = ev->ts, .rnode = t->root ? node_get(f, NONE, t->root - 1) : NONE,
+		.task = mt, .base = th->nfr, .begin = ev->ts, .floor = ev->ts,
+		.rnode = t->root ? node_get(f, NONE, t->root - 1) : NONE,
 	};
-	t->running = true;
-	t->run_tid = ev->tid;
-	return 0;
 }
 
-static int on_poll_end(struct futures *f, struct thr *th, const struct as_event *ev)
+/* The poll of frame fr ended: it and the polls above it in this analysis's
+ * stack are closed (a poll cut from inside the stack takes those above it
+ * along; the model then cuts them later, and they are not found). The end of
+ * the trace is closed by futures__finish(). */
+static void on_poll_end(void *ctx, struct tm_thread *mth, const struct tm_frame *fr, uint64_t ts,
+			uint64_t d, enum tm_end how)
 {
+	struct futures *f = ctx;
+	struct thr *th;
 	size_t i;
-	struct ftask *t;
 
-	th->spawn_pending = false;
+	(void)d;
+	if (how == TM_TRACE_END || !(th = thr_find(f, mth->tid)))
+		return;
 	for (i = th->npo; i-- > 0;)
-		if (th->po[i].header == ev->task)
+		if (th->po[i].task == fr->task)
 			break;
 	if (i == (size_t)-1)
-		return 0; /* its begin was not seen */
+		return;
 	while (th->npo > i + 1)
-		poll_close(f, th, ev->ts, POLL_CUT);
-	poll_close(f, th, ev->ts, (ev->flags & AS_POLL_READY) ? POLL_READY : POLL_PENDING);
-	t = live_get(f, ev->task);
-	if (t && t->free_pending && !t->running)
-		task_retire(f, t, ev->ts);
-	return 0;
+		poll_close(f, th, ts, POLL_CUT);
+	poll_close(f, th, ts, how == TM_READY ? POLL_READY
+			      : how == TM_PENDING ? POLL_PENDING : POLL_CUT);
 }
 
-static int on_wake(struct futures *f, struct thr *th, const struct as_event *ev)
+/* t goes (freed, or its address reused): a pending task is parked there. */
+static void on_gone(void *ctx, struct tm_task *mt, uint64_t ts, bool freed)
 {
-	struct ftask *t = live_get(f, ev->task);
+	struct futures *f = ctx;
 
-	if (t)
-		return 0;
-	/* first sight: the spawn-time schedule */
-	if (!(t = task_new(f, ev->task)))
-		return -ENOMEM;
-	if (th->spawn_pending) {
-		t->spawn_file = th->spawn_file;
-		t->spawn_line = th->spawn_line;
-		th->spawn_pending = false;
-	}
-	return 0;
+	(void)freed;
+	parked_add(f, mt, ts, false);
+	wait_end(f, mt, ts);
 }
 
-static int on_free(struct futures *f, const struct as_event *ev)
+/* A poll of t is about to begin: its pending time ends here, before the
+ * poll's nesting is known (a task becoming a worker by it is one from its
+ * next wait on). */
+static void on_leave(void *ctx, struct tm_task *mt, uint64_t ts, uint64_t d, enum tm_by by)
 {
-	struct ftask *t = live_get(f, ev->task);
-
-	if (!t)
-		return 0;
-	if (t->running && t->run_tid == ev->tid) {
-		t->free_pending = true; /* freed inside its own poll: when it ends */
-		return 0;
-	}
-	task_retire(f, t, ev->ts);
-	return 0;
+	(void)d;
+	if (by == TM_BY_POLL)
+		wait_end(ctx, mt, ts);
 }
+
+static const struct tm_ops observer_ops = {
+	.leave = on_leave, .poll_begin = on_poll_begin, .poll_end = on_poll_end, .gone = on_gone,
+};
 
 static int on_fut_enter(struct futures *f, struct thr *th, const struct as_event *ev)
 {
@@ -952,16 +732,17 @@ static int on_fut_enter(struct futures *f, struct thr *th, const struct as_event
 			begin = up->begin;
 	} else if (p) {
 		parent = p->rnode;
-		task = p->seq;
+		task = p->task->seq;
 		if (begin < p->begin)
 			begin = p->begin;
 	} else {
-		struct ftask *t = ev->task ? live_get(f, ev->task) : NULL;
+		struct tm_task *mt = ev->task ? task_model__task(f->model, ev->task) : NULL;
+		struct ftask *t = mt ? ft(f, mt) : NULL;
 
 		/* no poll begin seen here: the task BPF saw, if known */
 		if (t && t->root) {
 			parent = node_get(f, NONE, t->root - 1);
-			task = t->seq;
+			task = mt->seq;
 		} else {
 			parent = noroot(f, th);
 			f->sum.outside_tasks++;
@@ -1021,13 +802,11 @@ static int add(struct futures *f, const struct as_event *ev)
 	case AS_EV_FUTURE_ENTER:
 	case AS_EV_FUTURE_EXIT:
 		break;
-	case AS_EV_FREE:
-		if (ev->task && ev->task != UINT64_MAX)
-			return on_free(f, ev);
-		return 0;
 	default:
 		return 0;
 	}
+	/* threads in order of first sight among these events (tasks, polls
+	 * and spawns are the model's: observed above) */
 	if (!(th = thr_get(f, ev->tid)))
 		return -ENOMEM;
 	switch (ev->type) {
@@ -1036,19 +815,6 @@ static int add(struct futures *f, const struct as_event *ev)
 			th->name = intern(f, ev->str);
 			th->noroot = 0;
 		}
-		break;
-	case AS_EV_SPAWN:
-		th->spawn_file = intern(f, ev->str);
-		th->spawn_pending = true;
-		th->spawn_line = (uint32_t)(ev->other >> 32);
-		break;
-	case AS_EV_POLL_BEGIN:
-	case AS_EV_POLL_END:
-	case AS_EV_WAKE:
-		if (ev->task == 0 || ev->task == UINT64_MAX)
-			break;
-		err = ev->type == AS_EV_POLL_BEGIN ? on_poll_begin(f, th, ev)
-		    : ev->type == AS_EV_POLL_END ? on_poll_end(f, th, ev) : on_wake(f, th, ev);
 		break;
 	case AS_EV_FUTURE_ENTER:
 		err = on_fut_enter(f, th, ev);
@@ -1065,253 +831,38 @@ static int add(struct futures *f, const struct as_event *ev)
 
 int futures__add(struct futures *f, const struct as_event *ev)
 {
-	int err;
+	int err = 0;
 
 	if (!f || !ev || f->finished)
 		return -EINVAL;
+	if (f->own_model)
+		err = task_model__add(f->model, ev);
+	if (!err)
+		err = add(f, ev);
+	if (!err)
+		err = f->err;
 	f->err = 0;
-	err = add(f, ev);
-	return err ? err : f->err;
+	return err;
 }
 
-/* ---------------------------------------------------------------- results */
-
-/* Writes s sanitised (';' -> ',', control bytes -> '?') and interns it into
- * labels; returns the interned string or NULL. */
-static const char *label(struct futures *f, const char *s, const char *file, uint32_t line)
+static void pending_at_end(void *ctx, struct tm_task *mt)
 {
-	char *buf = NULL;
-	int len;
-	long idx;
+	struct futures *f = ctx;
 
-	if (file && line)
-		len = asprintf(&buf, "%s (%s:%" PRIu32 ")", s, basename_of(file), line);
-	else if (line)
-		len = asprintf(&buf, "%s (line %" PRIu32 ")", s, line);
-	else
-		len = asprintf(&buf, "%s", s);
-	if (len < 0) {
-		nomem(f, -ENOMEM);
-		return NULL;
-	}
-	for (char *c = buf; *c; c++) {
-		unsigned char u = (unsigned char)*c;
-
-		if (u == ';')
-			*c = ',';
-		else if (u < 0x20 || u == 0x7f)
-			*c = '?';
-	}
-	idx = intern_len(&f->labels, buf, (size_t)len);
-	free(buf);
-	if (idx < 0) {
-		nomem(f, -ENOMEM);
-		return NULL;
-	}
-	return strtab__get(&f->labels, (uint32_t)idx);
-}
-
-/* Line of (fn, ap): the .await's when known, else the function's. */
-static uint32_t pair_line(const struct futures *f, const struct pair *pr, bool *at_await)
-{
-	const struct fnrec *fn = &f->fns[pr->fn];
-
-	*at_await = pr->ap >= 0 && (uint32_t)pr->ap < fn->n_awaits && fn->awaits[pr->ap];
-	return *at_await ? fn->awaits[pr->ap] : fn->st.line;
-}
-
-static const char **pool_take(struct futures *f, size_t n)
-{
-	if (f->n_pool + n > f->cap_pool)
-		return NULL;
-	f->n_pool += n;
-	return &f->frame_pool[f->n_pool - n];
-}
-
-static int by_frames(const void *x, const void *y)
-{
-	const struct futures_stack *a = x, *b = y;
-
-	for (uint32_t i = 0; i < a->n && i < b->n; i++)
-		if (a->frames[i] != b->frames[i]) {
-			int c = strcmp(a->frames[i], b->frames[i]);
-
-			if (c)
-				return c;
-		}
-	return a->n < b->n ? -1 : a->n > b->n;
-}
-
-/* Sorts the lines of graph g and merges equal ones. */
-static void sort_merge(struct futures *f, int g)
-{
-	struct futures_stack *s = f->stacks[g];
-	size_t n = f->n_stacks[g], o = 0;
-
-	if (!n)
-		return;
-	qsort(s, n, sizeof(*s), by_frames);
-	for (size_t i = 1; i < n; i++) {
-		if (!by_frames(&s[o], &s[i]))
-			s[o].ns += s[i].ns;
-		else
-			s[++o] = s[i];
-	}
-	f->n_stacks[g] = o + 1;
-}
-
-static int fill_oncpu(struct futures *f)
-{
-	struct futures_stack *out = f->stacks[FUTURES_ONCPU];
-
-	for (size_t i = 0; out && i < f->n_nodes; i++) {
-		uint32_t depth = 0;
-
-		if (!f->nodes[i].self_ns)
-			continue;
-		for (uint32_t k = (uint32_t)i; k != NONE; k = f->nodes[k].parent)
-			depth++;
-		const char **fr = pool_take(f, depth);
-
-		if (!fr)
-			return -ENOMEM;
-		uint32_t j = depth;
-
-		for (uint32_t k = (uint32_t)i; k != NONE; k = f->nodes[k].parent) {
-			const struct node *nd = &f->nodes[k];
-
-			if (nd->parent == NONE) {
-				fr[--j] = label(f, strtab__get(&f->strs, nd->what), NULL, 0);
-			} else {
-				const struct futures_fn *st = &f->fns[nd->what].st;
-
-				fr[--j] = label(f, st->name, f->opts.lines ? st->file : NULL,
-						f->opts.lines ? st->line : 0);
-			}
-			if (!fr[j])
-				return -ENOMEM;
-		}
-		out[f->n_stacks[FUTURES_ONCPU]++] = (struct futures_stack){
-			.frames = fr, .n = depth, .ns = f->nodes[i].self_ns,
-		};
-		f->sum.oncpu_ns += f->nodes[i].self_ns;
-	}
-	return 0;
-}
-
-static uint32_t chain_len(const struct futures *f, uint32_t c)
-{
-	uint32_t n = 0;
-
-	for (; c; c = f->cells[c - 1].next)
-		n++;
-	return n;
-}
-
-static int fill_wait(struct futures *f)
-{
-	struct futures_stack *out = f->stacks[FUTURES_WAIT];
-
-	for (size_t i = 0; out && i < f->n_waits; i++) {
-		const struct wait *w = &f->waits[i];
-		uint32_t n = chain_len(f, w->chain) + 1, j = 0;
-		const char **fr;
-
-		if (!w->ns)
-			continue;
-		if (!(fr = pool_take(f, n)))
-			return -ENOMEM;
-		fr[j++] = label(f, strtab__get(&f->strs, w->root), NULL, 0);
-		for (uint32_t c = w->chain; c; c = f->cells[c - 1].next, j++) {
-			const struct pair *pr = &f->pairs[f->cells[c - 1].pair];
-			const struct futures_fn *st = &f->fns[pr->fn].st;
-			bool leaf = !f->cells[c - 1].next, at;
-			uint32_t line = pair_line(f, pr, &at);
-
-			fr[j] = leaf || f->opts.lines ? label(f, st->name, st->file, line)
-						      : label(f, st->name, NULL, 0);
-		}
-		for (j = 0; j < n; j++)
-			if (!fr[j])
-				return -ENOMEM;
-		out[f->n_stacks[FUTURES_WAIT]++] = (struct futures_stack){
-			.frames = fr, .n = n, .ns = w->ns,
-		};
-		f->sum.wait_ns += w->ns;
-	}
-	return 0;
-}
-
-static int by_self(const void *x, const void *y)
-{
-	const struct futures_fn *a = x, *b = y;
-	int c;
-
-	if (a->self_ns != b->self_ns)
-		return a->self_ns < b->self_ns ? 1 : -1;
-	if ((c = strcmp(a->name, b->name)))
-		return c;
-	return a->line < b->line ? -1 : a->line > b->line;
-}
-
-static int by_waiting(const void *x, const void *y)
-{
-	const struct futures_parked *a = x, *b = y;
-
-	if (a->waiting_ns != b->waiting_ns)
-		return a->waiting_ns > b->waiting_ns ? -1 : 1;
-	return a->seq < b->seq ? -1 : a->seq > b->seq;
-}
-
-/* The parked entries kept, with their chains, longest waiting first. */
-static int finish_parked(struct futures *f)
-{
-	size_t nl = 0;
-
-	for (size_t i = 0; i < f->n_pk; i++)
-		nl += chain_len(f, f->pk[i].chain);
-	f->parked = calloc(f->n_pk ? f->n_pk : 1, sizeof(*f->parked));
-	f->links = calloc(nl ? nl : 1, sizeof(*f->links));
-	if (!f->parked || !f->links)
-		return -ENOMEM;
-	for (size_t i = 0; i < f->n_pk; i++) {
-		const struct pk *e = &f->pk[i];
-		struct futures_parked *p = &f->parked[f->n_parked++];
-
-		*p = (struct futures_parked){
-			.seq = e->seq, .tokio_id = e->tokio_id,
-			.name = strtab__get(&f->strs, e->root), .since_ns = e->since,
-			.waiting_ns = e->waiting, .until_end = e->until_end,
-			.chain = e->chain ? &f->links[f->n_links] : NULL,
-			.n_chain = chain_len(f, e->chain),
-		};
-		for (uint32_t c = e->chain; c; c = f->cells[c - 1].next) {
-			const struct pair *pr = &f->pairs[f->cells[c - 1].pair];
-			struct futures_link *l = &f->links[f->n_links++];
-
-			l->name = f->fns[pr->fn].st.name;
-			l->file = f->fns[pr->fn].st.file;
-			l->line = pair_line(f, pr, &l->at_await);
-			if (l->at_await && f->fns[pr->fn].awaitees)
-				l->awaitee = f->fns[pr->fn].awaitees[pr->ap];
-		}
-	}
-	if (f->n_parked > 1)
-		qsort(f->parked, f->n_parked, sizeof(*f->parked), by_waiting);
-	return 0;
+	parked_add(f, mt, f->end_ns, true);
+	wait_end(f, mt, f->end_ns);
 }
 
 int futures__finish(struct futures *f, uint64_t end_ns)
 {
-	size_t n[2] = { 0, 0 };
-	int err;
-
 	if (!f || f->finished)
 		return -EINVAL;
 	f->finished = true;
 	f->err = 0;
 	if (!end_ns || end_ns < f->last_ts)
 		end_ns = f->last_ts;
+	if (f->own_model)
+		task_model__finish(f->model, end_ns); /* its polls: closed below */
 	/* close what is still running, innermost first */
 	for (size_t i = 0; i < f->n_thr; i++) {
 		struct thr *th = &f->thr[i];
@@ -1324,134 +875,29 @@ int futures__finish(struct futures *f, uint64_t end_ns)
 		}
 	}
 	/* tasks still pending wait until the end */
-	for (size_t i = 0; i < f->live.cap; i++)
-		if (f->live.keys[i] && f->live.keys[i] != UINT64_MAX) {
-			struct ftask *t = (struct ftask *)(uintptr_t)f->live.vals[i];
-
-			parked_add(f, t, end_ns, true);
-			wait_end(f, t, end_ns);
-		}
-	if ((err = finish_parked(f)))
-		return err;
-	if (f->err)
-		return f->err;
-	/* the lines and their frames: one allocation each */
-	for (size_t i = 0; i < f->n_nodes; i++) {
-		if (!f->nodes[i].self_ns)
-			continue;
-		n[FUTURES_ONCPU]++;
-		for (uint32_t k = (uint32_t)i; k != NONE; k = f->nodes[k].parent)
-			f->cap_pool++;
-	}
-	for (size_t i = 0; i < f->n_waits; i++)
-		if (f->waits[i].ns) {
-			n[FUTURES_WAIT]++;
-			f->cap_pool += chain_len(f, f->waits[i].chain) + 1;
-		}
-	for (int g = 0; g < 2; g++)
-		if (n[g] && !(f->stacks[g] = calloc(n[g], sizeof(struct futures_stack))))
-			return -ENOMEM;
-	if (f->cap_pool && !(f->frame_pool = calloc(f->cap_pool, sizeof(*f->frame_pool))))
-		return -ENOMEM;
-	if ((err = fill_oncpu(f)) || (err = fill_wait(f)))
-		return err;
-	sort_merge(f, FUTURES_ONCPU);
-	sort_merge(f, FUTURES_WAIT);
-	f->sum.oncpu_stacks = f->n_stacks[FUTURES_ONCPU];
-	f->sum.wait_stacks = f->n_stacks[FUTURES_WAIT];
-	f->sum.chains = f->n_cells;
-	f->sum.paths = f->n_nodes;
-
-	f->fn_sorted = calloc(f->n_fns ? f->n_fns : 1, sizeof(*f->fn_sorted));
-	if (!f->fn_sorted)
-		return -ENOMEM;
-	for (size_t i = 0; i < f->n_fns; i++)
-		if (f->fns[i].st.polls)
-			f->fn_sorted[f->n_fn_sorted++] = f->fns[i].st;
-	if (f->n_fn_sorted > 1)
-		qsort(f->fn_sorted, f->n_fn_sorted, sizeof(*f->fn_sorted), by_self);
-	return f->err;
+	f->end_ns = end_ns;
+	task_model__each(f->model, pending_at_end, f);
+	return fu_build_results(f);
 }
 
-const struct futures_summary *futures__summary(const struct futures *f)
+/* ------------------------------------------------------------------ sink */
+
+static int sink_add(void *impl, const struct as_event *ev, const struct as_stack *stack)
 {
-	return f ? &f->sum : NULL;
+	(void)stack;
+	return futures__add(impl, ev);
 }
 
-const struct futures_stack *futures__stacks(const struct futures *f, enum futures_graph g,
-					    size_t *n)
+static int sink_finish(void *impl, const struct as_trace_end *end)
 {
-	if (!f || (g != FUTURES_ONCPU && g != FUTURES_WAIT) || !f->finished) {
-		*n = 0;
-		return NULL;
-	}
-	*n = f->n_stacks[g];
-	return f->stacks[g];
+	return futures__finish(impl, end ? end->end_ns : 0);
 }
 
-const struct futures_fn *futures__fns(const struct futures *f, size_t *n)
-{
-	*n = f ? f->n_fn_sorted : 0;
-	return f ? f->fn_sorted : NULL;
-}
+static const struct as_sink_ops sink_ops = {
+	.name = "futures", .add = sink_add, .finish = sink_finish, .free = NULL,
+};
 
-const struct futures_fn *futures__fn(const struct futures *f, uint32_t fn)
+struct as_sink futures__sink(struct futures *x)
 {
-	return f && fn < f->n_fns ? &f->fns[fn].st : NULL;
-}
-
-const struct futures_parked *futures__parked(const struct futures *f, size_t *n)
-{
-	*n = f ? f->n_parked : 0;
-	return f ? f->parked : NULL;
-}
-
-const struct futures_parked *futures__parked_task(const struct futures *f, uint64_t seq)
-{
-	for (size_t i = 0; f && i < f->n_parked; i++)
-		if (f->parked[i].seq == seq)
-			return &f->parked[i];
-	return NULL;
-}
-
-void futures__free(struct futures *f)
-{
-	if (!f)
-		return;
-	for (size_t i = 0; i < f->live.cap; i++)
-		if (f->live.keys[i] && f->live.keys[i] != UINT64_MAX)
-			free((void *)(uintptr_t)f->live.vals[i]);
-	u64map__clear(&f->live);
-	for (size_t i = 0; i < f->n_thr; i++) {
-		free(f->thr[i].fr);
-		free(f->thr[i].po);
-	}
-	free(f->thr);
-	u64map__clear(&f->thr_of);
-	for (size_t i = 0; i < f->n_fns; i++) {
-		free(f->fns[i].awaits);
-		free(f->fns[i].awaitees);
-	}
-	free(f->fns);
-	u64map__clear(&f->fn_of);
-	free(f->pi);
-	free(f->nodes);
-	u64map__clear(&f->node_of);
-	free(f->pairs);
-	u64map__clear(&f->pair_of);
-	free(f->cells);
-	u64map__clear(&f->cell_of);
-	free(f->waits);
-	u64map__clear(&f->wait_of);
-	free(f->worker_raws);
-	strtab__clear(&f->strs);
-	strtab__clear(&f->labels);
-	free(f->stacks[0]);
-	free(f->stacks[1]);
-	free(f->frame_pool);
-	free(f->fn_sorted);
-	free(f->parked);
-	free(f->pk);
-	free(f->links);
-	free(f);
+	return (struct as_sink){ .ops = &sink_ops, .impl = x };
 }

@@ -22,10 +22,11 @@
  *    FUTURES_PARKED_KEEP longest waits are kept);
  *  - per future function: polls, Ready / Pending, total and self time, max.
  *
- * Tasks follow the rules of analysis/tasks.c (keep them in step): a task is
- * numbered (seq) in order of first sight (its spawn-time WAKE or a POLL_BEGIN),
- * an address polled again after a Ready poll or seen after FREE is a new
- * task, so seqs are those of `report`. Task roots are named as the folded
+ * Tasks and their polls are those of the task model (task_model.h), which
+ * the analysis observes: a task is numbered (seq) in order of first sight
+ * (its spawn-time WAKE or a POLL_BEGIN), an address polled again after a
+ * Ready poll or seen after FREE is a new task, so seqs are those of
+ * `report`. Task roots are named as the folded
  * export names tasks: the pretty root future type, else "(task spawned at
  * FILE:LINE)", else "(unknown task)". A frame outside any task poll belongs to
  * the pseudo-root "(no task) thread NAME" (block_on futures, for example).
@@ -57,6 +58,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pipeline/sink.h"
 #include "trace/event.h"
 
 /* How a future frame ended. */
@@ -177,11 +179,19 @@ struct futures_summary {
 #define FUTURES_PARKED_KEEP 10000
 
 struct futures;
+struct task_model;
 
-/* Returns a new analysis, or NULL with errno set. meta (may be NULL) is read
- * during the call only (names, files and await lines are copied). opts may
- * be NULL (defaults). */
+/* Returns a new analysis with a task model of its own, or NULL with errno
+ * set. meta (may be NULL) is read during the call only (names, files and
+ * await lines are copied). opts may be NULL (defaults). */
 struct futures *futures__new(const struct as_trace_meta *meta, const struct futures_opts *opts);
+/* The same as an observer of task model m, shared with other analyses of
+ * the run (see analysis__new_on()): m is borrowed, must outlive f and must
+ * not have seen an event yet; the caller feeds m each event before
+ * futures__add() (or puts task_model__sink(m) before futures__sink(f)) and
+ * finishes m before futures__finish(). */
+struct futures *futures__new_on(struct task_model *m, const struct as_trace_meta *meta,
+				const struct futures_opts *opts);
 /* Feeds one event in trace order (every type: polls, wakes, frees and thread
  * names are followed too). Returns 0, -EINVAL (NULL argument, or after
  * finish) or -ENOMEM (the analysis stays consistent; that event may be lost). */
@@ -206,6 +216,11 @@ const struct futures_fn *futures__fn(const struct futures *f, uint32_t fn);
 const struct futures_parked *futures__parked(const struct futures *f, size_t *n);
 /* The parked entry of task seq, or NULL. */
 const struct futures_parked *futures__parked_task(const struct futures *f, uint64_t seq);
+
+/* A sink view of x (pipeline/sink.h; ops->free NULL: x stays the caller's):
+ * add() is futures__add() (no stack), finish() futures__finish(end->end_ns). With a
+ * shared model (futures__new_on()), put task_model__sink() first. */
+struct as_sink futures__sink(struct futures *x);
 
 /* Frees f and everything it owns; NULL accepted. */
 void futures__free(struct futures *f);

@@ -1,8 +1,10 @@
-/* Live task model for `top`: current states and per-window rates. Same
- * event rules as src/analysis/tasks.c (nesting marks the runtime's worker
- * task, the first schedule of a new task is its spawn, a task freed inside its
- * own poll goes when the poll ends), kept small: no whole-trace totals
- * beyond what the view shows. */
+/* Live task model for `top`: current states and per-window rates. An
+ * observer of the task model (task_model.h), which owns the rules of a
+ * task's life (seqs, nesting marking the runtime's worker task, the first
+ * schedule of a new task being its spawn, a task freed inside its own poll
+ * going when the poll ends, wake sources): this file only keeps what the
+ * view shows, per task a row in an array (found by header while the task
+ * lives) kept LIVE_KEEP_DONE_NS after it ends, per thread a worker line. */
 #include "analysis/live.h"
 
 #include <errno.h>
@@ -10,17 +12,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/task_model.h"
 #include "util/u64map.h"
 
 struct live {
 	const struct as_trace_meta *meta;
+	struct task_model *model;
+	bool own_model;
+	int err;                      /* first -ENOMEM of a callback */
 	struct live_task *tasks;
 	size_t n_tasks, cap_tasks;
-	struct u64map by_header;      /* header -> index + 1 */
+	struct u64map by_header;      /* header -> index + 1, tasks not done */
 	struct live_worker *workers;
 	size_t n_workers, cap_workers;
 	struct u64map by_tid;         /* tid + 1 -> index + 1 */
-	uint64_t next_seq;
 	uint64_t win_start;           /* open rate window start (0: first event) */
 	uint64_t win_events;
 	struct live_summary sum;
@@ -37,17 +42,6 @@ const char *live_state__str(enum live_state s)
 	return s <= LIVE_ST_DONE ? names[s] : "?";
 }
 
-struct live *live__new(const struct as_trace_meta *meta)
-{
-	struct live *l = calloc(1, sizeof(*l));
-
-	if (!l)
-		return NULL;
-	l->meta = meta;
-	l->next_seq = 1;
-	return l;
-}
-
 static struct live_task *task_find(struct live *l, uint64_t header)
 {
 	uint64_t idx;
@@ -55,7 +49,15 @@ static struct live_task *task_find(struct live *l, uint64_t header)
 	return u64map__get(&l->by_header, header, &idx) ? &l->tasks[idx - 1] : NULL;
 }
 
-static struct live_task *task_new(struct live *l, uint64_t header, uint64_t ts)
+/* The row of model task mt, or NULL (done: a waker outliving it). */
+static struct live_task *row(struct live *l, const struct tm_task *mt)
+{
+	struct live_task *t = task_find(l, mt->header);
+
+	return t && t->seq == mt->seq ? t : NULL;
+}
+
+static struct live_task *task_new(struct live *l, const struct tm_task *mt, uint64_t ts)
 {
 	if (l->n_tasks == l->cap_tasks) {
 		size_t cap = l->cap_tasks ? l->cap_tasks * 2 : 64;
@@ -65,12 +67,12 @@ static struct live_task *task_new(struct live *l, uint64_t header, uint64_t ts)
 		l->tasks = t;
 		l->cap_tasks = cap;
 	}
-	if (u64map__set(&l->by_header, header, l->n_tasks + 1))
+	if (u64map__set(&l->by_header, mt->header, l->n_tasks + 1))
 		return NULL;
 	struct live_task *t = &l->tasks[l->n_tasks++];
 	memset(t, 0, sizeof(*t));
-	t->seq = l->next_seq++;
-	t->header = header;
+	t->seq = mt->seq;
+	t->header = mt->header;
 	t->state = LIVE_ST_RUNNABLE;
 	t->since = ts;
 	return t;
@@ -98,6 +100,12 @@ static struct live_worker *worker_get(struct live *l, uint32_t tid)
 	return w;
 }
 
+static void nomem(struct live *l)
+{
+	if (!l->err)
+		l->err = -ENOMEM;
+}
+
 /* Part of [from, to) inside the open window. */
 static uint64_t in_window(const struct live *l, uint64_t from, uint64_t to)
 {
@@ -110,115 +118,112 @@ static void finish_task(struct live_task *t, uint64_t ts)
 {
 	t->state = LIVE_ST_DONE;
 	t->since = ts;
-	t->free_pending = false;
 }
 
-static int on_poll_begin(struct live *l, const struct as_event *ev, struct live_worker *w)
-{
-	struct live_task *t = task_find(l, ev->task);
+/* ------------------------------------------- observer of the task model */
 
-	if (t && t->state == LIVE_ST_DONE) {
-		/* the address was reused by a new task */
-		u64map__del(&l->by_header, ev->task);
-		t = NULL;
+static void on_born(void *ctx, struct tm_task *mt, struct tm_thread *th, const struct as_event *ev)
+{
+	struct live *l = ctx;
+	struct live_task *t = task_new(l, mt, ev->ts);
+
+	if (!t) {
+		nomem(l);
+		return;
 	}
-	if (!t && !(t = task_new(l, ev->task, ev->ts)))
-		return -ENOMEM;
+	if (mt->spawn_file)
+		snprintf(t->spawn, sizeof(t->spawn), "%s:%llu", mt->spawn_file,
+			 (unsigned long long)mt->spawn_line);
+	/* the view's tree hangs tasks under user tasks only */
+	if (mt->parent && !(th && th->depth && th->stack[th->depth - 1].task->seq == mt->parent &&
+			    th->stack[th->depth - 1].task->worker))
+		t->parent = mt->parent;
+	if (ev->type == AS_EV_WAKE)
+		t->woken_at = ev->ts;
+	else if (!ev->type)
+		t->state = LIVE_ST_IDLE; /* known from memory (task_model__adopt()) */
+}
+
+static void on_worker(void *ctx, struct tm_task *mt)
+{
+	struct live_task *t = row(ctx, mt);
+
+	if (t)
+		t->worker = true;
+}
+
+static void on_poll_begin(void *ctx, struct tm_task *mt, struct tm_thread *th,
+			  const struct as_event *ev)
+{
+	struct live *l = ctx;
+	struct live_task *t = row(l, mt);
+
+	(void)th;
+	if (!t)
+		return;
 	if (!t->name && l->meta && ev->probe < l->meta->n_probes)
 		t->name = l->meta->probes[ev->probe].future;
 	if (!t->tokio_id)
-		t->tokio_id = ev->other;
-	if (w->depth > 0) {
-		struct live_task *outer = task_find(l, w->stack[w->depth - 1]);
-		if (outer)
-			outer->worker = true;
-	}
-	if (w->depth < 8) {
-		w->stack[w->depth] = ev->task;
-		w->begin[w->depth] = ev->ts;
-	}
-	w->depth++;
-	if (t->woken_at && ev->ts >= t->woken_at)
-		hist__add(&t->sched_hist, ev->ts - t->woken_at);
+		t->tokio_id = mt->tokio_id;
+	t->worker = mt->worker;
+	if (t->woken_at && ev->ts >= t->woken_at && hist__add(&t->sched_hist, ev->ts - t->woken_at))
+		nomem(l);
 	t->woken_at = 0;
 	t->state = LIVE_ST_RUNNING;
 	t->since = ev->ts;
 	t->run_begin = ev->ts;
-	t->run_tid = ev->tid;
-	return 0;
 }
 
-static int on_poll_end(struct live *l, const struct as_event *ev, struct live_worker *w)
+static void on_poll_end(void *ctx, struct tm_thread *th, const struct tm_frame *f, uint64_t ts,
+			uint64_t d, enum tm_end how)
 {
-	uint32_t i = w->depth;
+	struct live *l = ctx;
+	struct live_task *t = row(l, f->task);
+	struct live_worker *w;
 
-	while (i > 0 && (i > 8 || w->stack[i - 1] != ev->task))
-		i--;
-	if (i == 0)
-		return 0;   /* its begin was not seen (attached mid-poll) */
-	uint64_t begin = w->begin[i - 1];
-	w->depth = i - 1;
-	struct live_task *t = task_find(l, ev->task);
-	if (!t || t->state != LIVE_ST_RUNNING)
-		return 0;
-	uint64_t d = ev->ts > begin ? ev->ts - begin : 0;
+	if (how == TM_TRACE_END || !t || t->state != LIVE_ST_RUNNING)
+		return;
 	t->polls++;
 	t->w_polls++;
 	t->busy_ns += d;
-	t->w_busy += in_window(l, begin, ev->ts);
+	t->w_busy += in_window(l, f->begin, ts);
 	if (d > t->max_poll_ns)
 		t->max_poll_ns = d;
 	if (hist__add(&t->poll_hist, d))
-		return -ENOMEM;
-	if (!t->worker) {
+		nomem(l);
+	if (!t->worker && (w = worker_get(l, th->tid))) {
 		w->polls++;
-		w->w_busy += in_window(l, begin, ev->ts);
+		w->w_busy += in_window(l, f->begin, ts);
 	}
-	if ((ev->flags & AS_POLL_READY) || t->free_pending) {
-		finish_task(t, ev->ts);
-	} else if (t->woken_at) {
+	if (how == TM_READY || f->task->free_pending) {
+		finish_task(t, ts);
+	} else if (f->task->woken_in_poll) {
 		t->state = LIVE_ST_RUNNABLE;   /* woken while it ran */
-		t->since = ev->ts;
-		t->woken_at = ev->ts;
+		t->since = ts;
+		t->woken_at = ts;
 	} else {
 		t->state = LIVE_ST_IDLE;
-		t->since = ev->ts;
+		t->since = ts;
 	}
-	return 0;
 }
 
-static int on_wake(struct live *l, const struct as_event *ev, struct live_worker *w)
+static void on_wake(void *ctx, struct tm_task *mt, const struct as_event *ev,
+		    const struct tm_wake *w)
 {
-	struct live_task *t = task_find(l, ev->task);
-
-	if (t && t->state == LIVE_ST_DONE && !t->freed)
-		return 0;   /* a waker outlived its finished task */
-	if (!t || t->state == LIVE_ST_DONE) {
-		if (t)
-			u64map__del(&l->by_header, ev->task);
-		/* first sight through a schedule: a spawn */
-		t = task_new(l, ev->task, ev->ts);
-		if (!t)
-			return -ENOMEM;
-		if (w->spawn_pending) {
-			snprintf(t->spawn, sizeof(t->spawn), "%s:%llu", w->spawn_file,
-				 (unsigned long long)w->spawn_line);
-			t->parent = w->spawn_parent;
-			w->spawn_pending = false;
-		}
-		t->woken_at = ev->ts;
-		return 0;
-	}
+	struct live_task *t = row(ctx, mt);
 	enum live_waker kind = LIVE_WAKER_THREAD;
-	if (ev->flags & AS_WAKE_IO)
-		kind = LIVE_WAKER_IO;
-	else if (ev->flags & AS_WAKE_TIMER)
-		kind = LIVE_WAKER_TIMER;
-	else if (ev->other == ev->task)
-		kind = LIVE_WAKER_SELF;
-	else if (ev->other) {
-		struct live_task *waker = task_find(l, ev->other);
-		kind = waker && waker->worker ? LIVE_WAKER_RUNTIME : LIVE_WAKER_TASK;
+
+	if (!t || t->state == LIVE_ST_DONE)
+		return;   /* a waker outlived its finished task */
+	switch (w->kind) {
+	case TM_WAKER_IO: kind = LIVE_WAKER_IO; break;
+	case TM_WAKER_TIMER: kind = LIVE_WAKER_TIMER; break;
+	case TM_WAKER_THREAD: kind = LIVE_WAKER_THREAD; break;
+	case TM_WAKER_RUNTIME: kind = LIVE_WAKER_RUNTIME; break;
+	case TM_WAKER_TASK:
+		kind = w->self ? LIVE_WAKER_SELF
+		     : w->waker->worker ? LIVE_WAKER_RUNTIME : LIVE_WAKER_TASK;
+		break;
 	}
 	t->waker_counts[kind]++;
 	t->wakes++;
@@ -230,12 +235,93 @@ static int on_wake(struct live *l, const struct as_event *ev, struct live_worker
 	} else if (t->state == LIVE_ST_RUNNING && !t->woken_at) {
 		t->woken_at = ev->ts;
 	}
-	return 0;
+}
+
+static void on_gone(void *ctx, struct tm_task *mt, uint64_t ts, bool freed)
+{
+	struct live *l = ctx;
+	struct live_task *t = row(l, mt);
+
+	if (!t)
+		return;
+	t->freed = freed;
+	if (t->state != LIVE_ST_DONE)
+		finish_task(t, ts);
+	u64map__del(&l->by_header, mt->header); /* the address may be reused */
+}
+
+static void on_park(void *ctx, struct tm_thread *th, uint64_t ts)
+{
+	struct live_worker *w = worker_get(ctx, th->tid);
+
+	if (!w) {
+		nomem(ctx);
+		return;
+	}
+	w->parked = true;
+	w->since = ts;
+}
+
+static void on_unpark(void *ctx, struct tm_thread *th, uint64_t begin, uint64_t ts, uint64_t d)
+{
+	struct live *l = ctx;
+	struct live_worker *w = worker_get(l, th->tid);
+
+	(void)begin;
+	(void)d;
+	if (!w || !w->parked)
+		return;
+	w->w_parked += in_window(l, w->since, ts);
+	w->parked = false;
+	w->since = ts;
+}
+
+static const struct tm_ops observer_ops = {
+	.born = on_born, .worker = on_worker, .poll_begin = on_poll_begin,
+	.poll_end = on_poll_end, .wake = on_wake, .gone = on_gone, .park = on_park,
+	.unpark = on_unpark,
+};
+
+struct live *live__new_on(struct task_model *m, const struct as_trace_meta *meta)
+{
+	struct live *l;
+	int err;
+
+	if (!m) {
+		errno = EINVAL;
+		return NULL;
+	}
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return NULL;
+	l->meta = meta;
+	l->model = m;
+	if ((err = task_model__observe(m, &observer_ops, l, 0, NULL, 0, NULL))) {
+		free(l);
+		errno = -err;
+		return NULL;
+	}
+	return l;
+}
+
+struct live *live__new(const struct as_trace_meta *meta)
+{
+	struct task_model *m = task_model__new(meta);
+	struct live *l = m ? live__new_on(m, meta) : NULL;
+
+	if (!l) {
+		task_model__free(m);
+		errno = ENOMEM;
+		return NULL;
+	}
+	l->own_model = true;
+	return l;
 }
 
 int live__add(struct live *l, const struct as_event *ev)
 {
 	struct live_worker *w = worker_get(l, ev->tid);
+	int err = 0;
 
 	if (!w)
 		return -ENOMEM;
@@ -245,70 +331,36 @@ int live__add(struct live *l, const struct as_event *ev)
 		l->sum.first_ns = ev->ts;
 	if (!l->win_start)
 		l->win_start = ev->ts;
-	switch (ev->type) {
-	case AS_EV_THREAD:
+	if (ev->type == AS_EV_THREAD)
 		snprintf(w->name, sizeof(w->name), "%s", ev->str ? ev->str : "");
-		return 0;
-	case AS_EV_POLL_BEGIN:
+	else if (ev->type == AS_EV_POLL_BEGIN || ev->type == AS_EV_PARK)
 		w->polled = true;
-		return on_poll_begin(l, ev, w);
-	case AS_EV_POLL_END:
-		return on_poll_end(l, ev, w);
-	case AS_EV_WAKE:
-		return on_wake(l, ev, w);
-	case AS_EV_SPAWN: {
-		snprintf(w->spawn_file, sizeof(w->spawn_file), "%s", ev->str ? ev->str : "?");
-		w->spawn_line = ev->other >> 32;
-		w->spawn_pending = true;
-		struct live_task *p = w->depth > 0 && w->depth <= 8 ?
-				      task_find(l, w->stack[w->depth - 1]) : NULL;
-		w->spawn_parent = p && !p->worker ? p->seq : 0;
-		return 0;
-	}
-	case AS_EV_FREE: {
-		struct live_task *t = task_find(l, ev->task);
-		if (!t)
-			return 0;
-		t->freed = true;
-		if (t->state == LIVE_ST_DONE)
-			return 0;
-		if (t->state == LIVE_ST_RUNNING && t->run_tid == ev->tid)
-			t->free_pending = true;   /* freed inside its own poll */
-		else
-			finish_task(t, ev->ts);
-		return 0;
-	}
-	case AS_EV_PARK:
-		w->polled = true;
-		if (!w->parked) {
-			w->parked = true;
-			w->since = ev->ts;
-		}
-		return 0;
-	case AS_EV_UNPARK:
-		if (w->parked) {
-			w->w_parked += in_window(l, w->since, ev->ts);
-			w->parked = false;
-			w->since = ev->ts;
-		}
-		return 0;
-	default:
-		return 0;
-	}
+	if (l->own_model)
+		err = task_model__add(l->model, ev);
+	if (!err)
+		err = l->err;
+	l->err = 0;
+	return err;
 }
 
 int live__note_stack(struct live *l, uint64_t header, uint64_t tokio_id, const char *name,
 		     const char *parked, const char *stack, uint64_t now_ns)
 {
 	struct live_task *t = task_find(l, header);
+	struct tm_task *mt;
+	int err;
 
 	if (t && t->state == LIVE_ST_DONE)
 		return 0;
 	if (!t) {
-		t = task_new(l, header, now_ns);
-		if (!t)
+		if ((err = task_model__adopt(l->model, header, now_ns, &mt)))
+			return err;
+		if (l->err) {
+			l->err = 0;
 			return -ENOMEM;
-		t->state = LIVE_ST_IDLE;
+		}
+		if (!(t = row(l, mt)))
+			return 0;
 	}
 	if (!t->tokio_id)
 		t->tokio_id = tokio_id;
@@ -345,9 +397,13 @@ static void compact(struct live *l, uint64_t now)
 		return;
 	l->n_tasks = o;
 	u64map__clear(&l->by_header);
-	for (size_t i = 0; i < l->n_tasks; i++)
-		if (l->tasks[i].state != LIVE_ST_DONE)
+	/* rows of tasks the model still has (done ones too, until their FREE) */
+	for (size_t i = 0; i < l->n_tasks; i++) {
+		struct tm_task *mt = task_model__task(l->model, l->tasks[i].header);
+
+		if (mt && mt->seq == l->tasks[i].seq)
 			u64map__set(&l->by_header, l->tasks[i].header, i + 1);
+	}
 }
 
 void live__tick(struct live *l, uint64_t now)
@@ -359,15 +415,17 @@ void live__tick(struct live *l, uint64_t now)
 	l->sum.tasks_live = l->sum.tasks_done = 0;
 	for (size_t i = 0; i < l->n_workers; i++) {
 		struct live_worker *w = &l->workers[i];
+		const struct tm_thread *th = task_model__thread(l->model, w->tid);
+
 		if (w->parked)
 			w->w_parked += in_window(l, w->since, now);
-		for (uint32_t d = 0; d < w->depth && d < 8; d++) {
-			struct live_task *t = task_find(l, w->stack[d]);
-			if (t && !t->worker) {
-				w->w_busy += in_window(l, w->begin[d], now);
+		/* the outermost user-task poll in progress */
+		for (size_t d = 0; th && d < th->depth; d++)
+			if (!th->stack[d].task->worker) {
+				w->w_busy += in_window(l, th->stack[d].begin, now);
 				break;
 			}
-		}
+		w->depth = th ? (uint32_t)th->depth : 0;
 		w->busy_pct = win ? 100.0 * (double)w->w_busy / (double)win : 0;
 		w->parked_pct = win ? 100.0 * (double)w->w_parked / (double)win : 0;
 		w->w_busy = w->w_parked = 0;
@@ -416,9 +474,28 @@ void live__free(struct live *l)
 		hist__clear(&l->tasks[i].poll_hist);
 		hist__clear(&l->tasks[i].sched_hist);
 	}
+	if (l->own_model)
+		task_model__free(l->model);
 	free(l->tasks);
 	free(l->workers);
 	u64map__clear(&l->by_header);
 	u64map__clear(&l->by_tid);
 	free(l);
+}
+
+/* ------------------------------------------------------------------ sink */
+
+static int sink_add(void *impl, const struct as_event *ev, const struct as_stack *stack)
+{
+	(void)stack;
+	return live__add(impl, ev);
+}
+
+static const struct as_sink_ops sink_ops = {
+	.name = "live view", .add = sink_add, .finish = NULL, .free = NULL,
+};
+
+struct as_sink live__sink(struct live *x)
+{
+	return (struct as_sink){ .ops = &sink_ops, .impl = x };
 }

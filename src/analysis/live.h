@@ -1,4 +1,4 @@
-/* Live task model for `top`: the same events as the trace analysis, kept as
+/* Live task view for `top`: the task model's tasks (task_model.h), kept as
  * current state plus per-interval rates (polls/s, busy %, wakes/s) instead of
  * whole-trace totals. Pure C: no I/O, no globals. Memory is bounded by live
  * tasks and threads: finished tasks stay listed for LIVE_KEEP_DONE_NS after
@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "analysis/hist.h"
+#include "pipeline/sink.h"
 #include "trace/event.h"
 
 #define LIVE_KEEP_DONE_NS 5000000000ull
@@ -42,8 +43,6 @@ struct live_task {
 	double polls_per_s, wakes_per_s, busy_pct;
 	/* private: the open window and bookkeeping */
 	uint64_t w_polls, w_wakes, w_busy, run_begin, woken_at;
-	uint32_t run_tid;
-	bool free_pending;
 	bool freed;               /* its memory was freed: the address may be reused */
 	/* where it is parked, from its memory (see live__note_stack) */
 	char parked[96];          /* innermost .await "file:line", or the awaited type */
@@ -60,14 +59,8 @@ struct live_worker {
 	double busy_pct, parked_pct;
 	/* private */
 	uint64_t w_busy, w_parked;
-	uint64_t stack[8];        /* headers of the polls in progress */
-	uint64_t begin[8];
-	uint32_t depth;
+	uint32_t depth;           /* polls in progress at the last tick */
 	bool polled;              /* ran a task or parked: listed */
-	uint64_t spawn_line;      /* pending spawn site (AS_EV_SPAWN) */
-	char spawn_file[112];
-	bool spawn_pending;
-	uint64_t spawn_parent;
 };
 
 struct live_summary {
@@ -78,8 +71,16 @@ struct live_summary {
 
 struct live;
 
-/* NULL with errno set on failure. meta is borrowed for the life of l. */
+struct task_model;
+
+/* NULL with errno set on failure. meta is borrowed for the life of l. The
+ * view observes a task model of its own (task_model.h: the rules of a
+ * task's life, as in `report`). */
 struct live *live__new(const struct as_trace_meta *meta);
+/* The same on task model m, shared (borrowed: it must outlive l and must
+ * not have seen an event yet); the caller feeds m each event before
+ * live__add() (or puts task_model__sink(m) before live__sink(l)). */
+struct live *live__new_on(struct task_model *m, const struct as_trace_meta *meta);
 /* 0 or -ENOMEM. */
 int live__add(struct live *l, const struct as_event *ev);
 /* Closes the rate window at now_ns and drops tasks finished long ago. */
@@ -95,6 +96,12 @@ void live__set_lost(struct live *l, uint64_t lost, uint64_t missed);
 const struct live_task *live__tasks(const struct live *l, size_t *n);
 const struct live_worker *live__workers(const struct live *l, size_t *n);
 const struct live_summary *live__summary(const struct live *l);
+/* A sink view of x (pipeline/sink.h; ops->free NULL: x stays the caller's):
+ * add() is live__add(), no finish (the view reads it as it goes, with
+ * live__tick()). With a shared model (live__new_on()), put task_model__sink()
+ * first. */
+struct as_sink live__sink(struct live *x);
+
 void live__free(struct live *l);
 
 const char *live_state__str(enum live_state s);

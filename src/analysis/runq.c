@@ -140,3 +140,20 @@ void runq__free(struct runq *q)
 	free(q->view);
 	free(q);
 }
+
+/* ------------------------------------------------------------------ sink */
+
+static int sink_add(void *impl, const struct as_event *ev, const struct as_stack *stack)
+{
+	(void)stack;
+	return runq__add(impl, ev);
+}
+
+static const struct as_sink_ops sink_ops = {
+	.name = "run queue", .add = sink_add, .finish = NULL, .free = NULL,
+};
+
+struct as_sink runq__sink(struct runq *x)
+{
+	return (struct as_sink){ .ops = &sink_ops, .impl = x };
+}

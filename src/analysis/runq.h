@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pipeline/sink.h"
 #include "trace/event.h"
 
 struct runq;
@@ -34,6 +35,10 @@ int runq__add(struct runq *q, const struct as_event *ev);
  * first (ties: by tid). Owned by q, valid until the next add or free. NULL
  * with *n 0 when out of memory or none. */
 const struct runq_thread *runq__threads(struct runq *q, size_t *n);
+/* A sink view of x (pipeline/sink.h; ops->free NULL: x stays the caller's):
+ * add() is runq__add(), no finish. */
+struct as_sink runq__sink(struct runq *x);
+
 /* Accepts NULL. */
 void runq__free(struct runq *q);
 

@@ -34,7 +34,10 @@
 #include <stdint.h>
 
 #include "analysis/hist.h"
+#include "pipeline/sink.h"
 #include "trace/event.h"
+
+struct task_model;
 
 #define ANALYSIS_LONG_POLL_NS 1000000ULL     /* default --long-poll: 1 ms */
 #define ANALYSIS_STALL_NS 1000000000ULL      /* default --stall: 1 s */
@@ -304,9 +307,18 @@ struct analysis;
  * borrowed until analysis__finish() returns: its probes' future names are
  * read by analysis__add() and copied. */
 struct analysis *analysis__new(const struct as_trace_meta *meta);
-/* Same with options (NULL: defaults); opts is copied. */
+/* Same with options (NULL: defaults); opts is copied. The analysis makes,
+ * feeds and frees a task model of its own. */
 struct analysis *analysis__new_opts(const struct as_trace_meta *meta,
 				    const struct analysis_opts *opts);
+/* The same as an observer of task model m (task_model.h), shared with other
+ * analyses of the run: m is borrowed (it must outlive the analysis, and
+ * must not have seen an event yet); the caller feeds m each event before
+ * analysis__add() (or puts task_model__sink(m) before analysis__sink(a))
+ * and finishes m before analysis__finish(). Task names, spawn files and
+ * thread names in the results are m's strings. */
+struct analysis *analysis__new_on(struct task_model *m, const struct as_trace_meta *meta,
+				  const struct analysis_opts *opts);
 
 /* Feeds one event (its strings are copied if kept). Returns 0, -EINVAL after
  * analysis__finish() or for a NULL event, -ENOMEM. Malformed or unexpected
@@ -350,7 +362,13 @@ const struct wake_edge *analysis__edges(const struct analysis *a, size_t *n);
 /* Current memory use; works before and after finish. */
 void analysis__mem(const struct analysis *a, struct analysis_mem *m);
 
-/* Frees a and everything it owns; NULL accepted. */
+/* A sink view of a (pipeline/sink.h; ops->free NULL: a stays the
+ * caller's): add() is analysis__add() (the stack is not used), finish() is
+ * analysis__finish(). With a shared model, put task_model__sink() first. */
+struct as_sink analysis__sink(struct analysis *a);
+
+/* Frees a and everything it owns (its own model, not a shared one: free
+ * the analyses on a model before the model); NULL accepted. */
 void analysis__free(struct analysis *a);
 
 #endif

@@ -417,3 +417,25 @@ void timeline__free(struct timeline *tl)
 	free(tl->runnable_avg);
 	free(tl);
 }
+
+/* ------------------------------------------------------------------ sink */
+
+static int sink_add(void *impl, const struct as_event *ev, const struct as_stack *stack)
+{
+	(void)stack;
+	return timeline__add(impl, ev);
+}
+
+static int sink_finish(void *impl, const struct as_trace_end *end)
+{
+	return timeline__finish(impl, end);
+}
+
+static const struct as_sink_ops sink_ops = {
+	.name = "timeline", .add = sink_add, .finish = sink_finish, .free = NULL,
+};
+
+struct as_sink timeline__sink(struct timeline *x)
+{
+	return (struct as_sink){ .ops = &sink_ops, .impl = x };
+}

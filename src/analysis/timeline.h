@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "analysis/tasks.h"
+#include "pipeline/sink.h"
 #include "trace/event.h"
 
 #define TIMELINE_BUCKETS 100
@@ -77,6 +78,11 @@ const struct timeline_task *timeline__tasks(const struct timeline *tl, size_t *n
  * each bucket, and the time average over the bucket. */
 const uint64_t *timeline__runnable_max(const struct timeline *tl);
 const double *timeline__runnable_avg(const struct timeline *tl);
+
+/* A sink view of x (pipeline/sink.h; ops->free NULL: x stays the caller's):
+ * add() is timeline__add(), finish() timeline__finish() (a second pass:
+ * a run of its own after the first pass finished). */
+struct as_sink timeline__sink(struct timeline *x);
 
 /* Frees tl and everything it owns; NULL accepted. */
 void timeline__free(struct timeline *tl);

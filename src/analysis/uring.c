@@ -181,3 +181,20 @@ void uring__free(struct uring *u)
 	free(u->view);
 	free(u);
 }
+
+/* ------------------------------------------------------------------ sink */
+
+static int sink_add(void *impl, const struct as_event *ev, const struct as_stack *stack)
+{
+	(void)stack;
+	return uring__add(impl, ev);
+}
+
+static const struct as_sink_ops sink_ops = {
+	.name = "io_uring", .add = sink_add, .finish = NULL, .free = NULL,
+};
+
+struct as_sink uring__sink(struct uring *x)
+{
+	return (struct as_sink){ .ops = &sink_ops, .impl = x };
+}

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pipeline/sink.h"
 #include "trace/event.h"
 
 struct uring;
@@ -35,6 +36,10 @@ int uring__add(struct uring *u, const struct as_event *ev);
  * when none or out of memory. */
 const struct uring_task *uring__tasks(struct uring *u, size_t *n);
 const struct uring_summary *uring__summary(const struct uring *u);
+/* A sink view of x (pipeline/sink.h; ops->free NULL: x stays the caller's):
+ * add() is uring__add(), no finish. */
+struct as_sink uring__sink(struct uring *x);
+
 /* Accepts NULL. */
 void uring__free(struct uring *u);
 

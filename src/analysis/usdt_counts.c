@@ -235,3 +235,27 @@ void usdt_counts__free(struct usdt_counts *c)
 	u64map__clear(&c->by_key);
 	free(c);
 }
+
+/* ------------------------------------------------------------------ sink */
+
+static int sink_add(void *impl, const struct as_event *ev, const struct as_stack *stack)
+{
+	(void)stack;
+	return usdt_counts__add(impl, ev);
+}
+
+static int sink_finish(void *impl, const struct as_trace_end *end)
+{
+	(void)end;
+	usdt_counts__finish(impl);
+	return 0;
+}
+
+static const struct as_sink_ops sink_ops = {
+	.name = "usdt counts", .add = sink_add, .finish = sink_finish, .free = NULL,
+};
+
+struct as_sink usdt_counts__sink(struct usdt_counts *x)
+{
+	return (struct as_sink){ .ops = &sink_ops, .impl = x };
+}

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pipeline/sink.h"
 #include "trace/event.h"
 
 struct usdt_probe_count {
@@ -50,6 +51,10 @@ const struct usdt_probe_count *usdt_counts__probes(const struct usdt_counts *c, 
 const struct usdt_task_count *usdt_counts__tasks(const struct usdt_counts *c, size_t *n);
 uint64_t usdt_counts__total(const struct usdt_counts *c);
 uint64_t usdt_counts__bad(const struct usdt_counts *c);
+/* A sink view of x (pipeline/sink.h; ops->free NULL: x stays the caller's):
+ * add() is usdt_counts__add(), finish() usdt_counts__finish(). */
+struct as_sink usdt_counts__sink(struct usdt_counts *x);
+
 void usdt_counts__free(struct usdt_counts *c);
 
 #endif

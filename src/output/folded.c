@@ -1,8 +1,8 @@
 /* folded: the poll tracker shared by the exporters, and the folded-stacks
- * writer (see folded.h). The tracker mirrors the state machine of
- * analysis/tasks.c (keep them in step: the exporters' counts are checked
- * against `report`), but keeps only live tasks (a map keyed by header, freed
- * at FREE) and per-thread poll stacks.
+ * writer (see folded.h). The tracker is an observer of the task model
+ * (analysis/task_model.h), which owns the rules of a task's life: it only
+ * turns what the model publishes into closed intervals, with the names the
+ * exporters print and the wake behind each poll.
  * Pure C: no libbpf, no reader; writes only to the FILE* given. */
 #include "output/folded.h"
 
@@ -11,66 +11,41 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/task_model.h"
 #include "sym/demangle.h"
 #include "util/strtab.h"
 #include "util/u64map.h"
 
 /* ---------------------------------------------------------------- tracker */
 
-enum live_state { LIVE_RUNNING, LIVE_RUNNABLE, LIVE_IDLE, LIVE_COMPLETED };
-
-struct live {
+/* The tracker's bytes in each model task. */
+struct pt_task {
 	struct ptrack_task info;
-	enum live_state state;
-	uint64_t since;         /* LIVE_RUNNABLE / LIVE_IDLE: start of the interval */
-	uint32_t run_tid;       /* LIVE_RUNNING: thread whose stack holds its poll */
-	bool woken_in_poll;
-	bool polled;            /* name taken from its first poll */
-	bool worker;            /* a poll began inside one of its polls, or see worker_raw */
-	bool free_pending;      /* freed inside its own poll: retired when it ends */
-	uint32_t raw_id;        /* 1 + index of its raw root future name, 0 none */
-	bool has_wake;
+	bool named;             /* its first poll was seen */
+	bool has_wake;          /* wake: what made it runnable (until its next poll) */
 	struct ptrack_wake wake;
-};
-
-struct frame {
-	struct ptrack_poll p;   /* begin, task, wake; end and how filled at close */
-	uint32_t raw_id;
-	bool nested;
-};
-
-struct thread {
-	uint32_t tid;
-	char *name;
-	struct frame *stack;
-	size_t depth, cap;
-	bool spawn_pending;
-	uint32_t spawn_id, spawn_line, spawn_col;
-	bool parked;
-	uint64_t park_start;
+	bool poll_has_wake;     /* the wake behind its poll in progress */
+	struct ptrack_wake poll_wake;
 };
 
 struct ptrack {
 	ptrack_out_fn out;
 	void *ctx;
+	struct task_model *model;
+	bool own_model;
+	size_t off;             /* struct pt_task in each model task */
 	uint32_t *probe_name;   /* per probe: name_id */
-	uint32_t *probe_raw;    /* per probe: raw_id (the analysis compares raw names) */
 	uint32_t n_probes;
 	struct strtab names;    /* distinct pretty future names */
-	struct strtab raws;     /* distinct raw future names */
-	/* raw_ids of the runtime's loops: a task of such a type polled outermost
-	 * on its thread is a worker too (an idle worker has nothing nested) */
-	uint32_t *worker_raw;
-	size_t n_worker_raw, cap_worker_raw;
-	struct strtab files;    /* distinct spawn files */
-	struct u64map live;     /* header -> struct live * */
-	struct thread **threads;
-	size_t n_threads, cap_threads;
-	struct u64map thread_of; /* tid + 1 -> index + 1 */
-	uint64_t next_seq;
 	uint64_t runnable, parked;
+	int err;                /* the first error of the callback */
 	bool finished;
 };
+
+static struct pt_task *pt(const struct ptrack *t, const struct tm_task *mt)
+{
+	return tm_task__data(mt, t->off);
+}
 
 static int intern(struct strtab *t, const char *s, uint32_t *id)
 {
@@ -97,7 +72,228 @@ static const char *name_of(const struct strtab *t, uint32_t id)
 	return id ? strtab__get(t, id - 1) : NULL;
 }
 
-struct ptrack *ptrack__new(const struct as_trace_meta *meta, ptrack_out_fn out, void *ctx)
+static void emit(struct ptrack *t, const struct ptrack_out *o)
+{
+	int err = t->out(t->ctx, o);
+
+	if (err && !t->err)
+		t->err = err;
+}
+
+static void emit_interval(struct ptrack *t, enum ptrack_out_type type, const struct tm_task *mt,
+			  uint64_t to)
+{
+	struct ptrack_out o = { .type = type, .task = &pt(t, mt)->info, .from = mt->since,
+				.to = to };
+
+	if (to < mt->since)
+		o.to = o.from;
+	emit(t, &o);
+}
+
+/* Closes the open state interval of mt (runnable or idle) at ts. */
+static void close_state(struct ptrack *t, const struct tm_task *mt, uint64_t ts)
+{
+	if (mt->state == TM_RUNNABLE)
+		emit_interval(t, PTRACK_SCHEDULED, mt, ts);
+	else if (mt->state == TM_IDLE)
+		emit_interval(t, PTRACK_IDLE, mt, ts);
+}
+
+/* What the waking thread is doing: for the start of a flow. */
+static void wake_from(const struct tm_thread *th, const struct as_event *ev,
+		      struct ptrack_wake *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->ts = ev->ts;
+	w->tid = ev->tid;
+	w->flags = ev->flags & (AS_WAKE_IO | AS_WAKE_TIMER);
+	if (th && th->depth) {
+		const struct tm_frame *top = &th->stack[th->depth - 1];
+
+		w->waker_seq = top->task->seq;
+		w->in_user_poll = tm_frame__user(top);
+	}
+}
+
+static void on_born(void *ctx, struct tm_task *mt, struct tm_thread *th,
+		    const struct as_event *ev)
+{
+	struct ptrack *t = ctx;
+	struct pt_task *p = pt(t, mt);
+
+	p->info.seq = mt->seq;
+	p->info.header = mt->header;
+	if (ev->type != AS_EV_WAKE)
+		return;
+	/* first sight by the spawn-time schedule */
+	p->info.spawn_id = mt->spawn_id;
+	p->info.spawn_file = mt->spawn_file;
+	p->info.spawn_line = mt->spawn_line;
+	p->info.spawn_col = mt->spawn_col;
+	wake_from(th, ev, &p->wake);
+	p->wake.spawn = true;
+	p->has_wake = true;
+}
+
+static void on_leave(void *ctx, struct tm_task *mt, uint64_t ts, uint64_t d, enum tm_by by)
+{
+	struct ptrack *t = ctx;
+
+	(void)d;
+	if (by == TM_BY_END)
+		return; /* in seq order at finish */
+	close_state(t, mt, ts);
+	if (mt->state == TM_RUNNABLE)
+		t->runnable--;
+}
+
+static void on_enter(void *ctx, struct tm_task *mt, uint64_t ts)
+{
+	struct ptrack *t = ctx;
+
+	(void)ts;
+	if (mt->state == TM_RUNNABLE)
+		t->runnable++;
+}
+
+static void on_poll_begin(void *ctx, struct tm_task *mt, struct tm_thread *th,
+			  const struct as_event *ev)
+{
+	struct ptrack *t = ctx;
+	struct pt_task *p = pt(t, mt);
+
+	(void)th;
+	if (!p->named) {
+		p->named = true;
+		if (ev->probe < t->n_probes) {
+			p->info.name_id = t->probe_name[ev->probe];
+			p->info.name = name_of(&t->names, p->info.name_id);
+		}
+	}
+	p->info.tokio_id = mt->tokio_id;
+	p->poll_has_wake = p->has_wake;
+	p->poll_wake = p->wake;
+	p->has_wake = false;
+}
+
+static void on_poll_end(void *ctx, struct tm_thread *th, const struct tm_frame *f, uint64_t ts,
+			uint64_t d, enum tm_end how)
+{
+	struct ptrack *t = ctx;
+	struct pt_task *p = pt(t, f->task);
+	struct ptrack_poll poll = {
+		.task = p->info, .tid = th->tid, .begin = f->begin, .end = f->begin + d,
+		.user = tm_frame__user(f), .has_wake = p->poll_has_wake, .wake = p->poll_wake,
+	};
+	struct ptrack_out o = { .type = PTRACK_POLL, .poll = &poll };
+
+	(void)ts;
+	switch (how) {
+	case TM_PENDING: poll.how = PTRACK_PENDING; break;
+	case TM_READY: poll.how = PTRACK_READY; break;
+	case TM_CUT: poll.how = PTRACK_CUT; break;
+	case TM_TRACE_END: poll.how = PTRACK_TRACE_END; break;
+	}
+	emit(t, &o);
+}
+
+static void on_wake(void *ctx, struct tm_task *mt, const struct as_event *ev,
+		    const struct tm_wake *w)
+{
+	struct ptrack *t = ctx;
+	struct pt_task *p = pt(t, mt);
+
+	if (w->state != TM_IDLE && w->state != TM_RUNNING)
+		return; /* already runnable, or completed */
+	if (!p->has_wake) {
+		wake_from(w->thread, ev, &p->wake);
+		p->has_wake = true;
+	}
+}
+
+static void on_gone(void *ctx, struct tm_task *mt, uint64_t ts, bool freed)
+{
+	struct ptrack *t = ctx;
+	struct ptrack_out o = { .type = PTRACK_TASK_GONE, .task = &pt(t, mt)->info, .to = ts,
+				.freed = freed };
+
+	emit(t, &o);
+}
+
+static void on_park(void *ctx, struct tm_thread *th, uint64_t ts)
+{
+	struct ptrack *t = ctx;
+
+	(void)th;
+	(void)ts;
+	t->parked++;
+}
+
+static void on_unpark(void *ctx, struct tm_thread *th, uint64_t begin, uint64_t ts, uint64_t d)
+{
+	struct ptrack *t = ctx;
+	struct ptrack_out o = { .type = PTRACK_PARKED, .tid = th->tid, .from = begin,
+				.to = begin + d };
+
+	(void)ts;
+	t->parked--;
+	emit(t, &o);
+}
+
+struct gather {
+	struct tm_task **all;
+	size_t n;
+};
+
+static void gather_one(void *ctx, struct tm_task *mt)
+{
+	struct gather *g = ctx;
+
+	g->all[g->n++] = mt;
+}
+
+static int by_task_seq(const void *x, const void *y)
+{
+	const struct tm_task *a = *(struct tm_task *const *)x, *b = *(struct tm_task *const *)y;
+
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* Live tasks at the end, in seq order for a stable output. */
+static void on_finish(void *ctx, uint64_t end_ns)
+{
+	struct ptrack *t = ctx;
+	size_t n = task_model__live(t->model);
+	struct gather g = { .all = malloc((n ? n : 1) * sizeof(*g.all)) };
+
+	if (!g.all) {
+		if (!t->err)
+			t->err = -ENOMEM;
+		return;
+	}
+	task_model__each(t->model, gather_one, &g);
+	qsort(g.all, g.n, sizeof(*g.all), by_task_seq);
+	for (size_t i = 0; i < g.n && !t->err; i++) {
+		struct ptrack_out o = { .type = PTRACK_TASK_GONE, .task = &pt(t, g.all[i])->info,
+					.to = end_ns };
+
+		close_state(t, g.all[i], end_ns);
+		if (g.all[i]->state == TM_RUNNABLE)
+			t->runnable--;
+		emit(t, &o);
+	}
+	free(g.all);
+}
+
+static const struct tm_ops ptrack_ops = {
+	.born = on_born, .leave = on_leave, .enter = on_enter, .poll_begin = on_poll_begin,
+	.poll_end = on_poll_end, .wake = on_wake, .gone = on_gone, .park = on_park,
+	.unpark = on_unpark, .finish = on_finish,
+};
+
+struct ptrack *ptrack__new_on(struct task_model *m, const struct as_trace_meta *meta,
+			      ptrack_out_fn out, void *ctx)
 {
 	struct ptrack *t = calloc(1, sizeof(*t));
 	int err = ENOMEM;
@@ -106,11 +302,10 @@ struct ptrack *ptrack__new(const struct as_trace_meta *meta, ptrack_out_fn out, 
 		return NULL;
 	t->out = out;
 	t->ctx = ctx;
-	t->next_seq = 1;
+	t->model = m;
 	if (meta && meta->probes && meta->n_probes) {
 		t->probe_name = calloc(meta->n_probes, sizeof(*t->probe_name));
-		t->probe_raw = calloc(meta->n_probes, sizeof(*t->probe_raw));
-		if (!t->probe_name || !t->probe_raw)
+		if (!t->probe_name)
 			goto fail;
 		t->n_probes = meta->n_probes;
 		for (uint32_t i = 0; i < meta->n_probes; i++) {
@@ -118,8 +313,6 @@ struct ptrack *ptrack__new(const struct as_trace_meta *meta, ptrack_out_fn out, 
 
 			if (!meta->probes[i].future)
 				continue;
-			if ((err = -intern(&t->raws, meta->probes[i].future, &t->probe_raw[i])))
-				goto fail;
 			pretty = sym_pretty_future(meta->probes[i].future);
 			if (!pretty)
 				goto fail;
@@ -129,6 +322,9 @@ struct ptrack *ptrack__new(const struct as_trace_meta *meta, ptrack_out_fn out, 
 				goto fail;
 		}
 	}
+	if ((err = -task_model__observe(m, &ptrack_ops, t, sizeof(struct pt_task), &t->off, 0,
+					NULL)))
+		goto fail;
 	return t;
 fail:
 	ptrack__free(t);
@@ -136,466 +332,34 @@ fail:
 	return NULL;
 }
 
-static struct thread *thread_find(const struct ptrack *t, uint32_t tid)
+struct ptrack *ptrack__new(const struct as_trace_meta *meta, ptrack_out_fn out, void *ctx)
 {
-	uint64_t v;
+	struct task_model *m = task_model__new(meta);
+	struct ptrack *t;
 
-	return u64map__get(&t->thread_of, (uint64_t)tid + 1, &v) ? t->threads[v - 1] : NULL;
-}
-
-static struct thread *thread_get(struct ptrack *t, uint32_t tid)
-{
-	struct thread *th = thread_find(t, tid);
-
-	if (th)
-		return th;
-	if (t->n_threads == t->cap_threads) {
-		size_t ncap = t->cap_threads ? t->cap_threads * 2 : 16;
-		struct thread **p = realloc(t->threads, ncap * sizeof(*p));
-
-		if (!p)
-			return NULL;
-		t->threads = p;
-		t->cap_threads = ncap;
-	}
-	th = calloc(1, sizeof(*th));
-	if (!th)
+	if (!m)
 		return NULL;
-	if (u64map__set(&t->thread_of, (uint64_t)tid + 1, t->n_threads + 1)) {
-		free(th);
+	t = ptrack__new_on(m, meta, out, ctx);
+	if (!t) {
+		int err = errno;
+
+		task_model__free(m);
+		errno = err;
 		return NULL;
 	}
-	th->tid = tid;
-	t->threads[t->n_threads++] = th;
-	return th;
-}
-
-static struct live *live_get(const struct ptrack *t, uint64_t header)
-{
-	uint64_t v;
-
-	return u64map__get(&t->live, header, &v) ? (struct live *)(uintptr_t)v : NULL;
-}
-
-/* The live task of frame f, or NULL if it is gone (its seq no longer lives). */
-static struct live *frame_live(const struct ptrack *t, const struct frame *f)
-{
-	struct live *l = live_get(t, f->p.task.header);
-
-	return l && l->info.seq == f->p.task.seq ? l : NULL;
-}
-
-static void set_state(struct ptrack *t, struct live *l, enum live_state s, uint64_t since)
-{
-	if (l->state == LIVE_RUNNABLE)
-		t->runnable--;
-	if (s == LIVE_RUNNABLE)
-		t->runnable++;
-	l->state = s;
-	l->since = since;
-}
-
-static struct live *task_new(struct ptrack *t, uint64_t header, enum live_state s, uint64_t ts)
-{
-	struct live *l = calloc(1, sizeof(*l));
-
-	if (!l)
-		return NULL;
-	if (u64map__set(&t->live, header, (uint64_t)(uintptr_t)l)) {
-		free(l);
-		return NULL;
-	}
-	l->info.seq = t->next_seq++;
-	l->info.header = header;
-	l->state = LIVE_IDLE;
-	set_state(t, l, s, ts);
-	return l;
-}
-
-static int emit_interval(struct ptrack *t, enum ptrack_out_type type, const struct live *l,
-			 uint64_t to)
-{
-	struct ptrack_out o = { .type = type, .task = &l->info, .from = l->since, .to = to };
-
-	if (to < l->since)
-		o.to = o.from;
-	return t->out(t->ctx, &o);
-}
-
-/* Closes the open state interval of l (runnable or idle) at ts. */
-static int close_state(struct ptrack *t, const struct live *l, uint64_t ts)
-{
-	if (l->state == LIVE_RUNNABLE)
-		return emit_interval(t, PTRACK_SCHEDULED, l, ts);
-	if (l->state == LIVE_IDLE)
-		return emit_interval(t, PTRACK_IDLE, l, ts);
-	return 0;
-}
-
-static int task_retire(struct ptrack *t, struct live *l, uint64_t ts, bool freed)
-{
-	struct ptrack_out o = { .type = PTRACK_TASK_GONE, .task = &l->info, .to = ts,
-				.freed = freed };
-	int err;
-
-	set_state(t, l, LIVE_COMPLETED, ts);
-	u64map__del(&t->live, l->info.header);
-	err = t->out(t->ctx, &o);
-	free(l);
-	return err;
-}
-
-/* Accounts the poll of frame f (already off the stack) ending at ts. */
-static int poll_close(struct ptrack *t, struct frame *f, uint64_t ts, enum ptrack_end how)
-{
-	struct live *l = frame_live(t, f);
-	struct ptrack_out o = { .type = PTRACK_POLL, .poll = &f->p };
-	int err;
-
-	f->p.end = ts < f->p.begin ? f->p.begin : ts;
-	f->p.how = how;
-	f->p.user = !f->nested && !(l && l->worker);
-	err = t->out(t->ctx, &o);
-	if (err || !l)
-		return err;
-	if (how == PTRACK_CUT || how == PTRACK_TRACE_END) {
-		if (how == PTRACK_CUT && l->state == LIVE_RUNNING) {
-			set_state(t, l, l->woken_in_poll ? LIVE_RUNNABLE : LIVE_IDLE, ts);
-			l->woken_in_poll = false;
-		}
-		return 0;
-	}
-	if (how == PTRACK_READY) {
-		set_state(t, l, LIVE_COMPLETED, ts);
-		return 0;
-	}
-	set_state(t, l, l->woken_in_poll ? LIVE_RUNNABLE : LIVE_IDLE, ts);
-	l->woken_in_poll = false;
-	return 0;
-}
-
-static int frame_drop(struct ptrack *t, struct thread *th, size_t i, uint64_t ts)
-{
-	struct frame f = th->stack[i];
-
-	memmove(&th->stack[i], &th->stack[i + 1], (th->depth - i - 1) * sizeof(*th->stack));
-	th->depth--;
-	return poll_close(t, &f, ts, PTRACK_CUT);
-}
-
-/* A running task's poll must be closed (freed, or polled again while running). */
-static int unrun(struct ptrack *t, struct live *l, uint64_t ts)
-{
-	struct thread *th = thread_find(t, l->run_tid);
-
-	if (th)
-		for (size_t i = th->depth; i-- > 0;)
-			if (th->stack[i].p.task.header == l->info.header)
-				return frame_drop(t, th, i, ts);
-	set_state(t, l, LIVE_IDLE, ts);
-	return 0;
-}
-
-static bool worker_raw(const struct ptrack *t, uint32_t raw_id)
-{
-	for (size_t i = 0; raw_id && i < t->n_worker_raw; i++)
-		if (t->worker_raw[i] == raw_id)
-			return true;
-	return false;
-}
-
-/* A poll began inside frame f: its task is the runtime's loop, and so is
- * every task of the same root future type polled outermost on its thread
- * (as analysis/tasks.c make_worker()). */
-static int make_worker(struct ptrack *t, const struct frame *f)
-{
-	struct live *l = frame_live(t, f);
-
-	if (l)
-		l->worker = true;
-	if (!f->raw_id || worker_raw(t, f->raw_id))
-		return 0;
-	if (t->n_worker_raw == t->cap_worker_raw) {
-		size_t ncap = t->cap_worker_raw ? t->cap_worker_raw * 2 : 4;
-		uint32_t *p = realloc(t->worker_raw, ncap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		t->worker_raw = p;
-		t->cap_worker_raw = ncap;
-	}
-	t->worker_raw[t->n_worker_raw++] = f->raw_id;
-	for (size_t i = 0; i < t->n_threads; i++) {
-		struct thread *th = t->threads[i];
-
-		if (th->depth && th->stack[0].raw_id == f->raw_id && (l = frame_live(t, &th->stack[0])))
-			l->worker = true;
-	}
-	return 0;
-}
-
-static int on_poll_begin(struct ptrack *t, const struct as_event *ev)
-{
-	struct thread *th = thread_get(t, ev->tid);
-	struct live *l;
-	struct frame *f;
-	int err;
-
-	if (!th)
-		return -ENOMEM;
-	l = live_get(t, ev->task);
-	if (l && l->state == LIVE_COMPLETED) {
-		/* polled after completing: its FREE was lost and the address reused */
-		err = task_retire(t, l, ev->ts, false);
-		if (err)
-			return err;
-		l = NULL;
-	}
-	if (l && l->state == LIVE_RUNNING) {
-		err = unrun(t, l, ev->ts);
-		if (err)
-			return err;
-	}
-	if (!l) {
-		l = task_new(t, ev->task, LIVE_RUNNING, ev->ts);
-		if (!l)
-			return -ENOMEM;
-	} else {
-		err = close_state(t, l, ev->ts);
-		if (err)
-			return err;
-	}
-	if (th->depth == th->cap) {
-		size_t ncap = th->cap ? th->cap * 2 : 8;
-		struct frame *p = realloc(th->stack, ncap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		th->stack = p;
-		th->cap = ncap;
-	}
-	if (!l->polled && !l->raw_id && ev->probe < t->n_probes) {
-		l->raw_id = t->probe_raw[ev->probe];
-		l->info.name_id = t->probe_name[ev->probe];
-		l->info.name = name_of(&t->names, l->info.name_id);
-	}
-	l->polled = true;
-	if (!l->info.tokio_id && ev->other)
-		l->info.tokio_id = ev->other;
-	if (th->depth) {
-		th->stack[th->depth - 1].nested = true;
-		if ((err = make_worker(t, &th->stack[th->depth - 1])))
-			return err;
-	}
-	f = &th->stack[th->depth++];
-	memset(f, 0, sizeof(*f));
-	f->raw_id = l->raw_id;
-	if (th->depth == 1 && worker_raw(t, l->raw_id))
-		l->worker = true;
-	f->p.task = l->info;
-	f->p.tid = ev->tid;
-	f->p.begin = ev->ts;
-	f->p.has_wake = l->has_wake;
-	f->p.wake = l->wake;
-	l->has_wake = false;
-	set_state(t, l, LIVE_RUNNING, ev->ts);
-	l->run_tid = ev->tid;
-	l->woken_in_poll = false;
-	return 0;
-}
-
-static int on_poll_end(struct ptrack *t, const struct as_event *ev)
-{
-	struct thread *th = thread_get(t, ev->tid);
-	struct frame f;
-	size_t i;
-	int err;
-
-	if (!th)
-		return -ENOMEM;
-	th->spawn_pending = false;
-	for (i = th->depth; i-- > 0;)
-		if (th->stack[i].p.task.header == ev->task)
-			break;
-	if (i == (size_t)-1)
-		return 0; /* begin not seen (attached mid-poll) or lost */
-	while (th->depth > i + 1)
-		if ((err = frame_drop(t, th, th->depth - 1, ev->ts)))
-			return err;
-	f = th->stack[--th->depth];
-	err = poll_close(t, &f, ev->ts, (ev->flags & AS_POLL_READY) ? PTRACK_READY : PTRACK_PENDING);
-	if (err)
-		return err;
-	struct live *l = live_get(t, ev->task);
-
-	if (l && l->free_pending && l->state != LIVE_RUNNING) {
-		l->free_pending = false;
-		if ((err = close_state(t, l, ev->ts)))
-			return err;
-		return task_retire(t, l, ev->ts, true);
-	}
-	return 0;
-}
-
-/* What the waking thread is doing: for the start of a flow. */
-static void wake_from(const struct ptrack *t, const struct thread *th,
-		      const struct as_event *ev, struct ptrack_wake *w)
-{
-	memset(w, 0, sizeof(*w));
-	w->ts = ev->ts;
-	w->tid = ev->tid;
-	w->flags = ev->flags & (AS_WAKE_IO | AS_WAKE_TIMER);
-	if (th && th->depth) {
-		const struct frame *top = &th->stack[th->depth - 1];
-		const struct live *l = frame_live(t, top);
-
-		w->waker_seq = top->p.task.seq;
-		w->in_user_poll = !top->nested && !(l && l->worker);
-	}
-}
-
-static int on_wake(struct ptrack *t, const struct as_event *ev)
-{
-	struct live *l = live_get(t, ev->task);
-	struct thread *th = thread_get(t, ev->tid);
-	int err;
-
-	if (!th)
-		return -ENOMEM;
-	if (!l) {
-		/* first sight: the spawn-time schedule */
-		l = task_new(t, ev->task, LIVE_RUNNABLE, ev->ts);
-		if (!l)
-			return -ENOMEM;
-		if (th->spawn_pending) {
-			l->info.spawn_id = th->spawn_id;
-			l->info.spawn_file = name_of(&t->files, th->spawn_id);
-			l->info.spawn_line = th->spawn_line;
-			l->info.spawn_col = th->spawn_col;
-			th->spawn_pending = false;
-		}
-		wake_from(t, th, ev, &l->wake);
-		l->wake.spawn = true;
-		l->has_wake = true;
-		return 0;
-	}
-	switch (l->state) {
-	case LIVE_IDLE:
-		if ((err = close_state(t, l, ev->ts)))
-			return err;
-		set_state(t, l, LIVE_RUNNABLE, ev->ts);
-		break;
-	case LIVE_RUNNING:
-		l->woken_in_poll = true;
-		break;
-	default:
-		return 0; /* already runnable, or completed */
-	}
-	if (!l->has_wake) {
-		wake_from(t, th, ev, &l->wake);
-		l->has_wake = true;
-	}
-	return 0;
-}
-
-static int on_spawn(struct ptrack *t, const struct as_event *ev)
-{
-	struct thread *th = thread_get(t, ev->tid);
-	int err;
-
-	if (!th)
-		return -ENOMEM;
-	if ((err = intern(&t->files, ev->str, &th->spawn_id)))
-		return err;
-	th->spawn_pending = true;
-	th->spawn_line = (uint32_t)(ev->other >> 32);
-	th->spawn_col = (uint32_t)ev->other;
-	return 0;
-}
-
-static int on_free(struct ptrack *t, const struct as_event *ev)
-{
-	struct live *l = live_get(t, ev->task);
-	int err;
-
-	if (!l)
-		return 0; /* never seen */
-	if (l->state == LIVE_RUNNING && l->run_tid == ev->tid) {
-		/* Tokio frees a completed task inside its own poll (JoinHandle
-		 * gone): retired when that poll ends */
-		l->free_pending = true;
-		return 0;
-	}
-	if (l->state == LIVE_RUNNING && (err = unrun(t, l, ev->ts)))
-		return err;
-	if ((err = close_state(t, l, ev->ts)))
-		return err;
-	return task_retire(t, l, ev->ts, true);
-}
-
-static int on_park(struct ptrack *t, const struct as_event *ev, bool park)
-{
-	struct thread *th = thread_get(t, ev->tid);
-	struct ptrack_out o = { .type = PTRACK_PARKED, .tid = ev->tid };
-
-	if (!th)
-		return -ENOMEM;
-	if (park) {
-		if (!th->parked) {
-			th->parked = true;
-			th->park_start = ev->ts;
-			t->parked++;
-		}
-		return 0;
-	}
-	if (!th->parked)
-		return 0;
-	th->parked = false;
-	t->parked--;
-	o.from = th->park_start;
-	o.to = ev->ts < o.from ? o.from : ev->ts;
-	return t->out(t->ctx, &o);
-}
-
-static int on_thread(struct ptrack *t, const struct as_event *ev)
-{
-	struct thread *th = thread_get(t, ev->tid);
-
-	if (!th)
-		return -ENOMEM;
-	if (!th->name && ev->str && !(th->name = strdup(ev->str)))
-		return -ENOMEM;
-	return 0;
+	t->own_model = true;
+	return t;
 }
 
 int ptrack__add(struct ptrack *t, const struct as_event *ev)
 {
+	int err;
+
 	if (!t || !ev || t->finished)
 		return -EINVAL;
-	switch (ev->type) {
-	case AS_EV_THREAD:
-		return on_thread(t, ev);
-	case AS_EV_SPAWN:
-		return on_spawn(t, ev);
-	case AS_EV_PARK:
-	case AS_EV_UNPARK:
-		return on_park(t, ev, ev->type == AS_EV_PARK);
-	case AS_EV_POLL_BEGIN:
-	case AS_EV_POLL_END:
-	case AS_EV_WAKE:
-	case AS_EV_FREE:
-		if (ev->task == 0 || ev->task == UINT64_MAX)
-			return 0;
-		if (ev->type == AS_EV_POLL_BEGIN)
-			return on_poll_begin(t, ev);
-		if (ev->type == AS_EV_POLL_END)
-			return on_poll_end(t, ev);
-		if (ev->type == AS_EV_WAKE)
-			return on_wake(t, ev);
-		return on_free(t, ev);
-	default:
-		return 0;
-	}
+	if (t->own_model && (err = task_model__add(t->model, ev)))
+		return err;
+	return t->err;
 }
 
 int ptrack__finish(struct ptrack *t, uint64_t end_ns)
@@ -605,52 +369,9 @@ int ptrack__finish(struct ptrack *t, uint64_t end_ns)
 	if (!t || t->finished)
 		return -EINVAL;
 	t->finished = true;
-	for (size_t i = 0; i < t->n_threads; i++) {
-		struct thread *th = t->threads[i];
-
-		while (th->depth) {
-			struct frame f = th->stack[--th->depth];
-
-			if ((err = poll_close(t, &f, end_ns, PTRACK_TRACE_END)))
-				return err;
-		}
-		if (th->parked) {
-			struct ptrack_out o = { .type = PTRACK_PARKED, .tid = th->tid,
-						.from = th->park_start, .to = end_ns };
-
-			if (o.to < o.from)
-				o.to = o.from;
-			th->parked = false;
-			t->parked--;
-			if ((err = t->out(t->ctx, &o)))
-				return err;
-		}
-	}
-	/* Live tasks, in seq order for a stable output. */
-	size_t n = 0;
-	struct live **all = malloc((t->live.len ? t->live.len : 1) * sizeof(*all));
-
-	if (!all)
-		return -ENOMEM;
-	for (size_t i = 0; i < t->live.cap; i++)
-		if (t->live.keys[i] != 0 && t->live.keys[i] != UINT64_MAX)
-			all[n++] = (struct live *)(uintptr_t)t->live.vals[i];
-	for (size_t i = 1; i < n; i++) /* insertion sort by seq: few live tasks */
-		for (size_t j = i; j > 0 && all[j - 1]->info.seq > all[j]->info.seq; j--) {
-			struct live *x = all[j];
-
-			all[j] = all[j - 1];
-			all[j - 1] = x;
-		}
-	err = 0;
-	for (size_t i = 0; i < n && !err; i++) {
-		err = close_state(t, all[i], end_ns);
-		if (!err)
-			err = task_retire(t, all[i], end_ns, false);
-		all[i] = NULL;
-	}
-	free(all);
-	return err;
+	if (t->own_model && (err = task_model__finish(t->model, end_ns)))
+		return err;
+	return t->err;
 }
 
 uint64_t ptrack__runnable(const struct ptrack *t)
@@ -665,7 +386,7 @@ uint64_t ptrack__parked(const struct ptrack *t)
 
 const char *ptrack__thread_name(const struct ptrack *t, uint32_t tid)
 {
-	const struct thread *th = t ? thread_find(t, tid) : NULL;
+	const struct tm_thread *th = t ? task_model__thread(t->model, tid) : NULL;
 
 	return th ? th->name : NULL;
 }
@@ -674,23 +395,10 @@ void ptrack__free(struct ptrack *t)
 {
 	if (!t)
 		return;
-	for (size_t i = 0; i < t->live.cap; i++)
-		if (t->live.keys[i] != 0 && t->live.keys[i] != UINT64_MAX)
-			free((void *)(uintptr_t)t->live.vals[i]);
-	u64map__clear(&t->live);
-	for (size_t i = 0; i < t->n_threads; i++) {
-		free(t->threads[i]->stack);
-		free(t->threads[i]->name);
-		free(t->threads[i]);
-	}
-	free(t->threads);
-	u64map__clear(&t->thread_of);
+	if (t->own_model)
+		task_model__free(t->model);
 	strtab__clear(&t->names);
-	strtab__clear(&t->raws);
-	strtab__clear(&t->files);
 	free(t->probe_name);
-	free(t->probe_raw);
-	free(t->worker_raw);
 	free(t);
 }
 
@@ -824,7 +532,8 @@ static int folded_out(void *ctx, const struct ptrack_out *o)
 	return 0;
 }
 
-struct folded *folded__new(FILE *out, const struct as_trace_meta *meta, bool per_task)
+static struct folded *folded_new(FILE *out, struct task_model *m, const struct as_trace_meta *meta,
+				 bool per_task)
 {
 	struct folded *f = calloc(1, sizeof(*f));
 
@@ -832,13 +541,28 @@ struct folded *folded__new(FILE *out, const struct as_trace_meta *meta, bool per
 		return NULL;
 	f->out = out;
 	f->per_task = per_task;
-	f->pt = ptrack__new(meta, folded_out, f);
+	f->pt = m ? ptrack__new_on(m, meta, folded_out, f) : ptrack__new(meta, folded_out, f);
 	if (!f->pt) {
 		free(f);
 		errno = ENOMEM;
 		return NULL;
 	}
 	return f;
+}
+
+struct folded *folded__new(FILE *out, const struct as_trace_meta *meta, bool per_task)
+{
+	return folded_new(out, NULL, meta, per_task);
+}
+
+struct folded *folded__new_on(FILE *out, struct task_model *m, const struct as_trace_meta *meta,
+			      bool per_task)
+{
+	if (!m) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return folded_new(out, m, meta, per_task);
 }
 
 int folded__add(struct folded *f, const struct as_event *ev)
@@ -943,4 +667,26 @@ int folded_futures_write(FILE *out, const struct futures *fu, enum futures_graph
 	if (fflush(out) || ferror(out))
 		return -EIO;
 	return 0;
+}
+
+/* ------------------------------------------------------------------ sink */
+
+static int sink_add(void *impl, const struct as_event *ev, const struct as_stack *stack)
+{
+	(void)stack;
+	return folded__add(impl, ev);
+}
+
+static int sink_finish(void *impl, const struct as_trace_end *end)
+{
+	return folded__finish(impl, end ? end->end_ns : 0);
+}
+
+static const struct as_sink_ops sink_ops = {
+	.name = "folded", .add = sink_add, .finish = sink_finish, .free = NULL,
+};
+
+struct as_sink folded__sink(struct folded *x)
+{
+	return (struct as_sink){ .ops = &sink_ops, .impl = x };
 }

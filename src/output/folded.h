@@ -13,12 +13,13 @@
 #include <stdio.h>
 
 #include "analysis/futures.h"
+#include "pipeline/sink.h"
 #include "trace/event.h"
 
 /* ---- Poll tracker ----
- * Follows tasks, poll stacks and parks through the event stream with the
- * rules of analysis/tasks.c, so that what the exporters count agrees with
- * `report`: a task is numbered (seq) in order of first sight, an address seen
+ * Observes the task model (analysis/task_model.h: the rules of a task's
+ * life, shared with `report`'s analysis), so that what the exporters count
+ * agrees with `report`: a task is numbered (seq) in order of first sight, an address seen
  * again after FREE (or polled after completing) is a new task, polls cut
  * short end where the analysis ends them, a task freed inside its own poll
  * goes when that poll ends, and a task is a runtime worker once another poll
@@ -94,12 +95,21 @@ struct ptrack_out {
 typedef int (*ptrack_out_fn)(void *ctx, const struct ptrack_out *o);
 
 struct ptrack;
+struct task_model;
 
-/* Returns a tracker, or NULL with errno set. meta (may be NULL) is read
- * during the call only (probe future names are prettified and copied). */
+/* Returns a tracker with a task model of its own, or NULL with errno set.
+ * meta (may be NULL) is read during the call only (probe future names are
+ * prettified and copied). */
 struct ptrack *ptrack__new(const struct as_trace_meta *meta, ptrack_out_fn out, void *ctx);
+/* The same as an observer of model m (borrowed: it must outlive the
+ * tracker; registered before m's first event), which the caller feeds and
+ * finishes itself (ptrack__add() and ptrack__finish() then only report the
+ * callback's first error). */
+struct ptrack *ptrack__new_on(struct task_model *m, const struct as_trace_meta *meta,
+			      ptrack_out_fn out, void *ctx);
 /* Feeds one event in trace order. Returns 0, -ENOMEM, -EINVAL after finish,
- * or the callback's error. Odd events (unknown type, task 0) are ignored. */
+ * or the callback's first error (the tracker goes on; the caller stops).
+ * Odd events (unknown type, task 0) are ignored. */
 int ptrack__add(struct ptrack *t, const struct as_event *ev);
 /* Closes everything still open at end_ns: polls (PTRACK_TRACE_END, innermost
  * first), parks, task states; then PTRACK_TASK_GONE for each live task.
@@ -131,6 +141,10 @@ struct folded;
 /* Returns a writer to out (borrowed, never closed), or NULL with errno set;
  * meta as for ptrack__new(). */
 struct folded *folded__new(FILE *out, const struct as_trace_meta *meta, bool per_task);
+/* The same on task model m, shared with other sinks of the run (as
+ * ptrack__new_on(): the caller feeds and finishes m first). */
+struct folded *folded__new_on(FILE *out, struct task_model *m, const struct as_trace_meta *meta,
+			      bool per_task);
 /* Feeds one event; returns 0 or -errno (-ENOMEM, -EIO). */
 int folded__add(struct folded *f, const struct as_event *ev);
 /* Ends the trace at end_ns, writes the remaining lines and flushes. Returns
@@ -139,6 +153,10 @@ int folded__finish(struct folded *f, uint64_t end_ns);
 /* After finish: lines written and the sum of their weights (ns). */
 uint64_t folded__lines(const struct folded *f);
 uint64_t folded__total_ns(const struct folded *f);
+/* A sink view of x (pipeline/sink.h; ops->free NULL: x stays the caller's):
+ * add() is folded__add(), finish() folded__finish(end->end_ns). */
+struct as_sink folded__sink(struct folded *x);
+
 /* Frees f (not out); accepts NULL. */
 void folded__free(struct folded *f);
 

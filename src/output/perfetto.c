@@ -12,8 +12,10 @@
 #include <string.h>
 
 #include "analysis/futures.h"
+#include "analysis/task_model.h"
 #include "output/folded.h"
 #include "util/fmt.h"
+#include "util/u64map.h"
 
 /* Sample (one object a line):
  *   {"ph":"X","pid":12407,"tid":12409,"ts":3182.726,"dur":5.099,"name":"chain::producer",
@@ -42,6 +44,10 @@ struct perfetto {
 	bool counters_shown;
 	uint64_t events, slices, flows, flow_id;
 	struct futures *fu;     /* future frames (record --futures), NULL without */
+	struct task_model *model; /* what the tracker and fu observe */
+	bool own_model;
+	struct u64map named;    /* tid + 1 -> 1: its thread_name written */
+	bool sink_truncated;    /* for the sink's finish (perfetto__set_truncated()) */
 	char **esc_fns, **esc_fn_files; /* by function: escaped name, source file */
 	size_t n_esc_fns, n_esc_fn_files;
 	uint64_t future_slices;
@@ -428,25 +434,32 @@ static int on_out(void *ctx, const struct ptrack_out *o)
 	return ferror(p->out) ? -EIO : 0;
 }
 
-struct perfetto *perfetto__new(FILE *out, const struct as_trace_meta *meta)
+static struct perfetto *perfetto_new(FILE *out, struct task_model *m, bool own,
+				      const struct as_trace_meta *meta)
 {
 	struct perfetto *p = calloc(1, sizeof(*p));
 	char *label = NULL;
 
-	if (!p)
+	if (!p) {
+		if (own)
+			task_model__free(m);
 		return NULL;
+	}
 	p->out = out;
 	p->first = true;
 	p->pid = meta ? meta->pid : 0;
 	p->clock_mono = meta ? meta->clock_mono_ns : 0;
-	p->pt = ptrack__new(meta, on_out, p);
+	p->model = m;
+	p->own_model = own;
+	p->pt = ptrack__new_on(m, meta, on_out, p);
 	if (!p->pt)
 		goto fail;
 	for (uint32_t i = 0; meta && meta->probes && i < meta->n_probes; i++)
 		if (meta->probes[i].role == AS_ROLE_FUTURE) {
 			struct futures_observer obs = { .ctx = p, .frame = on_future };
 
-			p->fu = futures__new(meta, &(struct futures_opts){ .observer = &obs });
+			p->fu = futures__new_on(m, meta,
+						&(struct futures_opts){ .observer = &obs });
 			if (!p->fu)
 				goto fail;
 			break;
@@ -479,6 +492,23 @@ fail:
 	perfetto__free(p);
 	errno = ENOMEM;
 	return NULL;
+}
+
+struct perfetto *perfetto__new(FILE *out, const struct as_trace_meta *meta)
+{
+	struct task_model *m = task_model__new(meta);
+
+	return m ? perfetto_new(out, m, true, meta) : NULL;
+}
+
+struct perfetto *perfetto__new_on(FILE *out, struct task_model *m,
+				  const struct as_trace_meta *meta)
+{
+	if (!m) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return perfetto_new(out, m, false, meta);
 }
 
 /* Counter values after an event, written when they change. */
@@ -520,8 +550,14 @@ int perfetto__add(struct perfetto *p, const struct as_event *ev)
 	if (ev->ts > p->last_ts)
 		p->last_ts = ev->ts;
 	p->events++;
-	if (ev->type == AS_EV_THREAD && ev->str && ptrack__thread_name(p->pt, ev->tid) == NULL)
+	/* a thread's first name, as the model keeps it */
+	if (ev->type == AS_EV_THREAD && ev->str && !u64map__get(&p->named, (uint64_t)ev->tid + 1, NULL)) {
+		if (u64map__set(&p->named, (uint64_t)ev->tid + 1, 1))
+			return -ENOMEM;
 		meta_name(p, p->pid, ev->tid, "thread_name", ev->str);
+	}
+	if (p->own_model && (err = task_model__add(p->model, ev)))
+		return err;
 	if ((err = ptrack__add(p->pt, ev)))
 		return err;
 	if (p->fu && (err = futures__add(p->fu, ev)))
@@ -574,6 +610,8 @@ int perfetto__finish(struct perfetto *p, const struct as_trace_end *end, bool tr
 	}
 	if (end_ns < p->last_ts)
 		end_ns = p->last_ts;
+	if (p->own_model && (err = task_model__finish(p->model, end_ns)))
+		return err;
 	if ((err = ptrack__finish(p->pt, end_ns)))
 		return err;
 	if (p->fu && (err = futures__finish(p->fu, end_ns)))
@@ -654,9 +692,42 @@ void perfetto__free(struct perfetto *p)
 	free(p->esc_fn_files);
 	futures__free(p->fu);
 	ptrack__free(p->pt);
+	if (p->own_model)
+		task_model__free(p->model);
+	u64map__clear(&p->named);
 	free(p->target);
 	free(p->cmdline);
 	free(p->runtime);
 	free(p->build_id);
 	free(p);
+}
+
+/* ------------------------------------------------------------------ sink */
+
+static int sink_add(void *impl, const struct as_event *ev, const struct as_stack *stack)
+{
+	(void)stack;
+	return perfetto__add(impl, ev);
+}
+
+static int sink_finish(void *impl, const struct as_trace_end *end)
+{
+	struct perfetto *p = impl;
+
+	return perfetto__finish(p, end, p->sink_truncated);
+}
+
+static const struct as_sink_ops sink_ops = {
+	.name = "perfetto", .add = sink_add, .finish = sink_finish, .free = NULL,
+};
+
+struct as_sink perfetto__sink(struct perfetto *p)
+{
+	return (struct as_sink){ .ops = &sink_ops, .impl = p };
+}
+
+void perfetto__set_truncated(struct perfetto *p, bool truncated)
+{
+	if (p)
+		p->sink_truncated = truncated;
 }

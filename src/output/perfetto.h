@@ -39,6 +39,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "pipeline/sink.h"
 #include "trace/event.h"
 
 /* pid of the "tasks" process, and base of its tids: above any Linux pid
@@ -51,6 +52,14 @@ struct perfetto;
  * buffer). meta (may be NULL) is read during the call. Returns NULL with
  * errno set on failure. */
 struct perfetto *perfetto__new(FILE *out, const struct as_trace_meta *meta);
+struct task_model;
+/* The same on task model m (analysis/task_model.h), shared with other sinks
+ * of the run: m is borrowed (it must outlive p and must not have seen an
+ * event yet); the caller feeds m each event before perfetto__add() (or puts
+ * task_model__sink(m) before perfetto__sink(p)) and finishes m before
+ * perfetto__finish(). */
+struct perfetto *perfetto__new_on(FILE *out, struct task_model *m,
+				  const struct as_trace_meta *meta);
 /* Feeds one event in trace order. Returns 0, -ENOMEM, -EINVAL after finish,
  * or -EIO on a write error. */
 int perfetto__add(struct perfetto *p, const struct as_event *ev);
@@ -64,6 +73,12 @@ uint64_t perfetto__slices(const struct perfetto *p);
 uint64_t perfetto__flows(const struct perfetto *p);
 /* Future frame slices written (record --futures traces). */
 uint64_t perfetto__future_slices(const struct perfetto *p);
+/* A sink view of p (pipeline/sink.h; ops->free NULL: p stays the caller's):
+ * add() is perfetto__add(), finish() perfetto__finish(p, end, truncated)
+ * with the flag last given to perfetto__set_truncated() (false by default;
+ * once the end carries it, the sink can take it from there). */
+struct as_sink perfetto__sink(struct perfetto *p);
+void perfetto__set_truncated(struct perfetto *p, bool truncated);
 /* Frees p (not out); accepts NULL. */
 void perfetto__free(struct perfetto *p);
 

@@ -1,0 +1,830 @@
+/* task_model: the rules of a task's life (see task_model.h). Live tasks in
+ * a map keyed by header (each one allocation holding the observers' bytes
+ * too), threads in an array of pointers (stable) found through a map and a
+ * small cache by tid (events come in runs per thread), each with its stack of
+ * polls in progress. A frame points at its task: a task's frame always goes
+ * before the task does (a FREE from another thread first cuts its poll, one
+ * from inside its poll waits for the poll's end). Names and spawn files are
+ * interned once (util/strtab). Observers are a small fixed table.
+ * Pure C: no libbpf, no I/O, no globals. */
+#include "analysis/task_model.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/strtab.h"
+#include "util/u64map.h"
+
+#define THREAD_CACHE 64         /* threads cached by tid % THREAD_CACHE */
+
+/* Per callback, the observers that have it: a call each, nothing to test. */
+#define SUB(cb) struct { \
+	__typeof__(((struct tm_ops *)0)->cb) fn; \
+	void *ctx; \
+} cb[TASK_MODEL_MAX_OBSERVERS]; \
+	uint8_t n_##cb;
+
+struct subs {
+	SUB(thread) SUB(born) SUB(leave) SUB(enter) SUB(poll_begin) SUB(poll_end)
+	SUB(worker) SUB(wake) SUB(gone) SUB(park) SUB(unpark) SUB(cut) SUB(finish) SUB(frame)
+};
+
+struct task_model {
+	struct subs s;
+	size_t n_obs;
+	size_t task_size, thread_size;    /* with the observers' bytes */
+	bool started, finished;           /* started: an observer comes too late */
+	bool frames_only;                 /* task_model__new_frames() */
+	bool slow;                        /* finished or frames_only: not the fast path */
+
+	const char **probe_name;          /* per probe: its root future (interned) */
+	uint32_t n_probes;
+	bool has_meta;
+	struct strtab strs;
+	const char **worker_names;        /* root future types of workers (interned) */
+	size_t n_worker_names, cap_worker_names;
+
+	struct u64map live;               /* header -> struct tm_task * */
+	uint64_t next_seq;
+	struct tm_thread **threads;
+	size_t n_threads, cap_threads;
+	struct u64map thread_of;          /* tid + 1 -> index + 1 */
+	struct tm_thread *cache[THREAD_CACHE]; /* by tid % THREAD_CACHE: the last one met */
+	uint64_t anomalies;
+};
+
+/* Publication to every observer that has callback cb. */
+#define EMIT(m, cb, ...) do { \
+	for (unsigned i_ = 0; i_ < (m)->s.n_##cb; i_++) \
+		(m)->s.cb[i_].fn((m)->s.cb[i_].ctx, __VA_ARGS__); \
+} while (0)
+
+static size_t align16(size_t n)
+{
+	return (n + 15) & ~(size_t)15;
+}
+
+/* Interns s; returns the copy (NULL for NULL s) and *id (1 + index, 0
+ * NULL), or NULL with *err = -ENOMEM. */
+static const char *intern(struct task_model *m, const char *s, uint32_t *id, int *err)
+{
+	size_t len;
+	uint32_t idx;
+
+	*id = 0;
+	if (!s)
+		return NULL;
+	len = strlen(s);
+	if (!strtab__find(&m->strs, s, len, &idx) && (*err = strtab__add(&m->strs, s, len, &idx)))
+		return NULL;
+	*id = idx + 1;
+	return strtab__get(&m->strs, idx);
+}
+
+struct task_model *task_model__new(const struct as_trace_meta *meta)
+{
+	struct task_model *m = calloc(1, sizeof(*m));
+	int err = 0;
+	uint32_t id;
+
+	if (!m)
+		return NULL;
+	m->task_size = align16(sizeof(struct tm_task));
+	m->thread_size = align16(sizeof(struct tm_thread));
+	m->has_meta = meta != NULL;
+	if (meta && meta->probes && meta->n_probes) {
+		m->probe_name = calloc(meta->n_probes, sizeof(*m->probe_name));
+		if (!m->probe_name)
+			goto fail;
+		m->n_probes = meta->n_probes;
+		for (uint32_t i = 0; i < meta->n_probes; i++) {
+			m->probe_name[i] = intern(m, meta->probes[i].future, &id, &err);
+			if (err)
+				goto fail;
+		}
+	}
+	return m;
+fail:
+	task_model__free(m);
+	errno = ENOMEM;
+	return NULL;
+}
+
+struct task_model *task_model__new_frames(const struct as_trace_meta *meta)
+{
+	struct task_model *m = task_model__new(meta);
+
+	if (m)
+		m->frames_only = m->slow = true;
+	return m;
+}
+
+int task_model__observe(struct task_model *m, const struct tm_ops *ops, void *ctx,
+			size_t task_bytes, size_t *task_off, size_t thread_bytes,
+			size_t *thread_off)
+{
+	if (!m || !ops)
+		return -EINVAL;
+	if (m->started || m->n_threads || m->next_seq)
+		return -EBUSY;
+	if (m->n_obs == TASK_MODEL_MAX_OBSERVERS)
+		return -ENOSPC;
+#define ADD(cb) do { \
+	if (ops->cb) { \
+		m->s.cb[m->s.n_##cb].fn = ops->cb; \
+		m->s.cb[m->s.n_##cb].ctx = ctx; \
+		m->s.n_##cb++; \
+	} \
+} while (0)
+	ADD(thread); ADD(born); ADD(leave); ADD(enter); ADD(poll_begin); ADD(poll_end);
+	ADD(worker); ADD(wake); ADD(gone); ADD(park); ADD(unpark); ADD(cut); ADD(finish);
+	ADD(frame);
+#undef ADD
+	m->n_obs++;
+	if (task_off)
+		*task_off = m->task_size;
+	m->task_size += align16(task_bytes);
+	if (thread_off)
+		*thread_off = m->thread_size;
+	m->thread_size += align16(thread_bytes);
+	return 0;
+}
+
+/* to - from, or 0 (and an anomaly) if the events came out of order. */
+static uint64_t span(struct task_model *m, uint64_t from, uint64_t to)
+{
+	if (to >= from)
+		return to - from;
+	m->anomalies++;
+	return 0;
+}
+
+static struct tm_thread *thread_find(struct task_model *m, uint32_t tid)
+{
+	struct tm_thread *th = m->cache[tid % THREAD_CACHE];
+	uint64_t v;
+
+	if (th && th->tid == tid)
+		return th;
+	if (!u64map__get(&m->thread_of, (uint64_t)tid + 1, &v))
+		return NULL;
+	return m->cache[tid % THREAD_CACHE] = m->threads[v - 1];
+}
+
+static struct tm_thread *thread_get(struct task_model *m, uint32_t tid, uint64_t ts)
+{
+	struct tm_thread *th = thread_find(m, tid);
+
+	if (th)
+		return th;
+	if (m->n_threads == m->cap_threads) {
+		size_t ncap = m->cap_threads ? m->cap_threads * 2 : 16;
+		struct tm_thread **p = realloc(m->threads, ncap * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		m->threads = p;
+		m->cap_threads = ncap;
+	}
+	th = calloc(1, m->thread_size);
+	if (!th)
+		return NULL;
+	if (u64map__set(&m->thread_of, (uint64_t)tid + 1, m->n_threads + 1)) {
+		free(th);
+		return NULL;
+	}
+	th->tid = tid;
+	th->idx = (uint32_t)m->n_threads;
+	m->threads[m->n_threads++] = th;
+	m->cache[tid % THREAD_CACHE] = th;
+	EMIT(m, thread, th, ts);
+	return th;
+}
+
+static struct tm_task *live_get(const struct task_model *m, uint64_t header)
+{
+	uint64_t v;
+
+	return u64map__get(&m->live, header, &v) ? (struct tm_task *)(uintptr_t)v : NULL;
+}
+
+/* A new task at header, state TM_RUNNING until told otherwise; NULL out of
+ * memory. Published by the caller (born()) once its fields are set. */
+static struct tm_task *task_new(struct task_model *m, uint64_t header, uint64_t ts)
+{
+	struct tm_task *t = calloc(1, m->task_size);
+
+	(void)ts;
+	if (!t)
+		return NULL;
+	if (u64map__set(&m->live, header, (uint64_t)(uintptr_t)t)) {
+		free(t);
+		return NULL;
+	}
+	t->seq = ++m->next_seq;
+	t->header = header;
+	return t;
+}
+
+/* t enters s (TM_RUNNABLE or TM_IDLE) at ts. */
+static inline __attribute__((always_inline)) void enter(struct task_model *m, struct tm_task *t, enum tm_state s, uint64_t ts)
+{
+	t->state = s;
+	t->since = ts;
+	EMIT(m, enter, t, ts);
+}
+
+/* t leaves its runnable or idle state at ts. */
+static inline __attribute__((always_inline)) void leave(struct task_model *m, struct tm_task *t, uint64_t ts, enum tm_by by)
+{
+	uint64_t d;
+
+	if (t->state != TM_RUNNABLE && t->state != TM_IDLE)
+		return;
+	d = span(m, t->since, ts);
+	EMIT(m, leave, t, ts, d, by);
+}
+
+/* t goes (it was neither running nor on a stack). */
+static void retire(struct task_model *m, struct tm_task *t, uint64_t ts, bool freed)
+{
+	t->state = TM_COMPLETED;
+	u64map__del(&m->live, t->header);
+	EMIT(m, gone, t, ts, freed);
+	free(t);
+}
+
+/* The poll of frame f (off th's stack) ends at ts. */
+static void poll_close(struct task_model *m, struct tm_thread *th, const struct tm_frame *f,
+		       uint64_t ts, enum tm_end how)
+{
+	struct tm_task *t = f->task;
+	uint64_t d = span(m, f->begin, ts);
+
+	EMIT(m, poll_end, th, f, ts, d, how);
+	switch (how) {
+	case TM_CUT:
+		m->anomalies++;
+		if (t->state == TM_RUNNING) {
+			/* unknown outcome: assume Pending */
+			enter(m, t, t->woken_in_poll ? TM_RUNNABLE : TM_IDLE, ts);
+			t->woken_in_poll = false;
+		}
+		return;
+	case TM_TRACE_END:
+		return;
+	case TM_READY:
+		t->state = TM_COMPLETED;
+		return;
+	case TM_PENDING:
+		enter(m, t, t->woken_in_poll ? TM_RUNNABLE : TM_IDLE, ts);
+		t->woken_in_poll = false;
+		return;
+	}
+}
+
+/* Removes frame i from th's stack, closing it as cut short at ts. */
+static void frame_drop(struct task_model *m, struct tm_thread *th, size_t i, uint64_t ts)
+{
+	struct tm_frame f = th->stack[i];
+
+	memmove(&th->stack[i], &th->stack[i + 1], (th->depth - i - 1) * sizeof(*th->stack));
+	th->depth--;
+	poll_close(m, th, &f, ts, TM_CUT);
+}
+
+/* A running task's poll must be closed (freed, or polled again while running). */
+static void unrun(struct task_model *m, struct tm_task *t, uint64_t ts)
+{
+	struct tm_thread *th = thread_find(m, t->run_tid);
+
+	if (th)
+		for (size_t i = th->depth; i-- > 0;)
+			if (th->stack[i].task == t) {
+				frame_drop(m, th, i, ts);
+				return;
+			}
+	m->anomalies++;
+	enter(m, t, TM_IDLE, ts);
+}
+
+static void make_worker_one(struct task_model *m, struct tm_task *t)
+{
+	if (t->worker)
+		return;
+	t->worker = true;
+	EMIT(m, worker, t);
+}
+
+static bool worker_name(const struct task_model *m, const char *name)
+{
+	for (size_t i = 0; name && i < m->n_worker_names; i++)
+		if (m->worker_names[i] == name) /* interned: one pointer per string */
+			return true;
+	return false;
+}
+
+/* A poll began inside frame f: its task is the runtime's loop, and so is
+ * every task with the same root future type polled outermost on its thread
+ * now (an idle worker has nothing nested in its poll but the same type);
+ * later ones when they begin. */
+static int make_worker(struct task_model *m, const struct tm_frame *f)
+{
+	const char *name = f->task->name;
+
+	make_worker_one(m, f->task);
+	if (!name || worker_name(m, name))
+		return 0;
+	if (m->n_worker_names == m->cap_worker_names) {
+		size_t ncap = m->cap_worker_names ? m->cap_worker_names * 2 : 4;
+		const char **p = realloc(m->worker_names, ncap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		m->worker_names = p;
+		m->cap_worker_names = ncap;
+	}
+	m->worker_names[m->n_worker_names++] = name;
+	for (size_t i = 0; i < m->n_threads; i++)
+		if (m->threads[i]->depth && m->threads[i]->stack[0].task->name == name)
+			make_worker_one(m, m->threads[i]->stack[0].task);
+	return 0;
+}
+
+__attribute__((noinline)) static int on_poll_begin(struct task_model *m, const struct as_event *ev)
+{
+	struct tm_thread *th = thread_get(m, ev->tid, ev->ts);
+	struct tm_task *t;
+	bool born = false;
+	int err;
+
+	if (!th)
+		return -ENOMEM;
+	th->runs_tasks = true;
+	t = live_get(m, ev->task);
+	if (t && t->state == TM_COMPLETED) {
+		/* polled after completing: its FREE was lost and the address reused */
+		m->anomalies++;
+		retire(m, t, ev->ts, false);
+		t = NULL;
+	}
+	if (t && t->state == TM_RUNNING)
+		unrun(m, t, ev->ts);
+	if (th->depth == th->cap) {
+		size_t ncap = th->cap ? th->cap * 2 : 8;
+		struct tm_frame *p = realloc(th->stack, ncap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		th->stack = p;
+		th->cap = ncap;
+	}
+	if (!t) {
+		t = task_new(m, ev->task, ev->ts);
+		if (!t)
+			return -ENOMEM;
+		born = true;
+	} else {
+		leave(m, t, ev->ts, TM_BY_POLL);
+	}
+	if (!t->polled) {
+		t->probe = ev->probe;
+		if (ev->probe < m->n_probes)
+			t->name = m->probe_name[ev->probe];
+		t->polled = true;
+	}
+	if (!t->tokio_id && ev->other)
+		t->tokio_id = ev->other;
+	if (born)
+		EMIT(m, born, t, th, ev);
+	if (th->depth) {
+		th->stack[th->depth - 1].nested = true;
+		if ((err = make_worker(m, &th->stack[th->depth - 1])))
+			return err;
+	}
+	th->stack[th->depth++] = (struct tm_frame){ .task = t, .begin = ev->ts };
+	t->state = TM_RUNNING;
+	t->run_tid = ev->tid;
+	t->woken_in_poll = false;
+	if (th->depth == 1 && worker_name(m, t->name))
+		make_worker_one(m, t);
+	EMIT(m, poll_begin, t, th, ev);
+	return 0;
+}
+
+static int on_free(struct task_model *m, const struct as_event *ev, struct tm_task *t);
+
+__attribute__((noinline)) static int on_poll_end(struct task_model *m, const struct as_event *ev)
+{
+	struct tm_thread *th = thread_get(m, ev->tid, ev->ts);
+	struct tm_task *t;
+	struct tm_frame f;
+	size_t i;
+
+	if (!th)
+		return -ENOMEM;
+	th->spawn_pending = false;
+	for (i = th->depth; i-- > 0;)
+		if (th->stack[i].task->header == ev->task)
+			break;
+	if (i == (size_t)-1) {
+		m->anomalies++; /* begin not seen (attached mid-poll) or lost */
+		return 0;
+	}
+	while (th->depth > i + 1)
+		frame_drop(m, th, th->depth - 1, ev->ts);
+	f = th->stack[--th->depth];
+	t = f.task;
+	poll_close(m, th, &f, ev->ts, (ev->flags & AS_POLL_READY) ? TM_READY : TM_PENDING);
+	if (t->free_pending && t->state != TM_RUNNING) {
+		t->free_pending = false;
+		return on_free(m, ev, t);
+	}
+	return 0;
+}
+
+__attribute__((noinline)) static int on_wake(struct task_model *m, const struct as_event *ev)
+{
+	struct tm_task *t = live_get(m, ev->task);
+	struct tm_thread *th;
+	struct tm_wake w;
+
+	if (!t) {
+		/* first sight: the spawn-time schedule, not a wake */
+		th = thread_get(m, ev->tid, ev->ts);
+		if (!th)
+			return -ENOMEM;
+		t = task_new(m, ev->task, ev->ts);
+		if (!t)
+			return -ENOMEM;
+		t->spawned_in_trace = true;
+		if (th->spawn_pending) {
+			t->spawn_file = th->spawn_file;
+			t->spawn_id = th->spawn_id;
+			t->spawn_line = th->spawn_line;
+			t->spawn_col = th->spawn_col;
+			t->parent = th->spawn_parent;
+			th->spawn_pending = false;
+		}
+		EMIT(m, born, t, th, ev);
+		enter(m, t, TM_RUNNABLE, ev->ts);
+		return 0;
+	}
+	w = (struct tm_wake){ .state = t->state, .self = ev->other == ev->task,
+			      .thread = thread_find(m, ev->tid) };
+	if (ev->flags & AS_WAKE_IO)
+		w.kind = TM_WAKER_IO;
+	else if (ev->flags & AS_WAKE_TIMER)
+		w.kind = TM_WAKER_TIMER;
+	else if (!ev->other)
+		w.kind = TM_WAKER_THREAD;
+	else if ((w.waker = live_get(m, ev->other)))
+		w.kind = TM_WAKER_TASK;
+	else
+		w.kind = TM_WAKER_RUNTIME; /* a poll begun before the recording */
+	EMIT(m, wake, t, ev, &w);
+	switch (t->state) {
+	case TM_COMPLETED:
+		m->anomalies++;
+		break;
+	case TM_IDLE:
+		leave(m, t, ev->ts, TM_BY_WAKE);
+		enter(m, t, TM_RUNNABLE, ev->ts);
+		break;
+	case TM_RUNNING:
+		t->woken_in_poll = true;
+		break;
+	case TM_RUNNABLE:
+		break; /* already runnable: the clock keeps running */
+	}
+	return 0;
+}
+
+__attribute__((noinline)) static int on_spawn(struct task_model *m, const struct as_event *ev)
+{
+	struct tm_thread *th = thread_get(m, ev->tid, ev->ts);
+	int err = 0;
+
+	if (!th)
+		return -ENOMEM;
+	th->spawn_file = intern(m, ev->str, &th->spawn_id, &err);
+	if (err)
+		return err;
+	th->spawn_pending = true;
+	th->spawn_line = (uint32_t)(ev->other >> 32);
+	th->spawn_col = (uint32_t)ev->other;
+	th->spawn_parent = th->depth ? th->stack[th->depth - 1].task->seq : 0;
+	return 0;
+}
+
+/* FREE of t (or its retirement when the poll it was freed in ends). */
+static int on_free(struct task_model *m, const struct as_event *ev, struct tm_task *t)
+{
+	if (t->state == TM_RUNNING && t->run_tid == ev->tid && ev->type == AS_EV_FREE) {
+		/* Tokio frees a completed task from inside its own poll (when its
+		 * JoinHandle is gone): retire it when that poll ends. */
+		t->free_pending = true;
+		return 0;
+	}
+	if (t->state == TM_RUNNING)
+		unrun(m, t, ev->ts);   /* freed from elsewhere: its end was lost */
+	leave(m, t, ev->ts, TM_BY_FREE);
+	retire(m, t, ev->ts, true);
+	return 0;
+}
+
+__attribute__((noinline)) static int on_thread(struct task_model *m, const struct as_event *ev)
+{
+	struct tm_thread *th = thread_get(m, ev->tid, ev->ts);
+	uint32_t id;
+	int err = 0;
+
+	if (!th)
+		return -ENOMEM;
+	if (!th->name)
+		th->name = intern(m, ev->str, &id, &err);
+	return err;
+}
+
+static int on_park(struct task_model *m, const struct as_event *ev, bool park)
+{
+	struct tm_thread *th = thread_get(m, ev->tid, ev->ts);
+	uint64_t d;
+
+	if (!th)
+		return -ENOMEM;
+	th->runs_tasks = true;
+	if (park) {
+		if (th->parked) {
+			m->anomalies++; /* keep the first PARK */
+			return 0;
+		}
+		th->parked = true;
+		th->park_start = ev->ts;
+		EMIT(m, park, th, ev->ts);
+		return 0;
+	}
+	if (!th->parked) {
+		m->anomalies++; /* parked before the recording started, or PARK lost */
+		return 0;
+	}
+	d = span(m, th->park_start, ev->ts);
+	th->parked = false;
+	EMIT(m, unpark, th, th->park_start, ev->ts, d);
+	return 0;
+}
+
+/* A future frame entered or left on ev->tid (see the top of task_model.h).
+ * Events of a probe index outside the probes are ignored. */
+__attribute__((noinline)) static int on_frame(struct task_model *m, const struct as_event *ev)
+{
+	struct tm_thread *th;
+	uint32_t d = AS_FUT_DEPTH(ev->other);
+
+	if (!m->has_meta || ev->probe >= m->n_probes)
+		return 0;
+	th = ev->type == AS_EV_FUTURE_ENTER ? thread_get(m, ev->tid, ev->ts)
+					    : thread_find(m, ev->tid);
+	if (!th)
+		return ev->type == AS_EV_FUTURE_ENTER ? -ENOMEM : 0;
+	if (ev->type == AS_EV_FUTURE_EXIT) {
+		if (!th->fut_seen)
+			return 0;
+		th->fut_depth = d;   /* this frame and any left open inside it are gone */
+		EMIT(m, frame, th, ev);
+		return 0;
+	}
+	if (!th->fut) {
+		th->fut = malloc(TM_FUT_MAX * sizeof(*th->fut));
+		if (!th->fut)
+			return -ENOMEM;
+	}
+	th->fut_seen = true;
+	/* levels skipped (lost entries) are unknown, not stale */
+	for (uint32_t k = th->fut_depth; k < d && k < TM_FUT_MAX; k++)
+		th->fut[k] = TM_FUT_UNKNOWN;
+	if (d < TM_FUT_MAX)
+		th->fut[d] = ev->probe;
+	th->fut_depth = d + 1;
+	EMIT(m, frame, th, ev);
+	return 0;
+}
+
+/* A frames-only model (task_model__new_frames()): threads, parks, frames. */
+static __attribute__((noinline)) int add_frames_only(struct task_model *m, const struct as_event *ev)
+{
+	switch (ev->type) {
+	case AS_EV_THREAD:
+		return on_thread(m, ev);
+	case AS_EV_PARK:
+		return on_park(m, ev, true);
+	case AS_EV_UNPARK:
+		return on_park(m, ev, false);
+	case AS_EV_FUTURE_ENTER:
+	case AS_EV_FUTURE_EXIT:
+		return on_frame(m, ev);
+	default:
+		return 0;
+	}
+}
+
+int task_model__add(struct task_model *m, const struct as_event *ev)
+{
+	struct tm_task *t;
+
+	if (__builtin_expect(!m || !ev || m->slow, 0))
+		return !m || !ev || m->finished ? -EINVAL : add_frames_only(m, ev);
+	switch (ev->type) {
+	case AS_EV_THREAD:
+		return on_thread(m, ev);
+	case AS_EV_SPAWN:
+		return on_spawn(m, ev);
+	case AS_EV_PARK:
+		return on_park(m, ev, true);
+	case AS_EV_UNPARK:
+		return on_park(m, ev, false);
+	case AS_EV_POLL_BEGIN:
+	case AS_EV_POLL_END:
+	case AS_EV_WAKE:
+	case AS_EV_FREE:
+		if (ev->task == 0 || ev->task == UINT64_MAX) {
+			m->anomalies++;
+			return 0;
+		}
+		if (ev->type == AS_EV_POLL_BEGIN)
+			return on_poll_begin(m, ev);
+		if (ev->type == AS_EV_POLL_END)
+			return on_poll_end(m, ev);
+		if (ev->type == AS_EV_WAKE)
+			return on_wake(m, ev);
+		t = live_get(m, ev->task);
+		/* never seen: existed before the recording, never ran in it */
+		return t ? on_free(m, ev, t) : 0;
+	case AS_EV_FUTURE_ENTER:
+	case AS_EV_FUTURE_EXIT:
+		return on_frame(m, ev);
+	default:
+		return 0;
+	}
+}
+
+int task_model__finish(struct task_model *m, uint64_t end_ns)
+{
+	if (!m || m->finished)
+		return -EINVAL;
+	m->finished = m->slow = true;
+	m->started = true;
+	/* polls still in progress: innermost first, so nesting is known */
+	for (size_t i = 0; i < m->n_threads; i++) {
+		struct tm_thread *th = m->threads[i];
+
+		while (th->depth) {
+			struct tm_frame f = th->stack[--th->depth];
+
+			poll_close(m, th, &f, end_ns, TM_TRACE_END);
+		}
+		if (th->parked) {
+			uint64_t d = span(m, th->park_start, end_ns);
+
+			th->parked = false;
+			EMIT(m, unpark, th, th->park_start, end_ns, d);
+		}
+	}
+	for (size_t i = 0; i < m->live.cap; i++) {
+		uint64_t k = m->live.keys[i];
+		struct tm_task *t;
+
+		if (k == 0 || k == UINT64_MAX)
+			continue;
+		t = (struct tm_task *)(uintptr_t)m->live.vals[i];
+		leave(m, t, end_ns, TM_BY_END);
+		EMIT(m, cut, t, end_ns);
+	}
+	EMIT(m, finish, end_ns);
+	return 0;
+}
+
+int task_model__adopt(struct task_model *m, uint64_t header, uint64_t ts, struct tm_task **out)
+{
+	struct as_event ev = { .ts = ts, .task = header };
+	struct tm_task *t;
+
+	if (out)
+		*out = NULL;
+	if (!m || m->finished || m->frames_only || !header || header == UINT64_MAX)
+		return -EINVAL;
+	m->started = true;
+	if (!(t = live_get(m, header))) {
+		if (!(t = task_new(m, header, ts)))
+			return -ENOMEM;
+		EMIT(m, born, t, NULL, &ev);
+		enter(m, t, TM_IDLE, ts);
+	}
+	if (out)
+		*out = t;
+	return 0;
+}
+
+size_t task_model__bytes(const struct task_model *m)
+{
+	size_t n;
+
+	if (!m)
+		return 0;
+	n = sizeof(*m) + m->live.len * m->task_size + m->n_threads * m->thread_size +
+	    (m->live.cap + m->thread_of.cap) * 2 * sizeof(uint64_t) +
+	    m->cap_threads * sizeof(*m->threads) + m->strs.cap * sizeof(char *) +
+	    m->n_probes * sizeof(*m->probe_name);
+	for (size_t i = 0; i < m->n_threads; i++)
+		n += m->threads[i]->cap * sizeof(struct tm_frame);
+	for (uint32_t i = 0; i < m->strs.n; i++)
+		n += m->strs.lens[i] + 1;
+	return n;
+}
+
+uint64_t task_model__anomalies(const struct task_model *m)
+{
+	return m ? m->anomalies : 0;
+}
+
+struct tm_thread *const *task_model__threads(const struct task_model *m, size_t *n)
+{
+	*n = m ? m->n_threads : 0;
+	return m ? m->threads : NULL;
+}
+
+bool task_model__worker_name(const struct task_model *m, const char *name)
+{
+	return m && worker_name(m, name);
+}
+
+const struct tm_thread *task_model__thread(const struct task_model *m, uint32_t tid)
+{
+	uint64_t v;
+
+	if (!m)
+		return NULL;
+	if (m->cache[tid % THREAD_CACHE] && m->cache[tid % THREAD_CACHE]->tid == tid)
+		return m->cache[tid % THREAD_CACHE];
+	return u64map__get(&m->thread_of, (uint64_t)tid + 1, &v) ? m->threads[v - 1] : NULL;
+}
+
+struct tm_task *task_model__task(const struct task_model *m, uint64_t header)
+{
+	return m && header && header != UINT64_MAX ? live_get(m, header) : NULL;
+}
+
+size_t task_model__live(const struct task_model *m)
+{
+	return m ? m->live.len : 0;
+}
+
+void task_model__each(const struct task_model *m, void (*fn)(void *ctx, struct tm_task *t),
+		      void *ctx)
+{
+	for (size_t i = 0; m && i < m->live.cap; i++)
+		if (m->live.keys[i] != 0 && m->live.keys[i] != UINT64_MAX)
+			fn(ctx, (struct tm_task *)(uintptr_t)m->live.vals[i]);
+}
+
+static int sink_add(void *impl, const struct as_event *ev, const struct as_stack *stack)
+{
+	(void)stack;
+	return task_model__add(impl, ev);
+}
+
+static int sink_finish(void *impl, const struct as_trace_end *end)
+{
+	return task_model__finish(impl, end ? end->end_ns : 0);
+}
+
+static const struct as_sink_ops sink_ops = {
+	.name = "task model", .add = sink_add, .finish = sink_finish, .free = NULL,
+};
+
+struct as_sink task_model__sink(struct task_model *m)
+{
+	return (struct as_sink){ .ops = &sink_ops, .impl = m };
+}
+
+void task_model__free(struct task_model *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->live.cap; i++)
+		if (m->live.keys[i] != 0 && m->live.keys[i] != UINT64_MAX)
+			free((void *)(uintptr_t)m->live.vals[i]);
+	u64map__clear(&m->live);
+	for (size_t i = 0; i < m->n_threads; i++) {
+		free(m->threads[i]->stack);
+		free(m->threads[i]->fut);
+		free(m->threads[i]);
+	}
+	free(m->threads);
+	u64map__clear(&m->thread_of);
+	strtab__clear(&m->strs);
+	free(m->probe_name);
+	free(m->worker_names);
+	free(m);
+}

@@ -1,0 +1,564 @@
+/* tasks_edges: the wake graph of the task analysis (see tasks.h, struct
+ * wake_edge, and the top of tasks.c for how edges are kept, folded and
+ * merged). Wakes come from the task model's wake() through tasks.c
+ * (ta_wake_edge()); the waker kinds are the model's (task_model.h), resolved
+ * again at finish once every task's kind is known.
+ * Pure C: no libbpf, no I/O, no globals. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/tasks_int.h"
+
+static enum wake_source resolve(const struct analysis *a, uint64_t code, uint32_t from_ident,
+				uint64_t *from_seq);
+
+/* The end code (see END_GROUP) of task seq, whose identity is id (0
+ * unknown), plus base (EDGE_TASK for a waker, 0 for a woken task): its group
+ * if it was folded or if its identity is a group already, else the task. */
+static uint32_t task_end(const struct analysis *a, uint64_t seq, uint32_t id, uint64_t base)
+{
+	if (id && (!ta_row_of(a, seq) || a->idents[id - 1].g.tasks))
+		return END_GROUP | id;
+	return (uint32_t)(seq + base);
+}
+
+/* The end code of the waker of edge code (from_ident: the waker task's
+ * identity), its kind as far as known now. */
+static uint32_t waker_end(const struct analysis *a, uint64_t code, uint32_t from_ident)
+{
+	uint64_t seq;
+	enum wake_source k = resolve(a, code, from_ident, &seq);
+
+	return k == WAKE_FROM_TASK ? task_end(a, seq, from_ident, EDGE_TASK) : (uint32_t)k;
+}
+
+/* Whether the waker of edge code (from_ident: its identity) is a task that
+ * was folded. */
+static bool waker_folded(const struct analysis *a, uint64_t code, uint32_t from_ident)
+{
+	uint64_t seq;
+
+	return resolve(a, code, from_ident, &seq) == WAKE_FROM_TASK && !ta_row_of(a, seq);
+}
+
+/* The group edge (from, to), added if new; NULL out of memory (a->err set). */
+static struct gedge *gedge_get(struct analysis *a, uint32_t from, uint32_t to,
+			       uint32_t from_ident, uint32_t to_ident)
+{
+	uint64_t key = (uint64_t)from << 32 | to, v;
+	struct gedge *g;
+
+	if (u64map__get(&a->gedge_of, key, &v))
+		return &a->gedges[v - 1];
+	if (key == UINT64_MAX) { /* 2^31 - 1 identities: cannot be keyed */
+		a->sum.anomalies++;
+		return NULL;
+	}
+	if (ta_reserve((void **)&a->gedges, &a->cap_gedges, a->n_gedges, sizeof(*a->gedges)) ||
+	    u64map__set(&a->gedge_of, key, a->n_gedges + 1)) {
+		a->err = -ENOMEM;
+		return NULL;
+	}
+	g = &a->gedges[a->n_gedges++];
+	memset(g, 0, sizeof(*g));
+	g->from = from;
+	g->to = to;
+	g->from_ident = from_ident;
+	g->to_ident = to_ident;
+	return g;
+}
+
+/* Delay d at group-edge precision: the middle of its step of 2^-GROUP_SUB_BITS
+ * of its power of two (exact below 2^(GROUP_SUB_BITS + 1)). */
+static uint64_t coarse(uint64_t d)
+{
+	unsigned top;
+	uint64_t step;
+
+	if (d < 2ULL << GROUP_SUB_BITS)
+		return d;
+	top = 63 - (unsigned)__builtin_clzll(d);
+	step = 1ULL << (top - GROUP_SUB_BITS);
+	return (d & ~(step - 1)) + step / 2;
+}
+
+/* n delays of d into group edge g. */
+static void gedge_sample(struct analysis *a, struct gedge *g, uint64_t d, uint64_t n)
+{
+	if (!n)
+		return;
+	if (d > g->max)
+		g->max = d;
+	ta_nomem(a, hist__add_n(&g->delay, coarse(d), n));
+}
+
+/* The wakes of live edge e into group edge (from, to): its histogram's
+ * buckets (each as its lowest value) at group precision, its maximum
+ * exact. */
+static void gedge_add_acc(struct analysis *a, struct edge_acc *e, uint32_t from, uint32_t to,
+			  uint32_t to_ident)
+{
+	struct gedge *g = gedge_get(a, from, to, e->from_ident, to_ident);
+	struct hist_bucket b[GROUP_BUCKETS];
+	size_t n;
+
+	if (!g)
+		return;
+	g->count += e->count;
+	g->timed += e->timed;
+	g->tasks += e->tasks;
+	if (!e->delay.count)
+		return;
+	n = hist__buckets(&e->delay, b, GROUP_BUCKETS);
+	for (size_t i = 0; i < n; i++)
+		gedge_sample(a, g, b[i].low, b[i].count);
+	if (e->delay.max > g->max)
+		g->max = e->delay.max;
+}
+
+/* The wakes of compact edge e into group edge (from, to): its delays as its
+ * maximum once, then the other timed wakes half at its p50, half at its p99
+ * (exact for up to two). */
+static void gedge_add_rec(struct analysis *a, const struct wake_edge *e, uint32_t from,
+			  uint32_t to)
+{
+	struct gedge *g = gedge_get(a, from, to, e->from_group, e->to_group);
+	uint64_t rest;
+
+	if (!g)
+		return;
+	g->count += e->count;
+	g->timed += e->timed;
+	g->tasks += e->tasks;
+	if (!e->timed)
+		return;
+	rest = e->timed - 1;
+	gedge_sample(a, g, e->delay_max_ns, 1);
+	gedge_sample(a, g, e->delay_p50_ns, rest - rest / 2);
+	gedge_sample(a, g, e->delay_p99_ns, rest / 2);
+}
+
+/* The kept row in slot (identity id) is being folded: its compact edges go
+ * into group edges. */
+void ta_row_edges_out(struct analysis *a, size_t slot, uint32_t id)
+{
+	struct row_edges *r = a->rowe ? &a->rowe[slot] : NULL;
+
+	if (!r || !r->first)
+		return;
+	for (size_t i = r->first - 1; i < r->first - 1 + (size_t)r->n; i++) {
+		struct wake_edge *e = &a->edges[i];
+
+		if (!e->count)
+			continue; /* moved by a sweep already */
+		gedge_add_rec(a, e, waker_end(a, e->from_seq, e->from_group), END_GROUP | id);
+		e->count = 0;
+		a->n_moved++;
+	}
+	*r = (struct row_edges){ 0 };
+}
+
+/* Compacts a->edges: drops the edges moved out, moves those whose waker was
+ * folded since into group edges, and finds the runs of each kept row again. */
+static void sweep_edges(struct analysis *a)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->n_edges; i++) {
+		struct wake_edge e = a->edges[i];
+		struct row_edges *r = NULL;
+		uint64_t v;
+
+		if (a->rowe && u64map__get(&a->slot_of, e.to_seq, &v)) {
+			r = &a->rowe[v - 1];
+			if (r->first == i + 1)
+				*r = (struct row_edges){ 0 }; /* its run starts: found again below */
+		}
+		if (!e.count)
+			continue;
+		if (e.from_group && waker_folded(a, e.from_seq, e.from_group)) {
+			gedge_add_rec(a, &e, END_GROUP | e.from_group,
+				      task_end(a, e.to_seq, e.to_group, 0));
+			continue;
+		}
+		if (r) {
+			if (!r->n)
+				r->first = (uint32_t)(n + 1);
+			r->n++;
+		}
+		a->edges[n++] = e;
+	}
+	a->n_edges = n;
+	a->n_moved = 0;
+	a->sweep_at = n + n / 2 > SWEEP_MIN ? n + n / 2 : SWEEP_MIN;
+}
+
+/* The edges into task l are final: edges from the runtime or from blocking
+ * tasks (as far as known now) merged per kind; then, if its row was folded
+ * (folded), every edge into group edges; else the edges from tasks with a
+ * row, percentiles taken, appended to a->edges in the order they were
+ * created (the list runs newest first), the others into group edges. Their
+ * histograms, map keys and slots freed. */
+void ta_fold_edges(struct analysis *a, struct tlive *l, uint64_t to_seq, bool folded)
+{
+	uint32_t merged[WAKE_FROM_THREAD + 1] = { 0 }, to_ident;
+	size_t k = 0, at, first = a->n_edges;
+	uint64_t v;
+
+	if (!l->edges_head)
+		return;
+	to_ident = ta_live_ident(a, l);
+	for (uint32_t i = l->edges_head; i; i = a->eacc[i - 1].next_to) {
+		struct edge_acc *e = &a->eacc[i - 1], *into;
+		uint64_t from_seq;
+		enum wake_source kind;
+
+		if (e->merged)
+			continue; /* by an earlier call that ran out of memory */
+		kind = resolve(a, e->code, e->from_ident, &from_seq);
+		k++;
+		if (kind == WAKE_FROM_RUNTIME || kind == WAKE_FROM_BLOCKING) {
+			if (!merged[kind]) {
+				merged[kind] = i;
+			} else {
+				into = &a->eacc[merged[kind] - 1];
+				into->count += e->count;
+				into->timed += e->timed;
+				into->tasks += e->tasks;
+				ta_nomem(a, hist__merge(&into->delay, &e->delay));
+				e->merged = true;
+				k--;
+			}
+		}
+	}
+	if (ta_grow((void **)&a->edges, &a->cap_edges, a->n_edges + k, sizeof(*a->edges)) ||
+	    ta_grow((void **)&a->free_eacc, &a->cap_free_eacc, a->n_eacc, sizeof(*a->free_eacc))) {
+		a->err = -ENOMEM;
+		return; /* the edges stay live: folded at finish, or lost */
+	}
+	at = a->n_edges + k;
+	for (uint32_t i = l->edges_head, next; i; i = next) {
+		struct edge_acc *e = &a->eacc[i - 1];
+
+		next = e->next_to;
+		if (!e->merged) {
+			if (folded || waker_folded(a, e->code, e->from_ident))
+				gedge_add_acc(a, e, waker_end(a, e->code, e->from_ident),
+					      task_end(a, to_seq, to_ident, 0), to_ident);
+			else
+				a->edges[--at] = (struct wake_edge){
+					.from_seq = e->code, .to_seq = e->to_seq, .count = e->count,
+					.timed = e->timed,
+					.delay_p50_ns = hist__quantile(&e->delay, 0.5),
+					.delay_p99_ns = hist__quantile(&e->delay, 0.99),
+					.delay_max_ns = e->delay.max, .from_group = e->from_ident,
+					.to_group = to_ident, .tasks = e->tasks,
+				};
+		}
+		hist__clear(&e->delay);
+		u64map__del(&a->edge_of, e->code << 32 | e->to_seq);
+		a->free_eacc[a->n_free_eacc++] = i - 1;
+	}
+	l->edges_head = 0;
+	if (at > a->n_edges) { /* some went into group edges: close the gap */
+		memmove(&a->edges[a->n_edges], &a->edges[at], (first + k - at) * sizeof(*a->edges));
+		k -= at - a->n_edges;
+	}
+	a->n_edges += k;
+	if (k && a->rowe && u64map__get(&a->slot_of, to_seq, &v))
+		a->rowe[v - 1] = (struct row_edges){ .first = (uint32_t)(first + 1),
+						     .n = (uint32_t)k };
+	if (a->n_edges >= a->sweep_at)
+		sweep_edges(a);
+}
+
+static int by_count(const void *x, const void *y)
+{
+	const struct wake_edge *a = x, *b = y;
+
+	if (a->count != b->count)
+		return a->count < b->count ? 1 : -1;
+	if (a->to_seq != b->to_seq)
+		return a->to_seq < b->to_seq ? -1 : 1;
+	if (a->from_kind != b->from_kind)
+		return a->from_kind < b->from_kind ? -1 : 1;
+	if (a->from_seq != b->from_seq)
+		return a->from_seq < b->from_seq ? -1 : 1;
+	if (a->to_group != b->to_group)
+		return a->to_group < b->to_group ? -1 : 1;
+	return a->from_group < b->from_group ? -1 : a->from_group > b->from_group;
+}
+
+/* The edge of (code, task l): its index, or -1 (out of memory or a seq too
+ * large for the key). from_ident: the waker task's identity, or 0. */
+static long edge_get(struct analysis *a, uint64_t code, uint32_t from_ident, struct tlive *l)
+{
+	uint64_t key, v, to_seq = a->tasks[l->idx].seq;
+	struct edge_acc *e;
+	size_t idx;
+
+	if (code >= END_GROUP || to_seq >= END_GROUP - EDGE_TASK || a->n_eacc >= UINT32_MAX - 1) {
+		a->sum.anomalies++;
+		return -1;
+	}
+	key = code << 32 | to_seq;
+	if (u64map__get(&a->edge_of, key, &v))
+		return (long)(v - 1);
+	if (!a->n_free_eacc &&
+	    ta_reserve((void **)&a->eacc, &a->cap_eacc, a->n_eacc, sizeof(*a->eacc))) {
+		a->err = -ENOMEM;
+		return -1;
+	}
+	idx = a->n_free_eacc ? a->free_eacc[a->n_free_eacc - 1] : a->n_eacc;
+	if (u64map__set(&a->edge_of, key, idx + 1)) {
+		a->err = -ENOMEM;
+		return -1;
+	}
+	if (a->n_free_eacc)
+		a->n_free_eacc--;
+	else
+		a->n_eacc++;
+	e = &a->eacc[idx];
+	memset(e, 0, sizeof(*e));
+	e->code = code;
+	e->to_seq = to_seq;
+	e->from_ident = from_ident;
+	e->tasks = 1;
+	e->next_to = l->edges_head;
+	l->edges_head = (uint32_t)(idx + 1);
+	return (long)idx;
+}
+
+void ta_wake_edge(struct analysis *a, struct tlive *l, const struct tm_wake *w, uint64_t ts)
+{
+	uint64_t code;
+	uint32_t from_ident = 0;
+	long e;
+
+	if (a->opts.states_only)
+		return;
+	switch (w->kind) {
+	case TM_WAKER_IO: code = WAKE_FROM_IO; break;
+	case TM_WAKER_TIMER: code = WAKE_FROM_TIMER; break;
+	case TM_WAKER_THREAD: code = WAKE_FROM_THREAD; break;
+	case TM_WAKER_TASK: {
+		struct tlive *wl = ta_live(a, w->waker);
+
+		if (!wl->has_row) {
+			a->sum.anomalies++;
+			return;
+		}
+		code = a->tasks[wl->idx].seq + EDGE_TASK;
+		from_ident = ta_live_ident(a, wl);
+		break;
+	}
+	default:
+		code = WAKE_FROM_RUNTIME; /* a poll begun before the recording: the runtime's loop */
+		break;
+	}
+	e = edge_get(a, code, from_ident, l);
+	if (e < 0)
+		return;
+	a->eacc[e].count++;
+	for (unsigned i = 0; i < l->n_pend; i++)
+		if (l->pend[i].edge == (uint32_t)e)
+			return;
+	if (l->n_pend == PEND_MAX) {
+		a->sum.unsampled_wakes++;
+		return;
+	}
+	l->pend[l->n_pend++] = (struct pend){ .edge = (uint32_t)e, .ts = ts };
+}
+
+/* The waker kind of edge code (from_ident: the waker task's identity), as
+ * far as known now; at finish, every task's kind is known. A folded waker
+ * was a user task (worker tasks are never folded). */
+static enum wake_source resolve(const struct analysis *a, uint64_t code, uint32_t from_ident,
+				uint64_t *from_seq)
+{
+	const struct task_stats *w;
+	const char *name;
+
+	*from_seq = 0;
+	if (code < EDGE_TASK)
+		return (enum wake_source)code;
+	w = ta_row_of(a, code - EDGE_TASK);
+	if (w && w->kind == TASK_KIND_WORKER)
+		return WAKE_FROM_RUNTIME;
+	name = w ? w->name : from_ident && from_ident <= a->n_idents
+	       ? a->idents[from_ident - 1].g.name : NULL;
+	if (name && !strncmp(name, BLOCKING_PREFIX, strlen(BLOCKING_PREFIX)))
+		return WAKE_FROM_BLOCKING;
+	*from_seq = code - EDGE_TASK;
+	return WAKE_FROM_TASK;
+}
+
+/* The final end codes of group edge g, every task's kind and row known:
+ * a waker that turned out to be the runtime's loop or a blocking task is
+ * that kind; a task end its group if it was folded or its identity is a
+ * group. */
+static uint32_t final_from(const struct analysis *a, const struct gedge *g)
+{
+	const char *name;
+
+	if (g->from < EDGE_TASK)
+		return g->from;
+	if (!(g->from & END_GROUP))
+		return waker_end(a, g->from, g->from_ident);
+	name = a->idents[(g->from & ~END_GROUP) - 1].g.name;
+	if (task_model__worker_name(a->model, name))
+		return WAKE_FROM_RUNTIME;
+	if (name && !strncmp(name, BLOCKING_PREFIX, strlen(BLOCKING_PREFIX)))
+		return WAKE_FROM_BLOCKING;
+	return g->from;
+}
+
+static uint32_t final_to(const struct analysis *a, const struct gedge *g)
+{
+	return g->to & END_GROUP ? g->to : task_end(a, g->to, g->to_ident, 0);
+}
+
+/* Group edges with their final ends, merged where they meet (exactly: the
+ * histograms merge). */
+static int finish_gedges(struct analysis *a)
+{
+	struct u64map at = { 0 };
+	size_t n = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < a->n_gedges && !err; i++) {
+		struct gedge *g = &a->gedges[i];
+		uint32_t from = final_from(a, g), to = final_to(a, g);
+		uint64_t key = (uint64_t)from << 32 | to, v;
+
+		if (u64map__get(&at, key, &v)) {
+			struct gedge *o = &a->gedges[v - 1];
+
+			o->count += g->count;
+			o->timed += g->timed;
+			o->tasks += g->tasks;
+			if (g->max > o->max)
+				o->max = g->max;
+			err = hist__merge(&o->delay, &g->delay);
+			hist__clear(&g->delay);
+			continue;
+		}
+		err = u64map__set(&at, key, n + 1);
+		g->from = from;
+		g->to = to;
+		if (n != i) {
+			a->gedges[n] = *g;
+			memset(g, 0, sizeof(*g));
+		}
+		n++;
+	}
+	for (size_t i = n; i < a->n_gedges; i++)
+		hist__clear(&a->gedges[i].delay);
+	a->n_gedges = n;
+	u64map__clear(&at);
+	u64map__clear(&a->gedge_of); /* keys changed: no more lookups */
+	return err;
+}
+
+/* Wake edges: the compact ones (in a->edges, into kept and live rows) are
+ * resolved again now that every task's kind is known: those whose waker was
+ * folded since go into group edges; duplicates (a waker that turned out to
+ * be a worker after its edges were folded) merged in place: counts add up,
+ * the maximum is exact, the percentiles are those of the part with the most
+ * timed wakes. Then the group edges get their final ends and join them, with
+ * group references for their group ends. Then sorted. */
+int ta_finish_edges(struct analysis *a)
+{
+	struct u64map merged = { 0 };
+	struct wake_edge *res;
+	size_t n = 0, total;
+	int err = 0;
+
+	for (size_t i = 0; i < a->n_edges && !err; i++) {
+		struct wake_edge e = a->edges[i], *o;
+		uint64_t from_seq, v, key;
+		enum wake_source k;
+
+		if (!e.count)
+			continue; /* moved into a group edge */
+		k = resolve(a, e.from_seq, e.from_group, &from_seq);
+		if ((k == WAKE_FROM_TASK && !ta_row_of(a, from_seq)) || !ta_row_of(a, e.to_seq)) {
+			gedge_add_rec(a, &e, waker_end(a, e.from_seq, e.from_group),
+				      task_end(a, e.to_seq, e.to_group, 0));
+			continue;
+		}
+		key = (uint64_t)k << 32 | e.to_seq;
+		if (k != WAKE_FROM_TASK && u64map__get(&merged, key, &v)) {
+			o = &a->edges[v - 1];
+			if (e.timed > o->timed) {
+				o->delay_p50_ns = e.delay_p50_ns;
+				o->delay_p99_ns = e.delay_p99_ns;
+			}
+			o->count += e.count;
+			o->timed += e.timed;
+			o->tasks += e.tasks;
+			if (e.delay_max_ns > o->delay_max_ns)
+				o->delay_max_ns = e.delay_max_ns;
+			continue;
+		}
+		if (k != WAKE_FROM_TASK)
+			err = u64map__set(&merged, key, n + 1);
+		o = &a->edges[n++];
+		*o = e;
+		o->from_kind = k;
+		o->from_seq = from_seq;
+		o->from_group = 0;
+		o->to_group = 0;
+	}
+	a->n_edges = n;
+	a->n_moved = 0;
+	u64map__clear(&merged);
+	if (err || finish_gedges(a))
+		return -ENOMEM;
+	/* The group edges' results take the place of their records (smaller),
+	 * then the compact edges join them: no second copy of either. */
+	_Static_assert(sizeof(struct wake_edge) <= sizeof(struct gedge), "results in place");
+	for (size_t i = 0; i < a->n_gedges; i++) {
+		struct gedge g;
+		struct wake_edge o;
+
+		memcpy(&g, &a->gedges[i], sizeof(g));
+		o = (struct wake_edge){
+			.count = g.count, .timed = g.timed, .tasks = g.tasks,
+			.delay_p50_ns = hist__quantile(&g.delay, 0.5),
+			.delay_p99_ns = hist__quantile(&g.delay, 0.99), .delay_max_ns = g.max,
+		};
+		hist__clear(&g.delay);
+		if (g.from < EDGE_TASK) {
+			o.from_kind = (enum wake_source)g.from;
+		} else if (g.from & END_GROUP) {
+			o.from_kind = WAKE_FROM_TASK;
+			o.from_group = ta_group_ref(a, g.from & ~END_GROUP);
+		} else {
+			o.from_kind = WAKE_FROM_TASK;
+			o.from_seq = g.from - EDGE_TASK;
+		}
+		if (g.to & END_GROUP)
+			o.to_group = ta_group_ref(a, g.to & ~END_GROUP);
+		else
+			o.to_seq = g.to;
+		memcpy((char *)a->gedges + i * sizeof(o), &o, sizeof(o));
+	}
+	total = a->n_gedges + a->n_edges;
+	a->n_gedges = 0; /* no histogram left to free */
+	res = realloc(a->gedges, (total ? total : 1) * sizeof(*res));
+	if (!res)
+		return -ENOMEM;
+	if (n)
+		memcpy(res + (total - n), a->edges, n * sizeof(*res));
+	free(a->edges);
+	a->edges = res;
+	a->n_edges = a->cap_edges = total;
+	a->gedges = NULL;
+	a->cap_gedges = 0;
+	if (a->n_edges)
+		qsort(a->edges, a->n_edges, sizeof(*a->edges), by_count);
+	return 0;
+}
+

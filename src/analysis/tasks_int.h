@@ -1,0 +1,238 @@
+/* Internal to the task analysis (tasks.c: rows, polls, states, findings;
+ * tasks_edges.c: the wake graph). Not for other modules: they use tasks.h.
+ * The analysis observes a task model (task_model.h); what it keeps per live
+ * task and per thread lives in the model's tasks and threads (struct tlive,
+ * struct tthread). Pure C: no libbpf, no I/O, no globals. */
+#ifndef AS_ANALYSIS_TASKS_INT_H
+#define AS_ANALYSIS_TASKS_INT_H
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "analysis/task_model.h"
+#include "analysis/tasks.h"
+#include "util/u64map.h"
+
+#define PEND_MAX 4             /* timed wakes waiting for a poll, per task */
+#define EDGE_TASK 8            /* edge code of task seq s: s + EDGE_TASK */
+/* End codes of group edges (32 bits each): the waker end a wake_source
+ * (below EDGE_TASK), a task with a row (seq + EDGE_TASK) or a group
+ * (END_GROUP | identity index + 1); the woken end a task (its seq) or a
+ * group. Edges take task seqs below END_GROUP - EDGE_TASK (later ones are
+ * counted as anomalies). */
+#define END_GROUP 0x80000000u
+#define SWEEP_MIN 4096         /* compact edges held before the first sweep */
+/* Group edges sample delays at GROUP_SUB_BITS significant bits after the
+ * leading one (8 steps per power of two, each sample the middle of its step:
+ * within 6.25%): their histograms then hold at most 8 buckets per power of
+ * two, however many wakes they merge. */
+#define GROUP_SUB_BITS 3
+#define GROUP_BUCKETS 256      /* buckets read at once from an edge's histogram */
+#define BLOCKING_PREFIX "tokio::runtime::blocking::task::BlockingTask"
+
+/* A wake waiting for the woken task's next poll, to time its edge. */
+struct pend {
+	uint32_t edge;         /* into a->edges */
+	uint64_t ts;
+};
+
+/* The analysis's part of a live task of the model. */
+struct tlive {
+	bool has_row;          /* born with a row (false: out of memory then) */
+	size_t idx;            /* into a->tasks */
+	uint32_t ident;        /* its identity (index + 1 into a->idents), 0 not
+	                          looked up yet (only once its name is final) */
+	/* Time of its leaf polls charged to worker threads, taken back if the
+	 * task turns out to be a worker (a poll nests inside a later poll of it). */
+	uint64_t leaf_ns, leaf_polls;
+	uint32_t leaf_tid;
+	bool leaf_mixed;       /* leaf polls on more than one thread */
+	uint8_t n_pend;
+	struct pend pend[PEND_MAX];
+	uint32_t edges_head;   /* edges into it: index + 1 into a->eacc, 0 none */
+	struct hist h[DIST__MAX];
+};
+
+/* The analysis's part of a thread of the model. */
+struct tthread {
+	struct worker_stats st;
+};
+
+/* Wakes of one (waker code, woken seq) pair while the woken task lives. */
+struct edge_acc {
+	uint64_t code, to_seq, count, timed;
+	struct hist delay;
+	uint32_t next_to;      /* next edge into the same task: index + 1, 0 none */
+	uint32_t from_ident;   /* waker task's identity, index + 1; 0 none */
+	uint32_t tasks;        /* waker tasks merged into it (runtime, blocking) */
+	bool merged;           /* merged into another edge of its kind */
+};
+
+/* Wakes with a folded end, merged per pair of end codes (see END_GROUP). */
+struct gedge {
+	uint32_t from, to;               /* end codes */
+	uint32_t from_ident, to_ident;   /* identities of task ends, 0 unknown */
+	uint64_t count, timed, tasks;
+	uint64_t max;                    /* exact maximum delay */
+	struct hist delay;               /* delays at group precision (coarse()) */
+};
+
+/* The compact edges into a kept finished row: a->edges[first - 1 ..], n of
+ * them (some perhaps moved out since: count 0); first 0 none. */
+struct row_edges {
+	uint32_t first, n;
+};
+
+/* A (name, spawn location) seen on a finished task or a waker, and the sums
+ * of the tasks folded into it. */
+struct ident {
+	struct task_group g;
+	uint32_t next;         /* next identity with the same hash: index + 1 */
+};
+
+struct analysis {
+	struct as_trace_meta meta;        /* shallow copy: clock only */
+	bool has_meta, finished;
+	struct analysis_opts opts;        /* defaults filled in */
+	struct analysis_observer obs;
+	int err;                          /* -ENOMEM met since the last add() returned */
+
+	struct task_model *model;         /* the rules of a task's life */
+	bool own_model;                   /* made (fed, finished, freed) by the analysis */
+	size_t toff, thoff;               /* struct tlive / tthread in the model's */
+	struct tm_ops ops;                /* what it observes */
+
+	struct task_stats *tasks;         /* slots; sorted by seq after finish */
+	size_t n_tasks, cap_tasks;        /* slots used so far */
+	size_t *free_slots;               /* slots of folded rows, for reuse */
+	size_t n_free, cap_free;
+	struct u64map slot_of;            /* seq -> slot + 1 (until finish) */
+	size_t *keep;                     /* min-heap of kept finished user rows (slots) */
+	size_t n_keep, cap_keep;
+	uint64_t folded, folded_polls, folded_long_polls;
+
+	struct worker_stats *workers;
+	size_t n_workers;
+	struct summary sum;
+	bool seen_event;
+	uint64_t last_ts;                 /* largest timestamp seen */
+
+	struct hist dist[DIST__MAX];      /* user tasks, folded in as they go */
+	struct edge_acc *eacc;            /* edges into live tasks (slots) */
+	size_t n_eacc, cap_eacc;
+	uint32_t *free_eacc;              /* free slots of eacc */
+	size_t n_free_eacc, cap_free_eacc;
+	struct u64map edge_of;            /* code << 32 | to_seq -> index + 1 */
+	struct long_poll *heap;           /* min-heap on duration, absolute start,
+	                                     group: the task's identity + 1 */
+	size_t n_heap;
+	struct wake_edge *edges;          /* compact edges (see the top), then the results */
+	size_t n_edges, cap_edges;
+	size_t n_moved;                   /* of which moved into group edges (count 0) */
+	size_t sweep_at;                  /* n_edges that calls sweep_edges() */
+	struct row_edges *rowe;           /* per slot of a->tasks */
+	size_t cap_rowe;
+	struct gedge *gedges;             /* group edges */
+	size_t n_gedges, cap_gedges;
+	struct u64map gedge_of;           /* from << 32 | to -> index + 1 */
+	struct stall *stalls;             /* of folded rows (absolute since, group:
+	                                     identity + 1), then the results */
+	size_t n_stalls, cap_stalls;
+	struct starve *starves;
+	size_t n_starves, cap_starves;
+
+	struct ident *idents;
+	size_t n_idents, cap_idents;
+	struct u64map ident_of;           /* hash -> first identity index + 1 */
+
+	/* Results of finish(). */
+	struct task_group *groups;
+	size_t n_groups;
+	uint32_t *group_of;               /* identity -> group index + 1, 0 none */
+	bool sorted;                      /* a->tasks sorted by seq, no free slot */
+};
+
+/* Growth of a (pointer, len, cap) array to hold need elements. */
+static inline int ta_grow(void **arr, size_t *cap, size_t need, size_t size)
+{
+	size_t ncap = *cap ? *cap : 16;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need)
+		ncap *= 2;
+	p = realloc(*arr, ncap * size);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+/* Growth of a (pointer, len, cap) array by one element. */
+static inline int ta_reserve(void **arr, size_t *cap, size_t len, size_t size)
+{
+	return ta_grow(arr, cap, len + 1, size);
+}
+
+static inline void ta_nomem(struct analysis *a, int err)
+{
+	if (err)
+		a->err = -ENOMEM;
+}
+
+static inline struct tlive *ta_live(const struct analysis *a, const struct tm_task *t)
+{
+	return tm_task__data(t, a->toff);
+}
+
+static inline int ta_by_seq(const void *x, const void *y)
+{
+	const struct task_stats *a = x, *b = y;
+
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* The row of task seq (live or kept), or NULL: folded or never seen. */
+static inline const struct task_stats *ta_row_of(const struct analysis *a, uint64_t seq)
+{
+	struct task_stats key = { .seq = seq };
+	uint64_t v;
+
+	if (a->sorted)
+		return a->n_tasks ? bsearch(&key, a->tasks, a->n_tasks, sizeof(*a->tasks),
+					    ta_by_seq) : NULL;
+	if (seq && u64map__get(&a->slot_of, seq, &v))
+		return &a->tasks[v - 1];
+	return NULL;
+}
+
+/* tasks.c */
+/* The identity of row st (index + 1 into a->idents), added if new; 0 out of
+ * memory (a->err set). */
+uint32_t ta_ident_get(struct analysis *a, const struct task_stats *st);
+/* The identity of live task l (its name is final). */
+static inline uint32_t ta_live_ident(struct analysis *a, struct tlive *l)
+{
+	if (!l->ident)
+		l->ident = ta_ident_get(a, &a->tasks[l->idx]);
+	return l->ident;
+}
+/* The group of the identity ident (index + 1), after finish_groups(). */
+uint32_t ta_group_ref(const struct analysis *a, uint32_t ident);
+
+/* tasks_edges.c */
+/* A wake of live task l (a row) by w at ts: counted on its edge and, when first
+ * from that waker since the last poll, timed at the next poll. */
+void ta_wake_edge(struct analysis *a, struct tlive *l, const struct tm_wake *w, uint64_t ts);
+/* The edges into task l (seq to_seq) are final: kept compact, or into
+ * group edges when its row was folded (folded). */
+void ta_fold_edges(struct analysis *a, struct tlive *l, uint64_t to_seq, bool folded);
+/* The kept row in slot (identity id) is being folded: its compact edges go
+ * into group edges. */
+void ta_row_edges_out(struct analysis *a, size_t slot, uint32_t id);
+/* The wake edge results (see tasks_edges.c). Returns 0 or -ENOMEM. */
+int ta_finish_edges(struct analysis *a);
+
+#endif
