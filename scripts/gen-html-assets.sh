@@ -7,7 +7,8 @@
 # after that. The Makefile builds every src/*/*.c and knows nothing of the
 # template, so the generated header is committed: run this script after
 # editing the template and commit both. --check: exit 1 if the committed header
-# is not what the template gives (tests/integ/html.sh runs it).
+# is not what the template gives (tests/integ/cases/html_assets_current.case
+# runs it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=src/output/html_template.html

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs every unit test binary given as argument and the unit-style scripts
 # tests/unit/test_*.sh (no root: the command-line grammar against
-# build/asyncscope), then the integration tests, and ends with one line
-# "N passed, N failed" over all of them.
+# build/asyncscope), then the integration cases (tests/integ/run.sh: one
+# PASS/FAIL line per tests/integ/cases/*.case), and ends with one line
+# "N passed, N failed" over all of them (each unit binary's and script's
+# tally plus one per integration case).
 set -u
 cd "$(dirname "$0")/.."
 passed=0 failed=0
@@ -21,7 +23,7 @@ for t in "$@" tests/unit/test_*.sh; do
 	tally "$out"
 	rm -f "$out"
 done
-echo "== integration tests (real BPF, real Tokio programs)"
+echo "== integration cases (real BPF, real programs: tests/integ/cases)"
 out=$(mktemp)
 tests/integ/run.sh 2>&1 | tee "$out"
 tally "$out"

@@ -1,11 +1,13 @@
 /* Unit tests for the HTML report (src/output/html.c): the page around small
  * JSON inputs, and the kernel-side sections written from analyses the
- * caller ran and passed in. The rendering itself (JS in the page) is checked in a browser
- * by scripts/html-check.sh, run from tests/integ/html.sh.
+ * caller ran and passed in. The rendering itself (JS in the page) is checked
+ * in a browser by scripts/html-check.sh, run from the cases
+ * tests/integ/cases/html_*.case.
  *
  * With arguments, `test_html REPORT.json OUT.html` runs no test: it writes the
- * page for that JSON file, for tests/integ/html.sh until `asyncscope report
- * --html` exists. Exit 0, 1 on failure (one line on stderr), 2 on usage. */
+ * page for that JSON file, for tests/integ/checks/html_page.sh until
+ * `asyncscope report --html` exists. Exit 0, 1 on failure (one line on
+ * stderr), 2 on usage. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,0 +1,75 @@
+"""dump_check.py JSON PARKED_SRC [quiet]: `asyncscope dump --format json` of
+tests/apps parked: every parked task's chain, file:line from the `// dump: TAG`
+markers of its source, innermost last; with quiet (nothing polled while
+tracing) the four idle tasks only, else the six."""
+import json, re, sys
+r = json.load(open(sys.argv[1]))
+quiet = len(sys.argv) > 3 and sys.argv[3] == "quiet"
+lines = {}
+for n, l in enumerate(open(sys.argv[2]), 1):
+    m = re.search(r"// dump: (\w+)$", l.rstrip())
+    if m:
+        lines[m.group(1)] = n
+src = "src/bin/parked.rs"
+by_name = {t["name"]: t for t in r["tasks"]}
+fails = []
+def expect(cond, what):
+    if not cond:
+        fails.append(what)
+def chain(t):
+    return [(f["future"], f["file"], f["line"]) for f in t["frames"]]
+def task(name):
+    t = by_name.get(name)
+    expect(t is not None, "task %s listed" % name)
+    return t or {"frames": [], "leaf": None, "state": None, "note": "missing"}
+
+t = task("parked::deep_outer")
+expect(chain(t) == [("parked::deep_outer", src, lines["deep_outer"]),
+                    ("parked::deep_middle", src, lines["deep_middle"]),
+                    ("parked::deep_inner", src, lines["deep_inner"])], "deep chain: %s" % chain(t))
+expect(t["leaf"] == "core::future::pending::Pending<()>", "deep leaf: %s" % t["leaf"])
+expect(t["state"] == "idle" and t["note"] is None, "deep idle: %s %s" % (t["state"], t["note"]))
+
+for name, tag in (("parked::consume", "consume"),
+                  ("parked::main::{async_block#0}::{async_block#0}", "block_consumer")):
+    t = task(name)
+    c = chain(t)
+    expect(len(c) == 2 and c[0] == (name, src, tag in lines and lines[tag]),
+           "%s outer frame: %s" % (name, c))
+    expect(len(c) == 2 and "recv" in c[1][0] and c[1][1].endswith("sync/mpsc/bounded.rs") and c[1][2] > 0,
+           "%s awaits mpsc recv: %s" % (name, c))
+    expect((t["leaf"] or "").startswith("tokio::future::poll_fn::PollFn<"), "%s leaf: %s" % (name, t["leaf"]))
+    expect(t["state"] == "idle", "%s idle: %s" % (name, t["state"]))
+
+t = task("parked::nap")
+expect(chain(t) == [("parked::nap", src, lines["nap"])], "nap chain: %s" % chain(t))
+expect(t["leaf"] == "tokio::time::sleep::Sleep", "nap leaf: %s" % t["leaf"])
+
+if not quiet:
+    # caught between ticks (a stack), or at the instant it ran (said, no stack)
+    t = task("parked::main::{async_block#0}::{async_block#1}")
+    if t["note"] is None:
+        expect(chain(t) == [("parked::main::{async_block#0}::{async_block#1}", src, lines["heartbeat"])],
+               "heartbeat chain: %s" % chain(t))
+        expect(t["leaf"] == "tokio::time::sleep::Sleep", "heartbeat leaf: %s" % t["leaf"])
+    else:
+        expect(t["note"] in ("running, not sampled", "changed while reading") and not t["frames"],
+               "heartbeat note: %s" % t["note"])
+    # nearly always running: never a made-up stack
+    t = task("parked::busy")
+    if t["note"] is None:
+        expect(chain(t) == [("parked::busy", src, lines["busy"])], "busy chain: %s" % chain(t))
+    else:
+        expect(t["note"] in ("running, not sampled", "changed while reading") and not t["frames"]
+               and t["state"] in ("running", "runnable", "idle"), "busy: %s %s" % (t["state"], t["note"]))
+
+expect(len(r["tasks"]) == (4 if quiet else 6), "task count: %s" % sorted(by_name))
+expect(r["list_complete"], "task list walked to its ends")
+expect(all(isinstance(t["id"], int) and t["id"] > 0 for t in r["tasks"]), "tokio ids")
+expect(all(t["task"] == "#%d" % t["id"] for t in r["tasks"]), "task identity #ID: %s" % [t["task"] for t in r["tasks"]])
+expect(all(re.match(r"^0x[0-9a-f]+$", t["header"]) for t in r["tasks"]), "headers")
+ids = [t["id"] for t in r["tasks"]]
+expect(ids == sorted(ids), "sorted by id")
+for f in fails:
+    print("    " + f, file=sys.stderr)
+sys.exit(1 if fails else 0)
