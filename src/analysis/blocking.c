@@ -531,7 +531,7 @@ void blocking__free(struct blocking *b)
 
 static int sink_add(void *impl, const struct as_event *ev, const struct as_stack *stack)
 {
-	return blocking__add(impl, ev, ev->type == AS_EV_OFFCPU ? stack : NULL);
+	return blocking__add(impl, ev, stack);   /* read for AS_EV_OFFCPU only */
 }
 
 static const struct as_sink_ops sink_ops = {

@@ -857,10 +857,15 @@ static int sink_add(void *impl, const struct as_event *ev, const struct as_stack
 	return cat_writer__add(impl, ev);
 }
 
+static int sink_finish(void *impl, const struct as_trace_end *end)
+{
+	return cat_writer__finish(impl, end, end->truncated);
+}
+
 static const struct as_sink_ops sink_ops = {
 	.name = "cat",
 	.add = sink_add,
-	.finish = NULL,   /* cat_writer__finish(): it needs to know a cut input */
+	.finish = sink_finish,
 	.free = NULL,     /* a view: the caller frees the writer */
 };
 

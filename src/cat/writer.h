@@ -49,11 +49,9 @@ uint64_t cat_writer__events(const struct cat_writer *w);
 uint64_t cat_writer__dropped(const struct cat_writer *w);
 uint32_t cat_writer__threads(const struct cat_writer *w);
 
-/* w as a sink (pipeline/sink.h) that takes every event as
- * cat_writer__add() does: run it with pipeline_run(), then write the file
- * with cat_writer__finish(w, &res.end, res.truncated), since a sink's
- * finish() is not told whether the input was cut (so finish() is NULL).
- * A view: its free() is NULL, w stays the caller's. */
+/* w as a sink (pipeline/sink.h): add() is cat_writer__add(), finish()
+ * cat_writer__finish(w, end, end->truncated), which writes the file. A
+ * view: its free() is NULL, w stays the caller's. */
 struct as_sink cat_writer__sink(struct cat_writer *w);
 
 /* Frees w and its temporary file; accepts NULL. */

@@ -15,20 +15,6 @@
 #include "output/runq_report.h"
 #include "pipeline/source_file.h"
 
-/* Off-CPU intervals and run-queue waits from the same events. */
-struct blocking_input {
-	struct blocking *b;
-	struct runq *q;
-};
-
-static int add_blocking(void *ctx, const struct as_event *ev, const struct as_stack *stack)
-{
-	struct blocking_input *in = ctx;
-
-	return blocking__add(in->b, ev, ev->type == AS_EV_OFFCPU ? stack : NULL) ||
-	       runq__add(in->q, ev);
-}
-
 enum { O_FORMAT = 1, O_FOLDED, O_OUTPUT, O_PARTIAL };
 
 static const struct cli_opt blocking_opts[] = {
@@ -97,9 +83,12 @@ int cmd_blocking(int argc, char **argv)
 		cli_error("out of memory");
 		goto out;
 	}
-	struct blocking_input in = { b, q };
-	uint64_t events = 0;
-	if (cli_read_events(r, argv[first], partial, add_blocking, &in, &events))
+	/* off-CPU intervals and run-queue waits from the same events */
+	struct as_sink sinks[] = { blocking__sink(b), runq__sink(q) };
+	struct pipeline_result res;
+
+	if (cli_run(r, &(struct cli_run_opts){ .path = argv[first], .partial = partial }, sinks, 2,
+		    &res))
 		goto out;
 	f = cli_open_output(o.output);
 	if (!f)
@@ -110,7 +99,7 @@ int cmd_blocking(int argc, char **argv)
 		goto out;
 	}
 	/* folded stacks feed flame-graph tools: the count goes to stderr */
-	cli_print_lost(folded ? stderr : f, r, events);
+	cli_print_lost(folded ? stderr : f, r, res.events);
 	ret = cli_close_output(f);
 	f = NULL;
 	if (ret) {

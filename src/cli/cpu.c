@@ -12,11 +12,6 @@
 #include "output/cpu_report.h"
 #include "pipeline/source_file.h"
 
-static int add_sample(void *ctx, const struct as_event *ev, const struct as_stack *stack)
-{
-	return cpu_samples__add(ctx, ev, ev->type == AS_EV_SAMPLE ? stack : NULL);
-}
-
 enum { O_FORMAT = 1, O_FOLDED, O_OUTPUT, O_PARTIAL };
 
 static const struct cli_opt cpu_opts[] = {
@@ -82,8 +77,11 @@ int cmd_cpu(int argc, char **argv)
 		cli_error("out of memory");
 		goto out;
 	}
-	uint64_t events = 0;
-	if (cli_read_events(r, argv[first], partial, add_sample, cs, &events))
+	struct as_sink sink = cpu_samples__sink(cs);
+	struct pipeline_result res;
+
+	if (cli_run(r, &(struct cli_run_opts){ .path = argv[first], .partial = partial }, &sink, 1,
+		    &res))
 		goto out;
 	f = cli_open_output(o.output);
 	if (!f)
@@ -93,7 +91,7 @@ int cmd_cpu(int argc, char **argv)
 		goto out;
 	}
 	/* folded stacks feed flame-graph tools: the count goes to stderr */
-	cli_print_lost(folded ? stderr : f, r, events);
+	cli_print_lost(folded ? stderr : f, r, res.events);
 	ret = cli_close_output(f);
 	f = NULL;
 	if (ret) {

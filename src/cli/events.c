@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "pipeline/pipeline.h"
 #include "pipeline/source_file.h"
 
 static const struct cli_opt events_opts[] = {
@@ -30,11 +31,11 @@ static int on_opt(void *ctx, const struct cli_opt *opt, const struct cli_val *v)
 	return 0;
 }
 
-/* Sample:
+/* The printer, a sink: one line per event on stdout. Sample:
  *   +0.000123456 tid 4243 poll_begin task 0x55d1c3a0f2c0 id 3 probe 1
  *   +0.000130001 tid 4243 usdt       task 0x55d1c3a0f2c0 asyncscope_test:tick arg 41 probe 7
  */
-int cmd_events(int argc, char **argv)
+static int print_event(void *impl, const struct as_event *ev, const struct as_stack *stack)
 {
 	static const char *const names[AS_EV__MAX] = {
 		[AS_EV_THREAD] = "thread", [AS_EV_POLL_BEGIN] = "poll_begin",
@@ -44,8 +45,75 @@ int cmd_events(int argc, char **argv)
 		[AS_EV_RUNQ] = "runq", [AS_EV_URING] = "uring",
 		[AS_EV_FUTURE_ENTER] = "fut_enter", [AS_EV_FUTURE_EXIT] = "fut_exit",
 	};
+	const struct as_trace_meta *meta = impl;
+	uint64_t base = meta->clock_mono_ns;
+
+	(void)stack;
+	int64_t rel = (int64_t)(ev->ts - base);
+	printf("%+.9f tid %" PRIu32 " %-10s", (double)rel / 1e9, ev->tid,
+	       ev->type < AS_EV__MAX && names[ev->type] ? names[ev->type] : "?");
+	if (ev->task)
+		printf(" task 0x%" PRIx64, ev->task);
+	switch (ev->type) {
+	case AS_EV_POLL_BEGIN: printf(" id %" PRIu64, ev->other); break;
+	case AS_EV_POLL_END: printf(" %s", ev->flags & AS_POLL_READY ? "ready" : "pending"); break;
+	case AS_EV_WAKE:
+		if (ev->other)
+			printf(" from 0x%" PRIx64, ev->other);
+		if (ev->flags & AS_WAKE_IO)
+			printf(" by io");
+		if (ev->flags & AS_WAKE_TIMER)
+			printf(" by timer");
+		break;
+	case AS_EV_SPAWN: printf(" %s:%" PRIu64 ":%" PRIu64, ev->str ? ev->str : "?",
+				 ev->other >> 32, ev->other & 0xffffffff); break;
+	case AS_EV_THREAD: printf(" %s", ev->str ? ev->str : ""); break;
+	case AS_EV_USDT:
+		/* the argument as a signed number: USDT arguments are mostly ints */
+		printf(" %s arg %" PRId64, ev->probe < meta->n_probes &&
+		       meta->probes[ev->probe].symbol ? meta->probes[ev->probe].symbol : "?",
+		       (int64_t)ev->other);
+		break;
+	case AS_EV_OFFCPU:
+		printf(" for %" PRIu64 " ns%s stack %u", ev->other,
+		       ev->flags & AS_OFFCPU_PREEMPTED ? " (preempted)" : "", ev->stack);
+		break;
+	case AS_EV_SAMPLE:
+		printf(" stack %u", ev->stack);
+		break;
+	case AS_EV_RUNQ:
+		printf(" waited %" PRIu64 " ns for a CPU", ev->other);
+		break;
+	case AS_EV_FUTURE_ENTER:
+	case AS_EV_FUTURE_EXIT: {
+		const struct as_probe *p = &meta->probes[ev->probe];   /* checked by the reader */
+		printf(" %s depth %" PRIu32, p->future && *p->future ? p->future : p->symbol,
+		       AS_FUT_DEPTH(ev->other));
+		if (ev->type == AS_EV_FUTURE_EXIT) {
+			int k = as_fut_await_point(ev->other);
+			printf(" %s", ev->flags & AS_FUTURE_READY ? "ready" :
+			       ev->flags & AS_FUTURE_PENDING ? "pending" : "?");
+			if (k >= 0 && (uint32_t)k < p->n_awaits)
+				printf(" at %s:%" PRIu32 "%s%s", p->src_file ? p->src_file : "?",
+				       p->await_lines[k],
+				       p->await_types && p->await_types[k] ? " awaiting " : "",
+				       p->await_types && p->await_types[k] ? p->await_types[k] : "");
+		}
+		break;
+	}
+	case AS_EV_URING:
+		printf(" other %" PRIu64 " flags 0x%x", ev->other, ev->flags);
+		break;
+	}
+	printf(" probe %u\n", ev->probe);
+	return 0;
+}
+
+static const struct as_sink_ops printer_ops = { .name = "events", .add = print_event };
+
+int cmd_events(int argc, char **argv)
+{
 	char err[1024];
-	struct as_event ev;
 	const char *output = "-";
 	int n, first = 0, ret = cli_parse(&events_command, argc, argv, on_opt, &output, &first);
 
@@ -64,67 +132,10 @@ int cmd_events(int argc, char **argv)
 		as_source__free(r);
 		return 1;
 	}
-	const struct as_trace_meta *meta = as_source__meta(r);
-	uint64_t base = meta->clock_mono_ns;
-	while ((n = as_source__next(r, &ev)) == 1) {
-		int64_t rel = (int64_t)(ev.ts - base);
-		printf("%+.9f tid %" PRIu32 " %-10s", (double)rel / 1e9, ev.tid,
-		       ev.type < AS_EV__MAX && names[ev.type] ? names[ev.type] : "?");
-		if (ev.task)
-			printf(" task 0x%" PRIx64, ev.task);
-		switch (ev.type) {
-		case AS_EV_POLL_BEGIN: printf(" id %" PRIu64, ev.other); break;
-		case AS_EV_POLL_END: printf(" %s", ev.flags & AS_POLL_READY ? "ready" : "pending"); break;
-		case AS_EV_WAKE:
-			if (ev.other)
-				printf(" from 0x%" PRIx64, ev.other);
-			if (ev.flags & AS_WAKE_IO)
-				printf(" by io");
-			if (ev.flags & AS_WAKE_TIMER)
-				printf(" by timer");
-			break;
-		case AS_EV_SPAWN: printf(" %s:%" PRIu64 ":%" PRIu64, ev.str ? ev.str : "?",
-					 ev.other >> 32, ev.other & 0xffffffff); break;
-		case AS_EV_THREAD: printf(" %s", ev.str ? ev.str : ""); break;
-		case AS_EV_USDT:
-			/* the argument as a signed number: USDT arguments are mostly ints */
-			printf(" %s arg %" PRId64, ev.probe < meta->n_probes &&
-			       meta->probes[ev.probe].symbol ? meta->probes[ev.probe].symbol : "?",
-			       (int64_t)ev.other);
-			break;
-		case AS_EV_OFFCPU:
-			printf(" for %" PRIu64 " ns%s stack %u", ev.other,
-			       ev.flags & AS_OFFCPU_PREEMPTED ? " (preempted)" : "", ev.stack);
-			break;
-		case AS_EV_SAMPLE:
-			printf(" stack %u", ev.stack);
-			break;
-		case AS_EV_RUNQ:
-			printf(" waited %" PRIu64 " ns for a CPU", ev.other);
-			break;
-		case AS_EV_FUTURE_ENTER:
-		case AS_EV_FUTURE_EXIT: {
-			const struct as_probe *p = &meta->probes[ev.probe];   /* checked by the reader */
-			printf(" %s depth %" PRIu32, p->future && *p->future ? p->future : p->symbol,
-			       AS_FUT_DEPTH(ev.other));
-			if (ev.type == AS_EV_FUTURE_EXIT) {
-				int k = as_fut_await_point(ev.other);
-				printf(" %s", ev.flags & AS_FUTURE_READY ? "ready" :
-				       ev.flags & AS_FUTURE_PENDING ? "pending" : "?");
-				if (k >= 0 && (uint32_t)k < p->n_awaits)
-					printf(" at %s:%" PRIu32 "%s%s", p->src_file ? p->src_file : "?",
-					       p->await_lines[k],
-					       p->await_types && p->await_types[k] ? " awaiting " : "",
-					       p->await_types && p->await_types[k] ? p->await_types[k] : "");
-			}
-			break;
-		}
-		case AS_EV_URING:
-			printf(" other %" PRIu64 " flags 0x%x", ev.other, ev.flags);
-			break;
-		}
-		printf(" probe %u\n", ev.probe);
-	}
+	struct as_sink printer = { &printer_ops, (void *)as_source__meta(r) };
+	struct pipeline_result res;
+
+	n = pipeline_run(r, &printer, 1, NULL, &res);
 	if (n < 0)
 		cli_error("%s", as_source__error(r));
 	as_source__free(r);

@@ -97,10 +97,9 @@ int cmd_export(int argc, char **argv)
 	struct folded *fd = NULL;
 	struct futures *fu = NULL; /* folded-futures, folded-wait: analysis/futures.h */
 	struct cat_writer *cw = NULL; /* cat: cat/writer.h */
-	struct progress pg;
 	FILE *out = NULL;
 	char err[1024] = "";
-	int c, n, ret = 1;
+	int c, ret = 1;
 
 	struct export_args a = { .progress = PROGRESS_AUTO };
 	int first;
@@ -159,53 +158,31 @@ int cmd_export(int argc, char **argv)
 		goto cleanup;
 	}
 
-	progress__init(&pg, "exporting", path, progress_opt);
+	/* one sink: the exporter (folded-futures and folded-wait: the futures
+	 * analysis, whose lines are written after the run) */
+	struct as_sink sink = pf ? perfetto__sink(pf) : fu ? futures__sink(fu)
+			      : cw ? cat_writer__sink(cw) : folded__sink(fd);
+	struct pipeline_result res;
 
-	struct as_event ev;
-	uint64_t last_ts = 0, events = 0;
-	int e = 0;
-
-	while ((n = as_source__next(r, &ev)) == 1) {
-		e = pf ? perfetto__add(pf, &ev) : fu ? futures__add(fu, &ev)
-		    : cw ? cat_writer__add(cw, &ev) : folded__add(fd, &ev);
-		if (e)
-			break;
-		if (ev.ts > last_ts)
-			last_ts = ev.ts;
-		progress__update(&pg, r, ++events);
-	}
-	progress__end(&pg);
-	if (e) {
-		cli_error("writing %s: %s", outpath, strerror(-e));
+	if (cli_run(r, &(struct cli_run_opts){ .path = path, .what = "exporting",
+		    .progress = progress_opt, .partial = partial, .output = outpath,
+		    .own_truncation = true }, &sink, 1, &res)) {
+		if (res.err == -ENODATA && !res.failed)
+			cli_error("%s is truncated after %" PRIu64 " events (the recording did not "
+				  "finish): rerun the export with --partial to use them",
+				  path, res.events);
 		goto cleanup;
 	}
-	if (n == -ENODATA && partial) {
-		truncated = true;
+	truncated = res.truncated;
+	if (truncated)
 		cli_error("warning: %s is truncated after %" PRIu64 " events: exporting them, "
-			  "marked as truncated", path, events);
-	} else if (n == -ENODATA) {
-		cli_error("%s is truncated after %" PRIu64 " events (the recording did not "
-			  "finish): rerun the export with --partial to use them",
-			  path, events);
-		goto cleanup;
-	} else if (n < 0) {
-		cli_error("%s", as_source__error(r));
-		goto cleanup;
-	}
-	const struct as_trace_end *end = as_source__end(r);
-	struct as_trace_end cut = { .events = events, .end_ns = last_ts };
-
-	if (!end)
-		end = &cut;
+			  "marked as truncated", path, res.events);
+	int e = 0;
 	uint64_t fu_lines = 0, fu_ns = 0;
 
-	if (fu && !(e = futures__finish(fu, end->end_ns)))
+	if (fu)
 		e = folded_futures_write(out, fu, !strcmp(format, "folded-wait") ? FUTURES_WAIT
 					 : FUTURES_ONCPU, &fu_lines, &fu_ns);
-	else if (cw)
-		e = cat_writer__finish(cw, end, truncated);
-	else if (!fu)
-		e = pf ? perfetto__finish(pf, end, truncated) : folded__finish(fd, end->end_ns);
 	if (e) {
 		cli_error("writing %s: %s", outpath, strerror(-e));
 		goto cleanup;
@@ -243,7 +220,7 @@ int cmd_export(int argc, char **argv)
 			  "events left out: CAT has no line for them)" : "");
 	else
 		futures_note(fu, format, fu_lines, fu_ns, outpath, truncated);
-	cli_print_lost(stderr, r, events);
+	cli_print_lost(stderr, r, res.events);
 	ret = 0;
 cleanup:
 	if (out && out != stdout)

@@ -1,8 +1,11 @@
-/* The progress line shared by report and export. */
+/* The progress line of the commands that read a trace, and cli_run(): a
+ * source drained into sinks through pipeline_run() with that line and the
+ * one-line errors. */
 #include "cli/progress.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,7 +28,7 @@ void progress__update(struct progress *p, const struct as_source *src, uint64_t 
 	struct timespec now;
 	double pct;
 
-	if ((events & 4095) || p->mode == PROGRESS_OFF ||
+	if ((events & (PIPELINE_PROGRESS_EVERY - 1)) || p->mode == PROGRESS_OFF ||
 	    (p->mode == PROGRESS_AUTO && !p->tty && events < PROGRESS_LARGE))
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &now);
@@ -46,29 +49,31 @@ void progress__end(struct progress *p)
 	p->shown = false;
 }
 
-int cli_read_events(struct as_source *src, const char *path, bool partial, cli_event_fn add,
-		    void *ctx, uint64_t *events)
+static void on_progress(void *ctx, const struct as_source *src, uint64_t events)
+{
+	progress__update(ctx, src, events);
+}
+
+int cli_run(struct as_source *src, const struct cli_run_opts *o, struct as_sink *sinks, size_t n,
+	    struct pipeline_result *res)
 {
 	struct progress pg;
-	struct as_event ev;
-	int n;
+	struct pipeline_opts po = { .partial = o->partial, .progress = on_progress, .ctx = &pg };
+	int err;
 
-	progress__init(&pg, "reading trace", path, PROGRESS_AUTO);
-	*events = 0;
-	while ((n = as_source__next(src, &ev)) == 1) {
-		if (add(ctx, &ev, ev.stack ? as_source__stack(src, ev.stack) : NULL)) {
-			progress__end(&pg);
-			cli_error("out of memory");
-			return 1;
-		}
-		progress__update(&pg, src, ++*events);
-	}
+	progress__init(&pg, o->what ? o->what : "reading trace", o->path,
+		       o->progress ? o->progress : PROGRESS_AUTO);
+	err = pipeline_run(src, sinks, n, &po, res);
 	progress__end(&pg);
-	if (n < 0 && !(n == -ENODATA && partial)) {
+	if (!err)
+		return 0;
+	if (res->failed && err == -ENOMEM)
+		cli_error("out of memory after %llu events", (unsigned long long)res->events);
+	else if (res->failed)
+		cli_error("writing %s: %s", o->output ? o->output : res->failed, strerror(-err));
+	else if (!(err == -ENODATA && o->own_truncation))
 		cli_error("%s", as_source__error(src));
-		return 1;
-	}
-	return 0;
+	return 1;
 }
 
 void cli_print_lost(FILE *out, const struct as_source *src, uint64_t events)

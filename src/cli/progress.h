@@ -11,11 +11,11 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "pipeline/source.h"
+#include "pipeline/pipeline.h"
 
 #define PROGRESS_LARGE 1000000   /* events: auto mode shows progress past this */
 
-enum progress_mode { PROGRESS_AUTO = -1, PROGRESS_OFF = 0, PROGRESS_ON = 1 };
+enum progress_mode { PROGRESS_AUTO = -1, PROGRESS_OFF = -2, PROGRESS_ON = 1 };
 
 struct progress {
 	const char *what;        /* "reading trace" (borrowed) */
@@ -33,17 +33,29 @@ void progress__update(struct progress *p, const struct as_source *src, uint64_t 
 /* Erases the line if one was shown. */
 void progress__end(struct progress *p);
 
-/* Gives each event of src (path: its file, for the progress line) to add,
- * with the event's stack definition (NULL when it has none), counting them
- * in *events. Returns 0; or 1 after printing one line: add failed (out of
- * memory), the trace is corrupt, or it is truncated and partial is false. */
-/* After cli_read_events(): one line saying how many events the recording
- * lost (ring buffer full) and missed, or that the trace is truncated, so no
+/* After cli_run(): one line saying how many events the recording lost
+ * (ring buffer full) and missed, or that the trace is truncated, so no
  * report hides them. */
 void cli_print_lost(FILE *out, const struct as_source *src, uint64_t events);
 
-typedef int (*cli_event_fn)(void *ctx, const struct as_event *ev, const struct as_stack *stack);
-int cli_read_events(struct as_source *src, const char *path, bool partial, cli_event_fn add,
-		    void *ctx, uint64_t *events);
+struct cli_run_opts {
+	const char *path;         /* the input file (the progress line's size), or NULL */
+	const char *what;         /* the progress line's label (default "reading trace") */
+	enum progress_mode progress; /* 0 here means PROGRESS_AUTO; PROGRESS_ON / _OFF */
+	bool partial;             /* a truncated input ends the run (res->truncated) */
+	const char *output;       /* named in "writing OUTPUT: ..." when a sink fails
+	                             other than out of memory (default: the sink's name) */
+	bool own_truncation;      /* a truncated input without partial: the caller
+	                             says so itself (nothing printed here) */
+};
+
+/* Runs src into sinks[0..n) (pipeline_run()) with the progress line on
+ * stderr. Returns 0; or 1 after printing one line: a sink ran out of memory
+ * ("out of memory after N events"), a sink failed to write ("writing
+ * OUTPUT: ..."), or the source failed (its own message: corrupt, or
+ * truncated without partial unless own_truncation). *res says how far it
+ * got either way. */
+int cli_run(struct as_source *src, const struct cli_run_opts *o, struct as_sink *sinks, size_t n,
+	    struct pipeline_result *res);
 
 #endif

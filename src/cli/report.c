@@ -16,7 +16,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analysis/cpu_samples.h"
+#include "analysis/runq.h"
+#include "analysis/task_model.h"
 #include "analysis/tasks.h"
+#include "analysis/uring.h"
 #include "analysis/timeline.h"
 #include "analysis/blocking.h"
 #include "analysis/futures.h"
@@ -26,7 +30,6 @@
 #include "cli/steps.h"
 #include "cli/progress.h"
 #include "output/html.h"
-#include "output/html_kernel.h"
 #include "output/report.h"
 #include "output/blocking_report.h"
 #include "output/usdt_report.h"
@@ -64,58 +67,12 @@ const struct cli_command report_command = {
 	.tables = tables,
 };
 
-/* Reads every event of r into an, uc, bl and hk (pass 1; hk: the HTML page's
- * kernel-side sections, only with --html) or tl (pass 2). Returns 0,
- * or 1 (runtime failure, message printed). *truncated: the trace ends
- * without its trailer (accepted with partial); *cut: the end to use then.
- * Every event goes to both (the analysis counts USDT hits as events). */
-static int drain(struct as_source *r, struct progress *pg, bool partial, struct analysis *an,
-		 struct usdt_counts *uc, struct blocking *bl, struct html_kernel *hk,
-		 struct futures *fu, struct timeline *tl, bool *truncated, struct as_trace_end *cut)
-{
-	struct as_event ev;
-	uint64_t count = 0, last_ts = 0;
-	int n;
-
-	while ((n = as_source__next(r, &ev)) == 1) {
-		int err = uc ? usdt_counts__add(uc, &ev) : 0;
-		if (bl && !err)
-			err = blocking__add(bl, &ev, ev.type == AS_EV_OFFCPU ?
-					    as_source__stack(r, ev.stack) : NULL);
-		if (hk && !err)
-			err = html_kernel__add(hk, &ev, as_source__stack(r, ev.stack));
-		if (fu && !err)
-			err = futures__add(fu, &ev);
-		if (!err)
-			err = an ? analysis__add(an, &ev) : timeline__add(tl, &ev);
-		if (err == -ENOMEM) {
-			progress__end(pg);
-			cli_error("out of memory after %" PRIu64 " events", count);
-			return 1;
-		}
-		count++;
-		if (ev.ts > last_ts)
-			last_ts = ev.ts;
-		progress__update(pg, r, count);
-	}
-	progress__end(pg);
-	*truncated = false;
-	if (n == -ENODATA && partial) {
-		*truncated = true;
-	} else if (n < 0) {
-		cli_error("%s", as_source__error(r));
-		return 1;
-	}
-	*cut = (struct as_trace_end){ .events = count, .end_ns = last_ts };
-	return 0;
-}
-
 /* Writes the report of an in the chosen form to out, or with html the page
  * to the file html ("-": stdout). Returns 0 or -errno. */
 static int write_report(const char *format, const char *html, FILE *out,
 			const struct analysis *an, const struct as_trace_meta *meta,
 			const struct as_trace_end *end, const struct report_opts *ro,
-			struct blocking *bl, struct html_kernel *hk)
+			const struct html_inputs *hin)
 {
 	char *json = NULL;
 	size_t len = 0;
@@ -142,7 +99,7 @@ static int write_report(const char *format, const char *html, FILE *out,
 		free(json);
 		return err;
 	}
-	err = report_html_kernel(out, json, len, bl, hk);
+	err = report_html_write(out, json, len, hin);
 	if (cli_close_output(out) && !err)
 		err = -EIO;
 	free(json);
@@ -193,65 +150,87 @@ int cmd_report(int argc, char **argv)
 	return report_run(&a);
 }
 
+/* Whether the trace was recorded with future probes (--futures / --probe). */
+static bool has_futures(const struct as_trace_meta *meta)
+{
+	for (uint32_t i = 0; meta && meta->probes && i < meta->n_probes; i++)
+		if (meta->probes[i].role == AS_ROLE_FUTURE)
+			return true;
+	return false;
+}
+
+/* Pass 1 is one task model observed by the task analysis, the futures
+ * analysis (traces with future probes), the off-CPU analysis and, for the
+ * HTML page, the CPU-sample, run-queue and io_uring analyses; the USDT
+ * counts need no model. Pass 2 (JSON, HTML) is the same input again into a
+ * timeline, which needs pass 1's bounds for its buckets. */
 int report_run(const struct report_args *args)
 {
 	const char *format = args->format, *path = args->path;
 	const char *html = !strcmp(format, "html") ? args->output : NULL;
-	bool partial = args->partial, truncated = false, truncated2 = false, two_pass;
+	bool two_pass = html || !strcmp(format, "json");
 	struct as_source src = { 0 }, src2 = { 0 }, *r = &src, *r2 = &src2;
+	struct task_model *m = NULL;
 	struct analysis *an = NULL;
 	struct usdt_counts *uc = NULL;
 	struct blocking *bl = NULL;
-	struct html_kernel *hk = NULL;
 	struct futures *fu = NULL;
 	struct timeline *tl = NULL;
-	struct analysis_opts ao = args->ao;
-	struct as_trace_end cut, cut2;
-	const struct as_trace_end *end;
+	struct html_inputs hin = { 0 };
+	struct pipeline_result res, res2;
 	const struct as_trace_meta *meta;
-	struct progress pg;
+	struct as_sink sinks[8];
+	size_t n = 0;
 	FILE *out = NULL;
 	char err[1024] = "";
 	size_t ntasks;
 	int ret = 1;
 
-	progress__init(&pg, "reading trace", path, PROGRESS_AUTO);
-	two_pass = html || !strcmp(format, "json");
-
-	/* Pass 1: the analysis. */
 	if (source_open_file(r, path, err, sizeof(err))) {
 		cli_error("%s", err);
 		return 1;
 	}
 	meta = as_source__meta(r);
-	an = analysis__new_opts(meta, &ao);
+	m = task_model__new(meta);
+	an = m ? analysis__new_on(m, meta, &args->ao) : NULL;
 	uc = usdt_counts__new(meta);
-	bl = blocking__new(meta);
-	hk = html ? html_kernel__new(meta) : NULL;
-	if (!an || !uc || (html && !hk)) {
+	bl = m ? blocking__new_on(m, meta) : NULL;
+	fu = m && has_futures(meta) ? futures__new_on(m, meta, NULL) : NULL;
+	if (html) {
+		hin.cpu = cpu_samples__new(meta);
+		hin.runq = runq__new();
+		hin.uring = uring__new(meta);
+	}
+	if (!an || !uc || !bl || (has_futures(meta) && !fu) ||
+	    (html && (!hin.cpu || !hin.runq || !hin.uring))) {
 		cli_error("out of memory");
 		goto cleanup;
 	}
-	pg.what = two_pass ? "reading trace (pass 1 of 2)" : "reading trace";
-	/* future frames: only in traces recorded with --futures / --probe */
-	for (uint32_t i = 0; meta && meta->probes && i < meta->n_probes && !fu; i++)
-		if (meta->probes[i].role == AS_ROLE_FUTURE && !(fu = futures__new(meta, NULL))) {
-			cli_error("out of memory");
-			goto cleanup;
-		}
-	if (drain(r, &pg, partial, an, uc, bl, hk, fu, NULL, &truncated, &cut))
-		goto cleanup;
-	if (truncated)
-		cli_error("warning: %s", as_source__error(r));
-	end = as_source__end(r);
-	if (!end)
-		end = &cut;
-	if (analysis__finish(an, end) || (fu && futures__finish(fu, end->end_ns))) {
-		cli_error("out of memory");
-		goto cleanup;
-	}
+	/* the model first: its observers (an, fu, bl) see each event through it */
+	sinks[n++] = task_model__sink(m);
+	sinks[n++] = analysis__sink(an);
+	if (fu)
+		sinks[n++] = futures__sink(fu);
+	sinks[n++] = blocking__sink(bl);
+	/* USDT hit counts: nothing to count in a trace without USDT probes */
+	size_t n_usdt;
 
-	/* Pass 2: the timeline, now that the trace's bounds are known. */
+	usdt_counts__probes(uc, &n_usdt);
+	if (n_usdt)
+		sinks[n++] = usdt_counts__sink(uc);
+	if (html) {
+		sinks[n++] = cpu_samples__sink(hin.cpu);
+		sinks[n++] = runq__sink(hin.runq);
+		sinks[n++] = uring__sink(hin.uring);
+	}
+	if (cli_run(r, &(struct cli_run_opts){ .path = path, .partial = args->partial,
+		    .what = two_pass ? "reading trace (pass 1 of 2)" : "reading trace" },
+		    sinks, n, &res))
+		goto cleanup;
+	if (res.truncated)
+		cli_error("warning: %s", as_source__error(r));
+	usdt_counts__finish(uc);   /* its sink's finish, or nothing fed */
+
 	if (two_pass) {
 		if (source_open_file(r2, path, err, sizeof(err))) {
 			cli_error("%s", err);
@@ -262,24 +241,21 @@ int report_run(const struct report_args *args)
 			cli_error("out of memory");
 			goto cleanup;
 		}
-		pg.what = "reading trace (pass 2 of 2)";
-		if (drain(r2, &pg, partial, NULL, NULL, NULL, NULL, NULL, tl, &truncated2, &cut2))
-			goto cleanup;
-		if (timeline__finish(tl, end)) {
-			cli_error("out of memory");
-			goto cleanup;
-		}
-	}
+		struct as_sink tsink = timeline__sink(tl);
 
-	/* USDT hit counts: in JSON (and so the HTML page's data), and as a
-	 * section after the text report */
-	usdt_counts__finish(uc);
-	struct report_opts ro = { .truncated = truncated, .timeline = tl, .usdt = uc,
-				  .blocking = bl && blocking__summary(bl)->count ? bl : NULL,
+		/* the same input: it ends where pass 1 did (the same trailer, or
+		 * the same cut) */
+		if (cli_run(r2, &(struct cli_run_opts){ .path = path, .partial = args->partial,
+			    .what = "reading trace (pass 2 of 2)" }, &tsink, 1, &res2))
+			goto cleanup;
+	}
+	hin.blocking = bl;
+	struct report_opts ro = { .truncated = res.truncated, .timeline = tl, .usdt = uc,
+				  .blocking = blocking__summary(bl)->count ? bl : NULL,
 				  .futures = fu };
 	if (!html && !(out = cli_open_output(args->output)))
 		goto cleanup;
-	ret = write_report(format, html, out, an, meta, end, &ro, bl, hk);
+	ret = write_report(format, html, out, an, meta, &res.end, &ro, &hin);
 	if (!ret && !html && !strcmp(format, "text"))
 		ret = usdt_report_text(out, uc);
 	/* off-CPU inside polls (record --offcpu): also `asyncscope blocking` */
@@ -307,9 +283,12 @@ cleanup:
 	timeline__free(tl);
 	usdt_counts__free(uc);
 	blocking__free(bl);
-	html_kernel__free(hk);
 	futures__free(fu);
 	analysis__free(an);
+	task_model__free(m);
+	cpu_samples__free(hin.cpu);
+	runq__free(hin.runq);
+	uring__free(hin.uring);
 	as_source__free(r);
 	as_source__free(r2);
 	return ret;

@@ -16,6 +16,7 @@
 #include "cli/record_opts.h"
 #include "dump/dump.h"
 #include "output/tui.h"
+#include "pipeline/pipeline.h"
 #include "record/recorder.h"
 
 static volatile sig_atomic_t stop_requested;
@@ -117,23 +118,22 @@ static int run_live(struct top *t, const struct recorder_opts *o, struct recorde
 {
 	struct rec_session *rs = NULL;
 	struct as_source src = { 0 };
-	struct as_event ev;
+	struct as_sink sink = live__sink(t->live);
+	struct pipeline_result pr;
 	int n, ret;
 
 	ret = rec_session__open(o, &rs, err, errlen);
 	if (ret)
 		return ret;
 	rec_session__source(rs, &src);
-	while ((n = as_source__next(&src, &ev)) == 1)
-		if (live__add(t->live, &ev) && !t->err) {
-			t->err = -ENOMEM;
-			*o->stop = 1;
-		}
-	if (n < 0)
+	n = pipeline_run(&src, &sink, 1, NULL, &pr);
+	if (n < 0 && pr.failed)
+		t->err = n;           /* the live model: out of memory */
+	else if (n < 0)
 		snprintf(err, errlen, "%s", as_source__error(&src));
 	rec_session__result(rs, res);
 	as_source__free(&src);
-	return n < 0 ? n : 0;
+	return n < 0 && !pr.failed ? n : 0;
 }
 
 static int on_tick(void *ctx, uint64_t now, uint64_t lost, uint64_t missed)

@@ -12,12 +12,6 @@
 #include "output/uring_report.h"
 #include "pipeline/source_file.h"
 
-static int add_uring(void *ctx, const struct as_event *ev, const struct as_stack *stack)
-{
-	(void)stack;
-	return uring__add(ctx, ev);
-}
-
 enum { O_FORMAT = 1, O_FOLDED, O_OUTPUT, O_PARTIAL };
 
 static const struct cli_opt uring_opts[] = {
@@ -81,8 +75,11 @@ int cmd_uring(int argc, char **argv)
 		cli_error("out of memory");
 		goto out;
 	}
-	uint64_t events = 0;
-	if (cli_read_events(r, argv[first], partial, add_uring, u, &events))
+	struct as_sink sink = uring__sink(u);
+	struct pipeline_result res;
+
+	if (cli_run(r, &(struct cli_run_opts){ .path = argv[first], .partial = partial }, &sink, 1,
+		    &res))
 		goto out;
 	f = cli_open_output(o.output);
 	if (!f)
@@ -91,7 +88,7 @@ int cmd_uring(int argc, char **argv)
 		cli_error("cannot write the report");
 		goto out;
 	}
-	cli_print_lost(f, r, events);
+	cli_print_lost(f, r, res.events);
 	ret = cli_close_output(f);
 	f = NULL;
 	if (ret) {

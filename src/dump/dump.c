@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "dump/procmem.h"
+#include "pipeline/pipeline.h"
 #include "record/recorder.h"
 #include "sym/demangle.h"
 #include "sym/dwarf_names.h"
@@ -210,31 +211,49 @@ static int add_copies(struct ctx *c, const struct as_probe *probes, size_t n)
 	return 0;
 }
 
-/* Discovery from a source of events: the tasks it saw polled and not
- * freed by its end (their memory may be reused). The source is a live
- * recording (dump_run), a trace, or later memory discovery: only POLL_BEGIN
- * and FREE are read, and the probe plan of its meta. */
+/* Discovery from a source of events, as a sink: the tasks it saw polled,
+ * and the addresses freed since (whose memory may be reused). Only
+ * POLL_BEGIN and FREE are read, and the probe plan of the source's meta. */
+struct polled {
+	struct ctx *c;
+	const struct as_trace_meta *meta;
+	struct u64map freed;
+};
+
+static int polled_add(void *impl, const struct as_event *ev, const struct as_stack *stack)
+{
+	struct polled *p = impl;
+
+	(void)stack;
+	if (ev->type == AS_EV_FREE)
+		return u64map__set(&p->freed, ev->task, 1) ? -ENOMEM : 0;
+	if (ev->type == AS_EV_POLL_BEGIN && ev->task) {
+		const char *fut = ev->probe < p->meta->n_probes ? p->meta->probes[ev->probe].future
+								 : NULL;
+		u64map__del(&p->freed, ev->task);   /* the address was reused */
+		if (add_task(p->c, ev->task, ev->other, fut && *fut ? fut : NULL, true))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static const struct as_sink_ops polled_ops = { .name = "dump discovery", .add = polled_add };
+
+/* The tasks a source (a live recording (dump_run), a trace, or later memory
+ * discovery) saw polled and not freed by its end. */
 static int discover_polled(struct ctx *c, struct as_source *src, char *err, size_t errlen)
 {
-	const struct as_trace_meta *meta = as_source__meta(src);
-	struct as_event ev;
-	struct u64map freed = { 0 };
+	struct polled p = { .c = c, .meta = as_source__meta(src) };
+	struct as_sink sink = { &polled_ops, &p };
+	struct pipeline_result res;
 	int n, ret = 0;
 
-	if (add_copies(c, meta->probes, meta->n_probes))
+	if (add_copies(c, p.meta->probes, p.meta->n_probes))
 		goto nomem;
-	while ((n = as_source__next(src, &ev)) == 1) {
-		if (ev.type == AS_EV_FREE) {
-			if (u64map__set(&freed, ev.task, 1))
-				goto nomem;
-		} else if (ev.type == AS_EV_POLL_BEGIN && ev.task) {
-			const char *fut = ev.probe < meta->n_probes ? meta->probes[ev.probe].future : NULL;
-			u64map__del(&freed, ev.task);   /* the address was reused */
-			if (add_task(c, ev.task, ev.other, fut && *fut ? fut : NULL, true))
-				goto nomem;
-		}
-	}
-	if (n < 0 && n != -ENODATA) {
+	n = pipeline_run(src, &sink, 1, &(struct pipeline_opts){ .partial = true }, &res);
+	if (n == -ENOMEM && res.failed)
+		goto nomem;
+	if (n < 0) {
 		snprintf(err, errlen, "%s", as_source__error(src));
 		ret = n;
 		goto out;
@@ -242,7 +261,7 @@ static int discover_polled(struct ctx *c, struct as_source *src, char *err, size
 	/* drop the tasks freed before the end (their memory may be reused) */
 	for (size_t i = 0; i < c->res->n;) {
 		struct dump_task *t = &c->res->tasks[i];
-		if (!u64map__get(&freed, t->header, NULL)) {
+		if (!u64map__get(&p.freed, t->header, NULL)) {
 			i++;
 			continue;
 		}
@@ -258,7 +277,7 @@ nomem:
 	snprintf(err, errlen, "out of memory");
 	ret = -ENOMEM;
 out:
-	u64map__clear(&freed);
+	u64map__clear(&p.freed);
 	return ret;
 }
 

@@ -55,7 +55,4 @@ int report_html_write(FILE *out, const char *json, size_t len, const struct html
 /* report_html_write(out, json, len, NULL). */
 int report_html(FILE *out, const char *json, size_t len);
 
-/* For callers that feed events one by one, output/html_kernel.h bundles
- * the analyses (struct html_kernel) and calls report_html_write(). */
-
 #endif

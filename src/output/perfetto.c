@@ -47,7 +47,6 @@ struct perfetto {
 	struct task_model *model; /* what the tracker and fu observe */
 	bool own_model;
 	struct u64map named;    /* tid + 1 -> 1: its thread_name written */
-	bool sink_truncated;    /* for the sink's finish (perfetto__set_truncated()) */
 	char **esc_fns, **esc_fn_files; /* by function: escaped name, source file */
 	size_t n_esc_fns, n_esc_fn_files;
 	uint64_t future_slices;
@@ -714,7 +713,7 @@ static int sink_finish(void *impl, const struct as_trace_end *end)
 {
 	struct perfetto *p = impl;
 
-	return perfetto__finish(p, end, p->sink_truncated);
+	return perfetto__finish(p, end, end && end->truncated);
 }
 
 static const struct as_sink_ops sink_ops = {
@@ -726,8 +725,3 @@ struct as_sink perfetto__sink(struct perfetto *p)
 	return (struct as_sink){ .ops = &sink_ops, .impl = p };
 }
 
-void perfetto__set_truncated(struct perfetto *p, bool truncated)
-{
-	if (p)
-		p->sink_truncated = truncated;
-}

@@ -74,11 +74,9 @@ uint64_t perfetto__flows(const struct perfetto *p);
 /* Future frame slices written (record --futures traces). */
 uint64_t perfetto__future_slices(const struct perfetto *p);
 /* A sink view of p (pipeline/sink.h; ops->free NULL: p stays the caller's):
- * add() is perfetto__add(), finish() perfetto__finish(p, end, truncated)
- * with the flag last given to perfetto__set_truncated() (false by default;
- * once the end carries it, the sink can take it from there). */
+ * add() is perfetto__add(), finish() perfetto__finish(p, end,
+ * end->truncated). */
 struct as_sink perfetto__sink(struct perfetto *p);
-void perfetto__set_truncated(struct perfetto *p, bool truncated);
 /* Frees p (not out); accepts NULL. */
 void perfetto__free(struct perfetto *p);
 

@@ -5,39 +5,54 @@
 
 #include "pipeline/pipeline.h"
 
+/* The hot loop of every command that reads a trace: the source's next()
+ * and each sink's add() are the only calls per event (progress every 4096
+ * events), and what the loop keeps lives in locals. */
 int pipeline_run(struct as_source *src, struct as_sink *sinks, size_t n,
 		 const struct pipeline_opts *opts, struct pipeline_result *res)
 {
 	static const struct pipeline_opts none;
+	int (*next)(void *, struct as_event *) = src->ops->next;
+	void *impl = src->impl;
+	/* the sinks' add() and impl side by side: one load each per event */
+	struct { int (*add)(void *, const struct as_event *, const struct as_stack *); void *impl; }
+		hot[PIPELINE_MAX_SINKS];
+	struct as_sink *const end_sink = sinks + n;
 	struct as_event ev;
-	uint64_t last_ts = 0;
-	int got;
+	uint64_t last_ts = 0, events = 0;
+	int got, err = 0;
 
 	if (!opts)
 		opts = &none;
 	memset(res, 0, sizeof(*res));
-	while ((got = as_source__next(src, &ev)) == 1) {
+	if (n > PIPELINE_MAX_SINKS) {
+		res->err = -E2BIG;
+		return res->err;
+	}
+	for (size_t i = 0; i < n; i++) {
+		hot[i].add = sinks[i].ops->add;
+		hot[i].impl = sinks[i].impl;
+	}
+	while ((got = next(impl, &ev)) == 1) {
 		const struct as_stack *stack = ev.stack ? as_source__stack(src, ev.stack) : NULL;
 
-		for (size_t i = 0; i < n; i++) {
-			int err = sinks[i].ops->add(sinks[i].impl, &ev, stack);
-
-			if (err) {
+		for (size_t i = 0; i < n; i++)
+			if ((err = hot[i].add(hot[i].impl, &ev, stack))) {
+				res->events = events;
 				res->err = err;
 				res->failed = sinks[i].ops->name;
 				return err;
 			}
-		}
-		res->events++;
 		if (ev.ts > last_ts)
 			last_ts = ev.ts;
-		if (opts->progress)
-			opts->progress(opts->ctx, src, res->events);
+		if (!(++events & (PIPELINE_PROGRESS_EVERY - 1)) && opts->progress)
+			opts->progress(opts->ctx, src, events);
 	}
+	res->events = events;
 	if (got == -ENODATA && opts->partial) {
 		res->truncated = true;
-		res->end = (struct as_trace_end){ .events = res->events, .end_ns = last_ts,
-						 .truncated = 1 };
+		res->end = (struct as_trace_end){ .events = events, .end_ns = last_ts,
+						  .truncated = 1 };
 	} else if (got < 0) {
 		res->err = got;
 		return got;
@@ -47,14 +62,13 @@ int pipeline_run(struct as_source *src, struct as_sink *sinks, size_t n,
 		if (end)
 			res->end = *end;
 		else
-			res->end = (struct as_trace_end){ .events = res->events, .end_ns = last_ts };
+			res->end = (struct as_trace_end){ .events = events, .end_ns = last_ts };
 	}
-	for (size_t i = 0; i < n; i++) {
-		int err = sinks[i].ops->finish ? sinks[i].ops->finish(sinks[i].impl, &res->end) : 0;
-
+	for (struct as_sink *s = sinks; s < end_sink; s++) {
+		err = s->ops->finish ? s->ops->finish(s->impl, &res->end) : 0;
 		if (err) {
 			res->err = err;
-			res->failed = sinks[i].ops->name;
+			res->failed = s->ops->name;
 			return err;
 		}
 	}

@@ -13,11 +13,14 @@
 #include "pipeline/sink.h"
 #include "pipeline/source.h"
 
+#define PIPELINE_MAX_SINKS 16          /* sinks one run feeds */
+#define PIPELINE_PROGRESS_EVERY 4096   /* events between progress calls (a power of 2) */
+
 struct pipeline_opts {
 	bool partial;             /* a truncated input (-ENODATA) ends the run like
 	                             a clean end, with res->truncated set */
-	/* Called after each event (cheap: the callback rate-limits itself);
-	 * NULL for none. */
+	/* Called every PIPELINE_PROGRESS_EVERY events with the count so far
+	 * (the callback rate-limits its output itself); NULL for none. */
 	void (*progress)(void *ctx, const struct as_source *src, uint64_t events);
 	void *ctx;
 };
@@ -34,7 +37,8 @@ struct pipeline_result {
 };
 
 /* Reads src to its end, giving each event (and its stack) to sinks[0..n) in
- * order, then finishes each sink. Returns 0, or res->err (< 0): -ENODATA for
+ * order, then finishes each sink (n at most PIPELINE_MAX_SINKS, else
+ * -E2BIG). Returns 0, or res->err (< 0): -ENODATA for
  * a truncated input without opts->partial, the source's error, or a sink's.
  * opts may be NULL. */
 int pipeline_run(struct as_source *src, struct as_sink *sinks, size_t n,
