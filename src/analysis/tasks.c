@@ -723,13 +723,6 @@ static int by_wait(const void *x, const void *y)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-/* The group of a folded task whose identity is ident (index + 1): index + 1
- * into a->groups, 0 none. */
-uint32_t ta_group_ref(const struct analysis *a, uint32_t ident)
-{
-	return ident && ident <= a->n_idents ? a->group_of[ident - 1] : 0;
-}
-
 /* Long polls (those of tasks that turned out to be workers dropped, start
  * made relative), stalled and starved tasks: the folded rows' entries (made
  * when they were folded) and the kept rows'. Group references resolved. */

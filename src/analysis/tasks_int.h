@@ -219,8 +219,12 @@ static inline uint32_t ta_live_ident(struct analysis *a, struct tlive *l)
 		l->ident = ta_ident_get(a, &a->tasks[l->idx]);
 	return l->ident;
 }
-/* The group of the identity ident (index + 1), after finish_groups(). */
-uint32_t ta_group_ref(const struct analysis *a, uint32_t ident);
+/* The group of a folded task whose identity is ident (index + 1): index + 1
+ * into a->groups, 0 none. */
+static inline uint32_t ta_group_ref(const struct analysis *a, uint32_t ident)
+{
+	return ident && ident <= a->n_idents ? a->group_of[ident - 1] : 0;
+}
 
 /* tasks_edges.c */
 /* A wake of live task l (a row) by w at ts: counted on its edge and, when first

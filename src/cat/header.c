@@ -1,14 +1,14 @@
 /* asyncscope's "# asyncscope ..." header lines of a CAT file (see
  * docs/cat-format.md, "Header"): the probe table, threads, spawn locations,
  * task id runs, order hints and the end, into the reader's tables. Part of
- * the CAT reader (cat/reader_impl.h). */
+ * the CAT reader (cat/reader_state.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cat/names.h"
-#include "cat/reader_impl.h"
+#include "cat/reader_state.h"
 
 struct kv {
 	const char *k, *v;

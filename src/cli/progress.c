@@ -58,7 +58,7 @@ int cli_run(struct as_source *src, const struct cli_run_opts *o, struct as_sink 
 	    struct pipeline_result *res)
 {
 	struct progress pg;
-	struct pipeline_opts po = { .partial = o->partial, .progress = on_progress, .ctx = &pg };
+	struct pipeline_opts po = { .partial = o->partial, .on_progress = on_progress, .ctx = &pg };
 	int err;
 
 	progress__init(&pg, o->what ? o->what : "reading trace", o->path,

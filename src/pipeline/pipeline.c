@@ -45,8 +45,8 @@ int pipeline_run(struct as_source *src, struct as_sink *sinks, size_t n,
 			}
 		if (ev.ts > last_ts)
 			last_ts = ev.ts;
-		if (!(++events & (PIPELINE_PROGRESS_EVERY - 1)) && opts->progress)
-			opts->progress(opts->ctx, src, events);
+		if (!(++events & (PIPELINE_PROGRESS_EVERY - 1)) && opts->on_progress)
+			opts->on_progress(opts->ctx, src, events);
 	}
 	res->events = events;
 	if (got == -ENODATA && opts->partial) {

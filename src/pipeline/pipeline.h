@@ -21,7 +21,7 @@ struct pipeline_opts {
 	                             a clean end, with res->truncated set */
 	/* Called every PIPELINE_PROGRESS_EVERY events with the count so far
 	 * (the callback rate-limits its output itself); NULL for none. */
-	void (*progress)(void *ctx, const struct as_source *src, uint64_t events);
+	void (*on_progress)(void *ctx, const struct as_source *src, uint64_t events);
 	void *ctx;
 };
 
