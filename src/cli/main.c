@@ -1,6 +1,7 @@
 /* asyncscope entry point: the command table, and the top-level help made
  * from each command's description (cli/opts.h). */
 #include <stdio.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "cli/commands.h"
@@ -39,6 +40,24 @@ static void usage(FILE *f)
 		"  asyncscope --version\n");
 }
 
+/* Whether arg opens the one-step form of trace (`asyncscope -p PID -o
+ * report.html`, `asyncscope --duration 5s -o r.html -- ./server`): the
+ * target and output options, and the launch separator. */
+static bool is_trace_form(const char *arg)
+{
+	static const char *const opens[] = { "-p", "--pid", "-o", "--output", "-d", "--duration",
+					     "--" };
+
+	for (size_t i = 0; i < sizeof(opens) / sizeof(opens[0]); i++) {
+		size_t n = strlen(opens[i]);
+
+		if (!strcmp(arg, opens[i]) || (n > 2 && !strncmp(arg, opens[i], n) && arg[n] == '=') ||
+		    (n == 2 && opens[i][1] != '-' && !strncmp(arg, opens[i], 2) && arg[2]))
+			return true;
+	}
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -55,8 +74,14 @@ int main(int argc, char **argv)
 	}
 	/* `asyncscope --pid PID --output report.html`: the one-step form of
 	 * trace, which then reads every argument as its own */
-	if (argv[1][0] == '-' && strcmp(argv[1], "-"))
+	if (is_trace_form(argv[1]))
 		return cmd_trace(argc, argv);
+	if (argv[1][0] == '-') {
+		cli_error("unknown option '%s' before any command: give a command first "
+			  "(asyncscope --help lists them), or -p PID -o report.html for trace", argv[1]);
+		usage(stderr);
+		return 2;
+	}
 	for (size_t i = 0; i < N_COMMANDS; i++)
 		if (!strcmp(argv[1], commands[i].cmd->name))
 			return commands[i].fn(argc - 1, argv + 1);

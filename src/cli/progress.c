@@ -38,7 +38,7 @@ void progress__update(struct progress *p, const struct as_source *src, uint64_t 
 	p->shown = true;
 	pct = p->size && src->ops->offset ? 100.0 * (double)src->ops->offset(src->impl) /
 					      (double)p->size : 0;
-	fprintf(stderr, "\r%s: %3.0f%% (%.1fM events)", p->what, pct > 100 ? 100 : pct,
+	fprintf(stderr, "\rasyncscope: %s: %3.0f%% (%.1fM events)", p->what, pct > 100 ? 100 : pct,
 		(double)events / 1e6);
 }
 
@@ -80,13 +80,17 @@ void cli_print_lost(FILE *out, const struct as_source *src, uint64_t events)
 {
 	const struct as_trace_end *end = as_source__end(src);
 
+	/* on stderr it is a message like any other; in a report, a line of it */
+	const char *prefix = out == stderr ? "asyncscope: " : "";
+
 	if (!end) {
-		fprintf(out, "trace truncated after %llu events (the recording did not finish): "
-			"lost and missed events unknown\n",
+		fprintf(out, "%strace truncated after %llu events (the recording did not finish): "
+			"lost and missed events unknown\n", prefix,
 			(unsigned long long)events);
 		return;
 	}
-	fprintf(out, "lost events %llu, missed events %llu%s\n", (unsigned long long)end->lost,
+	fprintf(out, "%slost events %llu, missed events %llu%s\n", prefix,
+		(unsigned long long)end->lost,
 		(unsigned long long)end->missed,
 		end->lost || end->missed ? ": the numbers above undercount" : "");
 }

@@ -1,5 +1,5 @@
 /* The progress line commands print on stderr while they read a trace:
- *   \rreading trace: 42% (4.2M events)
+ *   \rasyncscope: reading trace: 42% (4.2M events)
  * from the reader's file offset against the file size, at most 10 updates a
  * second, erased at the end. Shown when stderr is a terminal, or (auto mode)
  * once a trace turns out large, so long jobs in scripts show progress too. */

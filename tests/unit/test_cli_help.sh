@@ -43,6 +43,14 @@ for c in ("record", "probes"):
     check(f"{c} --help names the runtimes of profile.c", known and known.group(1) in h, known and known.group(1))
 rc, _, err = run()
 check("asyncscope alone: usage on stderr, exit 2", rc == 2 and "usage: asyncscope" in err)
+# an option before any command: trace's one-step form only for its own
+# openers; anything else is an unknown option, not trace's
+rc, _, err = run("--bogus")
+check("asyncscope --bogus: exit 2, unknown option, the usage",
+      rc == 2 and err.startswith("asyncscope: unknown option '--bogus' before any command")
+      and "usage: asyncscope COMMAND" in err, err)
+rc, _, err = run("-p", "0", "-o", "/tmp/x.html")
+check("asyncscope -p PID -o FILE is trace (its --pid check answers)", rc == 2 and "--pid takes a process id" in err, err)
 
 # README's Usage block: one entry per command, its lines until the next
 readme = open(README).read()
