@@ -14,6 +14,7 @@
 #include "analysis/task_model.h"
 #include "sym/demangle.h"
 #include "util/strtab.h"
+#include "util/task_id.h"
 #include "util/u64map.h"
 
 /* ---------------------------------------------------------------- tracker */
@@ -456,8 +457,13 @@ static void put_frame(FILE *out, const char *s)
 	}
 }
 
-static void put_line(struct folded *f, uint32_t tid, const char *name, uint64_t seq, uint64_t ns)
+/* One stack: thread:tid;root future[;task #3] ns (the task frame with
+ * --per-task, named as every output names a task: util/task_id.h). */
+static void put_line(struct folded *f, uint32_t tid, const char *name,
+		     const struct ptrack_task *task, uint64_t ns)
 {
+	char id[TASK_ID_MAX];
+
 	const char *tname = ptrack__thread_name(f->pt, tid);
 
 	if (!ns)
@@ -465,8 +471,9 @@ static void put_line(struct folded *f, uint32_t tid, const char *name, uint64_t 
 	put_frame(f->out, tname ? tname : "thread");
 	fprintf(f->out, ":%" PRIu32 ";", tid);
 	put_frame(f->out, name ? name : "unknown");
-	if (seq)
-		fprintf(f->out, ";task#%" PRIu64, seq);
+	if (task)
+		fprintf(f->out, ";task %s", task_id_format(id, sizeof(id), task->tokio_id, task->seq,
+							    0));
 	fprintf(f->out, " %" PRIu64 "\n", ns);
 	f->lines++;
 	f->total_ns += ns;
@@ -522,7 +529,7 @@ static int folded_out(void *ctx, const struct ptrack_out *o)
 		struct task_cells *tc = (struct task_cells *)(uintptr_t)v;
 
 		for (size_t i = 0; i < tc->n; i++)
-			put_line(f, tc->c[i].tid, o->task->name, o->task->seq, tc->c[i].ns);
+			put_line(f, tc->c[i].tid, o->task->name, o->task, tc->c[i].ns);
 		u64map__del(&f->tasks, o->task->seq);
 		free(tc->c);
 		free(tc);
@@ -602,7 +609,7 @@ int folded__finish(struct folded *f, uint64_t end_ns)
 	if (f->n_cells)
 		qsort_r(f->cells, f->n_cells, sizeof(*f->cells), cell_cmp, f);
 	for (size_t i = 0; i < f->n_cells; i++)
-		put_line(f, f->cells[i].tid, name_of(&f->pt->names, f->cells[i].name_id), 0,
+		put_line(f, f->cells[i].tid, name_of(&f->pt->names, f->cells[i].name_id), NULL,
 			 f->cells[i].ns);
 	if (fflush(f->out) || ferror(f->out))
 		return -EIO;

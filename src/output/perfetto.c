@@ -15,6 +15,7 @@
 #include "analysis/task_model.h"
 #include "output/folded.h"
 #include "util/fmt.h"
+#include "util/task_id.h"
 #include "util/u64map.h"
 
 /* Sample (one object a line):
@@ -418,7 +419,11 @@ static int on_out(void *ctx, const struct ptrack_out *o)
 
 		if (!label)
 			return -ENOMEM;
-		snprintf(buf, sizeof(buf), "task %" PRIu64 " ", o->task->seq);
+		char id[TASK_ID_MAX];
+
+		/* the track is named as every output names a task (#3, ~7) */
+		snprintf(buf, sizeof(buf), "task %s ",
+			 task_id_format(id, sizeof(id), o->task->tokio_id, o->task->seq, 0));
 		memcpy(label, buf, strlen(buf));
 		memcpy(label + strlen(buf), name, len + 1);
 		meta_name(p, PERFETTO_TASKS_PID, task_tid(o->task->seq), "thread_name", label);

@@ -307,12 +307,12 @@ static void test_chain_exact(void)
 	CHECK_EQ_U64(count(r.json, "\"name\":\"chain::producer\""), 101);
 	CHECK_EQ_U64(count(r.json, "\"name\":\"spawn\",\"cat\":\"wake\""), 3 * 3);
 	CHECK(strstr(r.json, "\"spawned_at\":\"src/bin/chain.rs:43:17\"") != NULL);
-	CHECK(strstr(r.json, "\"name\":\"task 5 chain::producer\"") != NULL);
+	CHECK(strstr(r.json, "\"name\":\"task #5 chain::producer\"") != NULL);
 	CHECK(strstr(r.folded, "tokio-runtime-w:12409;chain::relay 170161\n") != NULL);
 	CHECK_EQ_U64(r.folded_lines, 4);
 	/* worker tasks: running on their task tracks, not as poll slices */
 	CHECK_EQ_U64(count(r.json, "\"name\":\"tokio::runtime"), 0);
-	CHECK(strstr(r.json, "\"name\":\"task 1 tokio::runtime::blocking::task::BlockingTask") != NULL);
+	CHECK(strstr(r.json, "\"name\":\"task #1 tokio::runtime::blocking::task::BlockingTask") != NULL);
 	run_free(&r);
 }
 
@@ -468,7 +468,7 @@ static void test_perfetto_nested(void)
 	CHECK(strstr(r.json, "\"tid\":4194306,\"ts\":15.000,\"dur\":7.000,\"name\":\"idle\"") != NULL);
 	CHECK(strstr(r.json, "\"tid\":4194306,\"ts\":3.000,\"dur\":7.000,\"name\":\"scheduled\"") != NULL);
 	CHECK(strstr(r.json, "\"tid\":4194305,\"ts\":1.000,\"dur\":199.000,\"name\":\"running\"") != NULL);
-	CHECK(strstr(r.json, "\"name\":\"task 3 app::Buf<[u8; 4]>::run \\\"q\\\\\"") != NULL);
+	CHECK(strstr(r.json, "\"name\":\"task #3 app::Buf<[u8; 4]>::run \\\"q\\\\\"") != NULL);
 	/* thread names escaped; parked slice; counters; lost and missed */
 	CHECK(strstr(r.json, "\"name\":\"worker;1\\u000a\"") != NULL);
 	CHECK(strstr(r.json, "\"ts\":60.000,\"dur\":20.000,\"name\":\"parked\"") != NULL);
@@ -483,7 +483,7 @@ static void test_perfetto_nested(void)
 			    "worker,1?:101;app::handler 10000\n"
 			    "worker,1?:101;unknown 5000\n");
 	CHECK_EQ_U64(r.folded_ns, user_busy(r.an));
-	CHECK(strstr(r.per_task, "worker,1?:101;app::handler;task#2 10000\n") != NULL);
+	CHECK(strstr(r.per_task, "worker,1?:101;app::handler;task #2 10000\n") != NULL);
 	run_free(&r);
 }
 

@@ -1,11 +1,12 @@
 """export_folded.py OUT.folded REPORT.json [per-task]: every line is `frames
 weight` (frames joined by ';', no empty frame, integer weight); the weights
 sum to the busy time of the user tasks; with per-task, each line ends in
-task#SEQ and each task's lines sum to its busy time"""
+`task ID` (the task's identity, as the report's "task": #3 or ~7) and each
+task's lines sum to its busy time"""
 import collections, json, re, sys
 rep = json.load(open(sys.argv[2]))
 per_task = len(sys.argv) > 3 and sys.argv[3] == "per-task"
-user = {t["seq"]: t for t in rep["tasks"] if t["kind"] == "task"}
+user = {t["task"]: t for t in rep["tasks"] if t["kind"] == "task"}
 total, by_task, ok = 0, collections.Counter(), True
 for line in open(sys.argv[1]):
     line = line.rstrip("\n")
@@ -19,12 +20,14 @@ for line in open(sys.argv[1]):
         print("    bad thread frame: %r" % line, file=sys.stderr); ok = False
     total += int(m.group(2))
     if per_task:
-        by_task[int(frames[2][len("task#"):])] += int(m.group(2))
+        if not re.fullmatch(r"task [#~]\d+", frames[2]):
+            print("    bad task frame: %r" % line, file=sys.stderr); ok = False; continue
+        by_task[frames[2][len("task "):]] += int(m.group(2))
 busy = sum(t["busy_ns"] for t in user.values())
 if total != busy:
     print("    folded sum %d != user busy %d" % (total, busy), file=sys.stderr); ok = False
 if per_task:
-    for seq, t in user.items():
-        if by_task[seq] != t["busy_ns"]:
-            print("    task %d: %d != %d" % (seq, by_task[seq], t["busy_ns"]), file=sys.stderr); ok = False
+    for tid, t in user.items():
+        if by_task[tid] != t["busy_ns"]:
+            print("    task %s: %d != %d" % (tid, by_task[tid], t["busy_ns"]), file=sys.stderr); ok = False
 sys.exit(0 if ok else 1)
