@@ -78,7 +78,7 @@ static void print_futures(const struct probe_plan *plan, const struct futures_pl
 	}
 }
 
-enum { P_RUNTIME = 1, P_FUTURES, P_PROBE, P_PRESET };
+enum { P_RUNTIME = 1, P_FUTURES, P_PROBE, P_PRESET, P_OUTPUT };
 
 static const struct cli_opt probes_opts[] = {
 	{ "runtime", 'r', CLI_STRING, P_RUNTIME, "NAME[+NAME]",
@@ -89,6 +89,7 @@ static const struct cli_opt probes_opts[] = {
 	{ "probe", 0, CLI_LIST, P_PROBE, "REGEX",
 	  "also list the functions matching REGEX, as record --probe (repeatable)" },
 	{ "probe-preset", 0, CLI_STRING, P_PRESET, "cat", "also list CAT's four patterns" },
+	{ "output", 'o', CLI_STRING, P_OUTPUT, "FILE", "write the list to FILE (default -: stdout)" },
 	{ 0 },
 };
 
@@ -107,6 +108,7 @@ struct probes_args {
 	int n_profs;
 	struct futures_opts fo;
 	const char **pats;
+	const char *output;
 };
 
 static int on_opt(void *ctx, const struct cli_opt *opt, const struct cli_val *v)
@@ -116,6 +118,7 @@ static int on_opt(void *ctx, const struct cli_opt *opt, const struct cli_val *v)
 
 	switch (opt->key) {
 	case P_FUTURES: a->fo.futures = true; break;
+	case P_OUTPUT: a->output = v->str; break;
 	case P_PROBE:
 		if (cli_push_arg(&a->pats, &a->fo.n_patterns, v->str))
 			return 1;
@@ -142,7 +145,7 @@ static int on_opt(void *ctx, const struct cli_opt *opt, const struct cli_val *v)
 
 int cmd_probes(int argc, char **argv)
 {
-	struct probes_args a = { .n_profs = 0 };
+	struct probes_args a = { .n_profs = 0, .output = "-" };
 	const struct runtime_profile **profs = a.profs;
 	struct futures_opts fo;
 	const char **pats;
@@ -159,6 +162,10 @@ int cmd_probes(int argc, char **argv)
 	fo = a.fo;
 	pats = a.pats;
 	n_profs = a.n_profs;
+	if (cli_redirect_stdout(a.output)) {
+		free(pats);
+		return 1;
+	}
 	struct elf_image *img = elf_image__open(argv[first]);
 	if (!img) {
 		free(pats);

@@ -36,7 +36,8 @@ per_task = collections.Counter(e["args"]["task"] for e in polls)
 for t in user:
     if per_task[t["seq"]] != t["polls"]:
         fail("task %d: %d slices, %d polls" % (t["seq"], per_task[t["seq"]], t["polls"]))
-    if not names.get((meta["tasks_pid"], meta["tasks_pid"] + t["seq"]), "").startswith("task %d " % t["seq"]):
+    # the track is named by the task's identity, as the report's "task"
+    if not names.get((meta["tasks_pid"], meta["tasks_pid"] + t["seq"]), "").startswith("task %s " % t["task"]):
         fail("task %d track name" % t["seq"])
 for e in polls:
     if e["args"]["outcome"] not in ("Ready", "Pending", "cut short", "running at end"):
