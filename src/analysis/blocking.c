@@ -1,8 +1,9 @@
 /* Blocking analysis: accumulates off-CPU intervals per task, per (kernel
- * function, user frame) cause and per stack; sorts on demand. The future
- * frames open at a switch and whether the thread is parked come from the
- * task model (task_model.h: its per-thread frames). Depends on util/ and
- * the task model only. */
+ * function, user frame) cause and per stack; sorts on demand. Its task rows
+ * are the task model's tasks (task_model.h): the task polled on the thread
+ * at a switch, its row index kept in the task (per-task observer data);
+ * the future frames open then and whether the thread is parked come from
+ * the model's threads. Depends on util/ and the task model only. */
 #include "analysis/blocking.h"
 #include "analysis/stack_fold.h"
 #include "analysis/task_model.h"
@@ -38,12 +39,14 @@ struct acc {
 
 struct blocking {
 	const struct as_trace_meta *meta;
-	struct task_model *model;     /* threads: parked, future frames */
+	struct task_model *model;     /* tasks, threads: parked, future frames */
 	bool own_model;
+	size_t toff;                  /* per model task: uint32_t, index + 1 of its row */
 	struct strtab strs;           /* interned names and folded strings */
 	struct blocking_task *tasks;
 	size_t n_tasks, cap_tasks;
-	struct u64map live;           /* task address -> index + 1 of its entry */
+	struct u64map unknown;        /* address -> index + 1 of its row: tasks the model
+	                                 never saw (their polls' begins lost) */
 	struct u64map stacks;         /* stack id -> index into sinfo */
 	struct sinfo *sinfo;
 	size_t n_sinfo, cap_sinfo;
@@ -89,12 +92,21 @@ struct blocking *blocking__new_on(struct task_model *m, const struct as_trace_me
 		return NULL;
 	b->meta = meta;
 	b->model = m;
+	/* no callbacks: the row of a task is looked up at its switches */
+	static const struct tm_ops none = { 0 };
+	int err = task_model__observe(m, &none, b, sizeof(uint32_t), &b->toff, 0, NULL);
+
+	if (err) {
+		free(b);
+		errno = -err;
+		return NULL;
+	}
 	return b;
 }
 
 struct blocking *blocking__new(const struct as_trace_meta *meta)
 {
-	struct task_model *m = task_model__new_frames(meta);
+	struct task_model *m = task_model__new(meta);
 	struct blocking *b = m ? blocking__new_on(m, meta) : NULL;
 
 	if (!b) {
@@ -244,20 +256,36 @@ static int stack_info(struct blocking *b, const struct as_stack *st, uint32_t *o
 	return 0;
 }
 
-static int task_entry(struct blocking *b, uint64_t addr, uint32_t *idx)
+/* The row of model task t (NULL: a task the model never saw, at addr),
+ * made on its first switch. */
+static int task_row(struct blocking *b, struct tm_task *t, uint64_t addr, uint32_t *idx)
 {
+	uint32_t *slot = t ? tm_task__data(t, b->toff) : NULL;
 	uint64_t v;
 	int err;
 
-	if (u64map__get(&b->live, addr, &v)) {
+	if (slot && *slot) {
+		*idx = *slot - 1;
+		if (!b->tasks[*idx].tokio_id)
+			b->tasks[*idx].tokio_id = t->tokio_id;
+		return 0;
+	}
+	if (!t && u64map__get(&b->unknown, addr, &v)) {
 		*idx = (uint32_t)(v - 1);
 		return 0;
 	}
 	if ((err = GROW(b->tasks, b->n_tasks, b->cap_tasks, 64)))
 		return err;
 	b->tasks[b->n_tasks] = (struct blocking_task){ .task = addr, .name = "?" };
-	if ((err = u64map__set(&b->live, addr, b->n_tasks + 1)))
+	if (t) {
+		b->tasks[b->n_tasks] = (struct blocking_task){
+			.task = t->header, .seq = t->seq, .tokio_id = t->tokio_id,
+			.name = t->name && *t->name ? t->name : "?",
+		};
+		*slot = (uint32_t)b->n_tasks + 1;
+	} else if ((err = u64map__set(&b->unknown, addr, b->n_tasks + 1))) {
 		return err;
+	}
 	*idx = (uint32_t)b->n_tasks++;
 	return 0;
 }
@@ -275,9 +303,12 @@ static int add_offcpu(struct blocking *b, const struct as_event *ev, const struc
 		b->sum.parked_count++;
 		return 0;
 	}
-	if (!ev->task || ev->task == UINT64_MAX)   /* UINT64_MAX: not a map key */
+	/* the task polled there when it was switched out (ev->task) */
+	struct tm_task *mt = task_model__polled(b->model, ev->tid, ev->task);
+
+	if (!mt && (!ev->task || ev->task == UINT64_MAX))  /* UINT64_MAX: not a map key */
 		return 0;
-	if ((err = task_entry(b, ev->task, &t)) || (err = stack_info(b, st, &si)))
+	if ((err = task_row(b, mt, ev->task, &t)) || (err = stack_info(b, st, &si)))
 		return err;
 	/* the cause with the future frames polled then (record --futures) */
 	const char *chain;
@@ -340,41 +371,15 @@ static int add_offcpu(struct blocking *b, const struct as_event *ev, const struc
 
 int blocking__add(struct blocking *b, const struct as_event *ev, const struct as_stack *stack)
 {
-	uint32_t t;
 	int err;
 
 	if (!b || !ev)
 		return -EINVAL;
 	b->sorted = false;
-	switch (ev->type) {
-	case AS_EV_POLL_BEGIN:
-		if (!ev->task || ev->task == UINT64_MAX)
-			return 0;
-		if ((err = task_entry(b, ev->task, &t)))
-			return err;
-		if (ev->other)
-			b->tasks[t].tokio_id = ev->other;
-		if (!strcmp(b->tasks[t].name, "?") && b->meta && ev->probe < b->meta->n_probes) {
-			const struct as_probe *p = &b->meta->probes[ev->probe];
-			const char *name = p->future && *p->future ? p->future : NULL;
-			if (name && !(b->tasks[t].name = intern(b, name)))
-				return -ENOMEM;
-		}
-		return 0;
-	case AS_EV_FREE:
-		u64map__del(&b->live, ev->task);  /* a reused address is a new task */
-		return 0;
-	case AS_EV_OFFCPU:
-		return add_offcpu(b, ev, stack);
-	case AS_EV_PARK:
-	case AS_EV_UNPARK:
-	case AS_EV_FUTURE_ENTER:
-	case AS_EV_FUTURE_EXIT:
-		/* its own model follows threads only: it needs no more events */
-		return b->own_model ? task_model__add(b->model, ev) : 0;
-	default:
-		return 0;
-	}
+	/* its own model sees the event first, as a shared one would */
+	if (b->own_model && (err = task_model__add(b->model, ev)))
+		return err;
+	return ev->type == AS_EV_OFFCPU ? add_offcpu(b, ev, stack) : 0;
 }
 
 static int by_task_ns(const void *x, const void *y)
@@ -512,7 +517,7 @@ void blocking__free(struct blocking *b)
 		return;
 	strtab__clear(&b->strs);
 	free(b->tasks);
-	u64map__clear(&b->live);
+	u64map__clear(&b->unknown);
 	if (b->own_model)
 		task_model__free(b->model);
 	u64map__clear(&b->stacks);

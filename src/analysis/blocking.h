@@ -32,10 +32,13 @@ struct blocking_cause {
 	uint64_t ns, count;
 };
 
+/* A task of the task model (its name and ids the model's). */
 struct blocking_task {
 	uint64_t task;        /* header address */
+	uint64_t seq;         /* the model's number (1, 2, ... in order of first
+	                         sight), 0 for a task the model never saw polled */
 	uint64_t tokio_id;    /* 0 unknown */
-	const char *name;     /* root future of its poll probe, or "?" */
+	const char *name;     /* root future of its first poll's probe, or "?" */
 	uint64_t ns, count;   /* off-CPU time and intervals inside its polls */
 	uint64_t preempted_ns; /* of which switched out runnable (preempted) */
 	struct blocking_cause *causes; /* n_causes, most time first */
@@ -59,13 +62,14 @@ struct blocking_summary {
 struct task_model;
 
 /* meta is borrowed until blocking__free (probe names). NULL and errno on
- * failure. Follows threads (parks, future frames) with a task model of its
- * own that keeps no tasks (task_model__new_frames()). */
+ * failure. With a task model of its own, fed by blocking__add(). */
 struct blocking *blocking__new(const struct as_trace_meta *meta);
-/* The same on task model m, shared with other analyses of the run (the
- * frames on a thread at a switch, whether it is parked): m is borrowed and
- * must outlive b; the caller feeds m each event before blocking__add() (or
- * puts task_model__sink(m) before blocking__sink(b)). */
+/* The same on task model m, shared with other analyses of the run, before
+ * its first event (b observes it): the task polled on a thread at a switch
+ * (task_model__polled(), the task AS_EV_OFFCPU names), the frames on the
+ * thread then, whether it is parked. m is borrowed and must outlive b (the
+ * rows' names are its strings); the caller feeds m each event before
+ * blocking__add() (or puts task_model__sink(m) before blocking__sink(b)). */
 struct blocking *blocking__new_on(struct task_model *m, const struct as_trace_meta *meta);
 /* Takes one event; for AS_EV_OFFCPU, stack is the one its stack field names
  * (NULL when none; copied as needed). Returns 0, -EINVAL for NULL b or ev,

@@ -1,9 +1,13 @@
 /* CPU samples analysis: attributes each sample to a task, the scheduler,
- * idle workers or other threads from the poll and park events before it;
- * counts per row and per folded stack; sorts on demand. Depends on util/
- * only. */
+ * idle workers or other threads as the task model (task_model.h) has them
+ * then: the task on top of the thread's poll stack, the thread parked or a
+ * worker, the task a worker (the runtime's loop); counts per row and per
+ * folded stack; sorts on demand. Task rows are the model's tasks, the row
+ * index kept in the task (per-task observer data). Depends on util/ and the
+ * task model only. */
 #include "analysis/cpu_samples.h"
 #include "analysis/stack_fold.h"
+#include "analysis/task_model.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -14,18 +18,10 @@
 #include "util/strtab.h"
 #include "util/u64map.h"
 
-#define MAX_DEPTH 8   /* poll nesting followed per thread (BPF keeps as many) */
-
-struct thread {
-	uint64_t task[MAX_DEPTH];
-	uint32_t depth;       /* may exceed MAX_DEPTH: deeper polls are not kept */
-	bool parked, worker;
-};
-
 /* A row being counted: rows 0..2 are scheduler, idle and outside-runtime. */
 struct entry {
 	struct cpu_row row;
-	bool runtime;         /* a poll began inside one of its polls */
+	bool runtime;         /* the model's task is a worker (the runtime's loop) */
 };
 
 /* Samples per (entry, stack id). */
@@ -36,13 +32,14 @@ struct acc {
 
 struct cpu_samples {
 	const struct as_trace_meta *meta;
+	struct task_model *model;    /* tasks, threads (polls, parks, workers) */
+	bool own_model;
+	size_t toff;                 /* per model task: uint32_t, entry index + 1 */
 	struct strtab strs;
 	struct entry *entries;
 	size_t n_entries, cap_entries;
-	struct u64map live;          /* task address -> entry index + 1 */
-	struct thread *threads;
-	size_t n_threads, cap_threads;
-	struct u64map tids;          /* tid + 1 -> thread index */
+	struct u64map unknown;       /* address -> entry index + 1: tasks the model
+	                                never saw (their polls' begins lost) */
 	struct u64map stack_frames;  /* stack id + 1 -> string index + 1 of its frames */
 	struct acc *accs;
 	size_t n_accs, cap_accs;
@@ -75,18 +72,43 @@ static const char *intern(struct cpu_samples *c, const char *s, uint32_t *idx_ou
 	return NULL;
 }
 
-struct cpu_samples *cpu_samples__new(const struct as_trace_meta *meta)
+/* The model's task t turned out to be a worker: so is its row. */
+static void on_worker(void *ctx, struct tm_task *t)
+{
+	struct cpu_samples *c = ctx;
+	uint32_t *slot = tm_task__data(t, c->toff);
+
+	if (*slot)
+		c->entries[*slot - 1].runtime = true;
+}
+
+static const struct tm_ops observer_ops = { .worker = on_worker };
+
+struct cpu_samples *cpu_samples__new_on(struct task_model *m, const struct as_trace_meta *meta)
 {
 	static const char *const names[] = { "scheduler", "idle", "outside-runtime" };
-	struct cpu_samples *c = calloc(1, sizeof(*c));
+	struct cpu_samples *c;
+	int err;
 
+	if (!m) {
+		errno = EINVAL;
+		return NULL;
+	}
+	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
 	c->meta = meta;
+	c->model = m;
 	c->entries = calloc(64, sizeof(*c->entries));
 	if (!c->entries) {
 		free(c);
 		errno = ENOMEM;
+		return NULL;
+	}
+	if ((err = task_model__observe(m, &observer_ops, c, sizeof(uint32_t), &c->toff, 0, NULL))) {
+		free(c->entries);
+		free(c);
+		errno = -err;
 		return NULL;
 	}
 	c->cap_entries = 64;
@@ -96,34 +118,51 @@ struct cpu_samples *cpu_samples__new(const struct as_trace_meta *meta)
 	return c;
 }
 
-static struct thread *thread_of(struct cpu_samples *c, uint32_t tid)
+struct cpu_samples *cpu_samples__new(const struct as_trace_meta *meta)
 {
-	uint64_t v;
+	struct task_model *m = task_model__new(meta);
+	struct cpu_samples *c = m ? cpu_samples__new_on(m, meta) : NULL;
 
-	if (u64map__get(&c->tids, (uint64_t)tid + 1, &v))
-		return &c->threads[v];
-	if (GROW(c->threads, c->n_threads, c->cap_threads, 16))
+	if (!c) {
+		task_model__free(m);
+		errno = ENOMEM;
 		return NULL;
-	if (u64map__set(&c->tids, (uint64_t)tid + 1, c->n_threads))
-		return NULL;
-	memset(&c->threads[c->n_threads], 0, sizeof(c->threads[0]));
-	return &c->threads[c->n_threads++];
+	}
+	c->own_model = true;
+	return c;
 }
 
-static int task_entry(struct cpu_samples *c, uint64_t addr, uint32_t *idx)
+/* The entry of model task t (NULL: a task the model never saw, at addr),
+ * made on its first sample. */
+static int task_entry(struct cpu_samples *c, struct tm_task *t, uint64_t addr, uint32_t *idx)
 {
+	uint32_t *slot = t ? tm_task__data(t, c->toff) : NULL;
 	uint64_t v;
 	int err;
 
-	if (u64map__get(&c->live, addr, &v)) {
+	if (slot && *slot) {
+		*idx = *slot - 1;
+		if (!c->entries[*idx].row.tokio_id)
+			c->entries[*idx].row.tokio_id = t->tokio_id;
+		return 0;
+	}
+	if (!t && u64map__get(&c->unknown, addr, &v)) {
 		*idx = (uint32_t)(v - 1);
 		return 0;
 	}
 	if ((err = GROW(c->entries, c->n_entries, c->cap_entries, 64)))
 		return err;
 	c->entries[c->n_entries] = (struct entry){ .row = { .kind = CPU_ROW_TASK, .task = addr, .name = "?" } };
-	if ((err = u64map__set(&c->live, addr, c->n_entries + 1)))
+	if (t) {
+		c->entries[c->n_entries] = (struct entry){
+			.row = { .kind = CPU_ROW_TASK, .task = t->header, .seq = t->seq,
+				 .tokio_id = t->tokio_id, .name = t->name && *t->name ? t->name : "?" },
+			.runtime = t->worker,
+		};
+		*slot = (uint32_t)c->n_entries + 1;
+	} else if ((err = u64map__set(&c->unknown, addr, c->n_entries + 1))) {
 		return err;
+	}
 	*idx = (uint32_t)c->n_entries++;
 	return 0;
 }
@@ -182,19 +221,19 @@ static int stack_frames(struct cpu_samples *c, const struct as_stack *st, uint32
 
 static int add_sample(struct cpu_samples *c, const struct as_event *ev, const struct as_stack *st)
 {
-	struct thread *t = thread_of(c, ev->tid);
+	const struct tm_thread *th = task_model__thread(c->model, ev->tid);
+	struct tm_task *t = NULL;
 	uint32_t e = E_OTHER, frames;
 	uint64_t v;
 	int err = 0;
 
-	if (!t)
-		return -ENOMEM;
-	if (t->parked)
+	if (th && th->parked)
 		e = E_IDLE;
-	else if (ev->task && ev->task != UINT64_MAX)
-		err = task_entry(c, ev->task, &e);
+	else if ((t = task_model__polled(c->model, ev->tid, ev->task)) ||
+		 (ev->task && ev->task != UINT64_MAX))
+		err = task_entry(c, t, ev->task, &e);
 	else
-		e = t->worker ? E_SCHED : E_OTHER;
+		e = th && th->runs_tasks ? E_SCHED : E_OTHER;
 	if (e >= E_FIRST_TASK && err)
 		return err;
 	if ((err = stack_frames(c, st, &frames)))
@@ -216,61 +255,15 @@ static int add_sample(struct cpu_samples *c, const struct as_event *ev, const st
 
 int cpu_samples__add(struct cpu_samples *c, const struct as_event *ev, const struct as_stack *stack)
 {
-	struct thread *t;
-	uint32_t e;
 	int err;
 
 	if (!c || !ev)
 		return -EINVAL;
 	c->sorted = false;
-	switch (ev->type) {
-	case AS_EV_POLL_BEGIN:
-		if (!(t = thread_of(c, ev->tid)))
-			return -ENOMEM;
-		t->worker = true;
-		if (t->depth > 0 && t->depth <= MAX_DEPTH && t->task[t->depth - 1]) {
-			uint32_t outer;
-			if ((err = task_entry(c, t->task[t->depth - 1], &outer)))
-				return err;
-			c->entries[outer].runtime = true;
-		}
-		if (t->depth < MAX_DEPTH)
-			t->task[t->depth] = ev->task;
-		t->depth++;
-		if (!ev->task || ev->task == UINT64_MAX)
-			return 0;
-		if ((err = task_entry(c, ev->task, &e)))
-			return err;
-		if (ev->other)
-			c->entries[e].row.tokio_id = ev->other;
-		if (!strcmp(c->entries[e].row.name, "?") && c->meta && ev->probe < c->meta->n_probes) {
-			const struct as_probe *p = &c->meta->probes[ev->probe];
-			if (p->future && *p->future &&
-			    !(c->entries[e].row.name = intern(c, p->future, NULL)))
-				return -ENOMEM;
-		}
-		return 0;
-	case AS_EV_POLL_END:
-		if (!(t = thread_of(c, ev->tid)))
-			return -ENOMEM;
-		if (t->depth)
-			t->depth--;
-		return 0;
-	case AS_EV_FREE:
-		u64map__del(&c->live, ev->task);  /* a reused address is a new task */
-		return 0;
-	case AS_EV_PARK:
-	case AS_EV_UNPARK:
-		if (!(t = thread_of(c, ev->tid)))
-			return -ENOMEM;
-		t->worker = true;
-		t->parked = ev->type == AS_EV_PARK;
-		return 0;
-	case AS_EV_SAMPLE:
-		return add_sample(c, ev, stack);
-	default:
-		return 0;
-	}
+	/* its own model sees the event first, as a shared one would */
+	if (c->own_model && (err = task_model__add(c->model, ev)))
+		return err;
+	return ev->type == AS_EV_SAMPLE ? add_sample(c, ev, stack) : 0;
 }
 
 static int by_samples(const void *x, const void *y)
@@ -396,9 +389,9 @@ void cpu_samples__free(struct cpu_samples *c)
 		return;
 	strtab__clear(&c->strs);
 	free(c->entries);
-	u64map__clear(&c->live);
-	free(c->threads);
-	u64map__clear(&c->tids);
+	u64map__clear(&c->unknown);
+	if (c->own_model)
+		task_model__free(c->model);
 	u64map__clear(&c->stack_frames);
 	free(c->accs);
 	u64map__clear(&c->acc_idx);

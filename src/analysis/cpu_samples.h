@@ -3,13 +3,13 @@
  * them. Fed every event of a trace in order, with the stack each sample
  * refers to. Pure C: no libbpf, no I/O, no globals.
  *
- * A sample belongs to the task polled on its thread then. Samples of a
- * worker outside any task poll go to "scheduler", or to "idle" while the
- * worker is parked (between PARK and UNPARK). Tokio's multi_thread worker
- * loop is itself polled as a task: a task inside whose poll another poll
- * began is the runtime's, and its samples count as "scheduler" too.
- * Samples of a thread that never polled or parked are "outside the
- * runtime". */
+ * A sample belongs to the task polled on its thread then (the task
+ * model's: task_model.h). Samples of a worker outside any task poll go to
+ * "scheduler", or to "idle" while the worker is parked (between PARK and
+ * UNPARK). Tokio's multi_thread worker loop is itself polled as a task: a
+ * task the model calls a worker is the runtime's, and its samples count as
+ * "scheduler" too. Samples of a thread that never polled or parked are
+ * "outside the runtime". */
 #ifndef AS_ANALYSIS_CPU_SAMPLES_H
 #define AS_ANALYSIS_CPU_SAMPLES_H
 
@@ -31,6 +31,8 @@ enum cpu_row_kind {
 struct cpu_row {
 	enum cpu_row_kind kind;
 	uint64_t task;         /* CPU_ROW_TASK: header address, else 0 */
+	uint64_t seq;          /* CPU_ROW_TASK: the model's number (1, 2, ...), 0 for
+	                          a task the model never saw polled, else 0 */
 	uint64_t tokio_id;     /* 0 unknown */
 	const char *name;      /* root future of the task's poll probe ("?"), or
 	                          "scheduler", "idle", "outside-runtime" */
@@ -50,9 +52,17 @@ struct cpu_summary {
 	uint64_t tasks;        /* CPU_ROW_TASK rows with samples */
 };
 
+struct task_model;
+
 /* meta is borrowed until cpu_samples__free (probe names). NULL and errno
- * on failure. */
+ * on failure. With a task model of its own, fed by cpu_samples__add(). */
 struct cpu_samples *cpu_samples__new(const struct as_trace_meta *meta);
+/* The same on task model m, shared with other analyses of the run, before
+ * its first event (c observes it): m is borrowed and must outlive c (the
+ * rows' names are its strings); the caller feeds m each event before
+ * cpu_samples__add() (or puts task_model__sink(m) before
+ * cpu_samples__sink(c)). */
+struct cpu_samples *cpu_samples__new_on(struct task_model *m, const struct as_trace_meta *meta);
 /* Takes one event; for AS_EV_SAMPLE, stack is the one its stack field
  * names (NULL when none; read during the call only). Returns 0, -EINVAL
  * for NULL c or ev, or -ENOMEM. */
@@ -67,7 +77,8 @@ const struct cpu_folded *cpu_samples__folded(struct cpu_samples *c, size_t *n);
 /* Summary (tasks counted as rows() does). NULL for NULL c. */
 const struct cpu_summary *cpu_samples__summary(struct cpu_samples *c);
 /* A sink view of x (pipeline/sink.h; ops->free NULL: x stays the caller's):
- * add() is cpu_samples__add() with the event's stack, no finish. */
+ * add() is cpu_samples__add() with the event's stack, no finish. With a
+ * shared model (cpu_samples__new_on()), put task_model__sink() first. */
 struct as_sink cpu_samples__sink(struct cpu_samples *x);
 
 /* Accepts NULL. */

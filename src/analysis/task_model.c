@@ -775,6 +775,15 @@ struct tm_task *task_model__task(const struct task_model *m, uint64_t header)
 	return m && header && header != UINT64_MAX ? live_get(m, header) : NULL;
 }
 
+struct tm_task *task_model__polled(const struct task_model *m, uint32_t tid, uint64_t header)
+{
+	const struct tm_thread *th = task_model__thread(m, tid);
+
+	if (th && th->depth)
+		return th->stack[th->depth - 1].task;
+	return task_model__task(m, header);
+}
+
 size_t task_model__live(const struct task_model *m)
 {
 	return m ? m->live.len : 0;

@@ -47,15 +47,16 @@
  *
  *   m = task_model__new(meta);
  *   an = analysis__new_on(m, meta, &opts);   fu = futures__new_on(m, meta, NULL);
- *   bl = blocking__new_on(m, meta);          uc = usdt_counts__new(meta);
+ *   bl = blocking__new_on(m, meta);          uc = usdt_counts__new_on(m, meta);
  *   struct as_sink s[] = { task_model__sink(m), analysis__sink(an),
  *                          futures__sink(fu), blocking__sink(bl), usdt_counts__sink(uc) };
  *   pipeline_run(src, s, 5, &popts, &res);   (finishes each, in that order)
  *   ... read the results; free an, fu, bl, uc, then m.
  *
- * Each of those also has a constructor that makes a model of its own
- * (analysis__new_opts(), futures__new(), ...) for a run alone; blocking's
- * own model follows threads only (task_model__new_frames()).
+ * (the CPU-sample and io_uring analyses likewise: cpu_samples__new_on(),
+ * uring__new_on()). Each of those also has a constructor that makes a model
+ * of its own (analysis__new_opts(), futures__new(), blocking__new(), ...)
+ * for a run alone.
  *
  * Ownership: tasks and threads are owned by the model; a task pointer is
  * valid from born() until the callback after its gone() or cut() returns
@@ -250,6 +251,11 @@ bool task_model__worker_name(const struct task_model *m, const char *name);
 const struct tm_thread *task_model__thread(const struct task_model *m, uint32_t tid);
 /* The live task at header, or NULL. */
 struct tm_task *task_model__task(const struct task_model *m, uint64_t header);
+/* The task polled now on thread tid: the innermost poll on its stack;
+ * when none, the live task at header (the task an event such as
+ * AS_EV_OFFCPU names, polled where the model lost the poll's begin), or
+ * NULL. */
+struct tm_task *task_model__polled(const struct task_model *m, uint32_t tid, uint64_t header);
 /* Live tasks now (after finish: the tasks cut at the end). */
 size_t task_model__live(const struct task_model *m);
 /* Calls fn for each live task, in no particular order. */

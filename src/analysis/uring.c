@@ -1,5 +1,8 @@
 /* io_uring analysis: per task counters and a latency histogram
- * (analysis/hist). Depends on util/ and analysis/hist only. */
+ * (analysis/hist). Task rows are the task model's tasks (task_model.h):
+ * the task polled on the submitting thread, its row index kept in the task
+ * (per-task observer data). Depends on util/, analysis/hist and the task
+ * model only. */
 #include "analysis/uring.h"
 
 #include <errno.h>
@@ -8,7 +11,7 @@
 #include <string.h>
 
 #include "analysis/hist.h"
-#include "util/strtab.h"
+#include "analysis/task_model.h"
 #include "util/u64map.h"
 
 struct row {
@@ -18,27 +21,44 @@ struct row {
 
 struct uring {
 	const struct as_trace_meta *meta;
-	struct strtab strs;
+	struct task_model *model;
+	bool own_model;
+	size_t toff;           /* per model task: uint32_t, row index (0 none) */
 	struct row *rows;      /* rows[0]: outside polls */
 	size_t n, cap;
-	struct u64map live;    /* task address -> row index */
+	struct u64map unknown; /* address -> row index: tasks the model never saw
+	                          (their polls' begins lost) */
 	struct uring_task *view;
 	size_t n_view;
 	bool sorted;
 	struct uring_summary sum;
 };
 
-struct uring *uring__new(const struct as_trace_meta *meta)
+struct uring *uring__new_on(struct task_model *m, const struct as_trace_meta *meta)
 {
-	struct uring *u = calloc(1, sizeof(*u));
+	static const struct tm_ops none = { 0 };  /* rows are looked up at requests */
+	struct uring *u;
+	int err;
 
+	if (!m) {
+		errno = EINVAL;
+		return NULL;
+	}
+	u = calloc(1, sizeof(*u));
 	if (!u)
 		return NULL;
 	u->meta = meta;
+	u->model = m;
 	u->rows = calloc(16, sizeof(*u->rows));
 	if (!u->rows) {
 		free(u);
 		errno = ENOMEM;
+		return NULL;
+	}
+	if ((err = task_model__observe(m, &none, u, sizeof(uint32_t), &u->toff, 0, NULL))) {
+		free(u->rows);
+		free(u);
+		errno = -err;
 		return NULL;
 	}
 	u->cap = 16;
@@ -47,15 +67,39 @@ struct uring *uring__new(const struct as_trace_meta *meta)
 	return u;
 }
 
-static int row_of(struct uring *u, uint64_t task, size_t *idx)
+struct uring *uring__new(const struct as_trace_meta *meta)
 {
-	uint64_t v;
+	struct task_model *m = task_model__new(meta);
+	struct uring *u = m ? uring__new_on(m, meta) : NULL;
 
-	if (!task || task == UINT64_MAX) {
+	if (!u) {
+		task_model__free(m);
+		errno = ENOMEM;
+		return NULL;
+	}
+	u->own_model = true;
+	return u;
+}
+
+/* The row of the request ev: its thread's task polled then (the model's),
+ * or rows[0] outside polls. */
+static int row_of(struct uring *u, const struct as_event *ev, size_t *idx)
+{
+	struct tm_task *t = task_model__polled(u->model, ev->tid, ev->task);
+	uint32_t *slot = t ? tm_task__data(t, u->toff) : NULL;
+	uint64_t task = ev->task, v;
+
+	if (!t && (!task || task == UINT64_MAX)) {
 		*idx = 0;
 		return 0;
 	}
-	if (u64map__get(&u->live, task, &v)) {
+	if (slot && *slot) {
+		*idx = *slot;
+		if (!u->rows[*idx].t.tokio_id)
+			u->rows[*idx].t.tokio_id = t->tokio_id;
+		return 0;
+	}
+	if (!t && u64map__get(&u->unknown, task, &v)) {
 		*idx = (size_t)v;
 		return 0;
 	}
@@ -67,11 +111,18 @@ static int row_of(struct uring *u, uint64_t task, size_t *idx)
 		u->rows = r;
 		u->cap = cap;
 	}
-	if (u64map__set(&u->live, task, u->n))
+	if (!t && u64map__set(&u->unknown, task, u->n))
 		return -ENOMEM;
 	memset(&u->rows[u->n], 0, sizeof(u->rows[0]));
 	u->rows[u->n].t.task = task;
 	u->rows[u->n].t.name = "?";
+	if (t) {
+		u->rows[u->n].t.task = t->header;
+		u->rows[u->n].t.seq = t->seq;
+		u->rows[u->n].t.tokio_id = t->tokio_id;
+		u->rows[u->n].t.name = t->name && *t->name ? t->name : "?";
+		*slot = (uint32_t)u->n;
+	}
 	*idx = u->n++;
 	return 0;
 }
@@ -83,32 +134,12 @@ int uring__add(struct uring *u, const struct as_event *ev)
 
 	if (!u || !ev)
 		return -EINVAL;
+	/* its own model sees the event first, as a shared one would */
+	if (u->own_model && (err = task_model__add(u->model, ev)))
+		return err;
 	switch (ev->type) {
-	case AS_EV_POLL_BEGIN:
-		if (!ev->task || ev->task == UINT64_MAX)
-			return 0;
-		if ((err = row_of(u, ev->task, &i)))
-			return err;
-		if (ev->other)
-			u->rows[i].t.tokio_id = ev->other;
-		if (!strcmp(u->rows[i].t.name, "?") && u->meta && ev->probe < u->meta->n_probes) {
-			const struct as_probe *p = &u->meta->probes[ev->probe];
-			uint32_t s;
-			if (p->future && *p->future) {
-				size_t len = strlen(p->future);
-				if (!strtab__find(&u->strs, p->future, len, &s) &&
-				    strtab__add(&u->strs, p->future, len, &s))
-					return -ENOMEM;
-				u->rows[i].t.name = strtab__get(&u->strs, s);
-			}
-		}
-		return 0;
-	case AS_EV_FREE:
-		if (ev->task && ev->task != UINT64_MAX)
-			u64map__del(&u->live, ev->task);  /* a reused address is a new task */
-		return 0;
 	case AS_EV_URING:
-		if ((err = row_of(u, ev->task, &i)))
+		if ((err = row_of(u, ev, &i)))
 			return err;
 		u->sorted = false;
 		if (ev->flags & AS_URING_COMPLETE) {
@@ -176,8 +207,9 @@ void uring__free(struct uring *u)
 	for (size_t i = 0; i < u->n; i++)
 		hist__clear(&u->rows[i].lat);
 	free(u->rows);
-	u64map__clear(&u->live);
-	strtab__clear(&u->strs);
+	u64map__clear(&u->unknown);
+	if (u->own_model)
+		task_model__free(u->model);
 	free(u->view);
 	free(u);
 }

@@ -1,6 +1,9 @@
-/* USDT hit counting: probes grouped by their "provider:name" symbol; task
- * identities by header address between first sight and FREE. */
+/* USDT hit counting: probes grouped by their "provider:name" symbol; the
+ * task of a hit is the task model's (task_model.h): the task polled on its
+ * thread then, one row per (probe, model task). Depends on util/ and the
+ * task model only. */
 #include "analysis/usdt_counts.h"
+#include "analysis/task_model.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -9,23 +12,19 @@
 
 #include "util/u64map.h"
 
-struct live {
-	uint64_t ident;           /* 1, 2, ...: one per task identity */
-	uint64_t tokio_id;
-	const char *name;
-};
+/* Row keys: probe << 40 | ident; ident the model's seq, or UNKNOWN_IDENT +
+ * n for the n-th address of a task the model never saw. */
+#define UNKNOWN_IDENT (1ull << 39)
 
 struct usdt_counts {
 	const struct as_trace_meta *meta;
 	size_t *group;            /* per meta probe: index into probes, SIZE_MAX none */
 	struct usdt_probe_count *probes;
 	size_t n_probes;
-	struct live *live;        /* slots; the freed ones listed in free_live */
-	size_t n_live, cap_live;
-	size_t *free_live;
-	size_t n_free;
-	struct u64map by_addr;    /* task address -> live slot + 1 */
-	uint64_t next_ident;
+	struct task_model *model;
+	bool own_model;
+	struct u64map unknown;    /* address -> n: tasks the model never saw (their
+	                             polls' begins lost) */
 	struct usdt_task_count *rows;
 	size_t n_rows, cap_rows;
 	struct u64map by_key;     /* (probe << 40 | ident) -> row index */
@@ -33,14 +32,19 @@ struct usdt_counts {
 	bool finished;
 };
 
-struct usdt_counts *usdt_counts__new(const struct as_trace_meta *meta)
+struct usdt_counts *usdt_counts__new_on(struct task_model *m, const struct as_trace_meta *meta)
 {
-	struct usdt_counts *c = calloc(1, sizeof(*c));
+	struct usdt_counts *c = NULL;
 
+	if (!m) {
+		errno = EINVAL;
+		return NULL;
+	}
+	c = calloc(1, sizeof(*c));
 	if (!c)
 		goto fail;
 	c->meta = meta;
-	c->next_ident = 1;
+	c->model = m;
 	c->group = calloc(meta->n_probes ? meta->n_probes : 1, sizeof(*c->group));
 	c->probes = calloc(meta->n_probes ? meta->n_probes : 1, sizeof(*c->probes));
 	if (!c->group || !c->probes)
@@ -65,39 +69,18 @@ fail:
 	return NULL;
 }
 
-/* The live slot of task addr, created when absent; NULL on ENOMEM. */
-static struct live *live_get(struct usdt_counts *c, uint64_t addr)
+struct usdt_counts *usdt_counts__new(const struct as_trace_meta *meta)
 {
-	uint64_t v;
-	size_t slot;
+	struct task_model *m = task_model__new(meta);
+	struct usdt_counts *c = m ? usdt_counts__new_on(m, meta) : NULL;
 
-	if (addr == UINT64_MAX)
-		return NULL;
-	if (u64map__get(&c->by_addr, addr, &v))
-		return &c->live[v - 1];
-	if (c->n_free) {
-		slot = c->free_live[--c->n_free];
-	} else {
-		if (c->n_live == c->cap_live) {
-			size_t cap = c->cap_live ? c->cap_live * 2 : 64;
-			struct live *l = realloc(c->live, cap * sizeof(*l));
-			if (!l)
-				return NULL;
-			c->live = l;
-			size_t *f = realloc(c->free_live, cap * sizeof(*f));
-			if (!f)
-				return NULL;
-			c->free_live = f;
-			c->cap_live = cap;
-		}
-		slot = c->n_live++;
-	}
-	if (u64map__set(&c->by_addr, addr, slot + 1)) {
-		c->free_live[c->n_free++] = slot;
+	if (!c) {
+		task_model__free(m);
+		errno = ENOMEM;
 		return NULL;
 	}
-	c->live[slot] = (struct live){ .ident = c->next_ident++ };
-	return &c->live[slot];
+	c->own_model = true;
+	return c;
 }
 
 static int on_usdt(struct usdt_counts *c, const struct as_event *ev)
@@ -116,13 +99,24 @@ static int on_usdt(struct usdt_counts *c, const struct as_event *ev)
 		p->arg_max = arg;
 	p->hits++;
 	c->total++;
-	if (!ev->task || ev->task == UINT64_MAX)
+	/* the task polled on its thread then (ev->task) */
+	struct tm_task *t = task_model__polled(c->model, ev->tid, ev->task);
+	uint64_t ident, v;
+
+	if (!t && (!ev->task || ev->task == UINT64_MAX))
 		return 0;
 	p->in_task++;
-	struct live *l = live_get(c, ev->task);
-	if (!l)
-		return -ENOMEM;
-	uint64_t key = (uint64_t)g << 40 | l->ident, v;
+	if (t) {
+		ident = t->seq;
+	} else if (u64map__get(&c->unknown, ev->task, &v)) {
+		ident = UNKNOWN_IDENT + v;
+	} else {
+		v = c->unknown.len + 1;
+		if (u64map__set(&c->unknown, ev->task, v))
+			return -ENOMEM;
+		ident = UNKNOWN_IDENT + v;
+	}
+	uint64_t key = (uint64_t)g << 40 | ident;
 	struct usdt_task_count *r;
 	if (u64map__get(&c->by_key, key, &v)) {
 		r = &c->rows[v];
@@ -138,45 +132,27 @@ static int on_usdt(struct usdt_counts *c, const struct as_event *ev)
 		if (u64map__set(&c->by_key, key, c->n_rows))
 			return -ENOMEM;
 		r = &c->rows[c->n_rows++];
-		*r = (struct usdt_task_count){ .probe = g, .task = ev->task, .first_ts = ev->ts };
+		*r = (struct usdt_task_count){ .probe = g, .task = t ? t->header : ev->task,
+					       .seq = t ? t->seq : 0, .first_ts = ev->ts };
 	}
 	r->hits++;
-	r->tokio_id = l->tokio_id;
-	r->name = l->name;
+	if (t) {
+		r->tokio_id = t->tokio_id;
+		r->name = t->name && *t->name ? t->name : NULL;
+	}
 	return 0;
 }
 
 int usdt_counts__add(struct usdt_counts *c, const struct as_event *ev)
 {
+	int err;
+
 	if (c->finished)
 		return -EINVAL;
-	switch (ev->type) {
-	case AS_EV_USDT:
-		return on_usdt(c, ev);
-	case AS_EV_POLL_BEGIN: {
-		if (!ev->task || !c->n_probes)
-			return 0;
-		struct live *l = live_get(c, ev->task);
-		if (!l)
-			return -ENOMEM;
-		if (ev->other)
-			l->tokio_id = ev->other;
-		if (ev->probe < c->meta->n_probes && c->meta->probes[ev->probe].future &&
-		    c->meta->probes[ev->probe].future[0])
-			l->name = c->meta->probes[ev->probe].future;
-		return 0;
-	}
-	case AS_EV_FREE: {
-		uint64_t v;
-		if (ev->task && u64map__get(&c->by_addr, ev->task, &v)) {
-			u64map__del(&c->by_addr, ev->task);
-			c->free_live[c->n_free++] = (size_t)(v - 1);
-		}
-		return 0;
-	}
-	default:
-		return 0;
-	}
+	/* its own model sees the event first, as a shared one would */
+	if (c->own_model && (err = task_model__add(c->model, ev)))
+		return err;
+	return ev->type == AS_EV_USDT ? on_usdt(c, ev) : 0;
 }
 
 const struct usdt_probe_count *usdt_counts__probes(const struct usdt_counts *c, size_t *n)
@@ -228,9 +204,9 @@ void usdt_counts__free(struct usdt_counts *c)
 		return;
 	free(c->group);
 	free(c->probes);
-	free(c->live);
-	free(c->free_live);
-	u64map__clear(&c->by_addr);
+	u64map__clear(&c->unknown);
+	if (c->own_model)
+		task_model__free(c->model);
 	free(c->rows);
 	u64map__clear(&c->by_key);
 	free(c);

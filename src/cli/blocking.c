@@ -9,6 +9,7 @@
 
 #include "analysis/blocking.h"
 #include "analysis/runq.h"
+#include "analysis/task_model.h"
 #include "cli/commands.h"
 #include "cli/progress.h"
 #include "output/blocking_report.h"
@@ -57,6 +58,7 @@ static int on_opt(void *ctx, const struct cli_opt *opt, const struct cli_val *v)
 int cmd_blocking(int argc, char **argv)
 {
 	struct as_source src = { 0 }, *r = &src;
+	struct task_model *m = NULL;
 	struct blocking *b = NULL;
 	struct runq *q = NULL;
 	char err[1024];
@@ -77,17 +79,19 @@ int cmd_blocking(int argc, char **argv)
 		cli_error("%s", err);
 		goto out;
 	}
-	b = blocking__new(as_source__meta(r));
+	m = task_model__new(as_source__meta(r));
+	b = m ? blocking__new_on(m, as_source__meta(r)) : NULL;
 	q = runq__new();
 	if (!b || !q) {
 		cli_error("out of memory");
 		goto out;
 	}
-	/* off-CPU intervals and run-queue waits from the same events */
-	struct as_sink sinks[] = { blocking__sink(b), runq__sink(q) };
+	/* off-CPU intervals and run-queue waits from the same events; the
+	 * model first: the off-CPU analysis observes it */
+	struct as_sink sinks[] = { task_model__sink(m), blocking__sink(b), runq__sink(q) };
 	struct pipeline_result res;
 
-	if (cli_run(r, &(struct cli_run_opts){ .path = argv[first], .partial = partial }, sinks, 2,
+	if (cli_run(r, &(struct cli_run_opts){ .path = argv[first], .partial = partial }, sinks, 3,
 		    &res))
 		goto out;
 	f = cli_open_output(o.output);
@@ -112,6 +116,7 @@ out:
 	if (f && f != stdout)
 		fclose(f);
 	blocking__free(b);
+	task_model__free(m);
 	runq__free(q);
 	as_source__free(r);
 	return ret;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analysis/cpu_samples.h"
+#include "analysis/task_model.h"
 #include "cli/commands.h"
 #include "cli/progress.h"
 #include "output/cpu_report.h"
@@ -53,6 +54,7 @@ static int on_opt(void *ctx, const struct cli_opt *opt, const struct cli_val *v)
 int cmd_cpu(int argc, char **argv)
 {
 	struct as_source src = { 0 }, *r = &src;
+	struct task_model *m = NULL;
 	struct cpu_samples *cs = NULL;
 	char err[1024];
 	int first, ret;
@@ -72,15 +74,17 @@ int cmd_cpu(int argc, char **argv)
 		cli_error("%s", err);
 		goto out;
 	}
-	cs = cpu_samples__new(as_source__meta(r));
+	m = task_model__new(as_source__meta(r));
+	cs = m ? cpu_samples__new_on(m, as_source__meta(r)) : NULL;
 	if (!cs) {
 		cli_error("out of memory");
 		goto out;
 	}
-	struct as_sink sink = cpu_samples__sink(cs);
+	/* the model first: the analysis observes it */
+	struct as_sink sinks[] = { task_model__sink(m), cpu_samples__sink(cs) };
 	struct pipeline_result res;
 
-	if (cli_run(r, &(struct cli_run_opts){ .path = argv[first], .partial = partial }, &sink, 1,
+	if (cli_run(r, &(struct cli_run_opts){ .path = argv[first], .partial = partial }, sinks, 2,
 		    &res))
 		goto out;
 	f = cli_open_output(o.output);
@@ -104,6 +108,7 @@ out:
 	if (f && f != stdout)
 		fclose(f);
 	cpu_samples__free(cs);
+	task_model__free(m);
 	as_source__free(r);
 	return ret;
 }

@@ -160,9 +160,9 @@ static bool has_futures(const struct as_trace_meta *meta)
 }
 
 /* Pass 1 is one task model observed by the task analysis, the futures
- * analysis (traces with future probes), the off-CPU analysis and, for the
- * HTML page, the CPU-sample, run-queue and io_uring analyses; the USDT
- * counts need no model. Pass 2 (JSON, HTML) is the same input again into a
+ * analysis (traces with future probes), the off-CPU analysis, the USDT
+ * counts and, for the HTML page, the CPU-sample and io_uring analyses (the
+ * run-queue analysis, beside them, follows threads alone). Pass 2 (JSON, HTML) is the same input again into a
  * timeline, which needs pass 1's bounds for its buckets. */
 int report_run(const struct report_args *args)
 {
@@ -193,20 +193,21 @@ int report_run(const struct report_args *args)
 	meta = as_source__meta(r);
 	m = task_model__new(meta);
 	an = m ? analysis__new_on(m, meta, &args->ao) : NULL;
-	uc = usdt_counts__new(meta);
+	uc = m ? usdt_counts__new_on(m, meta) : NULL;
 	bl = m ? blocking__new_on(m, meta) : NULL;
 	fu = m && has_futures(meta) ? futures__new_on(m, meta, NULL) : NULL;
 	if (html) {
-		hin.cpu = cpu_samples__new(meta);
+		hin.cpu = m ? cpu_samples__new_on(m, meta) : NULL;
 		hin.runq = runq__new();
-		hin.uring = uring__new(meta);
+		hin.uring = m ? uring__new_on(m, meta) : NULL;
 	}
 	if (!an || !uc || !bl || (has_futures(meta) && !fu) ||
 	    (html && (!hin.cpu || !hin.runq || !hin.uring))) {
 		cli_error("out of memory");
 		goto cleanup;
 	}
-	/* the model first: its observers (an, fu, bl) see each event through it */
+	/* the model first: its observers (an, fu, bl, uc and the HTML page's
+	 * CPU-sample and io_uring analyses) see each event through it */
 	sinks[n++] = task_model__sink(m);
 	sinks[n++] = analysis__sink(an);
 	if (fu)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis/task_model.h"
 #include "analysis/uring.h"
 #include "cli/commands.h"
 #include "cli/progress.h"
@@ -51,6 +52,7 @@ static int on_opt(void *ctx, const struct cli_opt *opt, const struct cli_val *v)
 int cmd_uring(int argc, char **argv)
 {
 	struct as_source src = { 0 }, *r = &src;
+	struct task_model *m = NULL;
 	struct uring *u = NULL;
 	char err[1024];
 	int first, ret;
@@ -70,15 +72,17 @@ int cmd_uring(int argc, char **argv)
 		cli_error("%s", err);
 		goto out;
 	}
-	u = uring__new(as_source__meta(r));
+	m = task_model__new(as_source__meta(r));
+	u = m ? uring__new_on(m, as_source__meta(r)) : NULL;
 	if (!u) {
 		cli_error("out of memory");
 		goto out;
 	}
-	struct as_sink sink = uring__sink(u);
+	/* the model first: the analysis observes it */
+	struct as_sink sinks[] = { task_model__sink(m), uring__sink(u) };
 	struct pipeline_result res;
 
-	if (cli_run(r, &(struct cli_run_opts){ .path = argv[first], .partial = partial }, &sink, 1,
+	if (cli_run(r, &(struct cli_run_opts){ .path = argv[first], .partial = partial }, sinks, 2,
 		    &res))
 		goto out;
 	f = cli_open_output(o.output);
@@ -101,6 +105,7 @@ out:
 	if (f && f != stdout)
 		fclose(f);
 	uring__free(u);
+	task_model__free(m);
 	as_source__free(r);
 	return ret;
 }

@@ -31,7 +31,7 @@ int blocking_report_text(FILE *out, struct blocking *b)
 	for (size_t i = 0; i < n && i < BLOCKING_REPORT_TASKS; i++) {
 		char id[TASK_ID_MAX];
 
-		fprintf(out, "  %s %s", task_id_format(id, sizeof(id), t[i].tokio_id, 0, t[i].task),
+		fprintf(out, "  %s %s", task_id_format(id, sizeof(id), t[i].tokio_id, t[i].seq, t[i].task),
 			t[i].name);
 		fprintf(out, "  off-CPU %.3f ms  %" PRIu64 " intervals", ms(t[i].ns), t[i].count);
 		if (t[i].preempted_ns)

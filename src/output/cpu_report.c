@@ -36,7 +36,7 @@ int cpu_report_text(FILE *out, struct cpu_samples *c)
 		fprintf(out, "  %7" PRIu64 "  %5.1f%%  ", r[i].samples,
 			100.0 * (double)r[i].samples / (double)s->samples);
 		if (r[i].kind == CPU_ROW_TASK)
-			fprintf(out, "%s ", task_id_format(id, sizeof(id), r[i].tokio_id, 0, r[i].task));
+			fprintf(out, "%s ", task_id_format(id, sizeof(id), r[i].tokio_id, r[i].seq, r[i].task));
 		fprintf(out, "%s\n", r[i].name);
 	}
 	if (n > CPU_REPORT_ROWS)

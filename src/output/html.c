@@ -16,7 +16,7 @@
  *     of the stacks left out)},
  *  "cpu": {"samples", "in_tasks", "tasks", "rows": [{"kind" ("task"|
  *     "scheduler"|"idle"|"outside-runtime"), "task" (the identity,
- *     util/task_id.h: "#3", or the address; null for other kinds), "header"
+ *     util/task_id.h: "#3", "~7", or the address; null for other kinds), "header"
  *     ("0x..." or null), "id" (tokio id or null), "name", "samples"}] (most
  *     first, at most HTML_ROWS_MAX), "rows_total", "rows_omitted_samples",
  *     "stacks": [[line, samples], ...], "stacks_total", "stacks_omitted"
@@ -77,15 +77,15 @@ static int write_escaped(FILE *out, const char *json, size_t len)
 	return 0;
 }
 
-/* "task", "header" and "id" of a task: its identity (null when neither is
+/* "task", "header" and "id" of a task: its identity (null when none is
  * known), its address ("0x...", null for 0) and its tokio id (null when
  * unknown). */
-static void task_ids(struct json_writer *w, uint64_t task, uint64_t tokio_id)
+static void task_ids(struct json_writer *w, uint64_t task, uint64_t seq, uint64_t tokio_id)
 {
 	char hex[24], id[TASK_ID_MAX];
 
-	json_writer__kv_string(w, "task", task || tokio_id ?
-			       task_id_format(id, sizeof(id), tokio_id, 0, task) : NULL);
+	json_writer__kv_string(w, "task", task || seq || tokio_id ?
+			       task_id_format(id, sizeof(id), tokio_id, seq, task) : NULL);
 	snprintf(hex, sizeof(hex), "0x%" PRIx64, task);
 	json_writer__kv_string(w, "header", task ? hex : NULL);
 	json_writer__key(w, "id");
@@ -185,6 +185,7 @@ static int cpu_json(struct json_writer *w, struct cpu_samples *c)
 		json_writer__kv_string(w, "kind", (unsigned)r[i].kind < sizeof(kinds) / sizeof(kinds[0])
 				       ? kinds[r[i].kind] : NULL);
 		task_ids(w, r[i].kind == CPU_ROW_TASK ? r[i].task : 0,
+			 r[i].kind == CPU_ROW_TASK ? r[i].seq : 0,
 			 r[i].kind == CPU_ROW_TASK ? r[i].tokio_id : 0);
 		json_writer__kv_string(w, "name", r[i].name);
 		json_writer__kv_u64(w, "samples", r[i].samples);
@@ -248,7 +249,7 @@ static int uring_json(struct json_writer *w, struct uring *u)
 	json_writer__begin_array(w);
 	for (size_t i = 0; i < n && i < HTML_ROWS_MAX; i++) {
 		json_writer__begin_object(w);
-		task_ids(w, t[i].task, t[i].tokio_id);
+		task_ids(w, t[i].task, t[i].seq, t[i].tokio_id);
 		json_writer__kv_string(w, "name", t[i].name);
 		json_writer__kv_u64(w, "submitted", t[i].submitted);
 		json_writer__kv_u64(w, "completed", t[i].completed);

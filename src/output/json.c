@@ -13,7 +13,8 @@
  * Tasks: every object about a task has "task", its identity as every output
  * shows it (util/task_id.h): "#3", the runtime's id (Tokio's task id), else
  * "~7", its seq (1, 2, ... in order of first sight in the trace), else, where
- * only the address is known (blocking, usdt), "0x..."; null where no task
+ * only the address is known (a blocking or usdt task whose polls' begins
+ * the task model lost), "0x..."; null where no task
  * (a group end, a waker that is no task). "id", "seq" and "header" stay as
  * they were.
  *
@@ -525,7 +526,7 @@ static void blocking_json(struct json_writer *w, struct blocking *b)
 	json_writer__begin_array(w);
 	for (size_t i = 0; i < n; i++) {
 		json_writer__begin_object(w);
-		task_key(w, "task", t[i].tokio_id, 0, t[i].task);
+		task_key(w, "task", t[i].tokio_id, t[i].seq, t[i].task);
 		snprintf(hex, sizeof(hex), "0x%" PRIx64, t[i].task);
 		json_writer__kv_string(w, "header", hex);
 		json_writer__key(w, "id");
@@ -598,7 +599,7 @@ static void usdt_json(struct json_writer *w, const struct usdt_counts *uc)
 	json_writer__begin_array(w);
 	for (size_t i = 0; i < nt; i++) {
 		json_writer__begin_object(w);
-		task_key(w, "task", t[i].tokio_id, 0, t[i].task);
+		task_key(w, "task", t[i].tokio_id, t[i].seq, t[i].task);
 		json_writer__kv_string(w, "probe", t[i].probe < np ? p[t[i].probe].probe : NULL);
 		snprintf(hex, sizeof(hex), "0x%" PRIx64, t[i].task);
 		json_writer__kv_string(w, "header", hex);

@@ -41,7 +41,7 @@ int uring_report_text(FILE *out, struct uring *u)
 			t[i].submitted, t[i].completed, t[i].errors, ms(t[i].p50_ns), ms(t[i].p99_ns),
 			ms(t[i].max_ns));
 		if (t[i].task || t[i].tokio_id) /* task 0: outside any poll */
-			fprintf(out, "%s ", task_id_format(id, sizeof(id), t[i].tokio_id, 0, t[i].task));
+			fprintf(out, "%s ", task_id_format(id, sizeof(id), t[i].tokio_id, t[i].seq, t[i].task));
 		fprintf(out, "%s\n", t[i].name);
 	}
 	if (n > URING_REPORT_TASKS)

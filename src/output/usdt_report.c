@@ -45,7 +45,7 @@ int usdt_report_text(FILE *out, const struct usdt_counts *c)
 			char id[TASK_ID_MAX];
 
 			fprintf(out, "%-34s %6" PRIu64 "  %s %s\n", p[t[i].probe].probe, t[i].hits,
-				task_id_format(id, sizeof(id), t[i].tokio_id, 0, t[i].task),
+				task_id_format(id, sizeof(id), t[i].tokio_id, t[i].seq, t[i].task),
 				t[i].name ? t[i].name : "?");
 		}
 	}

@@ -2,7 +2,8 @@
  * cycle the model publishes out, recorded by an observer as one line per
  * callback and compared exactly; counts of each kind exact. Also: several
  * observers of one model (each gets everything, in registration order, with
- * bytes of its own in each task), the sink view, frames. No timing, no root. */
+ * bytes of its own in each task), the sink view, frames; the analyses that
+ * observe a shared model name its tasks. No timing, no root. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,8 +19,12 @@
 #include "analysis/task_model.h"
 #include "analysis/tasks.h"
 #include "harness.h"
+#include "output/blocking_report.h"
+#include "output/cpu_report.h"
 #include "output/folded.h"
 #include "output/perfetto.h"
+#include "output/uring_report.h"
+#include "output/usdt_report.h"
 #include "pipeline/pipeline.h"
 
 #define P_USER 0
@@ -679,6 +684,179 @@ static void test_exporters_on_shared_model(void)
 		free(buf[i]);
 }
 
+/* The off-CPU, CPU-sample, io_uring and USDT analyses on one model
+ * (X__new_on): a row is the model's task polled on the event's thread (its
+ * seq, tokio id, name), an address polled again after FREE a new task in
+ * all four, a worker task's samples the scheduler's; their reports name a
+ * task #ID, else ~SEQ. task_model__polled(): the innermost poll, else the
+ * live task at the header, else NULL. */
+#define TC 0x3000
+
+static void test_observers_seq(void)
+{
+	static struct as_probe uprobes[] = {
+		{ .role = AS_ROLE_POLL, .symbol = "raw::poll", .future = "app::io" },
+		{ .role = AS_ROLE_USDT, .symbol = "app:hit" },
+		{ .role = AS_ROLE_POLL, .symbol = "raw::poll", .future = "rt::worker" },
+	};
+	static const struct as_trace_meta umeta = {
+		.format_version = 7, .runtime = "tokio", .probes = uprobes, .n_probes = 3,
+	};
+	static const struct as_event evs[] = {
+		{ .type = AS_EV_THREAD, .tid = 1, .ts = 1, .str = "w1" },
+		/* task 1 at A, no runtime id: one of each */
+		{ .type = AS_EV_POLL_BEGIN, .tid = 1, .ts = 2, .task = A, .probe = 0 },
+		{ .type = AS_EV_OFFCPU, .tid = 1, .ts = 3, .task = A, .other = 100 },
+		{ .type = AS_EV_SAMPLE, .tid = 1, .ts = 4, .task = A },
+		{ .type = AS_EV_URING, .tid = 1, .ts = 5, .task = A, .other = 22 },
+		{ .type = AS_EV_URING, .tid = 1, .ts = 6, .task = A, .other = 40,
+		  .flags = AS_URING_COMPLETE },
+		{ .type = AS_EV_USDT, .tid = 1, .ts = 7, .task = A, .probe = 1, .other = 5 },
+		{ .type = AS_EV_POLL_END, .tid = 1, .ts = 8, .task = A, .flags = AS_POLL_READY },
+		{ .type = AS_EV_FREE, .tid = 1, .ts = 9, .task = A },
+		/* task 2 reuses A, tokio id 9: two of each */
+		{ .type = AS_EV_POLL_BEGIN, .tid = 1, .ts = 10, .task = A, .probe = 0, .other = 9 },
+		{ .type = AS_EV_OFFCPU, .tid = 1, .ts = 11, .task = A, .other = 300 },
+		{ .type = AS_EV_SAMPLE, .tid = 1, .ts = 12, .task = A },
+		{ .type = AS_EV_SAMPLE, .tid = 1, .ts = 13, .task = A },
+		{ .type = AS_EV_URING, .tid = 1, .ts = 14, .task = A, .other = 22 },
+		{ .type = AS_EV_URING, .tid = 1, .ts = 15, .task = A, .other = 22 },
+		{ .type = AS_EV_USDT, .tid = 1, .ts = 16, .task = A, .probe = 1, .other = 6 },
+		{ .type = AS_EV_USDT, .tid = 1, .ts = 17, .task = A, .probe = 1, .other = 7 },
+		{ .type = AS_EV_POLL_END, .tid = 1, .ts = 18, .task = A },
+		/* task 3 at B on thread 2, a worker once task 4 is polled inside
+		 * it: its sample is the scheduler's, task 4's its own */
+		{ .type = AS_EV_POLL_BEGIN, .tid = 2, .ts = 20, .task = B, .probe = 2 },
+		{ .type = AS_EV_SAMPLE, .tid = 2, .ts = 21, .task = B },
+		{ .type = AS_EV_POLL_BEGIN, .tid = 2, .ts = 22, .task = TC, .probe = 0 },
+		{ .type = AS_EV_SAMPLE, .tid = 2, .ts = 23, .task = TC },
+		{ .type = AS_EV_POLL_END, .tid = 2, .ts = 24, .task = TC },
+		{ .type = AS_EV_POLL_END, .tid = 2, .ts = 25, .task = B },
+	};
+	struct arr_src a = { .evs = evs, .n = sizeof(evs) / sizeof(evs[0]),
+			     .end = { .events = sizeof(evs) / sizeof(evs[0]), .end_ns = 30 } };
+	struct as_source src = { .ops = &arr_ops, .impl = &a, .name = "array" };
+	struct task_model *m = task_model__new(&umeta);
+	struct blocking *bl = blocking__new_on(m, &umeta);
+	struct cpu_samples *cs = cpu_samples__new_on(m, &umeta);
+	struct uring *ur = uring__new_on(m, &umeta);
+	struct usdt_counts *uc = usdt_counts__new_on(m, &umeta);
+	struct as_sink sinks[] = {
+		task_model__sink(m), blocking__sink(bl), cpu_samples__sink(cs), uring__sink(ur),
+		usdt_counts__sink(uc),
+	};
+	struct pipeline_result res;
+	char *buf = NULL;
+	size_t n, len = 0;
+	FILE *f;
+
+	CHECK(m && bl && cs && ur && uc);
+	if (!m || !bl || !cs || !ur || !uc)
+		goto out;
+	CHECK(blocking__new_on(NULL, &umeta) == NULL && cpu_samples__new_on(NULL, &umeta) == NULL &&
+	      uring__new_on(NULL, &umeta) == NULL && usdt_counts__new_on(NULL, &umeta) == NULL);
+	CHECK_EQ_U64(pipeline_run(&src, sinks, sizeof(sinks) / sizeof(sinks[0]), NULL, &res), 0);
+
+	const struct blocking_task *bt = blocking__tasks(bl, &n);
+	CHECK_EQ_U64(n, 2);
+	if (n == 2) {
+		CHECK_EQ_U64(bt[0].seq, 2);
+		CHECK_EQ_U64(bt[0].tokio_id, 9);
+		CHECK_EQ_U64(bt[0].task, A);
+		CHECK_EQ_U64(bt[0].ns, 300);
+		CHECK_STR(bt[0].name, "app::io");
+		CHECK_EQ_U64(bt[1].seq, 1);
+		CHECK_EQ_U64(bt[1].tokio_id, 0);
+		CHECK_EQ_U64(bt[1].ns, 100);
+	}
+	const struct cpu_row *cr = cpu_samples__rows(cs, &n);
+	const struct cpu_summary *s = cpu_samples__summary(cs);
+	CHECK_EQ_U64(s->samples, 5);
+	CHECK_EQ_U64(s->in_tasks, 4);
+	CHECK_EQ_U64(s->tasks, 3);
+	CHECK_EQ_U64(n, 4);
+	if (n == 4) {
+		CHECK_EQ_U64(cr[0].seq, 2);
+		CHECK_EQ_U64(cr[0].samples, 2);
+		CHECK_EQ_U64(cr[0].tokio_id, 9);
+		/* ties: tasks by address, the scheduler last */
+		CHECK_EQ_U64(cr[1].seq, 1);
+		CHECK_EQ_U64(cr[1].task, A);
+		CHECK_EQ_U64(cr[2].seq, 4);
+		CHECK_EQ_U64(cr[2].task, TC);
+		CHECK_EQ_U64(cr[3].kind, CPU_ROW_SCHEDULER);
+		CHECK_EQ_U64(cr[3].samples, 1);
+	}
+	const struct uring_task *ut = uring__tasks(ur, &n);
+	CHECK_EQ_U64(n, 2);
+	if (n == 2) {
+		CHECK_EQ_U64(ut[0].seq, 2);
+		CHECK_EQ_U64(ut[0].submitted, 2);
+		CHECK_EQ_U64(ut[0].tokio_id, 9);
+		CHECK_EQ_U64(ut[1].seq, 1);
+		CHECK_EQ_U64(ut[1].submitted, 1);
+		CHECK_EQ_U64(ut[1].completed, 1);
+		CHECK_STR(ut[1].name, "app::io");
+	}
+	const struct usdt_task_count *tc = usdt_counts__tasks(uc, &n);
+	CHECK_EQ_U64(n, 2);
+	if (n == 2) {
+		CHECK_EQ_U64(tc[0].seq, 2);
+		CHECK_EQ_U64(tc[0].hits, 2);
+		CHECK_EQ_U64(tc[0].tokio_id, 9);
+		CHECK_EQ_U64(tc[1].seq, 1);
+		CHECK_EQ_U64(tc[1].hits, 1);
+		CHECK_EQ_U64(tc[1].task, A);
+		CHECK_STR(tc[1].name, "app::io");
+	}
+	/* the reports name them #9 and ~1 */
+	f = open_memstream(&buf, &len);
+	if (f) {
+		CHECK_EQ_U64(blocking_report_text(f, bl), 0);
+		CHECK_EQ_U64(cpu_report_text(f, cs), 0);
+		CHECK_EQ_U64(uring_report_text(f, ur), 0);
+		CHECK_EQ_U64(usdt_report_text(f, uc), 0);
+		fclose(f);
+		CHECK(buf && strstr(buf, "  #9 app::io  off-CPU"));
+		CHECK(buf && strstr(buf, "  ~1 app::io  off-CPU"));
+		CHECK(buf && strstr(buf, "%  ~4 app::io\n"));
+		CHECK(buf && strstr(buf, "  ~1 app::io\n"));
+		CHECK(buf && strstr(buf, "  #9 app::io\n"));
+		CHECK(buf && !strstr(buf, "0x"));
+		free(buf);
+	}
+
+	/* the task polled on a thread: innermost, else by header */
+	static const struct as_event nest[] = {
+		{ .type = AS_EV_POLL_BEGIN, .tid = 3, .ts = 1, .task = A, .probe = 2 },
+		{ .type = AS_EV_POLL_BEGIN, .tid = 3, .ts = 2, .task = B, .probe = 0 },
+		{ .type = AS_EV_POLL_END, .tid = 3, .ts = 3, .task = B },
+		{ .type = AS_EV_POLL_END, .tid = 3, .ts = 4, .task = A },
+	};
+	struct task_model *m2 = task_model__new(&umeta);
+
+	CHECK(m2 != NULL);
+	if (m2) {
+		CHECK(task_model__polled(m2, 3, A) == NULL);
+		CHECK_EQ_U64(task_model__add(m2, &nest[0]), 0);
+		CHECK_EQ_U64(task_model__polled(m2, 3, 0)->header, A);
+		CHECK_EQ_U64(task_model__add(m2, &nest[1]), 0);
+		CHECK_EQ_U64(task_model__polled(m2, 3, A)->header, B);
+		CHECK_EQ_U64(task_model__add(m2, &nest[2]), 0);
+		CHECK_EQ_U64(task_model__add(m2, &nest[3]), 0);
+		CHECK(task_model__polled(m2, 3, 0) == NULL);
+		CHECK_EQ_U64(task_model__polled(m2, 3, B)->seq, 2);   /* idle, by header */
+		CHECK(task_model__polled(m2, 9, TC) == NULL);
+		task_model__free(m2);
+	}
+out:
+	blocking__free(bl);
+	cpu_samples__free(cs);
+	uring__free(ur);
+	usdt_counts__free(uc);
+	task_model__free(m);
+}
+
 int main(void)
 {
 	RUN(test_exporters_on_shared_model);
@@ -689,5 +867,6 @@ int main(void)
 	RUN(test_frames);
 	RUN(test_observers_and_adopt);
 	RUN(test_shared_analysis);
+	RUN(test_observers_seq);
 	TEST_MAIN_END();
 }
