@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analysis/task_model.h"
 #include "dump/procmem.h"
 #include "pipeline/pipeline.h"
 #include "record/recorder.h"
@@ -211,47 +212,56 @@ static int add_copies(struct ctx *c, const struct as_probe *probes, size_t n)
 	return 0;
 }
 
-/* Discovery from a source of events, as a sink: the tasks it saw polled,
- * and the addresses freed since (whose memory may be reused). Only
- * POLL_BEGIN and FREE are read, and the probe plan of the source's meta. */
+/* Discovery from a source of events: the tasks it saw polled and not freed
+ * by its end (their memory may be reused), as the task model tells a task's
+ * life (an address freed and polled again is a new task). The source is a
+ * live recording (dump_run), a trace, or later memory discovery. */
 struct polled {
 	struct ctx *c;
-	const struct as_trace_meta *meta;
-	struct u64map freed;
+	struct u64map freed;      /* headers freed since their last poll */
+	int err;
 };
 
-static int polled_add(void *impl, const struct as_event *ev, const struct as_stack *stack)
+static void polled_begin(void *ctx, struct tm_task *t, struct tm_thread *th,
+			 const struct as_event *ev)
 {
-	struct polled *p = impl;
+	struct polled *p = ctx;
 
-	(void)stack;
-	if (ev->type == AS_EV_FREE)
-		return u64map__set(&p->freed, ev->task, 1) ? -ENOMEM : 0;
-	if (ev->type == AS_EV_POLL_BEGIN && ev->task) {
-		const char *fut = ev->probe < p->meta->n_probes ? p->meta->probes[ev->probe].future
-								 : NULL;
-		u64map__del(&p->freed, ev->task);   /* the address was reused */
-		if (add_task(p->c, ev->task, ev->other, fut && *fut ? fut : NULL, true))
-			return -ENOMEM;
-	}
-	return 0;
+	(void)th;
+	if (p->err || !t->header)
+		return;
+	u64map__del(&p->freed, t->header);   /* the address was reused */
+	if (add_task(p->c, t->header, ev->other ? ev->other : t->tokio_id,
+		     t->name && *t->name ? t->name : NULL, true))
+		p->err = -ENOMEM;
 }
 
-static const struct as_sink_ops polled_ops = { .name = "dump discovery", .add = polled_add };
+static void polled_gone(void *ctx, struct tm_task *t, uint64_t ts, bool freed)
+{
+	struct polled *p = ctx;
 
-/* The tasks a source (a live recording (dump_run), a trace, or later memory
- * discovery) saw polled and not freed by its end. */
+	(void)ts;
+	if (!p->err && freed && t->polled && u64map__set(&p->freed, t->header, 1))
+		p->err = -ENOMEM;
+}
+
+static const struct tm_ops polled_ops = { .poll_begin = polled_begin, .gone = polled_gone };
+
 static int discover_polled(struct ctx *c, struct as_source *src, char *err, size_t errlen)
 {
-	struct polled p = { .c = c, .meta = as_source__meta(src) };
-	struct as_sink sink = { &polled_ops, &p };
+	const struct as_trace_meta *meta = as_source__meta(src);
+	struct polled p = { .c = c };
+	struct task_model *m = task_model__new(meta);
 	struct pipeline_result res;
+	struct as_sink sink;
 	int n, ret = 0;
 
-	if (add_copies(c, p.meta->probes, p.meta->n_probes))
+	if (!m || add_copies(c, meta->probes, meta->n_probes) ||
+	    task_model__observe(m, &polled_ops, &p, 0, NULL, 0, NULL))
 		goto nomem;
+	sink = task_model__sink(m);
 	n = pipeline_run(src, &sink, 1, &(struct pipeline_opts){ .partial = true }, &res);
-	if (n == -ENOMEM && res.failed)
+	if ((n == -ENOMEM && res.failed) || p.err)
 		goto nomem;
 	if (n < 0) {
 		snprintf(err, errlen, "%s", as_source__error(src));
@@ -277,6 +287,7 @@ nomem:
 	snprintf(err, errlen, "out of memory");
 	ret = -ENOMEM;
 out:
+	task_model__free(m);
 	u64map__clear(&p.freed);
 	return ret;
 }
