@@ -4,8 +4,9 @@
  *   "~7"   its number in this trace: 1, 2, ... in order of first sight (the
  *          analysis' seq; async-std and smol tasks, built on async-task,
  *          have no id), else, where neither is known,
- *   "0x55d4ae37480"  its task header address (the analyses that key tasks by
- *          address alone: blocking, cpu, uring, usdt), else "?".
+ *   "0x55d4ae37480"  its task header address (a task the task model never
+ *          saw polled, after lost events: blocking, cpu, uring and usdt keep
+ *          such rows by address), else "?".
  * The two prefixes never meet: "#3" and "~3" are different tasks. Text,
  * JSON ("task" keys), HTML, top and dump all print this string. Pure C, no
  * I/O, no globals. */
