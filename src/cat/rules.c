@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "sym/demangle.h"
+#include "util/glob.h"
 
 /* ---- Per-thread call stacks ---- */
 
@@ -182,31 +183,6 @@ const struct cat_runtime_fn *cat_rules_runtime_fns(size_t *n)
 	return runtime_fns;
 }
 
-/* Whole-string match; '*' matches any text (nothing else is special: Rust
- * names are full of braces and brackets). */
-static bool glob(const char *pat, const char *s)
-{
-	const char *star = NULL, *resume = NULL;
-
-	while (*s) {
-		if (*pat == '*') {
-			star = pat++;
-			resume = s;
-		} else if (*pat == *s) {
-			pat++;
-			s++;
-		} else if (star) {
-			pat = star + 1;
-			s = ++resume;
-		} else {
-			return false;
-		}
-	}
-	while (*pat == '*')
-		pat++;
-	return !*pat;
-}
-
 int cat_rules_classify(const char *rust, const char *spelled, struct cat_role *out)
 {
 	char *norm = sym_strip_generics(rust);
@@ -217,7 +193,7 @@ int cat_rules_classify(const char *rust, const char *spelled, struct cat_role *o
 	for (size_t i = 0; i < sizeof(runtime_fns) / sizeof(runtime_fns[0]); i++) {
 		const struct cat_runtime_fn *fn = &runtime_fns[i];
 
-		if (fn->glob ? glob(fn->name, rust) : !strcmp(norm, fn->name)) {
+		if (fn->glob ? glob_match(fn->name, rust) : !strcmp(norm, fn->name)) {
 			out->role = fn->role;
 			out->inner_poll = fn->inner;
 			out->runtime = fn->runtime;

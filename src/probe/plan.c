@@ -5,6 +5,7 @@
 #include "probe/plan.h"
 #include "sym/demangle.h"
 #include "sym/dwarf_names.h"
+#include "util/glob.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -197,7 +198,7 @@ char *plan_future_name(const struct runtime_profile *prof, const char *type_name
 		memcpy(base, cur, blen);
 		base[blen] = '\0';
 		for (size_t w = 0; w < prof->n_wrappers; w++) {
-			if (!profile_glob(prof->wrappers[w].pattern, base))
+			if (!glob_match(prof->wrappers[w].pattern, base))
 				continue;
 			char *inner = nth_generic_arg(cur, prof->wrappers[w].arg);
 			if (inner) {

@@ -3,6 +3,7 @@
  * and the comments here (async-task based executors). */
 #include "probe/profile.h"
 #include "trace/event.h"
+#include "util/glob.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -226,34 +227,12 @@ const char *profile_known_names(void)
 	return "tokio, async-std, smol, async-executor";
 }
 
-bool profile_glob(const char *pat, const char *s)
-{
-	const char *star = NULL, *resume = NULL;
-
-	while (*s) {
-		if (*pat == '*') {
-			star = pat++;
-			resume = s;
-		} else if (*pat == *s) {
-			pat++;
-			s++;
-		} else if (star) {
-			pat = star + 1;
-			s = ++resume;
-		} else {
-			return false;
-		}
-	}
-	while (*pat == '*')
-		pat++;
-	return !*pat;
-}
 
 bool profile_point_matches(const struct profile_point *pt, const char *name, const char *norm)
 {
 	switch (pt->match) {
 	case MATCH_PREFIX: return !strncmp(name, pt->pattern, strlen(pt->pattern));
-	case MATCH_GLOB: return profile_glob(pt->pattern, name);
+	case MATCH_GLOB: return glob_match(pt->pattern, name);
 	default: return !strcmp(norm, pt->pattern);
 	}
 }

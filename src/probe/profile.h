@@ -69,9 +69,6 @@ int profile_parse(const char *names, const struct runtime_profile **out, size_t 
 /* "tokio, async-std, smol, async-executor": the known names, for messages. */
 const char *profile_known_names(void);
 
-/* Whole-string match; '*' matches any text (no other special characters:
- * Rust names are full of braces and brackets). */
-bool profile_glob(const char *pat, const char *s);
 /* Whether a function named name (demangled, hash removed; norm: without
  * generic arguments) is the profile point pt. */
 bool profile_point_matches(const struct profile_point *pt, const char *name, const char *norm);
