@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "analysis/task_model.h"
-#include "analysis/tasks.h"
+#include "analysis/task_stats.h"
 #include "util/u64map.h"
 
 #define PEND_MAX 4             /* timed wakes waiting for a poll, per task */
@@ -208,17 +208,12 @@ static inline const struct task_stats *ta_row_of(const struct analysis *a, uint6
 	return NULL;
 }
 
-/* tasks.c */
+/* tasks_idents.c */
 /* The identity of row st (index + 1 into a->idents), added if new; 0 out of
  * memory (a->err set). */
 uint32_t ta_ident_get(struct analysis *a, const struct task_stats *st);
 /* The identity of live task l (its name is final). */
-static inline uint32_t ta_live_ident(struct analysis *a, struct tlive *l)
-{
-	if (!l->ident)
-		l->ident = ta_ident_get(a, &a->tasks[l->idx]);
-	return l->ident;
-}
+uint32_t ta_live_ident(struct analysis *a, struct tlive *l);
 /* The group of a folded task whose identity is ident (index + 1): index + 1
  * into a->groups, 0 none. */
 static inline uint32_t ta_group_ref(const struct analysis *a, uint32_t ident)

@@ -173,7 +173,7 @@ int cmd_probes(int argc, char **argv)
 			  errno == ENOEXEC ? "not a 64-bit ELF file" : strerror(errno));
 		return 1;
 	}
-	struct usdt_notes *notes = usdt_notes__read(argv[first]);
+	struct usdt_notes *notes = usdt_notes__read_fd(elf_image__fd(img));
 	if (!notes)
 		cli_error("warning: cannot read the USDT notes of %s: %s", argv[first],
 			  errno == EBADMSG ? "malformed .note.stapsdt section" : strerror(errno));

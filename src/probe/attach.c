@@ -481,10 +481,10 @@ static int attach_sampling(struct attachment *a, char *err, size_t errlen)
 	return 0;
 }
 
-int attachment__attach(struct attachment *a, const char *binary, char *err, size_t errlen)
+int attachment__attach(struct attachment *a, const struct elf_image *img, const char *binary,
+		       char *err, size_t errlen)
 {
 	const struct probe_plan *plan = a->plan;
-	struct elf_image *img = NULL;
 	int ret = 0, n = 0;
 
 	a->links = calloc(plan->n * 2 + 2, sizeof(*a->links));
@@ -492,12 +492,6 @@ int attachment__attach(struct attachment *a, const char *binary, char *err, size
 	if (!a->links || !a->fds) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
-	}
-	img = elf_image__open(binary);
-	if (!img) {
-		ret = -errno;
-		snprintf(err, errlen, "cannot read %s: %s", binary, strerror(errno));
-		return ret;
 	}
 	if (a->multi) {
 		struct bpf_program *prog;
@@ -571,7 +565,6 @@ int attachment__attach(struct attachment *a, const char *binary, char *err, size
 	}
 	ret = n;
 cleanup:
-	elf_image__free(img);
 	return ret;
 }
 

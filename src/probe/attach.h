@@ -40,12 +40,14 @@ struct attachment *attachment__load(const struct probe_plan *plan, pid_t tgid,
  * least a page); 0 gives the default of 8 MiB. */
 size_t attach_ringbuf_size(size_t ringbuf_bytes);
 /* Attaches every planned probe to binary (a path the kernel can open, e.g.
- * /proc/PID/exe), the sched_switch program when extra->offcpu, and a
+ * /proc/PID/exe; img, borrowed, is its ELF image, for file offsets), the sched_switch program when extra->offcpu, and a
  * CPU-clock perf event per online CPU when extra->sample_hz, and the
  * scheduler tracepoints of run-queue waits when extra->runq, and the
  * io_uring tracepoints when extra->uring. Returns the number of probes attached (uretprobes count
  * separately), or -errno with a message in err. */
-int attachment__attach(struct attachment *a, const char *binary, char *err, size_t errlen);
+struct elf_image;
+int attachment__attach(struct attachment *a, const struct elf_image *img, const char *binary,
+		       char *err, size_t errlen);
 /* The loaded skeleton (borrowed until attachment__free). */
 struct asyncscope_bpf *attachment__skel(struct attachment *a);
 /* Current BPF-side counters. */

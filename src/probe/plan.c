@@ -234,7 +234,7 @@ static int name_futures(struct probe_plan *plan, const struct elf_image *img)
 		if (plan->probes[i].role == AS_ROLE_POLL)
 			addrs[j++] = plan->probes[i].addr;
 	if (img->has_debug_info)
-		dwarf_subprogram_names(img->path, addrs, n, names);
+		dwarf_subprogram_names_fd(elf_image__fd(img), addrs, n, names);
 	j = 0;
 	for (size_t i = 0; i < plan->n; i++) {
 		struct as_probe *p = &plan->probes[i];

@@ -125,7 +125,7 @@ int rec_target__find(struct rec_target *t, const struct recorder_opts *o, char *
 		return ret;
 	}
 	if (o->n_usdt) {
-		t->notes = usdt_notes__read(t->attach_path);
+		t->notes = usdt_notes__read_fd(elf_image__fd(t->img));
 		if (!t->notes) {
 			ret = -errno;
 			snprintf(err, errlen, "cannot read the USDT notes of %s: %s", t->binary,
@@ -140,7 +140,7 @@ struct dwarf_types *rec_target__dwarf(struct rec_target *t)
 {
 	if (!t->dt_tried && t->img && t->img->has_debug_info) {
 		t->dt_tried = true;
-		t->dt = dwarf_types__open(t->attach_path);
+		t->dt = dwarf_types__open_fd(elf_image__fd(t->img));
 	}
 	return t->dt;
 }

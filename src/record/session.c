@@ -356,7 +356,7 @@ int rec_session__open(const struct recorder_opts *o, struct rec_session **out,
 		goto fail;
 	}
 	/* attach first: it may reload the programs (and their maps) */
-	ret = attachment__attach(s->att, s->t.attach_path, err, errlen);
+	ret = attachment__attach(s->att, s->t.img, s->t.attach_path, err, errlen);
 	if (ret < 0)
 		goto fail;
 	int attached = ret;

@@ -50,22 +50,32 @@ static char *name_at(Dwarf *dw, uint64_t addr)
 
 int dwarf_subprogram_names(const char *path, const uint64_t *addrs, size_t n, char **names)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	Dwarf *dw = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+
+	if (fd < 0) {
+		for (size_t i = 0; i < n; i++)
+			names[i] = NULL;
+		return -errno;
+	}
+	err = dwarf_subprogram_names_fd(fd, addrs, n, names);
+	close(fd);
+	return err;
+}
+
+int dwarf_subprogram_names_fd(int fd, const uint64_t *addrs, size_t n, char **names)
+{
+	Dwarf *dw;
 
 	for (size_t i = 0; i < n; i++)
 		names[i] = NULL;
 	if (fd < 0)
-		return -errno;
+		return -EBADF;
 	dw = dwarf_begin(fd, DWARF_C_READ);
-	if (!dw) {
-		close(fd);
+	if (!dw)
 		return -ENODATA;
-	}
 	for (size_t i = 0; i < n; i++)
 		names[i] = name_at(dw, addrs[i]);
 	dwarf_end(dw);
-	close(fd);
 	return 0;
 }
 

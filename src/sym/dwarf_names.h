@@ -12,6 +12,9 @@
  * DWARF does not describe that address. Returns 0, or -errno when the file
  * cannot be read or has no DWARF (names all NULL then). Caller frees names. */
 int dwarf_subprogram_names(const char *path, const uint64_t *addrs, size_t n, char **names);
+/* The same on an ELF file already open (borrowed, not closed; e.g.
+ * elf_image__fd()): the binary is not opened again. */
+int dwarf_subprogram_names_fd(int fd, const uint64_t *addrs, size_t n, char **names);
 
 /* The first generic argument of a name such as "poll<A<x, y>, B>" ("A<x, y>"),
  * or of a v0 path "a::poll::<A, B>". Returns a malloc'd string, or NULL

@@ -22,14 +22,35 @@ struct dwarf_types {
 	struct u64map names;  /* DIE offset + 1 -> char * (qualified name) */
 };
 
+static struct dwarf_types *open_on(int fd);
+
 struct dwarf_types *dwarf_types__open(const char *path)
 {
-	struct dwarf_types *dt = calloc(1, sizeof(*dt));
+	return open_on(open(path, O_RDONLY | O_CLOEXEC));
+}
+
+struct dwarf_types *dwarf_types__open_fd(int fd)
+{
+	/* a second descriptor of the same open file: the file is not opened
+	 * again, and the session keeps its own to close */
+	return open_on(fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 0));
+}
+
+/* Takes fd (an open ELF file, or -1 with errno set), closed on failure. */
+static struct dwarf_types *open_on(int fd)
+{
+	struct dwarf_types *dt;
 	int err;
 
-	if (!dt)
+	if (fd < 0)
 		return NULL;
-	dt->fd = open(path, O_RDONLY | O_CLOEXEC);
+	dt = calloc(1, sizeof(*dt));
+	if (!dt) {
+		close(fd);
+		errno = ENOMEM;
+		return NULL;
+	}
+	dt->fd = fd;
 	if (dt->fd < 0) {
 		err = errno;
 		free(dt);

@@ -21,6 +21,10 @@ struct dwarf_types;
 /* Opens path's DWARF. Returns NULL and sets errno: from open, ENODATA when
  * the file has no DWARF, ENOMEM. */
 struct dwarf_types *dwarf_types__open(const char *path);
+/* The same on an ELF file already open (borrowed; e.g. elf_image__fd()):
+ * the session reads it through a duplicate descriptor of its own, so the
+ * binary is not opened again. */
+struct dwarf_types *dwarf_types__open_fd(int fd);
 void dwarf_types__free(struct dwarf_types *dt);
 /* The libdw handle, borrowed until dwarf_types__free(). */
 Dwarf *dwarf_types__dwarf(const struct dwarf_types *dt);

@@ -158,6 +158,10 @@ struct elf_image *elf_image__open(const char *path)
 cleanup:
 	if (elf)
 		elf_end(elf);
+	if (fd >= 0 && !err) {
+		img->read_fd1 = fd + 1;   /* kept: the binary is opened once */
+		fd = -1;
+	}
 	if (fd >= 0)
 		close(fd);
 	if (err) {
@@ -166,6 +170,11 @@ cleanup:
 		return NULL;
 	}
 	return img;
+}
+
+int elf_image__fd(const struct elf_image *img)
+{
+	return img && img->read_fd1 ? img->read_fd1 - 1 : -1;
 }
 
 int elf_image__file_offset(const struct elf_image *img, uint64_t vaddr, uint64_t *off)

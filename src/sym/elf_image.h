@@ -29,8 +29,8 @@ struct elf_image {
 	size_t n_syms;
 	struct elf_load loads[16];
 	size_t n_loads;
-	int read_fd1;          /* private: the file kept open for elf_image__read()
-	                          (fd + 1; 0 not yet): read once open, not per call */
+	int read_fd1;          /* private: the file, kept open from elf_image__open()
+	                          for elf_image__read() and elf_image__fd() (fd + 1) */
 };
 
 /* Opens path as a 64-bit ELF file for reading: *fd and *elf (close with
@@ -53,6 +53,10 @@ int elf_image__any_file_offset(const struct elf_image *img, uint64_t vaddr, uint
  * -errno. The file is opened on the first call and kept open until
  * elf_image__free(). */
 int elf_image__read(const struct elf_image *img, uint64_t vaddr, void *buf, size_t len);
+/* The image's open file (owned by img: read it with pread(), never close
+ * it), so that whoever reads more of the binary opens it no second time;
+ * -1 for NULL. */
+int elf_image__fd(const struct elf_image *img);
 void elf_image__free(struct elf_image *img);
 
 /* 1 when the x86-64 instruction at code is one uprobes emulate (push reg,

@@ -223,18 +223,37 @@ int usdt_notes__parse(struct usdt_notes *out, const void *buf, size_t len, uint6
 
 struct usdt_notes *usdt_notes__read(const char *path)
 {
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct usdt_notes *notes;
+	int saved;
+
+	if (fd < 0)
+		return NULL;
+	notes = usdt_notes__read_fd(fd);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return notes;
+}
+
+struct usdt_notes *usdt_notes__read_fd(int fd)
+{
 	struct usdt_notes *notes = calloc(1, sizeof(*notes));
 	Elf *elf = NULL;
 	Elf_Scn *scn = NULL, *note_scn = NULL;
 	uint64_t base_addr = 0;
 	size_t shstrndx;
-	int fd = -1, err = 0;
+	int err = 0;
 
 	if (!notes)
 		return NULL;
-	err = elf_open64(path, &fd, &elf, &shstrndx);
-	if (err)
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || gelf_getclass(elf) != ELFCLASS64 ||
+	    elf_getshdrstrndx(elf, &shstrndx)) {
+		err = -ENOEXEC;
 		goto cleanup;
+	}
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		if (!gelf_getshdr(scn, &sh))
@@ -257,8 +276,6 @@ struct usdt_notes *usdt_notes__read(const char *path)
 cleanup:
 	if (elf)
 		elf_end(elf);
-	if (fd >= 0)
-		close(fd);
 	if (err) {
 		usdt_notes__free(notes);
 		errno = -err;

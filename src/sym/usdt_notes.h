@@ -48,6 +48,9 @@ struct usdt_notes {
  * not a 64-bit ELF file, EBADMSG for a malformed note section, ENOMEM.
  * Free with usdt_notes__free(). */
 struct usdt_notes *usdt_notes__read(const char *path);
+/* The same from an open ELF file (borrowed: not closed, read with libelf,
+ * e.g. elf_image__fd()), so the binary is not opened again. */
+struct usdt_notes *usdt_notes__read_fd(int fd);
 
 /* Parses the content of a `.note.stapsdt` section (64-bit notes, host byte
  * order) and appends its stapsdt notes to out. base_addr is the address of
