@@ -10,6 +10,7 @@
 #include "pipeline/source_file.h"
 
 static const struct cli_opt events_opts[] = {
+	{ "format", 'f', CLI_CHOICE, 'f', "text", "text (the one form: a line per event)" },
 	{ "output", 'o', CLI_STRING, 'o', "FILE", "write the events to FILE (default -: stdout)" },
 	{ 0 },
 };
@@ -26,9 +27,9 @@ const struct cli_command events_command = {
 
 static int on_opt(void *ctx, const struct cli_opt *opt, const struct cli_val *v)
 {
-	(void)opt;
-	*(const char **)ctx = v->str;
-	return 0;
+	if (opt->key == 'o')
+		*(const char **)ctx = v->str;
+	return 0;   /* --format text: the only form, checked by the table */
 }
 
 /* The printer, a sink: one line per event on stdout. Sample:

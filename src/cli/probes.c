@@ -78,7 +78,7 @@ static void print_futures(const struct probe_plan *plan, const struct futures_pl
 	}
 }
 
-enum { P_RUNTIME = 1, P_FUTURES, P_PROBE, P_PRESET, P_OUTPUT };
+enum { P_RUNTIME = 1, P_FUTURES, P_PROBE, P_PRESET, P_OUTPUT, P_FORMAT };
 
 static const struct cli_opt probes_opts[] = {
 	{ "runtime", 'r', CLI_STRING, P_RUNTIME, "NAME[+NAME]",
@@ -89,6 +89,7 @@ static const struct cli_opt probes_opts[] = {
 	{ "probe", 0, CLI_LIST, P_PROBE, "REGEX",
 	  "also list the functions matching REGEX, as record --probe (repeatable)" },
 	{ "probe-preset", 0, CLI_STRING, P_PRESET, "cat", "also list CAT's four patterns" },
+	{ "format", 'f', CLI_CHOICE, P_FORMAT, "text", "text (the one form: a table per runtime)" },
 	{ "output", 'o', CLI_STRING, P_OUTPUT, "FILE", "write the list to FILE (default -: stdout)" },
 	{ 0 },
 };

@@ -11,7 +11,12 @@
 #include "output/uring_report.h"
 #include "pipeline/source_file.h"
 
-static const struct cli_opt *const tables[] = { trace_cmd_opts, NULL };
+static const struct cli_opt uring_opts[] = {
+	{ "format", 'f', CLI_CHOICE, TC_FORMAT, "text", "text (the one form: a table per task)" },
+	{ 0 },
+};
+
+static const struct cli_opt *const tables[] = { uring_opts, trace_cmd_opts, NULL };
 
 const struct cli_command uring_command = {
 	.name = "uring",
