@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Builds the Rust test programs in tests/apps offline from Debian's crate sources,
+# Builds the Rust test programs in tests/apps offline from Debian's crate sources
+# (and tests/apps-tokio153: some of them again on tokio 1.53.1 from ../shared/crates),
 # and the C USDT test program (needs <sys/sdt.h>: systemtap-sdt-dev).
 set -euo pipefail
 export PATH="$HOME/.cargo/bin:$PATH"
 cd "$(dirname "$0")/../tests/apps"
 cargo build --release --quiet
+# the same Tokio programs on tokio 1.53.1 (sources in ../shared/crates)
+(cd ../apps-tokio153 && cargo build --release --quiet)
 cc -O2 -g -Wall -Wextra -Werror -o usdt/usdt_app usdt/usdt_app.c usdt/usdt_guarded.c
 cc -O2 -g -Wall -Wextra -Werror -o usdt/usdt_tasks usdt/usdt_tasks.c
 cc -O2 -g -Wall -Wextra -Werror -o uring/uring_tasks uring/uring_tasks.c

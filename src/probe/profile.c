@@ -56,6 +56,13 @@ static const struct profile_point tokio_points[] = {
 	/* Worker parking (entry and return). */
 	{ AS_ROLE_PARK, 0, 0, MATCH_NORM, "tokio::runtime::scheduler::multi_thread::worker::Context::park_timeout" },
 	{ AS_ROLE_PARK, 0, 0, MATCH_NORM, "<tokio::runtime::scheduler::multi_thread::worker::Context>::park_timeout" },
+	/* The same function in current Tokio: 1.24.2's worker park() and
+	 * park_yield() call Context::park_timeout, 1.53.1's call
+	 * Context::park_internal (read from both sources; the CHANGELOG does not
+	 * list the rename). Not multi_thread::park::Parker::park_timeout, which
+	 * 1.53 still has and which is not the worker's park. */
+	{ AS_ROLE_PARK, 0, 0, MATCH_NORM, "tokio::runtime::scheduler::multi_thread::worker::Context::park_internal" },
+	{ AS_ROLE_PARK, 0, 0, MATCH_NORM, "<tokio::runtime::scheduler::multi_thread::worker::Context>::park_internal" },
 	{ AS_ROLE_PARK, 0, 0, MATCH_NORM, "tokio::runtime::scheduler::current_thread::Context::park" },
 	{ AS_ROLE_PARK, 0, 0, MATCH_NORM, "<tokio::runtime::scheduler::current_thread::Context>::park" },
 	/* Driver context: wakes made inside come from I/O or the timer. */

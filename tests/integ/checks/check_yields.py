@@ -1,10 +1,13 @@
 """Exact poll counts for tests/apps yields: task i is polled (i % 5) + 1 times.
 Tokio assigns task ids in spawn order, so the k-th spawned task of the
-program (by id) must show exactly (k % 5) + 1 polls."""
+program (by id) must show exactly (k % 5) + 1 polls. With --no-spawn-sites
+the spawn locations are not checked: tokio 1.53 builds, whose spawn sites
+asyncscope does not trace yet (issue 12)."""
 import json, sys
 
 r = json.load(open(sys.argv[1]))
 n = int(sys.argv[2])
+spawn_sites = "--no-spawn-sites" not in sys.argv[3:]
 tasks = sorted((t for t in r["tasks"] if t["kind"] == "task" and t["name"]
                 and "yields::main" in t["name"]), key=lambda t: t["id"])
 errors = []
@@ -16,7 +19,7 @@ for k, t in enumerate(tasks):
         errors.append(f"task id {t['id']} (#{k}) polled {t['polls']} times, expected {want}")
     if t["state"] != "completed":
         errors.append(f"task id {t['id']} ended {t['state']}, expected completed")
-    if not t["spawn_location"] or "yields.rs" not in t["spawn_location"]:
+    if spawn_sites and (not t["spawn_location"] or "yields.rs" not in t["spawn_location"]):
         errors.append(f"task id {t['id']} spawn location {t['spawn_location']!r}")
     if t["wakes"] != want - 1:
         errors.append(f"task id {t['id']} has {t['wakes']} wakes, expected {want - 1}")
