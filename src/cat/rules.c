@@ -169,6 +169,11 @@ static const struct cat_runtime_fn runtime_fns[] = {
 	  "tokio::runtime::scheduler::multi_thread::worker::Context::park_timeout" },
 	{ AS_ROLE_PARK, false, false, "tokio",
 	  "<tokio::runtime::scheduler::multi_thread::worker::Context>::park_timeout" },
+	/* tokio 1.53's name of the same (probe/profile.c says why) */
+	{ AS_ROLE_PARK, false, false, "tokio",
+	  "tokio::runtime::scheduler::multi_thread::worker::Context::park_internal" },
+	{ AS_ROLE_PARK, false, false, "tokio",
+	  "<tokio::runtime::scheduler::multi_thread::worker::Context>::park_internal" },
 	{ AS_ROLE_PARK, false, false, "tokio", "tokio::runtime::scheduler::current_thread::Context::park" },
 	{ AS_ROLE_PARK, false, false, "tokio", "<tokio::runtime::scheduler::current_thread::Context>::park" },
 	{ AS_ROLE_PARK, false, false, "async-std", "parking::Inner::park" },
