@@ -270,8 +270,20 @@ static int task_row(struct blocking *b, struct tm_task *t, uint64_t addr, uint32
 			b->tasks[*idx].tokio_id = t->tokio_id;
 		return 0;
 	}
-	if (!t && u64map__get(&b->unknown, addr, &v)) {
+	if (u64map__get(&b->unknown, t ? t->header : addr, &v)) {
 		*idx = (uint32_t)(v - 1);
+		if (t) {
+			/* a row kept by address before the model knew the task
+			 * (its poll began before the recording): now the task's */
+			struct blocking_task *r = &b->tasks[*idx];
+
+			u64map__del(&b->unknown, t->header);
+			r->seq = t->seq;
+			if (!r->tokio_id)
+				r->tokio_id = t->tokio_id;
+			r->name = t->name && *t->name ? t->name : "?";
+			*slot = *idx + 1;
+		}
 		return 0;
 	}
 	if ((err = GROW(b->tasks, b->n_tasks, b->cap_tasks, 64)))

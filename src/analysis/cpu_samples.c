@@ -146,8 +146,21 @@ static int task_entry(struct cpu_samples *c, struct tm_task *t, uint64_t addr, u
 			c->entries[*idx].row.tokio_id = t->tokio_id;
 		return 0;
 	}
-	if (!t && u64map__get(&c->unknown, addr, &v)) {
+	if (u64map__get(&c->unknown, t ? t->header : addr, &v)) {
 		*idx = (uint32_t)(v - 1);
+		if (t) {
+			/* an entry kept by address before the model knew the task
+			 * (its poll began before the recording): now the task's */
+			struct cpu_row *r = &c->entries[*idx].row;
+
+			u64map__del(&c->unknown, t->header);
+			r->seq = t->seq;
+			if (!r->tokio_id)
+				r->tokio_id = t->tokio_id;
+			r->name = t->name && *t->name ? t->name : "?";
+			c->entries[*idx].runtime = t->worker;
+			*slot = *idx + 1;
+		}
 		return 0;
 	}
 	if ((err = GROW(c->entries, c->n_entries, c->cap_entries, 64)))
@@ -234,8 +247,8 @@ static int add_sample(struct cpu_samples *c, const struct as_event *ev, const st
 		err = task_entry(c, t, ev->task, &e);
 	else
 		e = th && th->runs_tasks ? E_SCHED : E_OTHER;
-	if (e >= E_FIRST_TASK && err)
-		return err;
+	if (err)
+		return err;   /* out of memory: e is not an entry then */
 	if ((err = stack_frames(c, st, &frames)))
 		return err;
 	c->entries[e].row.samples++;

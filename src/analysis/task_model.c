@@ -589,7 +589,9 @@ __attribute__((noinline)) static int on_frame(struct task_model *m, const struct
 	if (!th)
 		return ev->type == AS_EV_FUTURE_ENTER ? -ENOMEM : 0;
 	if (ev->type == AS_EV_FUTURE_EXIT) {
-		if (!th->fut_seen)
+		/* an exit deeper than what is open (its entry lost) closes nothing:
+		 * levels never entered are not made up */
+		if (!th->fut_seen || d >= th->fut_depth)
 			return 0;
 		th->fut_depth = d;   /* this frame and any left open inside it are gone */
 		EMIT(m, frame, th, ev);

@@ -81,11 +81,16 @@ struct uring *uring__new(const struct as_trace_meta *meta)
 	return u;
 }
 
-/* The row of the request ev: its thread's task polled then (the model's),
- * or rows[0] outside polls. */
+/* The row of the request ev: for a submission its thread's task polled
+ * then (the model's), for a completion the submitter it names (dated at the
+ * completion, when that thread may be polling another task); rows[0]
+ * outside polls. */
 static int row_of(struct uring *u, const struct as_event *ev, size_t *idx)
 {
-	struct tm_task *t = task_model__polled(u->model, ev->tid, ev->task);
+	struct tm_task *t = (ev->flags & AS_URING_COMPLETE)
+			    ? (ev->task && ev->task != UINT64_MAX ? task_model__task(u->model, ev->task)
+								  : NULL)
+			    : task_model__polled(u->model, ev->tid, ev->task);
 	uint32_t *slot = t ? tm_task__data(t, u->toff) : NULL;
 	uint64_t task = ev->task, v;
 
@@ -99,8 +104,20 @@ static int row_of(struct uring *u, const struct as_event *ev, size_t *idx)
 			u->rows[*idx].t.tokio_id = t->tokio_id;
 		return 0;
 	}
-	if (!t && u64map__get(&u->unknown, task, &v)) {
+	if (u64map__get(&u->unknown, t ? t->header : task, &v)) {
 		*idx = (size_t)v;
+		if (t) {
+			/* a row kept by address before the model knew the task
+			 * (its poll began before the recording): now the task's */
+			struct uring_task *r = &u->rows[*idx].t;
+
+			u64map__del(&u->unknown, t->header);
+			r->seq = t->seq;
+			if (!r->tokio_id)
+				r->tokio_id = t->tokio_id;
+			r->name = t->name && *t->name ? t->name : "?";
+			*slot = (uint32_t)*idx;
+		}
 		return 0;
 	}
 	if (u->n == u->cap) {
