@@ -233,5 +233,9 @@ int cmd_probes(int argc, char **argv)
 	probe_plan__free(plan);
 	usdt_notes__free(notes);
 	elf_image__free(img);
+	if (fflush(stdout) || ferror(stdout)) {
+		cli_error("writing the probe list: %s", strerror(errno));
+		return 1;
+	}
 	return 0;
 }

@@ -48,6 +48,14 @@ static void on_start(void *ctx, const struct as_trace_meta *meta)
 	t->meta.n_probes = meta->n_probes;
 	t->meta.runtime = meta->runtime;
 	t->meta.pid = meta->pid;
+	/* before the first event: the view (and its task model, which copies
+	 * the probes' root future names when made) made again with the plan */
+	struct live *l = live__new(&t->meta);
+
+	if (l) {
+		live__free(t->live);
+		t->live = l;
+	}
 }
 
 /* Reads every live task's async stack from the target's memory (the dump
@@ -118,13 +126,14 @@ static int run_live(struct top *t, const struct recorder_opts *o, struct recorde
 {
 	struct rec_session *rs = NULL;
 	struct as_source src = { 0 };
-	struct as_sink sink = live__sink(t->live);
+	struct as_sink sink;
 	struct pipeline_result pr;
 	int n, ret;
 
 	ret = rec_session__open(o, &rs, err, errlen);
 	if (ret)
 		return ret;
+	sink = live__sink(t->live);   /* the one on_start() made, with the plan */
 	rec_session__source(rs, &src);
 	n = pipeline_run(&src, &sink, 1, NULL, &pr);
 	if (n < 0 && pr.failed)

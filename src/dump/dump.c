@@ -79,6 +79,7 @@ struct ctx {
 	struct u64map task_by_header; /* header -> index + 1 into res->tasks */
 	struct dump_result *res;
 	uint8_t *snap;
+	uint32_t next_seq;            /* ~N of the tasks without an id: first sight, never reused */
 };
 
 static void read_layout(struct dwarf_types *dt, struct layout *l)
@@ -177,7 +178,7 @@ static int add_task(struct ctx *c, uint64_t header, uint64_t id, const char *nam
 	memset(t, 0, sizeof(*t));
 	t->header = header;
 	t->id = id;
-	t->seq = (uint32_t)r->n + 1;
+	t->seq = ++c->next_seq;
 	t->seen = seen;
 	if (name && !(t->name = strdup(name)))
 		return -ENOMEM;

@@ -148,6 +148,13 @@ int source_open_file(struct as_source *src, const char *path, char *err, size_t 
 			path, strerror(eno));
 		goto fail;
 	}
+	if (!fstat(fileno(f), &sb) && S_ISDIR(sb.st_mode)) {
+		fclose(f);
+		eno = EISDIR;
+		set_msg(err, errlen, "%s is a directory: give a trace file (asyncscope record -o FILE)",
+			path);
+		goto fail;
+	}
 	if (!fstat(fileno(f), &sb) && S_ISREG(sb.st_mode))
 		fs->size = (uint64_t)sb.st_size;
 	n = fread(head, 1, sizeof(head), f);
