@@ -221,9 +221,11 @@ int cmd_dump(int argc, char **argv)
 		ret = print_json(&res);
 	} else {
 		print_text(&res);
-		ret = fflush(stdout) ? -EIO : 0;
+		ret = 0;
 	}
 	dump_result__clear(&res);
+	if (!ret)
+		ret = cli_close_output(stdout);   /* -o FILE: put in place now */
 	if (ret) {
 		cli_error("writing the dump: %s", strerror(-ret));
 		return 1;

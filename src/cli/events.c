@@ -129,6 +129,7 @@ int cmd_events(int argc, char **argv)
 		cli_error("%s", err);
 		return 1;
 	}
+	cli_note_input(argv[first]);
 	if (cli_redirect_stdout(output)) {
 		as_source__free(r);
 		return 1;
@@ -140,9 +141,12 @@ int cmd_events(int argc, char **argv)
 	if (n < 0)
 		cli_error("%s", as_source__error(r));
 	as_source__free(r);
-	if (fflush(stdout) && n >= 0) {
-		cli_error("writing the events: %s", strerror(errno));
+	if (n < 0)
+		return 1;   /* an -o file is not put in place */
+	n = cli_close_output(stdout);
+	if (n) {
+		cli_error("writing the events: %s", strerror(-n));
 		return 1;
 	}
-	return n < 0 ? 1 : 0;
+	return 0;
 }

@@ -139,11 +139,10 @@ int cmd_export(int argc, char **argv)
 	}
 	const struct as_trace_meta *meta = as_source__meta(r);
 
-	out = strcmp(outpath, "-") ? fopen(outpath, "we") : stdout;
-	if (!out) {
-		cli_error("cannot create %s: %s", outpath, strerror(errno));
+	cli_note_input(path);
+	out = cli_open_output(outpath);
+	if (!out)
 		goto cleanup;
-	}
 	setvbuf(out, NULL, _IOFBF, 1 << 20);
 	if (!strcmp(format, "perfetto"))
 		pf = perfetto__new(out, meta);
@@ -194,12 +193,13 @@ int cmd_export(int argc, char **argv)
 		cli_error("writing %s: %s", outpath, strerror(errno));
 		goto cleanup;
 	}
-	if (out != stdout) {
+	{
 		FILE *f = out;
+		int werr;
 
 		out = NULL;
-		if (fclose(f)) {
-			cli_error("writing %s: %s", outpath, strerror(errno));
+		if ((werr = cli_close_output(f))) {
+			cli_error("writing %s: %s", outpath, strerror(-werr));
 			goto cleanup;
 		}
 	}
@@ -223,10 +223,10 @@ int cmd_export(int argc, char **argv)
 	cli_print_lost(stderr, r, res.events);
 	ret = 0;
 cleanup:
+	/* on failure an -o file is not put in place: the half-written temporary
+	 * file goes at exit, the path named is left as it was */
 	if (out && out != stdout)
 		fclose(out);
-	if (ret && outpath && strcmp(outpath, "-") && (pf || fd || fu || cw))
-		unlink(outpath); /* no half-written file left behind */
 	perfetto__free(pf);
 	folded__free(fd);
 	futures__free(fu);

@@ -44,45 +44,6 @@ int cli_push_arg(const char ***v, size_t *n, const char *s)
 	return 0;
 }
 
-FILE *cli_open_output(const char *path)
-{
-	FILE *f;
-
-	if (!strcmp(path, "-"))
-		return stdout;
-	f = fopen(path, "we");
-	if (!f)
-		cli_error("cannot create %s: %s", path, strerror(errno));
-	return f;
-}
-
-int cli_redirect_stdout(const char *path)
-{
-	FILE *f;
-	int ok;
-
-	if (!strcmp(path, "-"))
-		return 0;
-	f = cli_open_output(path);
-	if (!f)
-		return 1;
-	fflush(stdout);
-	ok = dup2(fileno(f), STDOUT_FILENO) >= 0;
-	if (!ok)
-		cli_error("cannot write %s: %s", path, strerror(errno));
-	fclose(f);
-	return ok ? 0 : 1;
-}
-
-int cli_close_output(FILE *out)
-{
-	if (!out)
-		return 0;
-	if (out == stdout)
-		return fflush(out) ? -errno : 0;
-	return fclose(out) ? -errno : 0;
-}
-
 /* The command's options, shared tables first, then --help; returns how many
  * (at most max). */
 static size_t all_opts(const struct cli_command *cmd, const struct cli_opt **v, size_t max)

@@ -87,13 +87,28 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * option's values). Returns 0, or -ENOMEM after saying "out of memory". */
 int cli_push_arg(const char ***v, size_t *n, const char *s);
 
-/* Opens an output: "-" is stdout (never closed by cli_close_output).
- * Returns the stream, or NULL after printing "cannot create PATH: ...". */
+/* Outputs (cli/output.c). A file is never destroyed: an output is written
+ * to a temporary file beside its path and renamed over it only when
+ * cli_close_output() succeeds (an existing regular file is then replaced,
+ * keeping its mode, as cp does; through a symlink, the file it names); a
+ * device, FIFO or socket is written in place; a directory, or the file
+ * being read (cli_note_input()), is refused. Whatever is not committed when
+ * the process exits (an error path) is removed: the temporary file only,
+ * never the path the user named.
+ *
+ * Opens path for writing ("-" is stdout, never closed). Returns the stream,
+ * or NULL after printing one line ("cannot create PATH: ..."). */
 FILE *cli_open_output(const char *path);
 /* Sends stdout to path from now on ("-": leaves it), for commands that
- * print with printf. Returns 0, or 1 after printing "cannot create ...". */
+ * print with printf; commit with cli_close_output(stdout). Returns 0, or 1
+ * after printing one line. */
 int cli_redirect_stdout(const char *path);
-/* Flushes and closes out unless it is stdout. Returns 0 or -errno. */
+/* Flushes and closes out (stdout: flushed, and committed when redirected),
+ * then puts the file in place. Returns 0 or -errno (ENOSPC, EIO ... as the
+ * write or the close failed; nothing is renamed then). */
 int cli_close_output(FILE *out);
+/* The input file the command reads: an output naming the same file is
+ * refused rather than written over it. */
+void cli_note_input(const char *path);
 
 #endif

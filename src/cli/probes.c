@@ -233,8 +233,10 @@ int cmd_probes(int argc, char **argv)
 	probe_plan__free(plan);
 	usdt_notes__free(notes);
 	elf_image__free(img);
-	if (fflush(stdout) || ferror(stdout)) {
-		cli_error("writing the probe list: %s", strerror(errno));
+	int werr = cli_close_output(stdout);   /* -o FILE: put in place now */
+
+	if (werr) {
+		cli_error("writing the probe list: %s", strerror(-werr));
 		return 1;
 	}
 	return 0;

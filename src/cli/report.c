@@ -92,16 +92,18 @@ static int write_report(const char *format, const char *html, FILE *out,
 		free(json);
 		return err;
 	}
-	out = strcmp(html, "-") ? fopen(html, "w") : stdout;
+	out = cli_open_output(html);
 	if (!out) {
-		err = -errno;
-		cli_error("cannot write %s: %s", html, strerror(errno));
 		free(json);
-		return err;
+		return -ECANCELED;   /* cli_open_output() said why: nothing to add */
 	}
 	err = report_html_write(out, json, len, hin);
-	if (cli_close_output(out) && !err)
-		err = -EIO;
+	if (err) {
+		if (out != stdout)
+			fclose(out);   /* not put in place */
+	} else {
+		err = cli_close_output(out);
+	}
 	free(json);
 	if (!err && strcmp(html, "-"))
 		fprintf(stderr, "asyncscope: wrote %s\n", html);
@@ -190,6 +192,7 @@ int report_run(const struct report_args *args)
 		cli_error("%s", err);
 		return 1;
 	}
+	cli_note_input(path);
 	meta = as_source__meta(r);
 	m = task_model__new(meta);
 	an = m ? analysis__new_on(m, meta, &args->ao) : NULL;
@@ -262,14 +265,21 @@ int report_run(const struct report_args *args)
 	/* off-CPU inside polls (record --offcpu): also `asyncscope blocking` */
 	if (!ret && !html && !strcmp(format, "text") && ro.blocking)
 		ret = blocking_report_text(out, bl);
-	if (out) {
-		int e = cli_close_output(out);
+	if (out && !ret) {
+		ret = cli_close_output(out);   /* -o FILE put in place */
 		out = NULL;
-		if (!ret)
-			ret = e;
+	} else if (out) {
+		/* not put in place; the write's own errno (ENOSPC ...) when the
+		 * writer could only say EIO */
+		if (ret == -EIO && fflush(out))
+			ret = -errno;
+		if (out != stdout)
+			fclose(out);
+		out = NULL;
 	}
 	if (ret) {
-		cli_error("writing the report: %s", strerror(-ret));
+		if (ret != -ECANCELED)
+			cli_error("writing the report: %s", strerror(-ret));
 		ret = 1;
 		goto cleanup;
 	}

@@ -50,6 +50,7 @@ int trace_cmd_finish(struct as_source *src, const char *path, const struct trace
 	if (cli_run(src, &(struct cli_run_opts){ .path = path, .partial = a->partial }, sinks, n,
 		    &res))
 		return 1;
+	cli_note_input(path);
 	f = cli_open_output(a->output);
 	if (!f)
 		return 1;
