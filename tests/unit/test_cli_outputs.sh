@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# No command destroys a file it did not create (cli/output.c), without root:
+# a failed export leaves an existing file and a FIFO as they were, the input
+# named as the output is refused and kept, a symlink stays a link while the
+# file it names is replaced, a directory is refused, a replaced file keeps
+# its mode, and no temporary file is left behind. Ends with
+# "N passed, N failed". Usage: tests/unit/test_cli_outputs.sh [ASYNCSCOPE]
+cd "$(dirname "$0")/../.."
+AS=$(realpath "${1:-build/asyncscope}")
+FX=$(realpath tests/data/chain-100.trace)
+D=$(mktemp -d /tmp/asyncscope-outputs.XXXXXX)
+trap 'rm -rf "$D"' EXIT
+cd "$D" || exit 1
+passed=0 failed=0
+check() { # check "what" command...
+	local what=$1; shift
+	if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL $what" >&2; fi
+}
+head -c $(( $(stat -c %s "$FX") / 2 )) "$FX" > cut.trace   # truncated: every export of it fails
+
+echo keep > existing.txt
+chmod 640 existing.txt
+"$AS" export --format folded -o existing.txt cut.trace 2>err.txt
+check "a failed export exits 1" test $? -eq 1
+check "a failed export leaves an existing file as it was" grep -qx keep existing.txt
+check "and says why, one line" test "$(wc -l < err.txt)" -eq 1
+"$AS" export --format folded -o existing.txt "$FX" 2>/dev/null
+check "a good export replaces the file" grep -q "chain::producer" existing.txt
+check "keeping its mode" test "$(stat -c %a existing.txt)" = 640
+
+mkfifo fifo
+timeout 10 cat fifo > fifo.out & reader=$!
+timeout 10 "$AS" report -o fifo "$FX" || { exec 3>fifo; exec 3>&-; }   # never leave the reader waiting
+wait $reader
+check "a FIFO is written in place" grep -q "^TASKS:" fifo.out
+check "and stays a FIFO" test -p fifo
+"$AS" export --format folded -o fifo cut.trace 2>/dev/null & pid=$!
+sleep 0.5; kill $pid 2>/dev/null; wait $pid 2>/dev/null
+check "a failed export keeps the FIFO" test -p fifo
+
+cp "$FX" same.trace
+"$AS" report -o same.trace same.trace 2>err.txt
+check "the input as output is refused" test $? -ne 0
+check "with a message naming it" grep -q "it is the input file" err.txt
+check "and the input is intact" cmp -s "$FX" same.trace
+
+echo old > real.txt
+ln -s real.txt link.txt
+"$AS" report -o link.txt "$FX"
+check "a symlink stays a link" test -L link.txt
+check "the file it names gets the report" grep -q "^TASKS:" real.txt
+
+mkdir adir
+"$AS" report -o adir "$FX" 2>err.txt
+check "a directory is refused (exit 1)" test $? -eq 1
+check "saying it is a directory" grep -q "is a directory" err.txt
+
+"$AS" events -o ev.txt cut.trace 2>/dev/null
+check "a failed events leaves no file" test ! -e ev.txt
+check "no temporary file is left" test -z "$(ls -a | grep asyncscope-)"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
