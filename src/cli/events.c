@@ -2,16 +2,19 @@
  * debugging a trace or a runtime profile. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/source_file.h"
 
 static const struct cli_opt events_opts[] = {
 	{ "format", 'f', CLI_CHOICE, 'f', "text", "text (the one form: a line per event)" },
 	{ "output", 'o', CLI_STRING, 'o', "FILE", "write the events to FILE (default -: stdout)" },
+	{ "partial", 0, CLI_FLAG, 'P', NULL, "the events of a truncated trace, marked as such" },
 	{ 0 },
 };
 
@@ -25,10 +28,19 @@ const struct cli_command events_command = {
 	.tables = tables,
 };
 
+struct events_args {
+	const char *output;
+	bool partial;
+};
+
 static int on_opt(void *ctx, const struct cli_opt *opt, const struct cli_val *v)
 {
+	struct events_args *a = ctx;
+
 	if (opt->key == 'o')
-		*(const char **)ctx = v->str;
+		a->output = v->str;
+	else if (opt->key == 'P')
+		a->partial = true;
 	return 0;   /* --format text: the only form, checked by the table */
 }
 
@@ -115,8 +127,8 @@ static const struct as_sink_ops printer_ops = { .name = "events", .add = print_e
 int cmd_events(int argc, char **argv)
 {
 	char err[1024];
-	const char *output = "-";
-	int n, first = 0, ret = cli_parse(&events_command, argc, argv, on_opt, &output, &first);
+	struct events_args a = { .output = "-" };
+	int n, first = 0, ret = cli_parse(&events_command, argc, argv, on_opt, &a, &first);
 
 	if (ret >= 0)
 		return ret;
@@ -130,19 +142,25 @@ int cmd_events(int argc, char **argv)
 		return 1;
 	}
 	cli_note_input(argv[first]);
-	if (cli_redirect_stdout(output)) {
+	if (cli_redirect_stdout(a.output)) {
 		as_source__free(r);
 		return 1;
 	}
 	struct as_sink printer = { &printer_ops, (void *)as_source__meta(r) };
 	struct pipeline_result res;
 
-	n = pipeline_run(r, &printer, 1, NULL, &res);
-	if (n < 0)
+	n = pipeline_run(r, &printer, 1, &(struct pipeline_opts){ .partial = a.partial }, &res);
+	if (n < 0) {
 		cli_error("%s", as_source__error(r));
-	as_source__free(r);
-	if (n < 0)
+		as_source__free(r);
 		return 1;   /* an -o file is not put in place */
+	}
+	if (res.truncated)
+		cli_error("warning: %s is truncated after %llu events: all of them listed above",
+			  argv[first], (unsigned long long)res.events);
+	/* the stream is the events: what the recording lost goes to stderr */
+	cli_print_lost(stderr, r, res.events);
+	as_source__free(r);
 	n = cli_close_output(stdout);
 	if (n) {
 		cli_error("writing the events: %s", strerror(-n));

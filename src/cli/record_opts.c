@@ -122,6 +122,9 @@ int record_args__finish(struct record_args *a, const struct cli_command *cmd, in
 	if (!o->pid && !o->argv)
 		return cli_usage_error(cmd, "%s needs either -p PID to attach to a running process "
 				       "or -- CMD [ARGS...] to launch one", cmd->name);
+	if (o->pid && o->argv && first > 0 && strcmp(argv[first - 1], "--"))
+		return cli_usage_error(cmd, "%s -p PID takes no operand, not '%s' (a command to "
+				       "launch goes after --, without -p)", cmd->name, argv[first]);
 	if (o->pid && o->argv)
 		return cli_usage_error(cmd, "%s takes -p PID or -- CMD [ARGS...], not both",
 				       cmd->name);
