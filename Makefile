@@ -67,7 +67,7 @@ $(OUT)/asyncscope: $(OBJS)
 $(OUT)/asyncscope-san: $(SAN_OBJS)
 	$(CC) $(SANFLAGS) $^ $(LIBS) -o $@
 
-$(OUT)/tests/%: tests/unit/%.c $(SAN_PURE_OBJS) tests/unit/harness.h
+$(OUT)/tests/%: tests/unit/%.c $(SAN_PURE_OBJS) $(wildcard tests/unit/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(SANFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc -Ibpf -I$(OUT) -Itests/unit $< $(SAN_PURE_OBJS) $(LIBS) -o $@
 

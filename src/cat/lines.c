@@ -8,16 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
+#include "cat/names.h"
 
 int cat_line_reader__next(struct cat_line_reader *l, const char **s, size_t *n, uint64_t *start)
 {
@@ -83,7 +74,7 @@ bool cat_parse_u64(const char **pp, const char *end, int base, uint64_t *v, size
 	size_t k = 0;
 
 	for (; p < end && k <= maxdig; p++, k++) {
-		int d = hexval(*p);
+		int d = cat_hexval(*p);
 		if (d < 0 || d >= base)
 			break;
 		if (x > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)

@@ -94,7 +94,7 @@ int cat_escape(FILE *out, const char *s)
 	return 0;
 }
 
-static int hexval(char c)
+int cat_hexval(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -118,8 +118,8 @@ int cat_unescape(const char *s, size_t n, char **out)
 			d[o++] = s[i];
 			continue;
 		}
-		int hi = i + 2 < n ? hexval(s[i + 1]) : -1;
-		int lo = i + 2 < n ? hexval(s[i + 2]) : -1;
+		int hi = i + 2 < n ? cat_hexval(s[i + 1]) : -1;
+		int lo = i + 2 < n ? cat_hexval(s[i + 2]) : -1;
 		if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
 			free(d);
 			return -EINVAL;

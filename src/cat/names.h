@@ -33,6 +33,9 @@ int cat_escape(FILE *out, const char *s);
  * 0, -EINVAL for a bad escape or an escaped NUL byte, -ENOMEM. */
 int cat_unescape(const char *s, size_t n, char **out);
 
+/* The value of hex digit c (either case), or -1. */
+int cat_hexval(char c);
+
 /* Lower-case names of probe roles in the header ("poll", "future", ...), and
  * back (0 when unknown). */
 const char *cat_role_name(unsigned role);

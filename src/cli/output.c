@@ -59,6 +59,7 @@ static FILE *open_output(const char *path)
 	char *final = NULL, *tmp = NULL;
 	struct stat sb;
 	mode_t mode = 0666;
+	bool replaces = false;    /* an existing regular file: keep its mode */
 	FILE *f = NULL;
 	int fd = -1;
 
@@ -86,6 +87,7 @@ static FILE *open_output(const char *path)
 			return f;
 		}
 		mode = sb.st_mode & 07777;
+		replaces = true;
 		final = realpath(path, NULL);   /* through a symlink: the file it names */
 	} else if (errno != ENOENT) {
 		cli_error("cannot create %s: %s", path, strerror(errno));
@@ -109,8 +111,8 @@ static FILE *open_output(const char *path)
 		atexit(remove_uncommitted);
 		cleanup_registered = true;
 	}
-	/* the mode a new file (umask applied) or the replaced one had */
-	if (!stat(path, &sb) && S_ISREG(sb.st_mode)) {
+	/* the mode the replaced file had, or a new file's (umask applied) */
+	if (replaces) {
 		fchmod(fd, mode);
 	} else {
 		mode_t um = umask(0);

@@ -28,7 +28,7 @@ void progress__update(struct progress *p, const struct as_source *src, uint64_t 
 	struct timespec now;
 	double pct;
 
-	if ((events & (PIPELINE_PROGRESS_EVERY - 1)) || p->mode == PROGRESS_OFF ||
+	if (p->mode == PROGRESS_OFF ||
 	    (p->mode == PROGRESS_AUTO && !p->tty && events < PROGRESS_LARGE))
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &now);

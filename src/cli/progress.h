@@ -27,8 +27,8 @@ struct progress {
 
 /* Sets up p for the trace file at path. */
 void progress__init(struct progress *p, const char *what, const char *path, enum progress_mode mode);
-/* Called after each event read from src, events the count so far; cheap
- * (acts every 4096 events). */
+/* Called by pipeline_run() every PIPELINE_PROGRESS_EVERY events read from
+ * src (events: the count so far); redraws at most 10 times a second. */
 void progress__update(struct progress *p, const struct as_source *src, uint64_t events);
 /* Erases the line if one was shown. */
 void progress__end(struct progress *p);

@@ -198,13 +198,15 @@ int report_run(const struct report_args *args)
 	an = m ? analysis__new_on(m, meta, &args->ao) : NULL;
 	uc = m ? usdt_counts__new_on(m, meta) : NULL;
 	bl = m ? blocking__new_on(m, meta) : NULL;
-	fu = m && has_futures(meta) ? futures__new_on(m, meta, NULL) : NULL;
+	bool with_futures = has_futures(meta);
+
+	fu = m && with_futures ? futures__new_on(m, meta, NULL) : NULL;
 	if (html) {
 		hin.cpu = m ? cpu_samples__new_on(m, meta) : NULL;
 		hin.runq = runq__new();
 		hin.uring = m ? uring__new_on(m, meta) : NULL;
 	}
-	if (!an || !uc || !bl || (has_futures(meta) && !fu) ||
+	if (!an || !uc || !bl || (with_futures && !fu) ||
 	    (html && (!hin.cpu || !hin.runq || !hin.uring))) {
 		cli_error("out of memory");
 		goto cleanup;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "pipe_from.h"
 #include "cat/lines.h"
 #include "cat/names.h"
 #include "cat/reader.h"
@@ -968,35 +969,6 @@ static void test_rules_match_profiles(void)
 }
 
 /* ---- as a source and as a sink ---- */
-
-/* Writes len bytes of buf into a pipe from a child process; path gets the
- * read end's /dev/fd name (the caller closes *fd and waits for *pid). */
-static void pipe_from(const void *buf, size_t len, char *path, size_t pathlen, int *fd, pid_t *pid)
-{
-	int p[2];
-
-	*fd = -1;
-	*pid = -1;
-	if (pipe(p)) {
-		CHECK(!"pipe");
-		return;
-	}
-	*pid = fork();
-	if (*pid == 0) {
-		close(p[0]);
-		size_t off = 0;
-		while (off < len) {
-			ssize_t w = write(p[1], buf + off, len - off);
-			if (w <= 0)
-				_exit(1);
-			off += (size_t)w;
-		}
-		_exit(0);
-	}
-	close(p[1]);
-	*fd = p[0];
-	snprintf(path, pathlen, "/dev/fd/%d", p[0]);
-}
 
 /* A CAT file read through source_open_file(), from a file and from a pipe
  * (copied first), gives what the CAT reader gives; it has no stacks. A CAT

@@ -14,6 +14,7 @@
 #include <zlib.h>
 
 #include "harness.h"
+#include "pipe_from.h"
 #include "pipeline/source_file.h"
 #include "trace/event.h"
 #include "trace/reader.h"
@@ -1099,35 +1100,6 @@ static void test_read_version1_fixtures(void)
 		CHECK(n > 0);
 		trace_reader__free(r);
 	}
-}
-
-/* Writes len bytes of buf into a pipe from a child process; returns the
- * read end's /dev/fd path in path (the caller closes *fd and waits *pid). */
-static void pipe_from(const void *buf, size_t len, char *path, size_t pathlen, int *fd, pid_t *pid)
-{
-	int p[2];
-
-	*fd = -1;
-	*pid = -1;
-	if (pipe(p)) {
-		CHECK(!"pipe");
-		return;
-	}
-	*pid = fork();
-	if (*pid == 0) {
-		close(p[0]);
-		size_t off = 0;
-		while (off < len) {
-			ssize_t w = write(p[1], (const char *)buf + off, len - off);
-			if (w <= 0)
-				_exit(1);
-			off += (size_t)w;
-		}
-		_exit(0);
-	}
-	close(p[1]);
-	*fd = p[0];
-	snprintf(path, pathlen, "/dev/fd/%d", p[0]);
 }
 
 /* A trace read through source_open_file() gives what trace_reader gives:
