@@ -527,8 +527,14 @@ int report_text(FILE *out, const struct analysis *a, const struct as_trace_meta 
 	fprintf(out, "asyncscope report: %s (pid %" PRIu32 ", runtime %s)\n",
 		meta && meta->target ? meta->target : "?", meta ? meta->pid : 0,
 		meta && meta->runtime && *meta->runtime ? meta->runtime : "?");
-	fprintf(out, "duration %s, %" PRIu64 " events, lost events %" PRIu64
-		", missed events %" PRIu64 "\n", dur(b1, s->duration_ns), s->events, lost, missed);
+	if (opts && opts->truncated)
+		/* the counts are in the end record the trace lacks: not 0 */
+		fprintf(out, "duration %s, %" PRIu64 " events, lost and missed events unknown "
+			"(truncated trace)\n", dur(b1, s->duration_ns), s->events);
+	else
+		fprintf(out, "duration %s, %" PRIu64 " events, lost events %" PRIu64
+			", missed events %" PRIu64 "\n", dur(b1, s->duration_ns), s->events, lost,
+			missed);
 	if (lost || missed)
 		fprintf(out, "!!! WARNING: %" PRIu64 " events lost in the kernel (ring buffer full) and "
 			"%" PRIu64 " missed by the recorder: the numbers below undercount !!!\n",
