@@ -42,6 +42,11 @@ enum raw_type {
 	                     the task polled on the thread (0 none), arg = depth */
 	RAW_FUT_EXIT,     /* struct raw_event: it returned; arg = depth | (__state + 1) << 32
 	                     (0: not read); flags RAW_F_READY / RAW_F_PENDING / RAW_F_UNMATCHED */
+	RAW_SPAWN_STACK,  /* struct raw_sample_dwarf: a spawn seen at a function that gets
+	                     the new task but not its &Location (h.probe, role AS_ROLE_SPAWN
+	                     with AS_CF_STACK); s.task = the new task, s.dur_ns = 0, no
+	                     frame-pointer walk: user space finds the spawn's call site by
+	                     unwinding the copied stack */
 };
 
 #define RAW_F_READY 1      /* RAW_POLL_END, RAW_FUT_EXIT: Ready */
@@ -65,6 +70,8 @@ enum raw_type {
 #define AS_INSIDE_MAX 0x40
 #define AS_CF_ARG_REG 4   /* usdt: read the first argument's register, whose byte
                              offset in struct pt_regs is the cookie's reg field */
+#define AS_CF_STACK 8     /* spawn: the register holds the new task; copy the
+                             user stack (RAW_SPAWN_STACK) to find the call site */
 
 /* The cookie attached to each uprobe: probe index in the plan, the
  * argument register that holds the task (0 rdi, 1 rsi, 2 rdx, 3 rcx), the

@@ -2,6 +2,7 @@
  * spawn call site, free. Which function each is attached to, and which
  * register holds the task, comes from the runtime profile via the cookie. */
 #include "common.bpf.h"
+#include "ustack.bpf.h"
 
 /* Poll entry: push the task on the thread's stack. */
 SEC("uprobe")
@@ -100,7 +101,8 @@ int task_wake(struct pt_regs *ctx)
 	__u8 flags = 0;
 	__u32 tid;
 
-	if (!is_target(&tid))
+	/* 0: an Option<Notified> that is None (a spawn onto a closed runtime) */
+	if (!task || !is_target(&tid))
 		return 0;
 	struct poll_stack *st = thread_state(tid);
 	__u64 waker = polled_task(st);
@@ -148,6 +150,34 @@ int task_spawn(struct pt_regs *ctx)
 		n = 0;
 	s->file_len = n;
 	bpf_ringbuf_submit(s, submit_flags());
+	return 0;
+}
+
+/* A spawn seen where the new task is known but its &Location is not
+ * (Tokio 1.53's OwnedTasks::bind_inner: the Location reaches only the
+ * usually inlined spawn_inner): the registers and the top of the stack go
+ * to user space, which unwinds them to the program's call of spawn. */
+SEC("uprobe")
+int task_spawn_stack(struct pt_regs *ctx)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u64 task = arg_reg(ctx, AS_COOKIE_REG(cookie));
+	__u32 tid;
+
+	if (!is_target(&tid))
+		return 0;
+	thread_state(tid);
+	struct raw_sample_dwarf *d = bpf_ringbuf_reserve(&events, sizeof(*d), 0);
+	if (!d) {
+		__sync_fetch_and_add(&counters.lost, 1);
+		return 0;
+	}
+	fill_hdr(&d->s.h, RAW_SPAWN_STACK, AS_COOKIE_IDX(cookie), tid);
+	d->s.task = task;
+	d->s.dur_ns = 0;
+	d->s.kbytes = d->s.ubytes = 0;
+	copy_user(d);
+	bpf_ringbuf_submit(d, submit_flags());
 	return 0;
 }
 

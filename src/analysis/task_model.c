@@ -508,7 +508,10 @@ __attribute__((noinline)) static int on_spawn(struct task_model *m, const struct
 
 	if (!th)
 		return -ENOMEM;
-	th->spawn_file = intern(m, ev->str, &th->spawn_id, &err);
+	/* no file: a spawn whose call site was not found (parent still known) */
+	th->spawn_file = ev->str && ev->str[0] ? intern(m, ev->str, &th->spawn_id, &err) : NULL;
+	if (!th->spawn_file)
+		th->spawn_id = 0;
 	if (err)
 		return err;
 	th->spawn_pending = true;

@@ -131,6 +131,11 @@ int record_run(const struct recorder_opts *opts)
 			(unsigned long long)res.offcpu, (unsigned long long)res.stacks);
 	if (o.runq || o.offcpu)
 		fprintf(stderr, "asyncscope: %llu run-queue waits\n", (unsigned long long)res.runq);
+	if (res.spawn_sites_unknown)
+		fprintf(stderr, "asyncscope: warning: %llu of %llu spawns have no call site (their "
+			"stacks did not unwind to the program's code): SPAWNED AT shows '-' for them\n",
+			(unsigned long long)res.spawn_sites_unknown,
+			(unsigned long long)(res.spawn_sites + res.spawn_sites_unknown));
 	if (res.future_probes)
 		fprintf(stderr, "asyncscope: %llu future polls from %zu future probes (%zu async state "
 			"machines with Ready/Pending, %zu with source lines%s)\n",

@@ -222,7 +222,11 @@ static void spawn_location(struct json_writer *w, const char *file, uint32_t lin
 		char *loc = malloc(n);
 
 		if (loc) {
-			snprintf(loc, n, "%s:%" PRIu32 ":%" PRIu32, file, line, col);
+			/* column 0: unknown (a call site found by unwinding) */
+			if (col)
+				snprintf(loc, n, "%s:%" PRIu32 ":%" PRIu32, file, line, col);
+			else
+				snprintf(loc, n, "%s:%" PRIu32, file, line);
 			json_writer__string(w, loc);
 		} else {
 			json_writer__string(w, file); /* out of memory: file only */

@@ -130,10 +130,14 @@ static bool kernel_has_uprobe_multi(void)
 }
 
 /* The entry and return programs serving a role (NULL where none). */
-static void role_progs(struct asyncscope_bpf *skel, unsigned role,
+static void role_progs(struct asyncscope_bpf *skel, unsigned role, uint8_t flags,
 		       struct bpf_program **entry, struct bpf_program **exit)
 {
 	*entry = *exit = NULL;
+	if (role == AS_ROLE_SPAWN && (flags & PLAN_F_STACK)) {
+		*entry = skel->progs.task_spawn_stack;
+		return;
+	}
 	switch (role) {
 	case AS_ROLE_POLL: *entry = skel->progs.poll_enter; *exit = skel->progs.poll_exit; break;
 	case AS_ROLE_READY: *entry = skel->progs.task_ready; break;
@@ -164,7 +168,8 @@ static uint64_t probe_cookie(const struct probe_plan *plan, size_t idx)
 		       AS_COOKIE(idx, 0, 0);
 	return AS_COOKIE_F(idx, p->arg_reg, p->role == AS_ROLE_IO_DRIVER ? AS_CTX_IO :
 			   p->role == AS_ROLE_TIMER ? AS_CTX_TIMER : 0,
-			   (f & PLAN_F_TASK_ID ? AS_CF_TASK_ID : 0) | (f & PLAN_F_INSIDE ? AS_CF_INSIDE : 0));
+			   (f & PLAN_F_TASK_ID ? AS_CF_TASK_ID : 0) | (f & PLAN_F_INSIDE ? AS_CF_INSIDE : 0) |
+			   (f & PLAN_F_STACK ? AS_CF_STACK : 0));
 }
 
 /* The tracepoint programs, attached on their own rather than at plan points. */
@@ -317,7 +322,7 @@ static int attach_multi(struct attachment *a, struct bpf_program *prog, bool ret
 	}
 	for (size_t i = 0; i < plan->n; i++) {
 		struct bpf_program *entry, *exit;
-		role_progs(a->skel, plan->probes[i].role, &entry, &exit);
+		role_progs(a->skel, plan->probes[i].role, plan->flags[i], &entry, &exit);
 		if ((ret_probe ? exit : entry) != prog)
 			continue;
 		ret = elf_image__file_offset(img, plan->probes[i].addr, &offs[cnt]);
@@ -382,7 +387,7 @@ static int attach_each(struct attachment *a, const struct elf_image *img, const 
 		struct bpf_program *entry, *exit;
 		uint64_t off, ref_off = 0;
 
-		role_progs(a->skel, p->role, &entry, &exit);
+		role_progs(a->skel, p->role, plan->flags[i], &entry, &exit);
 		if (!entry)
 			continue;
 		ret = elf_image__file_offset(img, p->addr, &off);

@@ -111,6 +111,8 @@ static int plan_profile(struct probe_plan *plan, const struct elf_image *img, ui
 			flags |= PLAN_F_TASK_ID;
 		if (pt->inside)
 			flags |= PLAN_F_INSIDE;
+		if (pt->stack && pt->role == AS_ROLE_SPAWN)
+			flags |= PLAN_F_STACK;
 		for (size_t i = 0; i < img->n_syms; i++) {
 			const struct elf_sym *s = &img->syms[i];
 			if (!profile_point_matches(pt, s->name, s->norm))

@@ -18,6 +18,8 @@
 enum plan_flag {
 	PLAN_F_TASK_ID = 1,  /* poll: the profile's header has a task id */
 	PLAN_F_INSIDE = 2,   /* ready: the register points inside the task */
+	PLAN_F_STACK = 4,    /* spawn: the register holds the new task; the call
+	                        site comes from the unwound stack */
 };
 
 struct probe_plan {

@@ -9,7 +9,12 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Tokio 1.x. Every per-type copy of a matched function is probed. */
+/* Tokio 1.x. Every per-type copy of a matched function is probed. Version
+ * bounds: "source" means read from tokio 1.24.2's and 1.53.1's sources (the
+ * two built and traced here); a PR number where tokio's CHANGELOG lists the
+ * change. Unbounded points are in both. */
+#define T124 "1.24"   /* Debian's tokio, the oldest version tested */
+#define T153 "1.53"   /* the newest version tested */
 static const struct profile_point tokio_points[] = {
 	/* One copy per (future, scheduler); first instruction is a jmp into
 	 * Harness::poll (emulated), and survives fat LTO. rdi = task header. */
@@ -25,13 +30,22 @@ static const struct profile_point tokio_points[] = {
 	{ AS_ROLE_WAKE, 0, 0, MATCH_NORM, "tokio::runtime::task::waker::wake_by_val" },
 	{ AS_ROLE_WAKE, 0, 0, MATCH_NORM, "tokio::runtime::task::waker::wake_by_ref" },
 	/* A new task's first schedule (spawn). multi-thread spawn calls
-	 * schedule_task out of line (single-stepped, once per task). The
-	 * current-thread Schedule impl (emulated) serves spawns and wakes; the
-	 * recorder drops a schedule nested in the wake it belongs to. rsi = task. */
+	 * schedule_task out of line in 1.24 (single-stepped, once per task);
+	 * release builds of 1.53 inline it into schedule_option_task_without_yield,
+	 * which bind_new_task calls once per spawn (rsi = Option<Notified>: the
+	 * task, or 0 when the runtime was shut down). The current-thread
+	 * Schedule impl (emulated) serves spawns and wakes; the recorder drops
+	 * a schedule nested in the wake it belongs to. rsi = task. */
 	{ AS_ROLE_WAKE, 1, 0, MATCH_NORM,
 	  "tokio::runtime::scheduler::multi_thread::worker::<impl tokio::runtime::scheduler::multi_thread::handle::Handle>::schedule_task" },
 	{ AS_ROLE_WAKE, 1, 0, MATCH_NORM, /* v0 mangling */
 	  "<tokio::runtime::scheduler::multi_thread::handle::Handle>::schedule_task" },
+	{ AS_ROLE_WAKE, 1, 0, MATCH_NORM,
+	  "tokio::runtime::scheduler::multi_thread::worker::<impl tokio::runtime::scheduler::multi_thread::handle::Handle>::schedule_option_task_without_yield",
+	  .why = "source: not in 1.24.2, in 1.53.1" },
+	{ AS_ROLE_WAKE, 1, 0, MATCH_NORM,
+	  "<tokio::runtime::scheduler::multi_thread::handle::Handle>::schedule_option_task_without_yield",
+	  .why = "source: not in 1.24.2, in 1.53.1" },
 	{ AS_ROLE_WAKE, 1, 0, MATCH_NORM,
 	  "tokio::runtime::scheduler::current_thread::<impl tokio::runtime::task::Schedule for alloc::sync::Arc>::schedule" },
 	{ AS_ROLE_WAKE, 1, 0, MATCH_NORM,
@@ -40,9 +54,30 @@ static const struct profile_point tokio_points[] = {
 	{ AS_ROLE_WAKE, 1, 0, MATCH_NORM, "tokio::runtime::blocking::pool::Spawner::spawn_task" },
 	{ AS_ROLE_WAKE, 1, 0, MATCH_NORM, "<tokio::runtime::blocking::pool::Spawner>::spawn_task" },
 	/* #[track_caller] Handle::current(&'static Location) runs once per
-	 * tokio::spawn, even when spawn itself is inlined (1.24). */
-	{ AS_ROLE_SPAWN, 0, 0, MATCH_NORM, "tokio::runtime::handle::Handle::current" },
-	{ AS_ROLE_SPAWN, 0, 0, MATCH_NORM, "<tokio::runtime::handle::Handle>::current" },
+	 * tokio::spawn, even when spawn itself is inlined (1.24); 1.53's
+	 * spawn_inner reaches the runtime through context::with_current
+	 * instead (not in the CHANGELOG). */
+	{ AS_ROLE_SPAWN, 0, 0, MATCH_NORM, "tokio::runtime::handle::Handle::current",
+	  .until = T124, .why = "source: 1.24.2's spawn_inner calls Handle::current, 1.53.1's "
+	  "context::with_current (1.25 to 1.52 untested)" },
+	{ AS_ROLE_SPAWN, 0, 0, MATCH_NORM, "<tokio::runtime::handle::Handle>::current",
+	  .until = T124, .why = "as above" },
+	/* The scheduler's Handle::current (#[track_caller], rdi = &Location,
+	 * push first): still run by spawn_blocking in 1.53 (inlined into the
+	 * public one in 1.24 builds). A program's own Handle::current() calls
+	 * reach it too: the location is kept only for a task first seen on the
+	 * same thread before that poll ends. */
+	{ AS_ROLE_SPAWN, 0, 0, MATCH_NORM, "tokio::runtime::scheduler::Handle::current" },
+	{ AS_ROLE_SPAWN, 0, 0, MATCH_NORM, "<tokio::runtime::scheduler::Handle>::current" },
+	/* Every spawn onto a runtime's OwnedTasks (tokio::spawn, Handle and
+	 * Runtime::spawn, JoinSet, LocalRuntime's spawn_local) binds the new
+	 * task here, out of line and generic only over the scheduler (push
+	 * first: emulated); rsi = the task. Its &Location does not reach it:
+	 * the call site is found by unwinding the stack to the program's frame. */
+	{ AS_ROLE_SPAWN, 1, 0, MATCH_NORM, "tokio::runtime::task::list::OwnedTasks::bind_inner",
+	  .stack = 1, .why = "source: not in 1.24.2 (bind is generic there), in 1.53.1" },
+	{ AS_ROLE_SPAWN, 1, 0, MATCH_NORM, "<tokio::runtime::task::list::OwnedTasks>::bind_inner",
+	  .stack = 1, .why = "as above" },
 	/* Freeing the task cell (rdi = header); the unboxed variant only where
 	 * the boxed one was merged away (fat LTO). */
 	{ AS_ROLE_FREE, 0, 0, MATCH_PREFIX,
@@ -53,32 +88,53 @@ static const struct profile_point tokio_points[] = {
 	  "core::ptr::drop_in_place<tokio::runtime::task::core::Cell<" },
 	{ AS_ROLE_FREE, 0, 1, MATCH_PREFIX,
 	  "core::ptr::drop_in_place::<tokio::runtime::task::core::Cell<" },
-	/* Worker parking (entry and return). */
-	{ AS_ROLE_PARK, 0, 0, MATCH_NORM, "tokio::runtime::scheduler::multi_thread::worker::Context::park_timeout" },
-	{ AS_ROLE_PARK, 0, 0, MATCH_NORM, "<tokio::runtime::scheduler::multi_thread::worker::Context>::park_timeout" },
-	/* The same function in current Tokio: 1.24.2's worker park() and
+	/* Worker parking (entry and return). 1.24.2's worker park() and
 	 * park_yield() call Context::park_timeout, 1.53.1's call
-	 * Context::park_internal (read from both sources; the CHANGELOG does not
-	 * list the rename). Not multi_thread::park::Parker::park_timeout, which
-	 * 1.53 still has and which is not the worker's park. */
-	{ AS_ROLE_PARK, 0, 0, MATCH_NORM, "tokio::runtime::scheduler::multi_thread::worker::Context::park_internal" },
-	{ AS_ROLE_PARK, 0, 0, MATCH_NORM, "<tokio::runtime::scheduler::multi_thread::worker::Context>::park_internal" },
+	 * Context::park_internal: it came with the alternative timer (tokio#7467,
+	 * 1.49, read from both sources; the CHANGELOG lists only the timer). Not
+	 * multi_thread::park::Parker::park_timeout, which 1.53 still has and
+	 * which is not the worker's park. */
+	{ AS_ROLE_PARK, 0, 0, MATCH_NORM, "tokio::runtime::scheduler::multi_thread::worker::Context::park_timeout",
+	  .until = "1.48", .why = "tokio#7467" },
+	{ AS_ROLE_PARK, 0, 0, MATCH_NORM, "<tokio::runtime::scheduler::multi_thread::worker::Context>::park_timeout",
+	  .until = "1.48", .why = "tokio#7467" },
+	{ AS_ROLE_PARK, 0, 0, MATCH_NORM, "tokio::runtime::scheduler::multi_thread::worker::Context::park_internal",
+	  .since = "1.49", .why = "tokio#7467" },
+	{ AS_ROLE_PARK, 0, 0, MATCH_NORM, "<tokio::runtime::scheduler::multi_thread::worker::Context>::park_internal",
+	  .since = "1.49", .why = "tokio#7467" },
 	{ AS_ROLE_PARK, 0, 0, MATCH_NORM, "tokio::runtime::scheduler::current_thread::Context::park" },
 	{ AS_ROLE_PARK, 0, 0, MATCH_NORM, "<tokio::runtime::scheduler::current_thread::Context>::park" },
 	/* Driver context: wakes made inside come from I/O or the timer. */
-	{ AS_ROLE_IO_DRIVER, 0, 0, MATCH_NORM, "tokio::runtime::io::Driver::turn" },
-	{ AS_ROLE_IO_DRIVER, 0, 0, MATCH_NORM, "<tokio::runtime::io::Driver>::turn" },
-	{ AS_ROLE_IO_DRIVER, 0, 0, MATCH_NORM, "tokio::runtime::io::driver::Driver::turn" },
+	{ AS_ROLE_IO_DRIVER, 0, 0, MATCH_NORM, "tokio::runtime::io::Driver::turn",
+	  .until = T124, .why = "source: 1.24.2 runtime/io/mod.rs, 1.53.1 runtime/io/driver.rs" },
+	{ AS_ROLE_IO_DRIVER, 0, 0, MATCH_NORM, "<tokio::runtime::io::Driver>::turn",
+	  .until = T124, .why = "as above" },
+	{ AS_ROLE_IO_DRIVER, 0, 0, MATCH_NORM, "tokio::runtime::io::driver::Driver::turn",
+	  .why = "source: 1.53.1 runtime/io/driver.rs (1.25 to 1.52 untested)" },
+	{ AS_ROLE_IO_DRIVER, 0, 0, MATCH_NORM, "<tokio::runtime::io::driver::Driver>::turn",
+	  .why = "as above" },
 	{ AS_ROLE_TIMER, 0, 0, MATCH_NORM,
 	  "tokio::runtime::time::<impl tokio::runtime::time::handle::Handle>::process_at_time" },
 	{ AS_ROLE_TIMER, 0, 0, MATCH_NORM, "<tokio::runtime::time::handle::Handle>::process_at_time" },
 };
 
+/* The runtime's own code and the standard library: not a spawn's call site. */
+static const char *const tokio_library[] = {
+	"tokio::", "tokio_util::", "std::", "core::", "alloc::", NULL,
+};
+
 static const struct runtime_profile tokio_profile = {
 	.name = "tokio",
-	.versions = "tokio 1.24",
+	.versions = "tokio 1.24 to 1.53",
+	.tested = "1.24.2, 1.53.1",
+	.range = "1.24 to 1.53",
+	.library = tokio_library,
 	/* Header is repr(C): state@0, queue_next@8, vtable@0x10; the vtable's
-	 * id_offset is its tenth word (1.23 and later). */
+	 * id_offset is its tenth word: the same in 1.24.2 and 1.53.1, with or
+	 * without tokio_unstable (whose spawn_location_offset, 1.46, comes
+	 * after it); the offsets entered the vtable in 1.23 with tokio#5213
+	 * ("reduce amount of codegen needed per spawned task", not checked in
+	 * 1.23's source). Checked against DWARF where the binary has it. */
 	.hdr_vtable_off = 0x10,
 	.vtable_id_off_slot = 0x48,
 	.points = tokio_points,

@@ -24,6 +24,15 @@ struct profile_point {
 	/* AS_ROLE_READY: the register points inside the task (at its future,
 	 * at most AS_INSIDE_MAX bytes past the task pointer), not at it. */
 	uint8_t inside;
+	/* AS_ROLE_SPAWN: the register holds the new task, not a &Location; the
+	 * spawn's call site is found by unwinding the user stack (AS_CF_STACK). */
+	uint8_t stack;
+	/* The runtime versions where this function plays this role (NULL: no
+	 * bound known), and what sets the bounds: the runtime's pull request
+	 * where its CHANGELOG lists it, else "source" (read from the sources of
+	 * the versions on either side). Matching is by name, so a bound is
+	 * documentation and evidence of the version, never a filter. */
+	const char *since, *until, *why;
 };
 
 /* A generic type that wraps the user's future inside a task: the root
@@ -38,6 +47,14 @@ struct future_wrapper {
 struct runtime_profile {
 	const char *name;            /* "tokio" */
 	const char *versions;        /* what the table was verified on */
+	/* The versions built and traced by the tests ("1.24.2, 1.53.1") and the
+	 * range the profile claims ("1.24 to 1.53": those between the tested
+	 * ones are untested); NULL when not versioned. */
+	const char *tested, *range;
+	/* Crate path prefixes of the runtime's own code ("tokio::"): a spawn's
+	 * call site is the innermost frame outside them and the standard
+	 * library. NULL-terminated; NULL: none. */
+	const char *const *library;
 	/* Text found in a demangled function symbol only where the binary uses
 	 * this runtime (anywhere in the name: under fat LTO the runtime's own
 	 * functions may survive only as generic arguments of others); NULL:

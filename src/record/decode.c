@@ -29,7 +29,7 @@ int rec_decode(const struct rec_decoder *d, const void *data, size_t size, struc
 	switch (h->type) {
 	case RAW_POLL_BEGIN: case RAW_POLL_END: case RAW_WAKE: case RAW_FREE:
 	case RAW_PARK: case RAW_UNPARK: case RAW_SPAWN: case RAW_USDT:
-	case RAW_FUT_ENTER: case RAW_FUT_EXIT:
+	case RAW_FUT_ENTER: case RAW_FUT_EXIT: case RAW_SPAWN_STACK:
 		if (h->probe >= d->plan->n)
 			return -EBADMSG;
 		ev->probe = h->probe;
@@ -57,6 +57,18 @@ int rec_decode(const struct rec_decoder *d, const void *data, size_t size, struc
 		out->stack = &r->s;
 		out->regs = r;
 		break;
+	}
+	case RAW_SPAWN_STACK: {
+		const struct raw_sample_dwarf *r = data;
+		if (size < sizeof(*r) || d->plan->probes[h->probe].role != AS_ROLE_SPAWN ||
+		    !(d->plan->flags[h->probe] & PLAN_F_STACK) || r->copy_len > AS_USTACK_COPY)
+			return -EBADMSG;
+		ev->type = AS_EV_SPAWN;
+		ev->str = out->str;   /* "" until the call site is found */
+		out->str[0] = '\0';
+		out->path = REC_PATH_SPAWN_SITE;
+		out->regs = r;
+		return 1;
 	}
 	case RAW_RUNQ:
 		if (!(d->runq || d->offcpu) || size < sizeof(*e))

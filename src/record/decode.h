@@ -29,14 +29,17 @@ enum rec_path {
 	                       be in the past; the trace takes events out of order) */
 	REC_PATH_STACKED,   /* off-CPU interval, CPU sample: as it comes, with a
 	                       stack to name (stacks.h) */
+	REC_PATH_SPAWN_SITE, /* a spawn (ev.type AS_EV_SPAWN, no file yet) whose call
+	                       site is found by unwinding regs (stacks.h), then as a
+	                       probe's event */
 };
 
 struct rec_decoded {
 	struct as_event ev;                   /* ev.str points into str */
 	enum rec_path path;
 	const struct raw_offcpu *stack;       /* STACKED: the frame-pointer walk */
-	const struct raw_sample_dwarf *regs;  /* STACKED with --dwarf: registers and
-	                                         stack copy (else NULL) */
+	const struct raw_sample_dwarf *regs;  /* STACKED with --dwarf, SPAWN_SITE:
+	                                         registers and stack copy (else NULL) */
 	char str[AS_LOC_FILE_MAX + 1];
 };
 

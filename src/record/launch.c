@@ -306,11 +306,12 @@ int rec_target__exec_error(struct rec_target *t)
 	int e = 0;
 
 	if (t->exec_fd < 0)
-		return 0;
+		return t->exec_errno;
 	if (read(t->exec_fd, &e, sizeof(e)) != sizeof(e))
 		e = 0;
 	close(t->exec_fd);
 	t->exec_fd = -1;
+	t->exec_errno = e;
 	return e;
 }
 

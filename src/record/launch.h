@@ -27,6 +27,7 @@ struct rec_target {
 	int go_fd;                   /* write end of the child's go pipe, -1 */
 	int exec_fd;                 /* read end of the pipe the child reports a failed
 	                                exec on (closed by exec), -1 */
+	int exec_errno;              /* a failed exec's errno, once read (0 none) */
 	int status;                  /* the child's wait status, -1 */
 	bool gone;                   /* the target exited (child reaped) */
 	/* the binary, opened once: */
@@ -72,8 +73,9 @@ int rec_target__go(struct rec_target *t, char *err, size_t errlen);
  * launched command is reaped, its status in t->status. */
 bool rec_target__gone(struct rec_target *t);
 
-/* The errno of a launched command's failed exec (read once it is gone), 0
- * when it ran. */
+/* The errno of a launched command's failed exec, 0 when it ran; the first
+ * call waits for the exec (the pipe closes then), later ones return the
+ * same. */
 int rec_target__exec_error(struct rec_target *t);
 
 /* Ends a launched command that is still running (SIGTERM, then SIGKILL

@@ -113,6 +113,9 @@ struct recorder_result {
 	 * intervals came out */
 	struct recorder_unwind unwind_samples, unwind_offcpu;
 	uint64_t runq;               /* run-queue waits recorded (--runq, --offcpu) */
+	/* spawns whose call site came from an unwound stack (Tokio 1.53's
+	 * bind_inner), and those whose site could not be found */
+	uint64_t spawn_sites, spawn_sites_unknown;
 	uint64_t uring_submitted, uring_completed; /* io_uring requests (--uring) */
 	/* future-level tracing: probes planned, of which async state machines
 	 * and with source lines; future polls recorded */

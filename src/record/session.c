@@ -223,6 +223,24 @@ static uint32_t stack_id(struct rec_session *s, const struct raw_offcpu *o)
 	return (uint32_t)s->n_stk;
 }
 
+/* The call site of a spawn seen without its &Location, by unwinding the
+ * stack copied at it to the program's frame (stacks.h); without one the
+ * spawn still gives the task its parent, with no file. */
+static void spawn_site(struct rec_session *s, struct rec_decoded *d)
+{
+	const struct runtime_profile *prof = s->plan->profiles[s->plan->owner[d->ev.probe]];
+	uint32_t line = 0;
+
+	if (rec_stacks__call_site(s->stacks, d->regs, prof->library, d->str, sizeof(d->str), &line,
+				  &s->st.uw_spawns)) {
+		s->st.spawn_sites++;
+		d->ev.other = (uint64_t)line << 32;
+	} else {
+		s->st.spawn_sites_unknown++;
+		d->str[0] = '\0';
+	}
+}
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct rec_session *s = ctx;
@@ -253,6 +271,10 @@ static int on_record(void *ctx, void *data, size_t size)
 	}
 	case REC_PATH_DIRECT:
 		emit(s, &d.ev);
+		break;
+	case REC_PATH_SPAWN_SITE:
+		spawn_site(s, &d);
+		rec_fixup__push(&s->fx, &d.ev);
 		break;
 	}
 	return 0;
@@ -318,9 +340,13 @@ int rec_session__open(const struct recorder_opts *o, struct rec_session **out,
 				      .sample_hz = o->sample_hz, .sample_dwarf = o->sample_hz && o->dwarf,
 				      .offcpu_dwarf = o->offcpu && o->dwarf, .runq = o->runq || o->offcpu,
 				      .uring = o->uring };
-	if (o->offcpu || o->sample_hz) {
+	bool spawn_stacks = false;
+	for (size_t i = 0; i < s->plan->n; i++)
+		spawn_stacks |= (s->plan->flags[i] & PLAN_F_STACK) != 0;
+	if (o->offcpu || o->sample_hz || spawn_stacks) {
+		/* spawns seen without a &Location need the DWARF unwinder */
 		s->stacks = rec_stacks__new(s->t.tgid, s->t.binary, s->t.img, rec_target__dwarf(&s->t),
-					    o->dwarf, o);
+					    o->dwarf || spawn_stacks, o);
 		if (!s->stacks) {
 			ret = -ENOMEM;
 			snprintf(err, errlen, "out of memory");
@@ -373,6 +399,14 @@ int rec_session__open(const struct recorder_opts *o, struct rec_session **out,
 	ret = rec_target__go(&s->t, err, errlen);
 	if (ret)
 		goto fail;
+	if (s->stacks) {
+		/* the maps once the launched command is exec'd (the pipe closes
+		 * then): stacks and spawn sites of a short-lived target are named
+		 * after it exited */
+		if (s->t.child > 0)
+			rec_target__exec_error(&s->t);
+		rec_stacks__prime(s->stacks);
+	}
 	s->start = s->last_flush = now_ns(CLOCK_MONOTONIC);
 	s->deadline = o->duration > 0 ? s->start + (uint64_t)(o->duration * 1e9) : 0;
 	*out = s;

@@ -187,6 +187,58 @@ bool rec_stacks__name(struct rec_stacks *s, const struct raw_offcpu *o, struct a
 	return true;
 }
 
+/* Code of the runtime, the standard library, a generic impl or C. */
+static bool library_sym(const char *sym, const char *const *lib)
+{
+	const char *s = sym[0] == '<' ? sym + 1 : sym;
+	size_t id = 0;
+
+	if (!strstr(s, "::"))
+		return true;
+	for (size_t i = 0; lib && lib[i]; i++)
+		if (!strncmp(s, lib[i], strlen(lib[i])))
+			return true;
+	/* "<F as core::future::Future>::poll": an impl for a type parameter or
+	 * a primitive (a program's own types are paths: "app::Server") */
+	while (s[id] == '_' || (s[id] >= 'A' && s[id] <= 'Z') || (s[id] >= 'a' && s[id] <= 'z') ||
+	       (s[id] >= '0' && s[id] <= '9'))
+		id++;
+	return id && !strncmp(s + id, " as ", 4);
+}
+
+bool rec_stacks__call_site(struct rec_stacks *s, const struct raw_sample_dwarf *r,
+			   const char *const *lib, char *file, size_t len, uint32_t *line,
+			   struct unwind_stats *st)
+{
+	struct raw_offcpu o;
+	struct as_stack stack;
+
+	if (!s || !s->unwind)
+		return false;
+	rec_stacks__unwind(s, r, &o, st);
+	if (!rec_stacks__name(s, &o, &stack))
+		return false;
+	for (size_t i = stack.n_kernel; i < (size_t)stack.n_kernel + stack.n_user; i++) {
+		const struct as_frame *f = &stack.frames[i];
+		if (!f->sym || !f->sym[0] || library_sym(f->sym, lib))
+			continue;
+		if (!f->file || !f->line)
+			return false;
+		snprintf(file, len, "%s", f->file);
+		*line = f->line;
+		return true;
+	}
+	return false;
+}
+
+void rec_stacks__prime(struct rec_stacks *s)
+{
+	if (!s)
+		return;
+	proc_syms__prime(s->usyms);
+	dwarf_unwind__prime(s->unwind);
+}
+
 void rec_stacks__free(struct rec_stacks *s)
 {
 	if (!s)

@@ -46,6 +46,22 @@ void rec_stacks__unwind(struct rec_stacks *s, const struct raw_sample_dwarf *r,
  * borrowed until the next call. Returns false when o has no frame. */
 bool rec_stacks__name(struct rec_stacks *s, const struct raw_offcpu *o, struct as_stack *out);
 
+/* The call site of a spawn seen at a function that is given the new task
+ * (RAW_SPAWN_STACK): r's user stack unwound by DWARF, the innermost frame
+ * (functions inlined at each address included) whose function is not under
+ * one of the crate path prefixes lib (NULL-terminated; "tokio::" and the
+ * standard library's), nor a generic impl ("<F as ..."), nor C code: its
+ * file into file (len bytes) and line into *line. Counted in st. Returns
+ * false when no such frame with a file:line is found (no unwinding session,
+ * a stack deeper than the copy, no DWARF). */
+bool rec_stacks__call_site(struct rec_stacks *s, const struct raw_sample_dwarf *r,
+			   const char *const *lib, char *file, size_t len, uint32_t *line,
+			   struct unwind_stats *st);
+
+/* Reads the target's mappings and modules now, while it runs (a target
+ * may exit before its last records are read). Accepts NULL. */
+void rec_stacks__prime(struct rec_stacks *s);
+
 /* Accepts NULL. */
 void rec_stacks__free(struct rec_stacks *s);
 

@@ -88,6 +88,8 @@ void rec_stats__result(const struct rec_stats *st, const struct as_trace_end *en
 	res->unwind_samples = unwind_stats__result(&st->uw_samples);
 	res->unwind_offcpu = unwind_stats__result(&st->uw_offcpu);
 	res->runq = st->runq;
+	res->spawn_sites = st->spawn_sites;
+	res->spawn_sites_unknown = st->spawn_sites_unknown;
 	res->future_polls = st->future_polls;
 	res->uring_submitted = st->uring_sub;
 	res->uring_completed = st->uring_done;

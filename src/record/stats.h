@@ -27,7 +27,10 @@ struct rec_stats {
 	uint64_t write_errors, stack_errors;
 	uint64_t offcpu, samples, runq, uring_sub, uring_done, future_polls;
 	struct u64map live;         /* task headers seen and not freed */
-	struct unwind_stats uw_samples, uw_offcpu;
+	struct unwind_stats uw_samples, uw_offcpu, uw_spawns;
+	/* spawns seen without a &Location: call sites found by unwinding,
+	 * and not found (their tasks have no spawn site) */
+	uint64_t spawn_sites, spawn_sites_unknown;
 };
 
 /* Counts a decoded event by its kind (before any fix-up drops it). */

@@ -108,9 +108,22 @@ struct dwarf_unwind *dwarf_unwind__new(pid_t pid)
 	return u;
 }
 
+static int report(struct dwarf_unwind *u);
+
+void dwarf_unwind__prime(struct dwarf_unwind *u)
+{
+	if (u)
+		report(u);
+}
+
 static int report(struct dwarf_unwind *u)
 {
-	dwfl_report_begin(u->dwfl);
+	/* adding to the modules already known: a zombie's maps are empty,
+	 * and a report from them must not forget the modules */
+	if (u->reported)
+		dwfl_report_begin_add(u->dwfl);
+	else
+		dwfl_report_begin(u->dwfl);
 	int err = dwfl_linux_proc_report(u->dwfl, u->pid);
 	dwfl_report_end(u->dwfl, NULL, NULL);
 	if (err)

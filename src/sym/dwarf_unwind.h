@@ -40,6 +40,9 @@ struct dwarf_unwind_fix {
 int dwarf_unwind__stack(struct dwarf_unwind *u, uint32_t tid, const uint64_t *regs,
 			const uint8_t *stack, size_t len, const struct dwarf_unwind_fix *fix,
 			uint64_t *pcs, int max);
+/* Reports the process's modules now (else at the first walk), so that
+ * stacks copied before it exited still unwind after. */
+void dwarf_unwind__prime(struct dwarf_unwind *u);
 /* Accepts NULL. */
 void dwarf_unwind__free(struct dwarf_unwind *u);
 

@@ -60,7 +60,7 @@ static void clear_maps(struct proc_syms *ps)
 }
 
 /* Executable file mappings only. Keeps the old table when the file is gone
- * (the process exited). */
+ * or holds none (the process exited, or is a zombie whose maps are empty). */
 static void read_maps(struct proc_syms *ps)
 {
 	char path[64], line[4096];
@@ -72,8 +72,8 @@ static void read_maps(struct proc_syms *ps)
 	FILE *f = fopen(p, "re");
 	if (!f)
 		return;
-	clear_maps(ps);
-	size_t cap = 0;
+	struct mapping *maps = NULL;
+	size_t n = 0, cap = 0;
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long start, end, off;
 		char perms[8];
@@ -85,21 +85,36 @@ static void read_maps(struct proc_syms *ps)
 		file[strcspn(file, "\n")] = '\0';
 		if (file[0] != '/')
 			continue;
-		if (ps->n == cap) {
+		if (n == cap) {
 			size_t c = cap ? cap * 2 : 32;
-			struct mapping *m = realloc(ps->maps, c * sizeof(*m));
+			struct mapping *m = realloc(maps, c * sizeof(*m));
 			if (!m)
 				break;
-			ps->maps = m;
+			maps = m;
 			cap = c;
 		}
 		char *dup = strdup(file);
 		if (!dup)
 			break;
-		ps->maps[ps->n++] = (struct mapping){ .start = start, .end = end, .off = off, .path = dup,
-						      .dw_fd = -1 };
+		maps[n++] = (struct mapping){ .start = start, .end = end, .off = off, .path = dup,
+					      .dw_fd = -1 };
 	}
 	fclose(f);
+	if (!n) {
+		free(maps);
+		return;
+	}
+	clear_maps(ps);
+	ps->maps = maps;
+	ps->n = n;
+}
+
+void proc_syms__prime(struct proc_syms *ps)
+{
+	if (!ps)
+		return;
+	read_maps(ps);
+	ps->loaded = true;
 }
 
 struct proc_syms *proc_syms__new(pid_t pid, const char *maps_path)

@@ -49,6 +49,9 @@ struct Dwarf;
 int proc_syms__lend(struct proc_syms *ps, const char *path, const struct elf_image *img,
 		    struct Dwarf *dw);
 /* Accepts NULL. */
+/* Reads the process's mappings now (else at the first lookup): names
+ * are then found after the process exited. */
+void proc_syms__prime(struct proc_syms *ps);
 void proc_syms__free(struct proc_syms *ps);
 
 #endif
