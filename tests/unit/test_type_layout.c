@@ -3,7 +3,9 @@
  * (tests/apps-tokio153, skipped when not built): the task Header and
  * Vtable offsets BPF reads, the tokio_unstable-only vtable field, and
  * whether OwnedTasks holds one list or shards; generic structs found
- * without their arguments. */
+ * without their arguments. A 1.53.1 build with --cfg tokio_unstable and
+ * the tracing feature (tests/apps-tokio153-unstable) is checked too when
+ * built. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,7 @@
 
 #define Y124 "tests/apps/target/release/yields"
 #define Y153 "tests/apps-tokio153/target/release/yields"
+#define Y153U "tests/apps-tokio153-unstable/target/release/yields"
 
 #define HEADER "tokio::runtime::task::core::Header"
 #define VTABLE "tokio::runtime::task::raw::Vtable"
@@ -51,12 +54,11 @@ static double now_ms(void)
 	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
-/* Facts both versions share. */
-static void check_common(const struct type_layout_fact *f)
+/* Facts every build shares. */
+static void check_shared(const struct type_layout_fact *f)
 {
 	CHECK(f[Q_HEADER].type_found);
 	CHECK(!f[Q_HEADER].member_found);
-	CHECK_EQ_U64(f[Q_HEADER].size, 32);
 	CHECK(f[Q_STATE].member_found);
 	CHECK_EQ_U64(f[Q_STATE].offset, 0);
 	CHECK_STR(f[Q_STATE].member_type, "tokio::runtime::task::state::State");
@@ -67,18 +69,12 @@ static void check_common(const struct type_layout_fact *f)
 	CHECK_STR(f[Q_VTABLE].member_type, "&tokio::runtime::task::raw::Vtable");
 	CHECK(f[Q_OWNER_ID].member_found);
 	CHECK_EQ_U64(f[Q_OWNER_ID].offset, 0x18);
-	CHECK(f[Q_TRACING_ID].type_found);
-	CHECK(!f[Q_TRACING_ID].member_found);
-	CHECK_EQ_U64(f[Q_TRACING_ID].member_size, (uint64_t)-1);
-	CHECK_STR(f[Q_TRACING_ID].member_type, "");
-	CHECK_EQ_U64(f[Q_VT].size, 80);
 	CHECK(f[Q_POLL].member_found);
 	CHECK_EQ_U64(f[Q_POLL].offset, 0);
 	CHECK(f[Q_ID_OFFSET].member_found);
 	CHECK_EQ_U64(f[Q_ID_OFFSET].offset, 0x48);
 	CHECK_STR(f[Q_ID_OFFSET].member_type, "usize");
 	CHECK(f[Q_SPAWN_LOC].type_found);
-	CHECK(!f[Q_SPAWN_LOC].member_found);   /* not a tokio_unstable build */
 	CHECK(f[Q_OWNED_LIST].member_found);
 	CHECK(!f[Q_NO_TYPE].type_found);
 	CHECK(!f[Q_NO_TYPE].member_found);
@@ -86,6 +82,19 @@ static void check_common(const struct type_layout_fact *f)
 	CHECK(f[Q_NO_MEMBER].type_found);
 	CHECK(!f[Q_NO_MEMBER].member_found);
 	CHECK(!f[Q_GENERIC].type_found);
+}
+
+/* Facts of the builds without tokio_unstable. */
+static void check_common(const struct type_layout_fact *f)
+{
+	check_shared(f);
+	CHECK_EQ_U64(f[Q_HEADER].size, 32);
+	CHECK(f[Q_TRACING_ID].type_found);
+	CHECK(!f[Q_TRACING_ID].member_found);
+	CHECK_EQ_U64(f[Q_TRACING_ID].member_size, (uint64_t)-1);
+	CHECK_STR(f[Q_TRACING_ID].member_type, "");
+	CHECK_EQ_U64(f[Q_VT].size, 80);
+	CHECK(!f[Q_SPAWN_LOC].member_found);   /* not a tokio_unstable build */
 }
 
 /* Queries path; returns the number answered, or -errno. */
@@ -135,6 +144,28 @@ static void test_tokio_153(void)
 }
 
 /* A direct member first; deep only when asked. */
+/* tokio_unstable + tracing: Header gains tracing_id, Vtable
+ * spawn_location_offset (since 1.46), the shared offsets stay. */
+static void test_tokio_153_unstable(void)
+{
+	struct type_layout_fact f[Q_N];
+
+	if (access(Y153U, R_OK)) {
+		printf("%s not built: skipped\n", Y153U);
+		return;
+	}
+	CHECK(query(Y153U, f) == Q_N - 3);
+	check_shared(f);
+	CHECK_EQ_U64(f[Q_HEADER].size, 40);
+	CHECK(f[Q_TRACING_ID].member_found);
+	CHECK_EQ_U64(f[Q_TRACING_ID].offset, 0x20);
+	CHECK_EQ_U64(f[Q_VT].size, 88);
+	CHECK(f[Q_SPAWN_LOC].member_found);
+	CHECK_EQ_U64(f[Q_SPAWN_LOC].offset, 0x50);
+	CHECK_STR(f[Q_SPAWN_LOC].member_type, "usize");
+	CHECK_STR(f[Q_OWNED_LIST].member_type, "tokio::util::sharded_list::ShardedList");
+}
+
 static void test_deep(void)
 {
 	static const struct type_layout_query q[] = {
@@ -166,6 +197,7 @@ int main(void)
 {
 	RUN(test_tokio_124);
 	RUN(test_tokio_153);
+	RUN(test_tokio_153_unstable);
 	RUN(test_deep);
 	TEST_MAIN_END();
 }
