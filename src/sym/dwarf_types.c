@@ -115,6 +115,7 @@ struct find_ctx {
 	Dwarf_Die *dies;
 	int *found;
 	int nfound;
+	bool norm;            /* compare names without their generic arguments */
 	char path[MAX_NAME];
 };
 
@@ -140,6 +141,8 @@ static void find_below(struct find_ctx *fc, Dwarf_Die *parent, size_t len, int d
 			continue;
 		const char *name = die_name(&child);
 		size_t nl = name ? strlen(name) : 0;
+		if (fc->norm && nl && name[0] != '<' && strchr(name, '<'))
+			nl = (size_t)(strchr(name, '<') - name);   /* "OwnedTasks<S>" */
 		if (!nl || len + 2 + nl >= sizeof(fc->path))
 			continue;
 		size_t at = len;
@@ -147,7 +150,8 @@ static void find_below(struct find_ctx *fc, Dwarf_Die *parent, size_t len, int d
 			memcpy(fc->path + len, "::", 2);
 			at += 2;
 		}
-		memcpy(fc->path + at, name, nl + 1);
+		memcpy(fc->path + at, name, nl);
+		fc->path[at + nl] = '\0';
 		if (is_type_tag(tag) && !is_declaration(&child)) {
 			for (size_t i = 0; i < fc->n; i++) {
 				if (!fc->found[i] && !strcmp(fc->names[i], fc->path)) {
@@ -165,8 +169,8 @@ static void find_below(struct find_ctx *fc, Dwarf_Die *parent, size_t len, int d
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
-int dwarf_types__find(struct dwarf_types *dt, const char *const *names, size_t n,
-		      Dwarf_Die *dies, int *found)
+static int find(struct dwarf_types *dt, const char *const *names, size_t n, Dwarf_Die *dies,
+		int *found, bool norm)
 {
 	struct find_ctx *fc = calloc(1, sizeof(*fc));
 	Dwarf_Off off = 0, next;
@@ -176,6 +180,7 @@ int dwarf_types__find(struct dwarf_types *dt, const char *const *names, size_t n
 	if (!fc)
 		return -ENOMEM;
 	fc->names = names;
+	fc->norm = norm;
 	fc->n = n;
 	fc->dies = dies;
 	fc->found = found;
@@ -194,6 +199,18 @@ int dwarf_types__find(struct dwarf_types *dt, const char *const *names, size_t n
 	ret = fc->nfound;
 	free(fc);
 	return ret;
+}
+
+int dwarf_types__find(struct dwarf_types *dt, const char *const *names, size_t n,
+		      Dwarf_Die *dies, int *found)
+{
+	return find(dt, names, n, dies, found, false);
+}
+
+int dwarf_types__find_norm(struct dwarf_types *dt, const char *const *names, size_t n,
+			   Dwarf_Die *dies, int *found)
+{
+	return find(dt, names, n, dies, found, true);
 }
 
 const char *dwarf_types__name(struct dwarf_types *dt, Dwarf_Die *type)

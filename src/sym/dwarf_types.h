@@ -38,6 +38,13 @@ Dwarf *dwarf_types__dwarf(const struct dwarf_types *dt);
 int dwarf_types__find(struct dwarf_types *dt, const char *const *names, size_t n,
 		      Dwarf_Die *dies, int *found);
 
+/* The same, with names[i] written and compared without generic arguments
+ * ("tokio::runtime::task::list::OwnedTasks" finds the first instantiation
+ * "OwnedTasks<alloc::sync::Arc<...>>"; a name starting with '<', as in
+ * "<impl X>", is kept whole). */
+int dwarf_types__find_norm(struct dwarf_types *dt, const char *const *names, size_t n,
+			   Dwarf_Die *dies, int *found);
+
 /* The qualified name of a type DIE ("a::f::{async_fn_env#0}"; base types
  * and pointers keep their DW_AT_name, e.g. "u8", "&mut a::B"), cached per
  * DIE. Borrowed until dwarf_types__free(); NULL when unnamed or on ENOMEM. */
