@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the Rust test programs in tests/apps offline from Debian's crate sources
-# (and tests/apps-tokio153: some of them again on tokio 1.53.1 from ../shared/crates),
+# (and tests/apps-tokio153: some of them again on tokio 1.53.1 from ../shared/crates;
+# tests/apps-tokio153-unstable: on 1.53.1 with --cfg tokio_unstable and the tracing feature),
 # and the C USDT test program (needs <sys/sdt.h>: systemtap-sdt-dev).
 set -euo pipefail
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -8,12 +9,14 @@ cd "$(dirname "$0")/../tests/apps"
 cargo build --release --quiet
 # the same Tokio programs on tokio 1.53.1 (sources in ../shared/crates, beside
 # the repository); without them the demo still builds, and the tokio153_*
-# integration cases fail for want of their programs
+# and tokio153u_* integration cases fail for want of their programs
 if [ -d ../../../shared/crates/tokio-1.53.1 ]; then
 	(cd ../apps-tokio153 && cargo build --release --quiet)
+	(cd ../apps-tokio153-unstable && cargo build --release --quiet)
 else
 	echo "build-apps: no ../shared/crates beside the repository: the tokio 1.53 test" \
-	     "programs (tests/apps-tokio153) are not built, and their integration cases will fail" >&2
+	     "programs (tests/apps-tokio153, tests/apps-tokio153-unstable) are not built," \
+	     "and their integration cases will fail" >&2
 fi
 cc -O2 -g -Wall -Wextra -Werror -o usdt/usdt_app usdt/usdt_app.c usdt/usdt_guarded.c
 cc -O2 -g -Wall -Wextra -Werror -o usdt/usdt_tasks usdt/usdt_tasks.c

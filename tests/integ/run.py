@@ -14,7 +14,8 @@ as working directory; every process a case starts is in a process group the
 runner kills at the end of the case, and a case that runs past its TIMEOUT
 fails (its processes killed), so no case can hang the suite. Depends only on
 the Python standard library; knows nothing of asyncscope but the variables it
-exports (AS, APPS, and APPS153: the same Tokio programs built on tokio 1.53.1).
+exports (AS, APPS, APPS153: the same Tokio programs built on tokio 1.53.1, and
+APPS153U: programs built on it with tokio_unstable and the tracing feature).
 """
 import fnmatch, os, re, shlex, signal, subprocess, sys, tempfile, time
 
@@ -381,6 +382,7 @@ def main(argv):
     env.setdefault("AS", "build/asyncscope-san")
     env.setdefault("APPS", "tests/apps/target/release")
     env.setdefault("APPS153", "tests/apps-tokio153/target/release")   # the same programs on tokio 1.53.1
+    env.setdefault("APPS153U", "tests/apps-tokio153-unstable/target/release")   # 1.53.1, tokio_unstable + tracing
     env.setdefault("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=0")
     env["PATH"] = CHECKS + os.pathsep + env.get("PATH", "")
     env["RUNNER_PID"] = str(os.getpid())
