@@ -223,9 +223,10 @@ int cat_header_line(struct cat_reader *r, const char *s, const char *end, uint64
 	}
 	if (IS("meta")) {
 		char *s2 = NULL;
-		const char *keys[] = { "target", "build_id", "runtime", "cmdline" };
-		char **dst[] = { &r->meta.target, &r->meta.build_id, &r->meta.runtime, &r->meta.cmdline };
-		for (size_t i = 0; i < 4; i++) {
+		const char *keys[] = { "target", "build_id", "runtime", "cmdline", "runtime_detail" };
+		char **dst[] = { &r->meta.target, &r->meta.build_id, &r->meta.runtime, &r->meta.cmdline,
+				 &r->meta.runtime_detail };
+		for (size_t i = 0; i < 5; i++) {
 			STR(keys[i], s2);
 			if (s2) {
 				free(*dst[i]);

@@ -559,9 +559,9 @@ static int write_header(struct cat_writer *w, const struct as_trace_end *end, bo
 	fprintf(o, "# asyncscope cat version=%d format_version=%u\n", CAT_VERSION, m->format_version);
 	fprintf(o, "# asyncscope meta pid=%u clock_mono_ns=%" PRIu64 " clock_real_ns=%" PRIu64 "\n",
 		m->pid, m->clock_mono_ns, m->clock_real_ns);
-	const char *keys[] = { "target", "build_id", "runtime", "cmdline" };
-	const char *vals[] = { m->target, m->build_id, m->runtime, m->cmdline };
-	for (size_t i = 0; i < 4; i++) {
+	const char *keys[] = { "target", "build_id", "runtime", "cmdline", "runtime_detail" };
+	const char *vals[] = { m->target, m->build_id, m->runtime, m->cmdline, m->runtime_detail };
+	for (size_t i = 0; i < 5; i++) {
 		if (!vals[i])
 			continue;
 		fputs("# asyncscope meta", o);

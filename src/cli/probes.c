@@ -10,6 +10,7 @@
 #include "probe/futures_plan.h"
 #include "probe/plan.h"
 #include "probe/profile.h"
+#include "sym/dwarf_types.h"
 #include "sym/elf_image.h"
 #include "sym/usdt_notes.h"
 
@@ -188,6 +189,15 @@ int cmd_probes(int argc, char **argv)
 		free(pats);
 		return 0;
 	}
+	/* the binary's DWARF, once: the runtime's release and layout, futures */
+	struct dwarf_types *dt = plan ? dwarf_types__open_fd(elf_image__fd(img)) : NULL;
+	if (!fo.dt)
+		fo.dt = dt;
+	if (plan && probe_plan__identify(plan, img, dt)) {
+		probe_plan__free(plan);
+		plan = NULL;
+		snprintf(err, sizeof(err), "out of memory");
+	}
 	struct futures_plan_stats fs = { 0 };
 	if (plan && (fo.futures || fo.n_patterns || fo.preset_cat) &&
 	    futures_plan_add(plan, img, &fo, &fs, err, sizeof(err)) < 0) {
@@ -196,6 +206,7 @@ int cmd_probes(int argc, char **argv)
 	}
 	free(pats);
 	if (!plan) {
+		dwarf_types__free(dt);
 		cli_error("%s", err);
 		usdt_notes__free(notes);
 		elf_image__free(img);
@@ -207,8 +218,12 @@ int cmd_probes(int argc, char **argv)
 		size_t n = 0;
 		for (size_t i = 0; i < plan->n; i++)
 			n += plan->owner[i] == k;
-		printf("%s (%s): %zu probe points\n", plan->profiles[k]->name,
-		       plan->profiles[k]->versions, n);
+		char what[512];
+		/* "tokio 1.53.1 (DWARF paths; ...)", "smol (smol 1.3, ...)" */
+		runtime_id__describe(plan->profiles[k], &plan->ids[k], what, sizeof(what));
+		printf("%s: %zu probe points\n", what, n);
+		for (size_t w = 0; plan->identified && w < plan->ids[k].n_warnings; w++)
+			printf("warning: %s\n", plan->ids[k].warnings[w]);
 		printf("%-6s %-12s %-15s %-12s %s\n", "ROLE", "ADDRESS", "FIRST INSN", "COST",
 		       "SYMBOL [FUTURE]");
 		for (size_t i = 0; i < plan->n; i++) {
@@ -231,6 +246,7 @@ int cmd_probes(int argc, char **argv)
 	if (notes && notes->n)
 		print_usdt(img, notes);
 	probe_plan__free(plan);
+	dwarf_types__free(dt);
 	usdt_notes__free(notes);
 	elf_image__free(img);
 	int werr = cli_close_output(stdout);   /* -o FILE: put in place now */

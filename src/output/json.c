@@ -20,7 +20,8 @@
  *
  * {"schema_version" (this document's version, REPORT_SCHEMA_VERSION: 1;
  *     "format_version" is the trace file's),
- *  "format_version", "target", "pid", "runtime", "duration_ns", "events",
+ *  "format_version", "target", "pid", "runtime", "runtime_detail"
+ *  (which release of the runtime the recorder found, null unknown), "duration_ns", "events",
  *  "lost_events", "missed_events", "truncated" (no end record),
  *  "tasks": [{"task", "id" (tokio id or null), "seq", "header" ("0x..."), "name" (or null),
  *             "kind" ("task"|"worker"), "spawn_location" ("file:line:col" or null),
@@ -759,6 +760,8 @@ int report_json(FILE *out, const struct analysis *a, const struct as_trace_meta 
 	else
 		json_writer__null(w);
 	json_writer__kv_string(w, "runtime", meta ? meta->runtime : NULL);
+	json_writer__kv_string(w, "runtime_detail", meta && meta->runtime_detail &&
+			       *meta->runtime_detail ? meta->runtime_detail : NULL);
 	json_writer__kv_u64(w, "duration_ns", s->duration_ns);
 	json_writer__kv_u64(w, "events", s->events);
 	json_writer__kv_u64(w, "lost_events", lost);

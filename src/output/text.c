@@ -527,6 +527,8 @@ int report_text(FILE *out, const struct analysis *a, const struct as_trace_meta 
 	fprintf(out, "asyncscope report: %s (pid %" PRIu32 ", runtime %s)\n",
 		meta && meta->target ? meta->target : "?", meta ? meta->pid : 0,
 		meta && meta->runtime && *meta->runtime ? meta->runtime : "?");
+	if (meta && meta->runtime_detail && *meta->runtime_detail)
+		fprintf(out, "runtime %s\n", meta->runtime_detail);
 	if (opts && opts->truncated)
 		/* the counts are in the end record the trace lacks: not 0 */
 		fprintf(out, "duration %s, %" PRIu64 " events, lost and missed events unknown "

@@ -195,8 +195,8 @@ static int open_and_load(struct attachment *a, bool multi, char *err, size_t err
 	}
 	a->skel->rodata->targ_tgid = (__u32)a->tgid;
 	if (plan->id_profile) {
-		a->skel->rodata->hdr_vtable_off = plan->id_profile->hdr_vtable_off;
-		a->skel->rodata->vtable_id_off_slot = plan->id_profile->vtable_id_off_slot;
+		a->skel->rodata->hdr_vtable_off = probe_plan__hdr_vtable_off(plan);
+		a->skel->rodata->vtable_id_off_slot = probe_plan__vtable_id_off_slot(plan);
 	}
 	a->skel->rodata->bare_probes = getenv("ASYNCSCOPE_BARE_PROBES") != NULL;
 	size_t rb = attach_ringbuf_size(a->ringbuf_bytes);

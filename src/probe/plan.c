@@ -511,3 +511,40 @@ void probe_plan__free(struct probe_plan *plan)
 	plan_reset(plan);
 	free(plan);
 }
+
+int probe_plan__identify(struct probe_plan *plan, const struct elf_image *img,
+			 struct dwarf_types *dt)
+{
+	for (size_t i = 0; i < plan->n_profiles; i++) {
+		int err = runtime_id__identify(plan->profiles[i], img, dt, &plan->ids[i]);
+		if (err)
+			return err;
+	}
+	plan->identified = true;
+	return 0;
+}
+
+/* The index of the id profile in plan->profiles, or -1. */
+static int id_index(const struct probe_plan *plan)
+{
+	for (size_t i = 0; i < plan->n_profiles; i++)
+		if (plan->profiles[i] == plan->id_profile)
+			return (int)i;
+	return -1;
+}
+
+uint32_t probe_plan__hdr_vtable_off(const struct probe_plan *plan)
+{
+	int i = id_index(plan);
+
+	return i < 0 ? 0 : plan->identified ? plan->ids[i].hdr_vtable_off :
+	       plan->id_profile->hdr_vtable_off;
+}
+
+uint32_t probe_plan__vtable_id_off_slot(const struct probe_plan *plan)
+{
+	int i = id_index(plan);
+
+	return i < 0 ? 0 : plan->identified ? plan->ids[i].vtable_id_off_slot :
+	       plan->id_profile->vtable_id_off_slot;
+}

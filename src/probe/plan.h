@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "probe/profile.h"
+#include "probe/runtime_id.h"
 #include "sym/elf_image.h"
 #include "sym/usdt_notes.h"
 #include "trace/event.h"
@@ -38,6 +39,9 @@ struct probe_plan {
 	struct usdt_arg *usdt_arg;
 	size_t n;
 	size_t per_role[AS_ROLE__MAX];
+	/* Per profile, after probe_plan__identify(): its version and layout. */
+	struct runtime_id ids[PLAN_MAX_PROFILES];
+	bool identified;
 };
 
 /* Builds the plan for img. With n_profs 0, every known profile is tried
@@ -62,6 +66,15 @@ struct probe_plan *probe_plan__build_usdt(const struct elf_image *img,
 					  const char *const *patterns, size_t n_patterns,
 					  char *err, size_t errlen);
 void probe_plan__free(struct probe_plan *plan);
+/* Identifies the version and checks the layout of every planned runtime
+ * (runtime_id.h; dt: img's DWARF, may be NULL), into plan->ids. Returns 0
+ * or -ENOMEM. */
+int probe_plan__identify(struct probe_plan *plan, const struct elf_image *img,
+			 struct dwarf_types *dt);
+/* The header layout for reading task ids: the id profile's, or DWARF's
+ * where it disagreed (identified plans). */
+uint32_t probe_plan__hdr_vtable_off(const struct probe_plan *plan);
+uint32_t probe_plan__vtable_id_off_slot(const struct probe_plan *plan);
 /* Makes room for one more probe in every per-probe array, zeroed (owner 0);
  * returns it, not yet counted in plan->n, or NULL (ENOMEM). The caller fills
  * it, then increments plan->n and plan->per_role[role]. */

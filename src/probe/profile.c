@@ -118,13 +118,39 @@ static const struct profile_point tokio_points[] = {
 	{ AS_ROLE_TIMER, 0, 0, MATCH_NORM, "<tokio::runtime::time::handle::Handle>::process_at_time" },
 };
 
+/* With the tracing feature (tokio_unstable builds) every task's future is
+ * wrapped for its span: the name is the future inside. */
+static const struct future_wrapper tokio_wrappers[] = {
+	{ "tracing::instrument::Instrumented", 0 },
+};
+
 /* The runtime's own code and the standard library: not a spawn's call site. */
 static const char *const tokio_library[] = {
 	"tokio::", "tokio_util::", "std::", "core::", "alloc::", NULL,
 };
 
+/* What DWARF confirms or reveals of a tokio binary (1.24.2, 1.53.1 and
+ * 1.53.1 with tokio_unstable and tracing checked; src/sym/type_layout.h). */
+static const struct layout_fact tokio_layout[] = {
+	{ LAYOUT_HDR_VTABLE, false, "tokio::runtime::task::core::Header", "vtable" },
+	{ LAYOUT_VTABLE_ID, false, "tokio::runtime::task::raw::Vtable", "id_offset" },
+	{ LAYOUT_SIGN, true, "tokio::runtime::task::list::OwnedTasks", "list",
+	  "tokio::util::sharded_list::ShardedList", "1.35 or later", NULL,
+	  "tokio#6001 (1.35: the task list is sharded)" },
+	{ LAYOUT_SIGN, true, "tokio::runtime::task::list::OwnedTasks", "list",
+	  "tokio::util::linked_list::LinkedList", "before 1.35", NULL, "tokio#6001" },
+	{ LAYOUT_SIGN, false, "tokio::runtime::task::raw::Vtable", "spawn_location_offset",
+	  NULL, "1.46 or later", "tokio_unstable",
+	  "tokio#7417 (1.46: TaskMeta::spawn_location, its offset in the vtable)" },
+	{ LAYOUT_SIGN, false, "tokio::runtime::task::core::Header", "tracing_id",
+	  NULL, NULL, "tracing", "source: Header::tracing_id with tokio_unstable and tracing" },
+};
+
 static const struct runtime_profile tokio_profile = {
 	.name = "tokio",
+	.crate = "tokio",
+	.layout = tokio_layout,
+	.n_layout = sizeof(tokio_layout) / sizeof(tokio_layout[0]),
 	.versions = "tokio 1.24 to 1.53",
 	.tested = "1.24.2, 1.53.1",
 	.range = "1.24 to 1.53",
@@ -139,6 +165,8 @@ static const struct runtime_profile tokio_profile = {
 	.vtable_id_off_slot = 0x48,
 	.points = tokio_points,
 	.n_points = sizeof(tokio_points) / sizeof(tokio_points[0]),
+	.wrappers = tokio_wrappers,
+	.n_wrappers = sizeof(tokio_wrappers) / sizeof(tokio_wrappers[0]),
 };
 
 /* async-task 4.3 tasks run by async-executor 1.5: async-std 1.12 (through

@@ -44,6 +44,25 @@ struct future_wrapper {
 	unsigned arg;
 };
 
+/* A fact about the runtime's types that DWARF can confirm. */
+enum layout_role {
+	LAYOUT_HDR_VTABLE = 1,  /* member's offset is the profile's hdr_vtable_off */
+	LAYOUT_VTABLE_ID,       /* member's offset is the profile's vtable_id_off_slot */
+	LAYOUT_SIGN,            /* the member (of member_type) shows versions / feature */
+};
+
+struct layout_fact {
+	uint8_t role;
+	bool deep;                /* the member may sit in nested structures */
+	const char *type, *member;
+	const char *member_type;  /* LAYOUT_SIGN: the member's type, without generic
+	                             arguments (NULL: the member existing is the sign) */
+	const char *versions;     /* LAYOUT_SIGN: the range where it holds
+	                             ("1.35 or later"), NULL any */
+	const char *feature;      /* LAYOUT_SIGN: the build it shows ("tokio_unstable") */
+	const char *why;          /* the pull request or source behind it */
+};
+
 struct runtime_profile {
 	const char *name;            /* "tokio" */
 	const char *versions;        /* what the table was verified on */
@@ -55,6 +74,11 @@ struct runtime_profile {
 	 * call site is the innermost frame outside them and the standard
 	 * library. NULL-terminated; NULL: none. */
 	const char *const *library;
+	/* The crate whose `<crate>-<version>/` source paths give the version
+	 * ("tokio"); NULL: not versioned. */
+	const char *crate;
+	const struct layout_fact *layout;
+	size_t n_layout;
 	/* Text found in a demangled function symbol only where the binary uses
 	 * this runtime (anywhere in the name: under fat LTO the runtime's own
 	 * functions may survive only as generic arguments of others); NULL:

@@ -174,6 +174,20 @@ int rec_target__plan(struct rec_target *t, const struct recorder_opts *o,
 				      err, errlen);
 	if (!plan)
 		return -ENOENT;
+	if (probe_plan__identify(plan, t->img, rec_target__dwarf(t))) {
+		probe_plan__free(plan);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < plan->n_profiles && !o->quiet; i++) {
+		char line[512];
+		if (!plan->profiles[i]->crate)
+			continue;
+		runtime_id__describe(plan->profiles[i], &plan->ids[i], line, sizeof(line));
+		rec_notify(o, REC_NOTICE_INFO, "%s", line);
+		for (size_t k = 0; k < plan->ids[i].n_warnings; k++)
+			rec_notify(o, REC_NOTICE_WARNING, "%s", plan->ids[i].warnings[k]);
+	}
 	if (o->futures || o->n_probe_patterns || o->probe_preset_cat) {
 		struct futures_opts fo = { .futures = o->futures, .patterns = o->probe_patterns,
 					   .n_patterns = o->n_probe_patterns,

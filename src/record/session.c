@@ -28,6 +28,7 @@
 enum state { ST_RUNNING, ST_ENDED };
 
 struct rec_session {
+	char runtime_detail[1024];    /* the header's: each runtime's release, "; " between */
 	const struct recorder_opts *o;
 	struct rec_target t;
 	struct probe_plan *plan;
@@ -364,6 +365,16 @@ int rec_session__open(const struct recorder_opts *o, struct rec_session **out,
 	s->meta.target = s->t.binary;
 	s->meta.build_id = s->t.img->build_id;
 	s->meta.runtime = s->plan->runtime;
+	for (size_t i = 0; i < s->plan->n_profiles; i++) {
+		size_t n = strlen(s->runtime_detail);
+		if (!s->plan->profiles[i]->crate || n + 4 >= sizeof(s->runtime_detail))
+			continue;
+		if (n)
+			n += (size_t)snprintf(s->runtime_detail + n, sizeof(s->runtime_detail) - n, "; ");
+		runtime_id__describe(s->plan->profiles[i], &s->plan->ids[i], s->runtime_detail + n,
+				     sizeof(s->runtime_detail) - n);
+	}
+	s->meta.runtime_detail = s->runtime_detail[0] ? s->runtime_detail : NULL;
 	s->meta.probes = s->plan->probes;
 	s->meta.n_probes = (uint32_t)s->plan->n;
 	s->meta.clock_mono_ns = now_ns(CLOCK_MONOTONIC);

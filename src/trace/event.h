@@ -175,6 +175,10 @@ struct as_trace_meta {
 	char *build_id;      /* hex GNU build id, or "" */
 	char *runtime;       /* runtime profile name, e.g. "tokio" */
 	char *cmdline;       /* command line of the target, spaces between args */
+	/* format version 8: which release of the runtime the recorder found
+	 * and how ("tokio 1.53.1 (DWARF paths; profile 1.24 to 1.53, ...)"),
+	 * NULL unknown */
+	char *runtime_detail;
 	uint64_t clock_mono_ns;  /* CLOCK_MONOTONIC at recording start */
 	uint64_t clock_real_ns;  /* CLOCK_REALTIME at the same instant */
 	struct as_probe *probes;

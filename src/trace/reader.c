@@ -95,6 +95,7 @@ void trace_meta__clear(struct as_trace_meta *m)
 	free(m->build_id);
 	free(m->runtime);
 	free(m->cmdline);
+	free(m->runtime_detail);
 	for (uint32_t i = 0; m->probes && i < m->n_probes; i++) {
 		free(m->probes[i].symbol);
 		free(m->probes[i].future);
@@ -178,6 +179,8 @@ static const char *parse_meta(struct as_trace_meta *m, const uint8_t *p, size_t 
 			goto out;
 		}
 	}
+	if (!c.bad && version >= 8)
+		m->runtime_detail = rd_str(&c, true);
 	if (c.bad)
 		goto out;
 	if (c.p != c.end) {

@@ -153,6 +153,9 @@ static int write_header(struct trace_writer *w, const struct as_trace_meta *meta
 			hb_str(&b, p->await_types ? p->await_types[k] : NULL);
 		}
 	}
+	/* version 8: the runtime's release, after the probes */
+	if (w->version >= 8)
+		hb_str(&b, meta->runtime_detail);
 	err = b.err;
 	if (!err && b.len - FMT_HDR_FIXED > FMT_HDR_MAX)
 		err = -EINVAL;

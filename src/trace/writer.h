@@ -13,8 +13,9 @@
 /* Format version written into every file. Readers accept it and every
  * version from AS_TRACE_FORMAT_MIN_VERSION on (1: no USDT events; 2: no OFFCPU events, no stacks;
  * 3: no SAMPLE events; 4: no RUNQ events; 5: no URING events; 6: no FUTURE
- * events, no source locations of probes and stack frames). */
-#define AS_TRACE_FORMAT_VERSION 7
+ * events, no source locations of probes and stack frames; 7: no runtime
+ * release in the header). */
+#define AS_TRACE_FORMAT_VERSION 8
 #define AS_TRACE_FORMAT_MIN_VERSION 1
 
 struct trace_writer;
