@@ -106,6 +106,9 @@ struct ctx {
 	bool one_list;                /* a copy's DWARF describes one list */
 	struct owned_list lists[MAX_LISTS];
 	size_t n_lists;
+	/* no DWARF for any task list, of a version that shards it: its facts */
+	const struct task_list_fact *unverified;
+	bool version_known;           /* from the binary's paths (else its symbols) */
 };
 
 static void read_layout(struct dwarf_types *dt, struct layout *l)
@@ -548,7 +551,8 @@ static int is_header(struct ctx *c, uint64_t addr, uint64_t word, void *arg)
 		return 0;
 	/* a sharded OwnedTasks is found from one of its tasks: a task of no
 	 * such list (a blocking-pool worker) only if the scan finds none */
-	if (c->sharded && !owned_of(c, h, &owned, &layout)) {
+	if ((c->sharded && !owned_of(c, h, &owned, &layout)) ||
+	    (c->unverified && (rd64(c, h + c->lay.hdr_owner, &owned) || !owned))) {
 		if (!sc->fallback)
 			sc->fallback = h;
 		return 0;
@@ -840,7 +844,8 @@ static int image_tokio_minor(const struct elf_image *img, unsigned *minor)
 			continue;
 		for (uint64_t a = ld->vaddr; a < end && !found; a += CHUNK) {
 			size_t want = end - a < CHUNK ? (size_t)(end - a) : CHUNK;
-			int n = elf_image__read(img, a, buf + keep, want);
+			ssize_t n = pread(elf_image__fd(img), buf + keep, want,
+					  (off_t)(ld->offset + (a - ld->vaddr)));
 			if (n <= 0)
 				break;
 			size_t total = keep + (size_t)n;
@@ -853,9 +858,12 @@ static int image_tokio_minor(const struct elf_image *img, unsigned *minor)
 	return found;
 }
 
-/* Threads named as Tokio names a multi-thread runtime's workers. */
-static size_t worker_threads(pid_t pid)
+/* Threads named as Tokio names a multi-thread runtime's workers (comm, or
+ * NULL: any version's name). */
+static size_t worker_threads(pid_t pid, const char *comm_name)
 {
+	size_t nf;
+	const struct task_list_fact *rows = task_list_facts(&nf);
 	char path[64], comm[32];
 	struct dirent *e;
 	size_t n = 0;
@@ -871,8 +879,15 @@ static size_t worker_threads(pid_t pid)
 		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/comm", pid, e->d_name);
 		if (!(f = fopen(path, "re")))
 			continue;
-		if (fgets(comm, sizeof(comm), f) && !strcmp(comm, "tokio-runtime-w\n"))
-			n++;
+		if (fgets(comm, sizeof(comm), f)) {
+			comm[strcspn(comm, "\n")] = '\0';
+			for (size_t i = 0; i < nf; i++)
+				if ((!comm_name || rows[i].worker_comm == comm_name) &&
+				    !strcmp(comm, rows[i].worker_comm)) {
+					n++;
+					break;
+				}
+		}
 		fclose(f);
 	}
 	closedir(d);
@@ -881,30 +896,41 @@ static size_t worker_threads(pid_t pid)
 
 /* Without DWARF for the task list (a build with line tables only, say):
  * the version facts tell whether it is sharded (the version the binary's
- * panic locations name, else a sharded-list function in its symbols). When
- * it is, the walks along the tasks' links covered the shards of the tasks
- * found only: said, with the shard count Tokio's formula gives for the
- * worker threads seen (0 when none is named as Tokio names them). */
-static void undescribed_lists(struct ctx *c, const struct elf_image *img)
+ * panic locations name, else a sharded-list function in its symbols).
+ * Sets c->unverified to the facts of a sharded version, else NULL. */
+static void undescribed_version(struct ctx *c, const struct elf_image *img)
 {
 	const struct task_list_fact *f = NULL;
-	struct dump_result *r = c->res;
-	struct u64map shards = { 0 };
 	unsigned minor;
 
 	if (image_tokio_minor(img, &minor)) {
 		f = task_list_fact_for(minor);
+		c->version_known = true;
 	} else {
 		for (size_t i = 0; i < img->n_syms && !f; i++)
 			if (!strncmp(img->syms[i].norm, "tokio::util::sharded_list::", 27))
 				f = task_list_fact_for(35);
 	}
-	if (!f || f->kind != TASK_LIST_SHARDED)
+	c->unverified = f && f->kind == TASK_LIST_SHARDED ? f : NULL;
+}
+
+/* A sharded list without its layout: the walks along the tasks' links
+ * covered the shards of the tasks found only. Said, with the shard count
+ * Tokio's formula gives for the worker threads seen (0 when none is named
+ * as Tokio names them) and how many of them hold a task found. */
+static void undescribed_lists(struct ctx *c)
+{
+	const struct task_list_fact *f = c->unverified;
+	struct dump_result *r = c->res;
+	struct u64map shards = { 0 };
+
+	if (!f)
 		return;
 	r->layout_unverified = true;
 	r->list_note = "the binary's DWARF does not describe the task list, which tokio shards "
-		       "since 1.35 (tokio#6001): only the shards of the tasks found were walked";
-	r->shards = task_list_shards(f, worker_threads(c->pid));
+		       "since 1.35 (tokio#6001)";
+	r->shards = task_list_shards(f, worker_threads(c->pid, c->version_known ? f->worker_comm
+										    : NULL));
 	for (size_t i = 0; i < r->n && r->shards; i++) {
 		uint64_t vt, id_off, id;
 		if (task_copy(c, r->tasks[i].header, &vt) && rd64(c, vt + c->lay.vt_id, &id_off) == 0 &&
@@ -1040,14 +1066,16 @@ tasks_known:
 	read_layout(c.dt, &c.lay);
 	/* the copies' types first: they say where a sharded list is */
 	ret = type_copies(&c, exe);
+	if (!ret && !c.sharded && !c.one_list)
+		undescribed_version(&c, img);
 	if (!ret && !res->n)
 		ret = scan_for_task(&c);
 	if (!ret)
 		ret = walk_lists(&c);
 	if (ret)
 		goto nomem;
-	if (!c.sharded && !c.one_list)
-		undescribed_lists(&c, img);
+	if (c.unverified)
+		undescribed_lists(&c);
 
 	/* 3. each task's stack */
 	c.snap = malloc(MAX_SNAPSHOT);
@@ -1090,10 +1118,13 @@ const char *dump_list_status(const struct dump_result *r, char *buf, size_t len)
 		return NULL;
 	if (!r->lists && !r->layout_unverified)
 		snprintf(buf, len, "the task list changed while it was walked");
-	else if (!r->shards)
-		snprintf(buf, len, "%s (the shards of %s, of an unknown number)",
-			 r->list_note ? r->list_note : "the task list is partial",
-			 r->n == 1 ? "the task found" : "the tasks found");
+	else if (r->layout_unverified && !r->shards)
+		snprintf(buf, len, "%s: only the shards of the tasks found were walked, of an "
+			 "unknown number", r->list_note);
+	else if (r->layout_unverified)
+		snprintf(buf, len, "%s: only the shards of the tasks found were walked, %zu of "
+			 "%zu (tokio's count for the worker threads seen)", r->list_note,
+			 r->shards_walked, r->shards);
 	else
 		snprintf(buf, len, "%s: %zu of %zu shards walked",
 			 r->list_note ? r->list_note : "a walk was cut", r->shards_walked, r->shards);

@@ -28,12 +28,21 @@
  * build (1.24.2 and 1.53.1) are from the sources and the CHANGELOG,
  * untested. */
 static const struct task_list_fact facts[] = {
-	{ 0, 34, TASK_LIST_ONE, 0, 0, NULL,
-	  "one locked list per runtime (tested on 1.24.2)" },
-	{ 35, 0, TASK_LIST_SHARDED, 4, 1u << 16, "tokio#6001",
-	  "a sharded list since 1.35 (tokio#6001): next_power_of_two(workers) * 4 shards, "
-	  "a task in shard id % shards (tested on 1.53.1)" },
+	{ 0, 34, TASK_LIST_ONE, 0, 0, "tokio-runtime-w", NULL,
+	  "one locked list per runtime; workers named tokio-runtime-worker (tested on 1.24.2)" },
+	{ 35, 49, TASK_LIST_SHARDED, 4, 1u << 16, "tokio-runtime-w", "tokio#6001",
+	  "OwnedTasks sharded since 1.35 (tokio#6001): next_power_of_two(workers) * 4 shards "
+	  "(at most 1 << 16; current_thread: 1), a task in shard id % shards (untested)" },
+	{ 50, 0, TASK_LIST_SHARDED, 4, 1u << 16, "tokio-rt-worker", "tokio#7880",
+	  "sharded as since 1.35; workers named tokio-rt-worker since 1.50 (tokio#7880) "
+	  "(tested on 1.53.1)" },
 };
+
+const struct task_list_fact *task_list_facts(size_t *n)
+{
+	*n = sizeof(facts) / sizeof(facts[0]);
+	return facts;
+}
 
 const struct task_list_fact *task_list_fact_for(unsigned minor)
 {

@@ -82,17 +82,24 @@ enum task_list_kind {
 	TASK_LIST_SHARDED,       /* a ShardedList: next_power_of_two(workers) * k shards */
 };
 
+/* One row per version range; each row holds every fact for its range, and
+ * cites the pull request that sets its lower bound. */
 struct task_list_fact {
 	unsigned from_minor, to_minor;   /* tokio 1.from .. 1.to (to 0: no upper bound known) */
 	enum task_list_kind kind;
 	unsigned shards_per_worker;      /* TASK_LIST_SHARDED: k */
 	unsigned max_shards;             /* TASK_LIST_SHARDED: the cap */
+	const char *worker_comm;         /* a worker thread's default name as /proc shows it
+	                                    (15 characters) */
 	const char *pr;                  /* the pull request that sets the lower bound */
-	const char *what;                /* the fact, as the output says it */
+	const char *what;                /* the facts, said */
 };
 
-/* The fact for tokio 1.minor, or NULL (outside every range). */
+/* The facts for tokio 1.minor, or NULL (outside every range). */
 const struct task_list_fact *task_list_fact_for(unsigned minor);
+
+/* The rows of the table, in version order (*n of them). */
+const struct task_list_fact *task_list_facts(size_t *n);
 
 /* The shards of a multi-thread runtime's OwnedTasks with `workers` worker
  * threads under fact f (TASK_LIST_SHARDED), or 0 when f is no sharded list

@@ -254,9 +254,25 @@ static void test_facts(void)
 	const struct task_list_fact *f24 = task_list_fact_for(24), *f34 = task_list_fact_for(34);
 	const struct task_list_fact *f35 = task_list_fact_for(35), *f53 = task_list_fact_for(53);
 
+	const struct task_list_fact *f49 = task_list_fact_for(49), *f50 = task_list_fact_for(50);
+	const struct task_list_fact *rows;
+	size_t n;
+
 	CHECK(f24 && f24->kind == TASK_LIST_ONE && f24 == f34);
-	CHECK(f35 && f35->kind == TASK_LIST_SHARDED && f35 == f53);
+	CHECK(f35 && f35->kind == TASK_LIST_SHARDED && f35 == f49);
+	CHECK(f53 && f53->kind == TASK_LIST_SHARDED && f53 == f50 && f53 != f35);
 	CHECK_STR(f35->pr, "tokio#6001");
+	CHECK_STR(f53->pr, "tokio#7880");
+	CHECK_STR(f24->worker_comm, "tokio-runtime-w");
+	CHECK_STR(f35->worker_comm, "tokio-runtime-w");
+	CHECK_STR(f53->worker_comm, "tokio-rt-worker");
+	/* the rows cover every version once, in order */
+	rows = task_list_facts(&n);
+	CHECK(n >= 2 && rows[0].from_minor == 0 && rows[n - 1].to_minor == 0);
+	for (size_t i = 1; i < n; i++)
+		CHECK(rows[i].from_minor == rows[i - 1].to_minor + 1);
+	for (size_t i = 0; i < n; i++)
+		CHECK(strlen(rows[i].worker_comm) <= 15 && (i == 0 || rows[i].pr));
 	CHECK_EQ_U64(task_list_shards(f53, 2), 8);    /* 2 workers: 8 shards */
 	CHECK_EQ_U64(task_list_shards(f53, 1), 4);
 	CHECK_EQ_U64(task_list_shards(f53, 3), 16);
