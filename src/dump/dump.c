@@ -462,14 +462,14 @@ static int walk_lists(struct ctx *c)
 	int err = 0;
 
 	for (size_t i = 0; i < known && !err; i++) {
-		uint64_t h = c->res->tasks[i].header, addr;
+		uint64_t h = c->res->tasks[i].header, addr, vt;
 		size_t layout;
 		struct poll_copy *pc;
 		if (c->sharded && owned_of(c, h, &addr, &layout)) {
 			note_list(c, addr, layout);   /* walked from its heads below */
 			continue;
 		}
-		if (c->sharded && (pc = task_copy(c, h, &addr)) && pc->owned) {
+		if (c->sharded && (pc = task_copy(c, h, &vt)) && pc->owned) {
 			/* a task of a sharded list whose runtime is unreadable: its
 			 * links give its shard only */
 			c->res->walk_cut = true;

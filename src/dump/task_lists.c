@@ -32,7 +32,8 @@ static const struct task_list_fact facts[] = {
 	  "one locked list per runtime; workers named tokio-runtime-worker (tested on 1.24.2)" },
 	{ 35, 49, TASK_LIST_SHARDED, 4, 1u << 16, "tokio-runtime-w", "tokio#6001",
 	  "OwnedTasks sharded since 1.35 (tokio#6001): next_power_of_two(workers) * 4 shards "
-	  "(at most 1 << 16; current_thread: 1), a task in shard id % shards (untested)" },
+	  "(at most 1 << 16; current_thread counts one: 4), a task in shard id % shards "
+	  "(untested)" },
 	{ 50, 0, TASK_LIST_SHARDED, 4, 1u << 16, "tokio-rt-worker", "tokio#7880",
 	  "sharded as since 1.35; workers named tokio-rt-worker since 1.50 (tokio#7880) "
 	  "(tested on 1.53.1)" },

@@ -229,7 +229,7 @@ static void test_one_shard(void)
 	struct fake f;
 	struct owned_walk w;
 
-	build(&f, 1, one);   /* current_thread: OwnedTasks::new(1) */
+	build(&f, 1, one);   /* one shard of three tasks: no more assumed */
 	CHECK(owned_tasks__walk(&lay, OWNED, fake_read, NULL, &ops, &f, &w) == 0);
 	CHECK_EQ_U64(w.shards, 1);
 	CHECK_EQ_U64(w.walked, 1);
@@ -274,7 +274,7 @@ static void test_facts(void)
 	for (size_t i = 0; i < n; i++)
 		CHECK(strlen(rows[i].worker_comm) <= 15 && (i == 0 || rows[i].pr));
 	CHECK_EQ_U64(task_list_shards(f53, 2), 8);    /* 2 workers: 8 shards */
-	CHECK_EQ_U64(task_list_shards(f53, 1), 4);
+	CHECK_EQ_U64(task_list_shards(f53, 1), 4);    /* current_thread: OwnedTasks::new(1), 4 shards */
 	CHECK_EQ_U64(task_list_shards(f53, 3), 16);
 	CHECK_EQ_U64(task_list_shards(f53, 4), 16);
 	CHECK_EQ_U64(task_list_shards(f53, 100000), 1u << 16);   /* tokio's cap */
