@@ -99,10 +99,15 @@ static const char *frame_note(const struct async_frame *f)
  */
 static void print_text(const struct dump_result *r)
 {
+	char why[320];
+	const char *incomplete = dump_list_status(r, why, sizeof(why));
+
 	printf("asyncscope dump of pid %d (%s): %zu task%s\n", r->pid, r->target, r->n,
 	       r->n == 1 ? "" : "s");
-	if (r->walk_cut)
-		printf("(the task list changed while it was walked: some tasks may be missing)\n");
+	/* e.g. "(a task of the list was freed while it was walked: 7 of 8
+	 * shards walked: some tasks may be missing)" */
+	if (incomplete)
+		printf("(%s: some tasks may be missing)\n", incomplete);
 	for (size_t i = 0; i < r->n; i++) {
 		const struct dump_task *t = &r->tasks[i];
 		const struct async_stack *s = &t->stack;
@@ -137,18 +142,24 @@ static void print_text(const struct dump_result *r)
  * text), "id", "header", "name", "state", "note",
  * "seen", "frames": [{"future", "type", "file", "line", "state"}], "leaf"}],
  * "list_complete"}; header as "0x..." hex; id, name, note, leaf null when
- * unknown. */
+ * unknown. With a sharded task list (tokio >= 1.35) also "shards",
+ * "shards_walked" and "list_note" (why not complete, or null). */
 static int print_json(const struct dump_result *r)
 {
 	struct json_writer *w = json_writer__new(stdout, true);
-	char hex[32], ident[24];
+	char hex[32], ident[24], why[320];
 
 	if (!w)
 		return -errno;
 	json_writer__begin_object(w);
 	json_writer__kv_u64(w, "pid", (uint64_t)r->pid);
 	json_writer__kv_string(w, "target", r->target);
-	json_writer__kv_bool(w, "list_complete", !r->walk_cut);
+	json_writer__kv_bool(w, "list_complete", dump_list_complete(r));
+	if (r->lists || r->layout_unverified) {
+		json_writer__kv_u64(w, "shards", r->shards);
+		json_writer__kv_u64(w, "shards_walked", r->shards_walked);
+		json_writer__kv_string(w, "list_note", dump_list_status(r, why, sizeof(why)));
+	}
 	json_writer__key(w, "tasks");
 	json_writer__begin_array(w);
 	for (size_t i = 0; i < r->n; i++) {

@@ -10,12 +10,18 @@
  *   trailer_offset @0x38, id_offset @0x48.
  * - Trailer starts with `owned: linked_list::Pointers<Header>` {prev, next}:
  *   the intrusive list of the OwnedTasks of the task's scheduler (one list
- *   per runtime in 1.24; sharded in later versions, where a walk from one
- *   task only finds its shard). Blocking-pool tasks are not in it.
+ *   per runtime in 1.24, walked along the links from any of its tasks).
+ *   Blocking-pool tasks are not in it (owner_id 0, null links).
+ * - Since 1.35 (tokio#6001) the OwnedTasks is sharded, and a walk from one
+ *   task only finds its shard: each shard is walked from its head instead,
+ *   the OwnedTasks reached from the task's scheduler handle, its layout from
+ *   DWARF (dump/task_lists.h). Header owner_id @0x18 (both versions) tells
+ *   a task of that list from others.
  * - The task is a Cell<T, S> at the header: core.stage is Stage<T>
  *   (Running(T) / Finished / Consumed). */
 #include "dump/dump.h"
 
+#include <dirent.h>
 #include <dwarf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +36,7 @@
 
 #include "analysis/task_model.h"
 #include "dump/procmem.h"
+#include "dump/task_lists.h"
 #include "pipeline/pipeline.h"
 #include "record/recorder.h"
 #include "sym/demangle.h"
@@ -53,6 +60,7 @@ struct layout {
 	uint64_t hdr_state, hdr_vtable;
 	uint64_t vt_poll, vt_trailer, vt_id;
 	uint64_t owned_prev, owned_next;   /* within the Trailer */
+	uint64_t hdr_owner;                /* Header.owner_id */
 	bool from_dwarf;
 };
 
@@ -65,6 +73,18 @@ struct poll_copy {
 	Dwarf_Die stage;      /* Stage<T> */
 	uint64_t stage_off;   /* its offset in the cell */
 	uint64_t cell_size;
+	size_t owned;         /* its scheduler's sharded OwnedTasks: index + 1 into
+	                         ctx.layouts, 0 none (or not sharded) */
+	bool one_list;        /* DWARF says its OwnedTasks is one list (< 1.35) */
+};
+
+#define MAX_LAYOUTS 8     /* scheduler kinds (multi_thread, current_thread) */
+#define MAX_LISTS   64    /* OwnedTasks found (one per runtime) */
+
+/* A sharded OwnedTasks to walk: where, with which layout. */
+struct owned_list {
+	uint64_t addr;
+	size_t layout;
 };
 
 struct ctx {
@@ -80,6 +100,15 @@ struct ctx {
 	struct dump_result *res;
 	uint8_t *snap;
 	uint32_t next_seq;            /* ~N of the tasks without an id: first sight, never reused */
+	struct owned_layout layouts[MAX_LAYOUTS];
+	size_t n_layouts;
+	bool sharded;                 /* a copy's DWARF describes a sharded OwnedTasks */
+	bool one_list;                /* a copy's DWARF describes one list */
+	struct owned_list lists[MAX_LISTS];
+	size_t n_lists;
+	/* no DWARF for any task list, of a version that shards it: its facts */
+	const struct task_list_fact *unverified;
+	bool version_known;           /* from the binary's paths (else its symbols) */
 };
 
 static void read_layout(struct dwarf_types *dt, struct layout *l)
@@ -95,12 +124,13 @@ static void read_layout(struct dwarf_types *dt, struct layout *l)
 	int hits = 0;
 
 	*l = (struct layout){ .hdr_state = 0, .hdr_vtable = 0x10, .vt_poll = 0, .vt_trailer = 0x38,
-			      .vt_id = 0x48, .owned_prev = 0, .owned_next = 8 };
+			      .vt_id = 0x48, .owned_prev = 0, .owned_next = 8, .hdr_owner = 0x18 };
 	if (dwarf_types__find(dt, names, 3, dies, found) <= 0)
 		return;
 	if (found[0]) {
 		hits += dwt_member(&dies[0], "state", NULL, &l->hdr_state, NULL) == 0;
 		hits += dwt_member(&dies[0], "vtable", NULL, &l->hdr_vtable, NULL) == 0;
+		dwt_member(&dies[0], "owner_id", NULL, &l->hdr_owner, NULL);
 	}
 	if (found[1]) {
 		hits += dwt_member(&dies[1], "poll", NULL, &l->vt_poll, NULL) == 0;
@@ -150,6 +180,45 @@ static int task_links(struct ctx *c, uint64_t h, uint64_t *prev, uint64_t *next)
 	    rd64(c, h + trailer + c->lay.owned_next, next))
 		return -1;
 	return 0;
+}
+
+/* The sharded OwnedTasks the task at h belongs to (tokio >= 1.35): its
+ * scheduler handle read from the cell, the OwnedTasks in it, whose id must
+ * be the task's owner id. Returns 1 with *addr and *layout (an index into
+ * c->layouts), 0 when the task is of no such list (blocking pool, LocalSet,
+ * a tokio < 1.35 list) or unreadable. */
+static int owned_of(struct ctx *c, uint64_t h, uint64_t *addr, size_t *layout)
+{
+	const struct owned_layout *l;
+	struct poll_copy *pc;
+	uint64_t vt, arc, owner, id;
+
+	pc = task_copy(c, h, &vt);
+	if (!pc || !pc->owned)
+		return 0;
+	l = &c->layouts[pc->owned - 1];
+	if (rd64(c, h + l->sched_off, &arc) || !arc || (arc & 7) ||
+	    rd64(c, h + c->lay.hdr_owner, &owner) || !owner ||
+	    rd64(c, arc + l->owned_off + l->id_off, &id) || id != owner)
+		return 0;
+	*addr = arc + l->owned_off;
+	*layout = pc->owned - 1;
+	return 1;
+}
+
+/* Notes the OwnedTasks at addr for walking (once). */
+static void note_list(struct ctx *c, uint64_t addr, size_t layout)
+{
+	for (size_t i = 0; i < c->n_lists; i++)
+		if (c->lists[i].addr == addr)
+			return;
+	if (c->n_lists == MAX_LISTS) {
+		c->res->walk_cut = true;
+		if (!c->res->list_note)
+			c->res->list_note = "more runtimes than a dump walks";
+		return;
+	}
+	c->lists[c->n_lists++] = (struct owned_list){ .addr = addr, .layout = layout };
 }
 
 static int add_task(struct ctx *c, uint64_t header, uint64_t id, const char *name, bool seen)
@@ -348,6 +417,44 @@ static int walk_list(struct ctx *c, uint64_t header, bool forward, struct u64map
 	return 0;
 }
 
+/* owned_tasks__walk()'s view of a node: its links and owner id. */
+static int walk_node(void *ctx, uint64_t h, struct owned_node *n)
+{
+	struct ctx *c = ctx;
+
+	if (task_links(c, h, &n->prev, &n->next) || rd64(c, h + c->lay.hdr_owner, &n->owner))
+		return -1;
+	return 0;
+}
+
+static int walk_found(void *ctx, uint64_t h)
+{
+	return add_task(ctx, h, 0, NULL, false);
+}
+
+/* Every shard of every sharded OwnedTasks noted, from its heads. */
+static int walk_sharded(struct ctx *c)
+{
+	static const struct owned_walk_ops ops = { .node = walk_node, .found = walk_found };
+	struct dump_result *r = c->res;
+
+	for (size_t i = 0; i < c->n_lists; i++) {
+		struct owned_walk w;
+		int err = owned_tasks__walk(&c->layouts[c->lists[i].layout], c->lists[i].addr,
+					    procmem_read, &c->pm, &ops, c, &w);
+		if (err)
+			return err;
+		r->lists++;
+		r->shards += w.shards;
+		r->shards_walked += w.walked;
+		if (w.cut && !r->list_note)
+			r->list_note = w.cut;
+		if (!w.shards)
+			r->lists_unread++;
+	}
+	return 0;
+}
+
 static int walk_lists(struct ctx *c)
 {
 	struct u64map visited = { 0 };
@@ -355,7 +462,20 @@ static int walk_lists(struct ctx *c)
 	int err = 0;
 
 	for (size_t i = 0; i < known && !err; i++) {
-		uint64_t h = c->res->tasks[i].header;
+		uint64_t h = c->res->tasks[i].header, addr, vt;
+		size_t layout;
+		struct poll_copy *pc;
+		if (c->sharded && owned_of(c, h, &addr, &layout)) {
+			note_list(c, addr, layout);   /* walked from its heads below */
+			continue;
+		}
+		if (c->sharded && (pc = task_copy(c, h, &vt)) && pc->owned) {
+			/* a task of a sharded list whose runtime is unreadable: its
+			 * links give its shard only */
+			c->res->walk_cut = true;
+			if (!c->res->list_note)
+				c->res->list_note = "a task's runtime handle was unreadable";
+		}
 		if (u64map__get(&visited, h, NULL))
 			continue;
 		if ((err = u64map__set(&visited, h, 1)))
@@ -365,7 +485,7 @@ static int walk_lists(struct ctx *c)
 			err = walk_list(c, h, false, &visited);
 	}
 	u64map__clear(&visited);
-	return err;
+	return err ? err : walk_sharded(c);
 }
 
 /* Every 8-byte word of [start, end) of the target: calls fn(c, addr, word,
@@ -393,13 +513,18 @@ static int scan_words(struct ctx *c, uint64_t start, uint64_t end, uint64_t *bud
 	return r < 0 ? r : 0;
 }
 
+struct scan {
+	struct u64map vtables;    /* task vtable addresses */
+	uint64_t fallback;        /* sharded lists: the first task of no OwnedTasks accepted */
+};
+
 /* A word equal to a poll copy's runtime address: a task vtable's poll slot. */
 static int is_vtable(struct ctx *c, uint64_t addr, uint64_t word, void *arg)
 {
-	struct u64map *vtables = arg;
+	struct scan *sc = arg;
 
 	if (word > c->bias && u64map__get(&c->copy_by_addr, word - c->bias, NULL) &&
-	    u64map__set(vtables, addr - c->lay.vt_poll, 1))
+	    u64map__set(&sc->vtables, addr - c->lay.vt_poll, 1))
 		return -ENOMEM;
 	return 0;
 }
@@ -409,10 +534,11 @@ static int is_vtable(struct ctx *c, uint64_t addr, uint64_t word, void *arg)
  * at the first live task: the list walk finds the others. */
 static int is_header(struct ctx *c, uint64_t addr, uint64_t word, void *arg)
 {
-	struct u64map *vtables = arg;
-	uint64_t h = addr - c->lay.hdr_vtable, prev, next, p2, n2, state;
+	struct scan *sc = arg;
+	uint64_t h = addr - c->lay.hdr_vtable, prev, next, p2, n2, state, owned;
+	size_t layout;
 
-	if (!u64map__get(vtables, word, NULL) || task_links(c, h, &prev, &next) ||
+	if (!u64map__get(&sc->vtables, word, NULL) || task_links(c, h, &prev, &next) ||
 	    rd64(c, h + c->lay.hdr_state, &state))
 		return 0;
 	if (next && (task_links(c, next, &p2, &n2) || p2 != h))
@@ -423,6 +549,14 @@ static int is_header(struct ctx *c, uint64_t addr, uint64_t word, void *arg)
 	 * (reference count 1..64 in units of 1 << 6, tokio 1.24 state.rs) */
 	if (!prev && !next && ((state >> 6) == 0 || (state >> 6) > 64))
 		return 0;
+	/* a sharded OwnedTasks is found from one of its tasks: a task of no
+	 * such list (a blocking-pool worker) only if the scan finds none */
+	if ((c->sharded && !owned_of(c, h, &owned, &layout)) ||
+	    (c->unverified && (rd64(c, h + c->lay.hdr_owner, &owned) || !owned))) {
+		if (!sc->fallback)
+			sc->fallback = h;
+		return 0;
+	}
 	return add_task(c, h, 0, NULL, false) ? -ENOMEM : 1;
 }
 
@@ -434,7 +568,7 @@ static int is_header(struct ctx *c, uint64_t addr, uint64_t word, void *arg)
 static int scan_for_task(struct ctx *c)
 {
 	char path[64], line[4096], exe[PATH_MAX];
-	struct u64map vtables = { 0 };
+	struct scan sc = { 0 };
 	uint64_t budget = UINT64_C(1) << 30;
 	FILE *f;
 	int ret = 0;
@@ -452,17 +586,42 @@ static int scan_for_task(struct ctx *c)
 				   &end, perms, name) < 3)
 				continue;
 			if (pass == 0 && !strcmp(name, exe) && perms[0] == 'r' && perms[2] != 'x')
-				ret = scan_words(c, start, end, &budget, is_vtable, &vtables);
-			else if (pass == 1 && vtables.len && perms[0] == 'r' && perms[1] == 'w' &&
+				ret = scan_words(c, start, end, &budget, is_vtable, &sc);
+			else if (pass == 1 && sc.vtables.len && perms[0] == 'r' && perms[1] == 'w' &&
 				 (!name[0] || !strcmp(name, "[heap]")))
-				ret = scan_words(c, start, end, &budget, is_header, &vtables);
+				ret = scan_words(c, start, end, &budget, is_header, &sc);
 			if (pass == 1 && c->res->n)
 				break;
 		}
 		fclose(f);
 	}
-	u64map__clear(&vtables);
+	if (!ret && !c->res->n && sc.fallback && add_task(c, sc.fallback, 0, NULL, false))
+		ret = -ENOMEM;
+	u64map__clear(&sc.vtables);
 	return ret;
+}
+
+/* What the copy's Cell<T, S> says of its scheduler's task list. */
+static void note_layout(struct ctx *c, struct poll_copy *pc, Dwarf_Die *cell)
+{
+	struct owned_layout l;
+	int r = owned_layout__from_cell(c->dt, cell, &l);
+
+	if (r == 0)
+		pc->one_list = c->one_list = true;
+	if (r != 1)
+		return;
+	for (size_t i = 0; i < c->n_layouts; i++)
+		if (!memcmp(&c->layouts[i], &l, sizeof(l))) {
+			pc->owned = i + 1;
+			c->sharded = true;
+			return;
+		}
+	if (c->n_layouts == MAX_LAYOUTS)
+		return;
+	c->layouts[c->n_layouts++] = l;
+	pc->owned = c->n_layouts;
+	c->sharded = true;
 }
 
 /* Cell<T, S> of every poll copy that has tasks: its name from the copy's
@@ -510,6 +669,7 @@ static int type_copies(struct ctx *c, const char *exe)
 			continue;
 		Dwarf_Die *cell = &dies[w - 1];
 		int64_t size = dwt_byte_size(cell);
+		note_layout(c, pc, cell);
 		if (size <= 0 || dwt_member(cell, "core", NULL, &core_off, &core) ||
 		    dwt_member(&core, "stage", NULL, &stage_off, &stage))
 			continue;
@@ -666,6 +826,121 @@ static int cmp_task(const void *a, const void *b)
 	return x->header < y->header ? -1 : x->header > y->header;
 }
 
+/* The Tokio minor version the binary's panic locations name
+ * ("tokio-1.53.1/src/..."), from its read-only segments: 1 and *minor, or 0. */
+static int image_tokio_minor(const struct elf_image *img, unsigned *minor)
+{
+	enum { CHUNK = 1 << 20, OVERLAP = 64, LIMIT = 256 << 20 };
+	char *buf = malloc(CHUNK + OVERLAP);
+	int found = 0;
+
+	if (!buf)
+		return 0;
+	for (size_t i = 0; i < img->n_loads && !found; i++) {
+		const struct elf_load *ld = &img->loads[i];
+		uint64_t end = ld->vaddr + (ld->filesz < LIMIT ? ld->filesz : LIMIT);
+		size_t keep = 0;
+		if (ld->exec)
+			continue;
+		for (uint64_t a = ld->vaddr; a < end && !found; a += CHUNK) {
+			size_t want = end - a < CHUNK ? (size_t)(end - a) : CHUNK;
+			ssize_t n = pread(elf_image__fd(img), buf + keep, want,
+					  (off_t)(ld->offset + (a - ld->vaddr)));
+			if (n <= 0)
+				break;
+			size_t total = keep + (size_t)n;
+			found = task_list_minor_in(buf, total, minor);
+			keep = total < OVERLAP ? total : OVERLAP;   /* a name across chunks */
+			memmove(buf, buf + total - keep, keep);
+		}
+	}
+	free(buf);
+	return found;
+}
+
+/* Threads named as Tokio names a multi-thread runtime's workers (comm, or
+ * NULL: any version's name). */
+static size_t worker_threads(pid_t pid, const char *comm_name)
+{
+	size_t nf;
+	const struct task_list_fact *rows = task_list_facts(&nf);
+	char path[64], comm[32];
+	struct dirent *e;
+	size_t n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	if (!(d = opendir(path)))
+		return 0;
+	while ((e = readdir(d))) {
+		FILE *f;
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/comm", pid, e->d_name);
+		if (!(f = fopen(path, "re")))
+			continue;
+		if (fgets(comm, sizeof(comm), f)) {
+			comm[strcspn(comm, "\n")] = '\0';
+			for (size_t i = 0; i < nf; i++)
+				if ((!comm_name || rows[i].worker_comm == comm_name) &&
+				    !strcmp(comm, rows[i].worker_comm)) {
+					n++;
+					break;
+				}
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return n;
+}
+
+/* Without DWARF for the task list (a build with line tables only, say):
+ * the version facts tell whether it is sharded (the version the binary's
+ * panic locations name, else a sharded-list function in its symbols).
+ * Sets c->unverified to the facts of a sharded version, else NULL. */
+static void undescribed_version(struct ctx *c, const struct elf_image *img)
+{
+	const struct task_list_fact *f = NULL;
+	unsigned minor;
+
+	if (image_tokio_minor(img, &minor)) {
+		f = task_list_fact_for(minor);
+		c->version_known = true;
+	} else {
+		for (size_t i = 0; i < img->n_syms && !f; i++)
+			if (!strncmp(img->syms[i].norm, "tokio::util::sharded_list::", 27))
+				f = task_list_fact_for(35);
+	}
+	c->unverified = f && f->kind == TASK_LIST_SHARDED ? f : NULL;
+}
+
+/* A sharded list without its layout: the walks along the tasks' links
+ * covered the shards of the tasks found only. Said, with the shard count
+ * Tokio's formula gives for the worker threads seen (0 when none is named
+ * as Tokio names them) and how many of them hold a task found. */
+static void undescribed_lists(struct ctx *c)
+{
+	const struct task_list_fact *f = c->unverified;
+	struct dump_result *r = c->res;
+	struct u64map shards = { 0 };
+
+	if (!f)
+		return;
+	r->layout_unverified = true;
+	r->list_note = "the binary's DWARF does not describe the task list, which tokio shards "
+		       "since 1.35 (tokio#6001)";
+	r->shards = task_list_shards(f, worker_threads(c->pid, c->version_known ? f->worker_comm
+										    : NULL));
+	for (size_t i = 0; i < r->n && r->shards; i++) {
+		uint64_t vt, id_off, id;
+		if (task_copy(c, r->tasks[i].header, &vt) && rd64(c, vt + c->lay.vt_id, &id_off) == 0 &&
+		    id_off < 1u << 24 && rd64(c, r->tasks[i].header + id_off, &id) == 0 && id)
+			u64map__set(&shards, id % r->shards, 1);
+	}
+	r->shards_walked = shards.len;
+	u64map__clear(&shards);
+}
+
 static bool has_tokio(const struct elf_image *img)
 {
 	for (size_t i = 0; i < img->n_syms; i++)
@@ -789,13 +1064,18 @@ tasks_known:
 		goto fail;
 	}
 	read_layout(c.dt, &c.lay);
-	ret = res->n ? 0 : scan_for_task(&c);
+	/* the copies' types first: they say where a sharded list is */
+	ret = type_copies(&c, exe);
+	if (!ret && !c.sharded && !c.one_list)
+		undescribed_version(&c, img);
+	if (!ret && !res->n)
+		ret = scan_for_task(&c);
 	if (!ret)
 		ret = walk_lists(&c);
-	if (!ret)
-		ret = type_copies(&c, exe);
 	if (ret)
 		goto nomem;
+	if (c.unverified)
+		undescribed_lists(&c);
 
 	/* 3. each task's stack */
 	c.snap = malloc(MAX_SNAPSHOT);
@@ -824,6 +1104,31 @@ out:
 	dwarf_types__free(c.dt);
 	elf_image__free(img);
 	return ret;
+}
+
+bool dump_list_complete(const struct dump_result *r)
+{
+	return !r->walk_cut && !r->list_note && !r->layout_unverified && !r->lists_unread &&
+	       r->shards_walked == r->shards;
+}
+
+const char *dump_list_status(const struct dump_result *r, char *buf, size_t len)
+{
+	if (dump_list_complete(r))
+		return NULL;
+	if (!r->lists && !r->layout_unverified)
+		snprintf(buf, len, "the task list changed while it was walked");
+	else if (r->layout_unverified && !r->shards)
+		snprintf(buf, len, "%s: only the shards of the tasks found were walked, of an "
+			 "unknown number", r->list_note);
+	else if (r->layout_unverified)
+		snprintf(buf, len, "%s: only the shards of the tasks found were walked, %zu of "
+			 "%zu (tokio's count for the worker threads seen)", r->list_note,
+			 r->shards_walked, r->shards);
+	else
+		snprintf(buf, len, "%s: %zu of %zu shards walked",
+			 r->list_note ? r->list_note : "a walk was cut", r->shards_walked, r->shards);
+	return buf;
 }
 
 const char *dump_task_ident(const struct dump_task *t, char *buf, size_t len)

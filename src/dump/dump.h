@@ -2,7 +2,7 @@
  * the tasks polled during a short recording (a live recording session read
  * as a source of events, no trace file; or any source the caller gives, a
  * seam for memory discovery), completed by walking Tokio's own list of the tasks
- * each scheduler owns; then, for each task, its root future read from the
+ * each scheduler owns (every shard of it since tokio 1.35, dump/task_lists.h); then, for each task, its root future read from the
  * process's memory and walked through its DWARF state machines
  * (sym/async_stack.h). Reads are checked against the task's state word and
  * the __state bytes read before and after, so a torn read is reported as
@@ -61,6 +61,17 @@ struct dump_result {
 	size_t seen;                 /* tasks polled while tracing */
 	bool walk_cut;               /* a task list walk stopped at a guard (cycle,
 	                                count, unreadable link): the set may be partial */
+	/* Sharded task lists (tokio >= 1.35), walked shard by shard from their
+	 * heads; all 0 / NULL for one list per runtime (tokio < 1.35). */
+	size_t lists;                /* OwnedTasks walked (one per runtime found) */
+	size_t lists_unread;         /* of which unreadable as a whole */
+	size_t shards;               /* their shards */
+	size_t shards_walked;        /* of which walked from head to tail */
+	bool layout_unverified;      /* no DWARF for the list of a version that shards
+	                                it: shards is Tokio's formula for the worker
+	                                threads seen (0 unknown), shards_walked the
+	                                shards of the tasks found (their links walked) */
+	const char *list_note;       /* why the lists may be partial (static), or NULL */
 };
 
 /* Dumps o->pid. Returns 0 with *res filled (free with dump_result__clear),
@@ -73,6 +84,15 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
  * id) or, without one, "~5" (its number in order of first sight). Writes
  * into buf (24 bytes are enough), returns it. */
 const char *dump_task_ident(const struct dump_task *t, char *buf, size_t len);
+
+/* True when every task list found was walked to its ends: with sharded
+ * lists, every shard of each, their layout from DWARF. */
+bool dump_list_complete(const struct dump_result *r);
+
+/* NULL when dump_list_complete(r), else one line saying why not (in buf,
+ * returned): "the task list changed while it was walked" (tokio < 1.35, as
+ * before), or the note and "5 of 8 shards walked". */
+const char *dump_list_status(const struct dump_result *r, char *buf, size_t len);
 
 /* Frees what res owns and zeroes it; accepts a zeroed result. */
 void dump_result__clear(struct dump_result *res);
