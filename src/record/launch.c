@@ -179,15 +179,6 @@ int rec_target__plan(struct rec_target *t, const struct recorder_opts *o,
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < plan->n_profiles && !o->quiet; i++) {
-		char line[512];
-		if (!plan->profiles[i]->crate)
-			continue;
-		runtime_id__describe(plan->profiles[i], &plan->ids[i], line, sizeof(line));
-		rec_notify(o, REC_NOTICE_INFO, "%s", line);
-		for (size_t k = 0; k < plan->ids[i].n_warnings; k++)
-			rec_notify(o, REC_NOTICE_WARNING, "%s", plan->ids[i].warnings[k]);
-	}
 	if (o->futures || o->n_probe_patterns || o->probe_preset_cat) {
 		struct futures_opts fo = { .futures = o->futures, .patterns = o->probe_patterns,
 					   .n_patterns = o->n_probe_patterns,
@@ -220,6 +211,15 @@ int rec_target__plan(struct rec_target *t, const struct recorder_opts *o,
 		if (fs.over_max && !o->quiet)
 			rec_notify(o, REC_NOTICE_WARNING, "%zu more functions matched than the %zu "
 				   "probed: narrow them with --probe REGEX", fs.over_max, fs.planned);
+	}
+	for (size_t i = 0; i < plan->n_profiles && !o->quiet; i++) {
+		char line[512];
+		if (!plan->profiles[i]->crate)
+			continue;
+		runtime_id__describe(plan->profiles[i], &plan->ids[i], line, sizeof(line));
+		rec_notify(o, REC_NOTICE_INFO, "%s", line);
+		for (size_t k = 0; k < plan->ids[i].n_warnings; k++)
+			rec_notify(o, REC_NOTICE_WARNING, "%s", plan->ids[i].warnings[k]);
 	}
 	*out = plan;
 	return 0;
