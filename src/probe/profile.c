@@ -50,6 +50,12 @@ static const struct profile_point tokio_points[] = {
 	  "tokio::runtime::scheduler::current_thread::<impl tokio::runtime::task::Schedule for alloc::sync::Arc>::schedule" },
 	{ AS_ROLE_WAKE, 1, 0, MATCH_NORM,
 	  "<alloc::sync::Arc as tokio::runtime::task::Schedule>::schedule" },
+	/* A LocalSet's schedule, which its spawn calls directly and its
+	 * Schedule impl (wakes) through: the first schedule of a spawn_local
+	 * task, and the schedule of its wakes, dropped as nested. Starts with a
+	 * mov (single-stepped, ~4 us a local spawn or wake). rsi = task. */
+	{ AS_ROLE_WAKE, 1, 0, MATCH_NORM, "tokio::task::local::Shared::schedule" },
+	{ AS_ROLE_WAKE, 1, 0, MATCH_NORM, "<tokio::task::local::Shared>::schedule" },
 	/* spawn_blocking and the multi-thread workers themselves */
 	{ AS_ROLE_WAKE, 1, 0, MATCH_NORM, "tokio::runtime::blocking::pool::Spawner::spawn_task" },
 	{ AS_ROLE_WAKE, 1, 0, MATCH_NORM, "<tokio::runtime::blocking::pool::Spawner>::spawn_task" },
@@ -78,6 +84,17 @@ static const struct profile_point tokio_points[] = {
 	  .stack = 1, .why = "source: not in 1.24.2 (bind is generic there), in 1.53.1" },
 	{ AS_ROLE_SPAWN, 1, 0, MATCH_NORM, "<tokio::runtime::task::list::OwnedTasks>::bind_inner",
 	  .stack = 1, .why = "as above" },
+	/* A LocalSet's tasks bind through LocalOwnedTasks::bind (generic, and
+	 * inlined), but task::spawn_local and LocalSet::spawn_local stay out
+	 * of line (one copy per future, push first): their entry, the stack
+	 * unwound to the caller; the task is the next one first scheduled on
+	 * the thread (the Schedule impl above). */
+	{ AS_ROLE_SPAWN, 0, 0, MATCH_NORM, "tokio::task::local::spawn_local", .stack = 1,
+	  .why = "source: out of line in 1.53.1 builds, inlined in 1.24.2's" },
+	{ AS_ROLE_SPAWN, 0, 0, MATCH_NORM, "tokio::task::local::LocalSet::spawn_local", .stack = 1,
+	  .why = "as above" },
+	{ AS_ROLE_SPAWN, 0, 0, MATCH_NORM, "<tokio::task::local::LocalSet>::spawn_local", .stack = 1,
+	  .why = "as above" },
 	/* Freeing the task cell (rdi = header); the unboxed variant only where
 	 * the boxed one was merged away (fat LTO). */
 	{ AS_ROLE_FREE, 0, 0, MATCH_PREFIX,

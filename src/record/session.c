@@ -230,12 +230,12 @@ static uint32_t stack_id(struct rec_session *s, const struct raw_offcpu *o)
 static void spawn_site(struct rec_session *s, struct rec_decoded *d)
 {
 	const struct runtime_profile *prof = s->plan->profiles[s->plan->owner[d->ev.probe]];
-	uint32_t line = 0;
+	uint32_t line = 0, col = 0;
 
 	if (rec_stacks__call_site(s->stacks, d->regs, prof->library, d->str, sizeof(d->str), &line,
-				  &s->st.uw_spawns)) {
+				  &col, &s->st.uw_spawns)) {
 		s->st.spawn_sites++;
-		d->ev.other = (uint64_t)line << 32;
+		d->ev.other = (uint64_t)line << 32 | col;
 	} else {
 		s->st.spawn_sites_unknown++;
 		d->str[0] = '\0';

@@ -19,7 +19,7 @@ struct expansion {
 	size_t n;
 	char file[AS_FRAME_FILE_MAX + 1]; /* the code's (or the call of inl's
 	                                     outermost) file, "" unknown */
-	uint32_t line;
+	uint32_t line, col;
 };
 
 struct rec_stacks {
@@ -29,6 +29,7 @@ struct rec_stacks {
 	/* room for one stack's frames and names */
 	struct as_frame frames[2 * AS_STACK_MAX_FRAMES];
 	char names[2 * AS_STACK_MAX_FRAMES][AS_FRAME_SYM_MAX + 1];
+	uint32_t cols[2 * AS_STACK_MAX_FRAMES];   /* each frame's column, 0 unknown */
 	/* what DWARF says of a user code address, cached (bounded by the code
 	 * the stacks touch): addr -> index into exps + 1 */
 	struct u64map exp_of;
@@ -104,7 +105,7 @@ static const struct expansion *expand(struct rec_stacks *s, uint64_t addr)
 {
 	struct proc_sym_inline inl[PROC_SYMS_INLINE_MAX];
 	char file[AS_FRAME_FILE_MAX + 1];
-	uint32_t line = 0;
+	uint32_t line = 0, col = 0;
 	uint64_t v;
 
 	if (!addr || addr == UINT64_MAX)   /* not keys of a u64map */
@@ -120,7 +121,7 @@ static const struct expansion *expand(struct rec_stacks *s, uint64_t addr)
 		s->cap_exps = cap;
 	}
 	size_t n = proc_syms__inlined(s->usyms, addr, inl, PROC_SYMS_INLINE_MAX, file, sizeof(file),
-				      &line);
+				      &line, &col);
 	struct expansion *e = calloc(1, sizeof(*e));
 	if (!e || (n && !(e->inl = malloc(n * sizeof(*e->inl))))) {
 		free(e);
@@ -132,6 +133,7 @@ static const struct expansion *expand(struct rec_stacks *s, uint64_t addr)
 	if (file[0] && line) {
 		snprintf(e->file, sizeof(e->file), "%s", file);
 		e->line = line;
+		e->col = col;
 	}
 	if (u64map__set(&s->exp_of, addr, s->n_exps + 1)) {
 		free(e->inl);
@@ -166,11 +168,13 @@ bool rec_stacks__name(struct rec_stacks *s, const struct raw_offcpu *o, struct a
 		/* a return address points after its call: look up the call */
 		uint64_t at = j == 0 ? addr : addr - 1;
 		const struct expansion *e = s->usyms ? expand(s, at) : NULL;
-		for (size_t k = 0; e && k < e->n && n < AS_STACK_MAX_FRAMES; k++, n++)
+		for (size_t k = 0; e && k < e->n && n < AS_STACK_MAX_FRAMES; k++, n++) {
 			s->frames[nk + n] = (struct as_frame){
 				.addr = addr, .sym = e->inl[k].name,
 				.file = e->inl[k].file[0] ? e->inl[k].file : NULL, .line = e->inl[k].line,
 			};
+			s->cols[nk + n] = e->inl[k].col;
+		}
 		if (n >= AS_STACK_MAX_FRAMES)
 			break;
 		char *name = s->names[nk + n];
@@ -181,6 +185,7 @@ bool rec_stacks__name(struct rec_stacks *s, const struct raw_offcpu *o, struct a
 			.addr = addr, .sym = name, .file = e && e->file[0] ? e->file : NULL,
 			.line = e ? e->line : 0,
 		};
+		s->cols[nk + n] = e ? e->col : 0;
 		n++;
 	}
 	*out = (struct as_stack){ .n_kernel = (uint16_t)nk, .n_user = (uint16_t)n, .frames = s->frames };
@@ -208,7 +213,7 @@ static bool library_sym(const char *sym, const char *const *lib)
 
 bool rec_stacks__call_site(struct rec_stacks *s, const struct raw_sample_dwarf *r,
 			   const char *const *lib, char *file, size_t len, uint32_t *line,
-			   struct unwind_stats *st)
+			   uint32_t *col, struct unwind_stats *st)
 {
 	struct raw_offcpu o;
 	struct as_stack stack;
@@ -226,6 +231,7 @@ bool rec_stacks__call_site(struct rec_stacks *s, const struct raw_sample_dwarf *
 			return false;
 		snprintf(file, len, "%s", f->file);
 		*line = f->line;
+		*col = s->cols[i];
 		return true;
 	}
 	return false;

@@ -51,12 +51,13 @@ bool rec_stacks__name(struct rec_stacks *s, const struct raw_offcpu *o, struct a
  * (functions inlined at each address included) whose function is not under
  * one of the crate path prefixes lib (NULL-terminated; "tokio::" and the
  * standard library's), nor a generic impl ("<F as ..."), nor C code: its
- * file into file (len bytes) and line into *line. Counted in st. Returns
+ * file into file (len bytes), line into *line and column into *col (DWARF's
+ * call column, 0 unknown). Counted in st. Returns
  * false when no such frame with a file:line is found (no unwinding session,
  * a stack deeper than the copy, no DWARF). */
 bool rec_stacks__call_site(struct rec_stacks *s, const struct raw_sample_dwarf *r,
 			   const char *const *lib, char *file, size_t len, uint32_t *line,
-			   struct unwind_stats *st);
+			   uint32_t *col, struct unwind_stats *st);
 
 /* Reads the target's mappings and modules now, while it runs (a target
  * may exit before its last records are read). Accepts NULL. */

@@ -234,22 +234,25 @@ static void set_file(Dwarf_Die *cu, const char *src, char *file, size_t flen)
 }
 
 /* file:line of the code at vaddr in unit cu, from its line table. */
-static void line_at(Dwarf_Die *cu, uint64_t vaddr, char *file, size_t flen, uint32_t *line)
+static void line_at(Dwarf_Die *cu, uint64_t vaddr, char *file, size_t flen, uint32_t *line,
+		    uint32_t *col)
 {
 	Dwarf_Line *l = dwarf_getsrc_die(cu, vaddr);
 	const char *src = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
-	int ln = 0;
+	int ln = 0, c = 0;
 
 	if (!src || dwarf_lineno(l, &ln) || ln <= 0)
 		return;
 	set_file(cu, src, file, flen);
 	if (file[0])
 		*line = (uint32_t)ln;
+	if (file[0] && col && !dwarf_linecol(l, &c) && c > 0)
+		*col = (uint32_t)c;
 }
 
 /* file:line of the call that inlined subroutine inl stands for. */
 static void call_site(Dwarf_Die *cu, Dwarf_Files *files, size_t nfiles, Dwarf_Die *inl,
-		      char *file, size_t flen, uint32_t *line)
+		      char *file, size_t flen, uint32_t *line, uint32_t *col)
 {
 	Dwarf_Attribute a;
 	Dwarf_Word f, l;
@@ -260,6 +263,8 @@ static void call_site(Dwarf_Die *cu, Dwarf_Files *files, size_t nfiles, Dwarf_Di
 	    (src = dwarf_filesrc(files, f, NULL, NULL))) {
 		set_file(cu, src, file, flen);
 		*line = file[0] ? (uint32_t)l : 0;
+		if (file[0] && col && !dwarf_formudata(dwarf_attr(inl, DW_AT_call_column, &a), &l))
+			*col = (uint32_t)l;
 	}
 }
 
@@ -274,7 +279,7 @@ int proc_syms__line(struct proc_syms *ps, uint64_t addr, char *file, size_t flen
 		return 0;
 	file[0] = '\0';
 	if (unit_of(ps, addr, &m, &vaddr, &cu))
-		line_at(&cu, vaddr, file, flen, line);
+		line_at(&cu, vaddr, file, flen, line, NULL);
 	return *line != 0;
 }
 
@@ -328,7 +333,8 @@ static void inline_name(Dwarf_Die *inl, char *buf, size_t len)
 }
 
 size_t proc_syms__inlined(struct proc_syms *ps, uint64_t addr, struct proc_sym_inline *out,
-			  size_t max, char *call_file, size_t cflen, uint32_t *call_line)
+			  size_t max, char *call_file, size_t cflen, uint32_t *call_line,
+			  uint32_t *call_col)
 {
 	struct mapping *m;
 	uint64_t vaddr;
@@ -341,13 +347,15 @@ size_t proc_syms__inlined(struct proc_syms *ps, uint64_t addr, struct proc_sym_i
 		call_file[0] = '\0';
 		*call_line = 0;
 	}
+	if (call_col)
+		*call_col = 0;
 	if (!max || !unit_of(ps, addr, &m, &vaddr, &cu))
 		return 0;
 	size_t n = scope_chain(&cu, vaddr, chain, PROC_SYMS_INLINE_MAX + 1, 0);
 	if (n < 2) {
 		/* nothing inlined at addr: the function's own line */
 		if (want_call)
-			line_at(&cu, vaddr, call_file, cflen, call_line);
+			line_at(&cu, vaddr, call_file, cflen, call_line, call_col);
 		return 0;
 	}
 	dwarf_getsrcfiles(&cu, &files, &nfiles);
@@ -358,16 +366,17 @@ size_t proc_syms__inlined(struct proc_syms *ps, uint64_t addr, struct proc_sym_i
 		struct proc_sym_inline *o = &out[k];
 		inline_name(&chain[i], o->name, sizeof(o->name));
 		o->file[0] = '\0';
-		o->line = 0;
+		o->line = o->col = 0;
 		if (i == n - 1)
-			line_at(&cu, vaddr, o->file, sizeof(o->file), &o->line);
+			line_at(&cu, vaddr, o->file, sizeof(o->file), &o->line, &o->col);
 		else
-			call_site(&cu, files, nfiles, &chain[i + 1], o->file, sizeof(o->file), &o->line);
+			call_site(&cu, files, nfiles, &chain[i + 1], o->file, sizeof(o->file), &o->line,
+				  &o->col);
 	}
 	/* where the outermost inlined subroutine was called from, in the
 	 * function itself */
 	if (want_call)
-		call_site(&cu, files, nfiles, &chain[1], call_file, cflen, call_line);
+		call_site(&cu, files, nfiles, &chain[1], call_file, cflen, call_line, call_col);
 	return k;
 }
 

@@ -29,16 +29,19 @@ struct proc_sym_inline {
 	char name[256];    /* demangled, hash removed */
 	char file[201];    /* where the frame is (the next one in was called), "" unknown */
 	uint32_t line;
+	uint32_t col;      /* column there, 0 unknown */
 };
 /* The functions inlined at addr, innermost first (at most max, and at most
  * PROC_SYMS_INLINE_MAX deep), each at its file:line: the innermost at the
  * line table's, each other one at the call of the next one in. The function
  * addr is in (proc_syms__name()) contains them all; *call_file:*call_line
  * (may be NULL) is its own location: where it calls the outermost of them,
- * or with none inlined the line table's at addr ("" and 0 unknown). Returns
- * how many (0: none, or no DWARF). */
+ * or with none inlined the line table's at addr ("" and 0 unknown), and
+ * *call_col (may be NULL) its column (0 unknown). Returns how many (0:
+ * none, or no DWARF). */
 size_t proc_syms__inlined(struct proc_syms *ps, uint64_t addr, struct proc_sym_inline *out,
-			  size_t max, char *call_file, size_t cflen, uint32_t *call_line);
+			  size_t max, char *call_file, size_t cflen, uint32_t *call_line,
+			  uint32_t *call_col);
 /* Lends ps the file at path already open elsewhere: its ELF image and its
  * DWARF (dw NULL: opened here on the first line lookup), used for the
  * mappings of path instead of opening the file again (the recorder opens

@@ -354,7 +354,7 @@ here_label:
 	char call_file[201];
 	uint32_t call_line = 0;
 	uint64_t ra = outer_fn();
-	size_t ni = proc_syms__inlined(ps, ra - 1, inl, 4, call_file, sizeof(call_file), &call_line);
+	size_t ni = proc_syms__inlined(ps, ra - 1, inl, 4, call_file, sizeof(call_file), &call_line, NULL);
 	CHECK_EQ_U64(ni, 1);
 	if (ni == 1) {
 		CHECK_STR(inl[0].name, "inlined_site");
@@ -363,11 +363,11 @@ here_label:
 		CHECK(strstr(call_file, "test_offcpu.c") != NULL);
 		CHECK_EQ_U64(call_line, marker_line("OUTER_CALL"));
 	}
-	CHECK_EQ_U64(proc_syms__inlined(ps, here, inl, 4, NULL, 0, NULL), 0);   /* nothing inlined */
+	CHECK_EQ_U64(proc_syms__inlined(ps, here, inl, 4, NULL, 0, NULL, NULL), 0);   /* nothing inlined */
 	/* nothing inlined: the function's own line is the line table's */
 	uint32_t here_line = 0;
 	proc_syms__line(ps, here, buf, sizeof(buf), &here_line);
-	CHECK_EQ_U64(proc_syms__inlined(ps, here, inl, 4, call_file, sizeof(call_file), &call_line), 0);
+	CHECK_EQ_U64(proc_syms__inlined(ps, here, inl, 4, call_file, sizeof(call_file), &call_line, NULL), 0);
 	CHECK_EQ_U64(call_line, here_line);
 	CHECK(strstr(call_file, "test_offcpu.c") != NULL);
 	proc_syms__free(ps);
