@@ -18,6 +18,9 @@ const volatile __u32 targ_tgid __weak = 0;
  * other runtimes' tasks (async-task) have no id and another header. */
 const volatile __u32 hdr_vtable_off __weak = 0;
 const volatile __u32 vtable_id_off_slot __weak = 0;
+/* Where a spawn's metadata keeps the task's name (&str: pointer, then
+ * length; pointer 0: none), from the runtime profile (Tokio's SpawnMeta). */
+const volatile __u32 spawn_meta_name_off __weak = 0;
 /* Benchmarks only: every program returns at once, to measure the bare cost
  * of the probe points themselves. */
 const volatile __u32 bare_probes __weak = 0;

@@ -47,6 +47,9 @@ enum raw_type {
 	                     with AS_CF_STACK); s.task = the new task, s.dur_ns = 0, no
 	                     frame-pointer walk: user space finds the spawn's call site by
 	                     unwinding the copied stack */
+	RAW_TASK_NAME,    /* struct raw_spawn: a task's name given at its spawn (tokio's
+	                     Builder::name, at get_span: h.probe, role AS_ROLE_SPAWN); file =
+	                     the name, line | (u64)col << 32 = the task id */
 };
 
 #define RAW_F_READY 1      /* RAW_POLL_END, RAW_FUT_EXIT: Ready */

@@ -181,6 +181,52 @@ int task_spawn_stack(struct pt_regs *ctx)
 	return 0;
 }
 
+/* A task's name at its spawn (tokio::util::trace::task::get_span with
+ * tokio_unstable and tracing): rsi/rdx = the spawn's kind (&str: "task",
+ * "local", "block_on", ...: block_on's id never becomes a task, so only
+ * "task" and "local" are kept), the cookie's register = &SpawnMeta, r8 =
+ * the task id. */
+SEC("uprobe")
+int task_name(struct pt_regs *ctx)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u64 meta = arg_reg(ctx, AS_COOKIE_REG(cookie));
+	__u64 kind = ctx->si, kind_len = ctx->dx, id = ctx->r8;
+	struct { __u64 ptr, len; } name;
+	char k[8] = { 0 };
+	__u32 tid;
+
+	if (!is_target(&tid) || (kind_len != 4 && kind_len != 5))
+		return 0;
+	if (bpf_probe_read_user(k, 5, (void *)kind) ||
+	    !((kind_len == 4 && k[0] == 't' && k[1] == 'a' && k[2] == 's' && k[3] == 'k') ||
+	      (kind_len == 5 && k[0] == 'l' && k[1] == 'o' && k[2] == 'c' && k[3] == 'a' && k[4] == 'l')))
+		return 0;
+	if (bpf_probe_read_user(&name, sizeof(name), (void *)(meta + spawn_meta_name_off)) ||
+	    !name.ptr)
+		return 0;   /* unnamed */
+	thread_state(tid);
+	struct raw_spawn *s = bpf_ringbuf_reserve(&events, sizeof(*s), 0);
+	if (!s) {
+		__sync_fetch_and_add(&counters.lost, 1);
+		return 0;
+	}
+	fill_hdr(&s->h, RAW_TASK_NAME, AS_COOKIE_IDX(cookie), tid);
+	__u32 n = name.len < AS_LOC_FILE_MAX ? (__u32)name.len : AS_LOC_FILE_MAX;
+	s->line = (__u32)id;
+	s->col = (__u32)(id >> 32);
+	s->want_len = name.len < 0xffffffffu ? (__u32)name.len : 0xffffffffu;
+	s->file_ptr = name.ptr;
+	asm volatile("" : "+r"(n));
+	if (n > AS_LOC_FILE_MAX)
+		n = AS_LOC_FILE_MAX;
+	if (bpf_probe_read_user(s->file, n, (void *)name.ptr))
+		n = 0;
+	s->file_len = n;
+	bpf_ringbuf_submit(s, submit_flags());
+	return 0;
+}
+
 SEC("uprobe")
 int task_free(struct pt_regs *ctx)
 {

@@ -46,6 +46,8 @@ struct task_model {
 	size_t n_worker_names, cap_worker_names;
 
 	struct u64map live;               /* header -> struct tm_task * */
+	struct u64map label_of;           /* runtime task id -> strs index + 1 of its name
+	                                     (AS_SPAWN_NAME), until the task is seen */
 	uint64_t next_seq;
 	struct tm_thread **threads;
 	size_t n_threads, cap_threads;
@@ -394,8 +396,14 @@ __attribute__((noinline)) static int on_poll_begin(struct task_model *m, const s
 			t->name = m->probe_name[ev->probe];
 		t->polled = true;
 	}
-	if (!t->tokio_id && ev->other)
+	if (!t->tokio_id && ev->other) {
+		uint64_t v;
 		t->tokio_id = ev->other;
+		if (m->label_of.len && u64map__get(&m->label_of, ev->other, &v)) {
+			t->label = strtab__get(&m->strs, (uint32_t)(v - 1));
+			u64map__del(&m->label_of, ev->other);
+		}
+	}
 	if (born)
 		EMIT(m, born, t, th, ev);
 	if (th->depth) {
@@ -508,6 +516,15 @@ __attribute__((noinline)) static int on_spawn(struct task_model *m, const struct
 
 	if (!th)
 		return -ENOMEM;
+	if (ev->flags & AS_SPAWN_NAME) {
+		/* a name for the task of that id, met at its first poll */
+		uint32_t id;
+		if (!ev->str || !ev->str[0] || !ev->other || ev->other == UINT64_MAX)
+			return 0;
+		if (!intern(m, ev->str, &id, &err))
+			return err ? err : 0;
+		return u64map__set(&m->label_of, ev->other, id);
+	}
 	/* no file: a spawn whose call site was not found (parent still known) */
 	th->spawn_file = ev->str && ev->str[0] ? intern(m, ev->str, &th->spawn_id, &err) : NULL;
 	if (!th->spawn_file)
@@ -830,6 +847,7 @@ void task_model__free(struct task_model *m)
 		if (m->live.keys[i] != 0 && m->live.keys[i] != UINT64_MAX)
 			free((void *)(uintptr_t)m->live.vals[i]);
 	u64map__clear(&m->live);
+	u64map__clear(&m->label_of);
 	for (size_t i = 0; i < m->n_threads; i++) {
 		free(m->threads[i]->stack);
 		free(m->threads[i]->fut);

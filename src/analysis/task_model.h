@@ -109,6 +109,7 @@ struct tm_task {
 	uint64_t header;          /* task header address */
 	uint64_t tokio_id;        /* first non-zero id seen at a poll, 0 unknown */
 	const char *name;         /* raw root future type of its first poll's probe, or NULL */
+	const char *label;        /* its name given at spawn (task::Builder::name), or NULL */
 	const char *spawn_file;   /* spawn site, NULL unknown */
 	uint32_t spawn_id;        /* 0 for NULL, else 1 + index of the distinct string */
 	uint32_t spawn_line, spawn_col;

@@ -42,6 +42,7 @@ struct task_stats {
 	uint64_t tokio_id;        /* first non-zero id seen at a poll, 0 unknown */
 	uint64_t header;          /* task header address */
 	const char *name;         /* root future type (the poll probe's `future`), or NULL */
+	const char *label;        /* name given at spawn (task::Builder::name), or NULL */
 	const char *spawn_file;   /* spawn call site file, NULL unknown */
 	uint32_t spawn_line;      /* valid when spawn_file is set */
 	uint32_t spawn_col;

@@ -375,6 +375,8 @@ static void on_poll_begin(void *ctx, struct tm_task *t, struct tm_thread *th,
 	l->n_pend = 0;
 	if (!st->polls && !st->name)
 		st->name = t->name;
+	if (!st->label)
+		st->label = t->label;
 	if (!st->tokio_id && ev->other)
 		st->tokio_id = ev->other;
 	st->polls++;

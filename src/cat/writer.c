@@ -417,6 +417,9 @@ int cat_writer__add(struct cat_writer *w, const struct as_event *ev)
 		return -EINVAL;
 	if (w->err)
 		return w->err;
+	/* CAT has no line for a task's name: left out (the task stays) */
+	if (ev->type == AS_EV_SPAWN && (ev->flags & AS_SPAWN_NAME))
+		return 0;
 	if (ev->type != AS_EV_THREAD && line_probe(w, ev) == NO_PROBE) {
 		w->dropped++;   /* OFFCPU, SAMPLE, RUNQ, URING, or no probe of its role */
 		return 0;

@@ -78,8 +78,13 @@ static int print_event(void *impl, const struct as_event *ev, const struct as_st
 		if (ev->flags & AS_WAKE_TIMER)
 			printf(" by timer");
 		break;
-	case AS_EV_SPAWN: printf(" %s:%" PRIu64 ":%" PRIu64, ev->str ? ev->str : "?",
-				 ev->other >> 32, ev->other & 0xffffffff); break;
+	case AS_EV_SPAWN:
+		if (ev->flags & AS_SPAWN_NAME)
+			printf(" name \"%s\" id %" PRIu64, ev->str ? ev->str : "", ev->other);
+		else
+			printf(" %s:%" PRIu64 ":%" PRIu64, ev->str ? ev->str : "?", ev->other >> 32,
+			       ev->other & 0xffffffff);
+		break;
 	case AS_EV_THREAD: printf(" %s", ev->str ? ev->str : ""); break;
 	case AS_EV_USDT:
 		/* the argument as a signed number: USDT arguments are mostly ints */

@@ -23,7 +23,8 @@
  *  "format_version", "target", "pid", "runtime", "runtime_detail"
  *  (which release of the runtime the recorder found, null unknown), "duration_ns", "events",
  *  "lost_events", "missed_events", "truncated" (no end record),
- *  "tasks": [{"task", "id" (tokio id or null), "seq", "header" ("0x..."), "name" (or null),
+ *  "tasks": [{"task", "id" (tokio id or null), "seq", "task_name" (the name given at
+ *  spawn, task::Builder::name, or null), "header" ("0x..."), "name" (or null),
  *             "kind" ("task"|"worker"), "spawn_location" ("file:line:col" or null),
  *             "spawned_in_trace", "parent" (seq or null), "polls", "pending_polls",
  *             "ready_polls", "busy_ns", "max_poll_ns", "mean_poll_ns", "idle_ns",
@@ -250,6 +251,7 @@ static void task_json(struct json_writer *w, FILE *out, const struct task_stats 
 	else
 		json_writer__null(w);
 	json_writer__kv_u64(w, "seq", t->seq);
+	json_writer__kv_string(w, "task_name", t->label);
 	snprintf(buf, sizeof(buf), "0x%" PRIx64, t->header);
 	json_writer__kv_string(w, "header", buf);
 	json_writer__kv_string(w, "name", t->name);

@@ -143,7 +143,13 @@ static void task_row(FILE *out, const struct task_stats *t)
 	else
 		snprintf(site, sizeof(site), "-");
 	fprintf(out, "%*s  ", TASK_W, task_id_format(id, sizeof(id), t->tokio_id, t->seq, 0));
-	column(out, t->name ? t->name : "(unknown)", NAME_W, 12);
+	/* a name given at spawn first, quoted as tokio-console's: "job-3" app::job */
+	char named[NAME_W * 4 + 8];
+	const char *name = t->name ? t->name : "(unknown)";
+	if (t->label)
+		snprintf(named, sizeof(named), "\"%s\" %s", t->label, name);
+	int keep = t->label ? (int)strlen(t->label) + 3 : 12;   /* the quoted name stays whole */
+	column(out, t->label ? named : name, NAME_W, keep < NAME_W - 8 ? keep : NAME_W - 8);
 	column(out, site, SITE_W, 0);
 	fprintf(out, "%6" PRIu64 " %9s %9s %9s %9s %6" PRIu64 "  %s\n", t->polls,
 		dur(b1, t->busy_ns), dur(b2, t->max_poll_ns),

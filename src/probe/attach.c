@@ -134,8 +134,8 @@ static void role_progs(struct asyncscope_bpf *skel, unsigned role, uint8_t flags
 		       struct bpf_program **entry, struct bpf_program **exit)
 {
 	*entry = *exit = NULL;
-	if (role == AS_ROLE_SPAWN && (flags & PLAN_F_STACK)) {
-		*entry = skel->progs.task_spawn_stack;
+	if (role == AS_ROLE_SPAWN && (flags & (PLAN_F_STACK | PLAN_F_NAME))) {
+		*entry = flags & PLAN_F_NAME ? skel->progs.task_name : skel->progs.task_spawn_stack;
 		return;
 	}
 	switch (role) {
@@ -197,6 +197,7 @@ static int open_and_load(struct attachment *a, bool multi, char *err, size_t err
 	if (plan->id_profile) {
 		a->skel->rodata->hdr_vtable_off = probe_plan__hdr_vtable_off(plan);
 		a->skel->rodata->vtable_id_off_slot = probe_plan__vtable_id_off_slot(plan);
+		a->skel->rodata->spawn_meta_name_off = probe_plan__spawn_meta_name_off(plan);
 	}
 	a->skel->rodata->bare_probes = getenv("ASYNCSCOPE_BARE_PROBES") != NULL;
 	size_t rb = attach_ringbuf_size(a->ringbuf_bytes);

@@ -113,6 +113,8 @@ static int plan_profile(struct probe_plan *plan, const struct elf_image *img, ui
 			flags |= PLAN_F_INSIDE;
 		if (pt->stack && pt->role == AS_ROLE_SPAWN)
 			flags |= PLAN_F_STACK;
+		if (pt->name && pt->role == AS_ROLE_SPAWN)
+			flags |= PLAN_F_NAME;
 		for (size_t i = 0; i < img->n_syms; i++) {
 			const struct elf_sym *s = &img->syms[i];
 			if (!profile_point_matches(pt, s->name, s->norm))
@@ -547,4 +549,13 @@ uint32_t probe_plan__vtable_id_off_slot(const struct probe_plan *plan)
 
 	return i < 0 ? 0 : plan->identified ? plan->ids[i].vtable_id_off_slot :
 	       plan->id_profile->vtable_id_off_slot;
+}
+
+uint32_t probe_plan__spawn_meta_name_off(const struct probe_plan *plan)
+{
+	for (size_t i = 0; i < plan->n_profiles; i++)
+		if (plan->profiles[i]->spawn_meta_name_off)
+			return plan->identified ? plan->ids[i].spawn_meta_name_off :
+			       plan->profiles[i]->spawn_meta_name_off;
+	return 0;
 }

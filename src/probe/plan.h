@@ -21,6 +21,7 @@ enum plan_flag {
 	PLAN_F_INSIDE = 2,   /* ready: the register points inside the task */
 	PLAN_F_STACK = 4,    /* spawn: the register holds the new task; the call
 	                        site comes from the unwound stack */
+	PLAN_F_NAME = 8,     /* spawn: gives the new task's name (task_name) */
 };
 
 struct probe_plan {
@@ -75,6 +76,8 @@ int probe_plan__identify(struct probe_plan *plan, const struct elf_image *img,
  * where it disagreed (identified plans). */
 uint32_t probe_plan__hdr_vtable_off(const struct probe_plan *plan);
 uint32_t probe_plan__vtable_id_off_slot(const struct probe_plan *plan);
+/* Where the spawn metadata keeps the name (name points), 0 none. */
+uint32_t probe_plan__spawn_meta_name_off(const struct probe_plan *plan);
 /* Makes room for one more probe in every per-probe array, zeroed (owner 0);
  * returns it, not yet counted in plan->n, or NULL (ENOMEM). The caller fills
  * it, then increments plan->n and plan->per_role[role]. */

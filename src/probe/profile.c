@@ -95,6 +95,12 @@ static const struct profile_point tokio_points[] = {
 	  .why = "as above" },
 	{ AS_ROLE_SPAWN, 0, 0, MATCH_NORM, "<tokio::task::local::LocalSet>::spawn_local", .stack = 1,
 	  .why = "as above" },
+	/* Builds with tokio_unstable and tracing: get_span (out of line, push
+	 * first) builds each task's span from the spawn's SpawnMeta (rcx),
+	 * whose name is task::Builder::name's; r8 = the task id. Tokio keeps
+	 * the name nowhere in the task. */
+	{ AS_ROLE_SPAWN, 3, 0, MATCH_NORM, "tokio::util::trace::task::get_span", .name = 1,
+	  .why = "source: 1.53.1 util/trace.rs, tracing feature only" },
 	/* Freeing the task cell (rdi = header); the unboxed variant only where
 	 * the boxed one was merged away (fat LTO). */
 	{ AS_ROLE_FREE, 0, 0, MATCH_PREFIX,
@@ -151,6 +157,7 @@ static const char *const tokio_library[] = {
 static const struct layout_fact tokio_layout[] = {
 	{ LAYOUT_HDR_VTABLE, false, "tokio::runtime::task::core::Header", "vtable" },
 	{ LAYOUT_VTABLE_ID, false, "tokio::runtime::task::raw::Vtable", "id_offset" },
+	{ LAYOUT_META_NAME, false, "tokio::util::trace::SpawnMeta", "name" },
 	{ LAYOUT_SIGN, true, "tokio::runtime::task::list::OwnedTasks", "list",
 	  "tokio::util::sharded_list::ShardedList", "1.35 or later", NULL,
 	  "tokio#6001 (1.35: the task list is sharded)" },
@@ -180,6 +187,9 @@ static const struct runtime_profile tokio_profile = {
 	 * 1.23's source). Checked against DWARF where the binary has it. */
 	.hdr_vtable_off = 0x10,
 	.vtable_id_off_slot = 0x48,
+	/* SpawnMeta { spawned_at: &Location, name: Option<&str>, .. } with
+	 * tracing (1.53.1, DWARF) */
+	.spawn_meta_name_off = 8,
 	.points = tokio_points,
 	.n_points = sizeof(tokio_points) / sizeof(tokio_points[0]),
 	.wrappers = tokio_wrappers,

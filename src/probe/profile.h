@@ -27,6 +27,10 @@ struct profile_point {
 	/* AS_ROLE_SPAWN: the register holds the new task, not a &Location; the
 	 * spawn's call site is found by unwinding the user stack (AS_CF_STACK). */
 	uint8_t stack;
+	/* AS_ROLE_SPAWN: the point gives the new task's name, not its site:
+	 * the register holds the spawn's metadata (name at the profile's
+	 * spawn_meta_name_off), r8 its task id. */
+	uint8_t name;
 	/* The runtime versions where this function plays this role (NULL: no
 	 * bound known), and what sets the bounds: the runtime's pull request
 	 * where its CHANGELOG lists it, else "source" (read from the sources of
@@ -48,6 +52,7 @@ struct future_wrapper {
 enum layout_role {
 	LAYOUT_HDR_VTABLE = 1,  /* member's offset is the profile's hdr_vtable_off */
 	LAYOUT_VTABLE_ID,       /* member's offset is the profile's vtable_id_off_slot */
+	LAYOUT_META_NAME,       /* member's offset is the profile's spawn_meta_name_off */
 	LAYOUT_SIGN,            /* the member (of member_type) shows versions / feature */
 };
 
@@ -90,6 +95,8 @@ struct runtime_profile {
 	/* Header layout for reading the task id in BPF (0: no task id). */
 	uint32_t hdr_vtable_off;
 	uint32_t vtable_id_off_slot;
+	/* Where a spawn's metadata (name points) keeps the task's name. */
+	uint32_t spawn_meta_name_off;
 	const struct profile_point *points;
 	size_t n_points;
 	const struct future_wrapper *wrappers;

@@ -90,11 +90,14 @@ static int from_layout(const struct runtime_profile *prof, struct dwarf_types *d
 	for (size_t i = 0; i < n; i++) {
 		const struct layout_fact *lf = &prof->layout[i];
 		uint32_t *use = lf->role == LAYOUT_HDR_VTABLE ? &id->hdr_vtable_off :
-				lf->role == LAYOUT_VTABLE_ID ? &id->vtable_id_off_slot : NULL;
+				lf->role == LAYOUT_VTABLE_ID ? &id->vtable_id_off_slot :
+				lf->role == LAYOUT_META_NAME ? &id->spawn_meta_name_off : NULL;
 		if (use) {
-			offsets = true;
+			/* the spawn metadata's name exists only in tracing builds */
+			bool optional = lf->role == LAYOUT_META_NAME;
+			offsets |= !optional;
 			if (!f[i].member_found) {
-				checked = false;
+				checked &= optional;
 				continue;
 			}
 			if (f[i].offset != *use) {
@@ -148,6 +151,7 @@ int runtime_id__identify(const struct runtime_profile *prof, const struct elf_im
 	snprintf(id->version, sizeof(id->version), "unknown");
 	id->hdr_vtable_off = prof->hdr_vtable_off;
 	id->vtable_id_off_slot = prof->vtable_id_off_slot;
+	id->spawn_meta_name_off = prof->spawn_meta_name_off;
 	if (!prof->crate)
 		return 0;
 	if (dt && prof->n_layout && (err = from_layout(prof, dt, id, &r, &any)))

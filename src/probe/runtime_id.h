@@ -29,7 +29,7 @@ struct runtime_id {
 	bool layout_checked;    /* the profile's layout facts were found in DWARF */
 	/* The header layout to read task ids with: the profile's, or DWARF's
 	 * where they disagree. */
-	uint32_t hdr_vtable_off, vtable_id_off_slot;
+	uint32_t hdr_vtable_off, vtable_id_off_slot, spawn_meta_name_off;
 	char warnings[RUNTIME_ID_MAX_WARNINGS][256];
 	size_t n_warnings;
 };

@@ -28,7 +28,7 @@ int rec_decode(const struct rec_decoder *d, const void *data, size_t size, struc
 	/* records of a probe name it: an index into the plan */
 	switch (h->type) {
 	case RAW_POLL_BEGIN: case RAW_POLL_END: case RAW_WAKE: case RAW_FREE:
-	case RAW_PARK: case RAW_UNPARK: case RAW_SPAWN: case RAW_USDT:
+	case RAW_PARK: case RAW_UNPARK: case RAW_SPAWN: case RAW_USDT: case RAW_TASK_NAME:
 	case RAW_FUT_ENTER: case RAW_FUT_EXIT: case RAW_SPAWN_STACK:
 		if (h->probe >= d->plan->n)
 			return -EBADMSG;
@@ -99,9 +99,11 @@ int rec_decode(const struct rec_decoder *d, const void *data, size_t size, struc
 		ev->str = out->str;
 		return 1;
 	}
-	case RAW_SPAWN: {
+	case RAW_SPAWN: case RAW_TASK_NAME: {
 		const struct raw_spawn *s = data;
-		if (size < sizeof(*s) || s->file_len > AS_LOC_FILE_MAX)
+		bool name = h->type == RAW_TASK_NAME;
+		if (size < sizeof(*s) || s->file_len > AS_LOC_FILE_MAX ||
+		    (name && !(d->plan->flags[h->probe] & PLAN_F_NAME)))
 			return -EBADMSG;
 		memcpy(out->str, s->file, s->file_len);
 		out->str[s->file_len] = '\0';
@@ -116,7 +118,12 @@ int rec_decode(const struct rec_decoder *d, const void *data, size_t size, struc
 		}
 		ev->type = AS_EV_SPAWN;
 		ev->str = out->str;
-		ev->other = (uint64_t)s->line << 32 | s->col;
+		if (name) {
+			ev->flags = AS_SPAWN_NAME;
+			ev->other = (uint64_t)s->col << 32 | s->line;   /* the task id */
+		} else {
+			ev->other = (uint64_t)s->line << 32 | s->col;
+		}
 		return 1;
 	}
 	case RAW_FUT_ENTER: case RAW_FUT_EXIT:

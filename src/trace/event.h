@@ -15,7 +15,9 @@ enum as_ev_type {
 	AS_EV_WAKE,        /* task = header scheduled; other = header of the task whose poll
 	                      was running on tid when it woke (0: not inside a poll) */
 	AS_EV_SPAWN,       /* spawn call site seen on tid: str = file, other = line << 32 | column;
-	                      the next task first seen by a WAKE on the same tid is the spawned one */
+	                      the next task first seen by a WAKE on the same tid is the spawned one;
+	                      with flags AS_SPAWN_NAME (format version 8) a task's name instead:
+	                      str = the name, other = its runtime task id */
 	AS_EV_FREE,        /* task = header freed; the address may be reused by a new task */
 	AS_EV_PARK,        /* worker tid parks (idle, blocked in the driver or a condvar) */
 	AS_EV_UNPARK,      /* worker tid returns from parking */
@@ -56,6 +58,7 @@ enum as_ev_flags {
 	AS_URING_ERROR = 32,     /* AS_EV_URING completion: the request failed */
 	AS_FUTURE_READY = 1,     /* AS_EV_FUTURE_EXIT: the poll returned Ready */
 	AS_FUTURE_PENDING = 64,  /* AS_EV_FUTURE_EXIT: the poll returned Pending */
+	AS_SPAWN_NAME = 2,       /* AS_EV_SPAWN: a task's name (task::Builder::name) */
 };
 
 /* other of AS_EV_FUTURE_ENTER / AS_EV_FUTURE_EXIT: the depth in the low 32

@@ -692,6 +692,30 @@ static void test_exporters_on_shared_model(void)
  * live task at the header, else NULL. */
 #define TC 0x3000
 
+/* A name given at spawn (AS_SPAWN_NAME: other = the runtime task id)
+ * reaches the task of that id at its first poll, and no other task. */
+static void test_spawn_names(void)
+{
+	struct task_model *m = task_model__new(&meta);
+
+	CHECK(m != NULL);
+	add(m, AS_EV_SPAWN, 1, 5, 0, 41, 0, AS_SPAWN_NAME, "job-7");
+	add(m, AS_EV_SPAWN, 1, 6, 0, 43, 0, AS_SPAWN_NAME, "");   /* empty: no name */
+	add(m, AS_EV_WAKE, 1, 7, A, 0, 0, 0, NULL);
+	add(m, AS_EV_WAKE, 1, 8, B, 0, 0, 0, NULL);
+	add(m, AS_EV_POLL_BEGIN, 1, 10, B, 42, P_USER, 0, NULL);
+	add(m, AS_EV_POLL_END, 1, 11, B, 0, P_USER, 0, NULL);
+	add(m, AS_EV_POLL_BEGIN, 1, 12, A, 41, P_USER, 0, NULL);
+	add(m, AS_EV_POLL_END, 1, 13, A, 0, P_USER, 0, NULL);
+	struct tm_task *a = task_model__task(m, A), *b = task_model__task(m, B);
+	CHECK(a && a->label && !strcmp(a->label, "job-7"));
+	CHECK(b && !b->label);
+	/* the name is not a spawn site */
+	CHECK(a && !a->spawn_file);
+	CHECK_EQ_U64(task_model__finish(m, 20), 0);
+	task_model__free(m);
+}
+
 static void test_observers_seq(void)
 {
 	static struct as_probe uprobes[] = {
@@ -868,5 +892,6 @@ int main(void)
 	RUN(test_observers_and_adopt);
 	RUN(test_shared_analysis);
 	RUN(test_observers_seq);
+	RUN(test_spawn_names);
 	TEST_MAIN_END();
 }
