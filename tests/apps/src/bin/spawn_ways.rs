@@ -8,7 +8,9 @@
 //! The ways: Runtime::spawn, tokio::spawn (from block_on, from a task, from a
 //! child task), Handle::spawn, JoinSet::spawn, spawn_blocking, and in a
 //! LocalSet LocalSet::spawn_local and task::spawn_local (from a local task).
-//! The handle comes from Runtime::handle(), never from Handle::current().
+//! Handle::spawn uses the handle from Runtime::handle(); one more spawn,
+//! "Handle::current+spawn", spawns on a handle that Handle::current() gave on
+//! the line before (a spawn-site tracer must not take that call's line).
 //! Usage: spawn_ways [multi|current]
 use tokio::runtime::Handle;
 use tokio::task::{JoinSet, LocalSet};
@@ -27,6 +29,8 @@ async fn by_tokio_spawn() {
 }
 
 async fn by_handle_spawn() {}
+
+async fn by_current_handle_spawn() {}
 
 async fn by_join_set() {}
 
@@ -66,6 +70,11 @@ fn main() {
     let handle = rt.handle().clone();
     rt.block_on(async move {
         r.await.unwrap();
+        // a handle from Handle::current(), used on a later line: the task's
+        // site is the spawn's line, not the Handle::current() call's
+        let current = Handle::current();
+        let hc = current.spawn(by_current_handle_spawn()); truth("Handle::current+spawn", "by_current_handle_spawn", line!(), "-");
+        hc.await.unwrap();
         let p = tokio::spawn(parent(handle)); truth("tokio::spawn", "parent", line!(), "-");
         p.await.unwrap();
     });
