@@ -56,7 +56,8 @@ int blocking_report_text(FILE *out, struct blocking *b)
 		fprintf(out, "  parked in the runtime (not counted): %" PRIu64 " intervals, %.3f ms\n",
 			s->parked_count, ms(s->parked_ns));
 	if (!s->count && !s->parked_count)
-		fprintf(out, "  none: record with --offcpu to see where polls block\n");
+		fprintf(out, "  none (a trace recorded without --offcpu has no off-CPU intervals: "
+			"record with it to see where polls block)\n");
 	return ferror(out) ? -EIO : 0;
 }
 

@@ -115,6 +115,8 @@ static int plan_profile(struct probe_plan *plan, const struct elf_image *img, ui
 			flags |= PLAN_F_STACK;
 		if (pt->name && pt->role == AS_ROLE_SPAWN)
 			flags |= PLAN_F_NAME;
+		if (pt->nested && pt->role == AS_ROLE_WAKE)
+			flags |= PLAN_F_NESTED;
 		for (size_t i = 0; i < img->n_syms; i++) {
 			const struct elf_sym *s = &img->syms[i];
 			if (!profile_point_matches(pt, s->name, s->norm))

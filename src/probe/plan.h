@@ -22,6 +22,7 @@ enum plan_flag {
 	PLAN_F_STACK = 4,    /* spawn: the register holds the new task; the call
 	                        site comes from the unwound stack */
 	PLAN_F_NAME = 8,     /* spawn: gives the new task's name (task_name) */
+	PLAN_F_NESTED = 16,  /* wake: reached from a waker call (profile_point.nested) */
 };
 
 struct probe_plan {

@@ -37,9 +37,9 @@ static const struct profile_point tokio_points[] = {
 	 * Schedule impl (emulated) serves spawns and wakes; the recorder drops
 	 * a schedule nested in the wake it belongs to. rsi = task. */
 	{ AS_ROLE_WAKE, 1, 0, MATCH_NORM,
-	  "tokio::runtime::scheduler::multi_thread::worker::<impl tokio::runtime::scheduler::multi_thread::handle::Handle>::schedule_task" },
+	  "tokio::runtime::scheduler::multi_thread::worker::<impl tokio::runtime::scheduler::multi_thread::handle::Handle>::schedule_task", .nested = 1 },
 	{ AS_ROLE_WAKE, 1, 0, MATCH_NORM, /* v0 mangling */
-	  "<tokio::runtime::scheduler::multi_thread::handle::Handle>::schedule_task" },
+	  "<tokio::runtime::scheduler::multi_thread::handle::Handle>::schedule_task", .nested = 1 },
 	{ AS_ROLE_WAKE, 1, 0, MATCH_NORM,
 	  "tokio::runtime::scheduler::multi_thread::worker::<impl tokio::runtime::scheduler::multi_thread::handle::Handle>::schedule_option_task_without_yield",
 	  .why = "source: not in 1.24.2, in 1.53.1" },
@@ -47,15 +47,15 @@ static const struct profile_point tokio_points[] = {
 	  "<tokio::runtime::scheduler::multi_thread::handle::Handle>::schedule_option_task_without_yield",
 	  .why = "source: not in 1.24.2, in 1.53.1" },
 	{ AS_ROLE_WAKE, 1, 0, MATCH_NORM,
-	  "tokio::runtime::scheduler::current_thread::<impl tokio::runtime::task::Schedule for alloc::sync::Arc>::schedule" },
+	  "tokio::runtime::scheduler::current_thread::<impl tokio::runtime::task::Schedule for alloc::sync::Arc>::schedule", .nested = 1 },
 	{ AS_ROLE_WAKE, 1, 0, MATCH_NORM,
-	  "<alloc::sync::Arc as tokio::runtime::task::Schedule>::schedule" },
+	  "<alloc::sync::Arc as tokio::runtime::task::Schedule>::schedule", .nested = 1 },
 	/* A LocalSet's schedule, which its spawn calls directly and its
 	 * Schedule impl (wakes) through: the first schedule of a spawn_local
 	 * task, and the schedule of its wakes, dropped as nested. Starts with a
 	 * mov (single-stepped, ~4 us a local spawn or wake). rsi = task. */
-	{ AS_ROLE_WAKE, 1, 0, MATCH_NORM, "tokio::task::local::Shared::schedule" },
-	{ AS_ROLE_WAKE, 1, 0, MATCH_NORM, "<tokio::task::local::Shared>::schedule" },
+	{ AS_ROLE_WAKE, 1, 0, MATCH_NORM, "tokio::task::local::Shared::schedule", .nested = 1 },
+	{ AS_ROLE_WAKE, 1, 0, MATCH_NORM, "<tokio::task::local::Shared>::schedule", .nested = 1 },
 	/* spawn_blocking and the multi-thread workers themselves */
 	{ AS_ROLE_WAKE, 1, 0, MATCH_NORM, "tokio::runtime::blocking::pool::Spawner::spawn_task" },
 	{ AS_ROLE_WAKE, 1, 0, MATCH_NORM, "<tokio::runtime::blocking::pool::Spawner>::spawn_task" },
@@ -237,8 +237,8 @@ static const struct profile_point async_executor_points[] = {
 	 * when the schedule function is zero-sized. The recorder drops a
 	 * schedule nested in the wake it belongs to. No spawn location:
 	 * neither async-std, smol nor async-executor spawn is #[track_caller]. */
-	{ AS_ROLE_WAKE, 0, 0, MATCH_NORM, "async_task::raw::RawTask::schedule" },
-	{ AS_ROLE_WAKE, 0, 0, MATCH_NORM, "<async_task::raw::RawTask>::schedule" },
+	{ AS_ROLE_WAKE, 0, 0, MATCH_NORM, "async_task::raw::RawTask::schedule", .nested = 1 },
+	{ AS_ROLE_WAKE, 0, 0, MATCH_NORM, "<async_task::raw::RawTask>::schedule", .nested = 1 },
 	/* Freed (rdi = task): the vtable's destroy (push), reached when the
 	 * Task handle or a Runnable lets go last. A detached task freed by
 	 * its own last run is not seen: destroy is inlined there. */

@@ -31,6 +31,10 @@ struct profile_point {
 	 * the register holds the spawn's metadata (name at the profile's
 	 * spawn_meta_name_off), r8 its task id. */
 	uint8_t name;
+	/* AS_ROLE_WAKE: a scheduler function that a waker call (another wake
+	 * point) reaches out of line: a wake here of the task the thread's last
+	 * event woke is that same wake, reported twice. */
+	uint8_t nested;
 	/* The runtime versions where this function plays this role (NULL: no
 	 * bound known), and what sets the bounds: the runtime's pull request
 	 * where its CHANGELOG lists it, else "source" (read from the sources of

@@ -114,6 +114,9 @@ int rec_decode(const struct rec_decoder *d, const void *data, size_t size, struc
 			struct iovec local = { out->str, want };
 			struct iovec remote = { (void *)(uintptr_t)s->file_ptr, want };
 			ssize_t got = process_vm_readv(d->tgid, &local, 1, &remote, 1, 0);
+			/* the target exited: the string is in its binary's .rodata */
+			if (got <= 0 && d->img)
+				got = elf_image__read(d->img, s->file_ptr - d->bias, out->str, want);
 			out->str[got > 0 ? got : 0] = '\0';
 		}
 		ev->type = AS_EV_SPAWN;

@@ -12,12 +12,17 @@
 
 #include "events.h"
 #include "probe/plan.h"
+#include "sym/elf_image.h"
 #include "trace/event.h"
 
 /* What is asked for: a record of a kind not asked for is malformed. */
 struct rec_decoder {
 	const struct probe_plan *plan;   /* probe indexes, roles, USDT arguments */
 	pid_t tgid;                      /* the target, for strings BPF could not read */
+	/* ... and once it exited, its binary: runtime address - bias is the
+	 * ELF's virtual address (img NULL: unknown) */
+	const struct elf_image *img;
+	uint64_t bias;
 	bool offcpu, sample, runq, uring, dwarf;
 };
 

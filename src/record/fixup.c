@@ -21,9 +21,11 @@ struct held_free {
 	uint32_t poll_tid;         /* the thread running the task's poll */
 };
 
-/* A nested schedule arrives a few us after its waker call (tens of us on a
- * cold path); nothing else from the thread may come between them. */
-#define NESTED_WAKE_NS 1000000
+/* Whether probe is a scheduler function reached from a waker call. */
+static bool is_nested(const struct rec_fixup *f, uint16_t probe)
+{
+	return !f->nested || (probe < f->n_probes && f->nested[probe]);
+}
 
 /* true when ev repeats the wake that this thread just reported */
 static bool nested_wake(struct rec_fixup *f, const struct as_event *ev)
@@ -41,8 +43,12 @@ static bool nested_wake(struct rec_fixup *f, const struct as_event *ev)
 		f->last[f->n_threads++] = (struct last_wake){ 0 };
 	}
 	struct last_wake *l = &f->last[idx];
+	/* no time limit: a thread preempted between the two (milliseconds
+	 * under load) would count one wake twice; nothing else from the thread
+	 * may come between them */
 	bool dup = ev->type == AS_EV_WAKE && l->valid && l->task == ev->task &&
-		   l->probe != ev->probe && ev->ts - l->ts < NESTED_WAKE_NS;
+		   l->probe != ev->probe && is_nested(f, ev->probe) &&
+		   (!f->nested || !is_nested(f, l->probe));
 	if (ev->type == AS_EV_WAKE && !dup)
 		*l = (struct last_wake){ .task = ev->task, .ts = ev->ts, .probe = ev->probe, .valid = true };
 	else if (ev->type != AS_EV_WAKE)

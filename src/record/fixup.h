@@ -1,6 +1,8 @@
 /* Runtime fix-ups between decoding and delivery, about the runtime's own
  * events (poll, wake, free, park): a wake reported twice by a runtime
- * whose wake paths call one another out of line is given once; a FREE of
+ * whose wake paths call one another out of line (a waker call, then the
+ * scheduler function it reaches, with nothing else from the thread
+ * between, however long a preempted thread took) is given once; a FREE of
  * a task whose poll still runs on another thread (async-task) is held
  * until that poll ends. Pure: no libbpf, no I/O. Internal to src/record. */
 #ifndef AS_RECORD_FIXUP_H
@@ -17,6 +19,11 @@ struct rec_fixup {
 	void (*emit)(void *ctx, const struct as_event *ev);
 	void *ctx;
 	uint64_t *missed;          /* counts what bookkeeping could not hold */
+	/* Per probe index (n_probes of them): nonzero for a scheduler function
+	 * a waker call reaches out of line (PLAN_F_NESTED). NULL: every wake
+	 * point may be reached from another. */
+	const uint8_t *nested;
+	size_t n_probes;
 	uint64_t nested_wakes;     /* repeated wakes dropped */
 	/* private */
 	struct u64map running;     /* task header -> tid + 1 of its poll in progress */

@@ -315,6 +315,37 @@ bool rec_target__gone(struct rec_target *t)
 	return t->gone;
 }
 
+int rec_target__load_bias(const struct rec_target *t, uint64_t *bias)
+{
+	char path[64], line[4096];
+	int ret = -ENOENT;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)t->tgid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -ENOENT;
+	while (ret && fgets(line, sizeof(line), f)) {
+		unsigned long long start, off;
+		int pos = 0;
+		if (sscanf(line, "%llx-%*x %*s %llx %*s %*s %n", &start, &off, &pos) < 2 || !pos ||
+		    off)
+			continue;
+		char *file = line + pos;
+		file[strcspn(file, "\n")] = '\0';
+		if (strcmp(file, t->binary))
+			continue;
+		/* the load of file offset 0 (the first PT_LOAD) */
+		for (size_t i = 0; i < t->img->n_loads; i++)
+			if (t->img->loads[i].offset == 0) {
+				*bias = start - (t->img->loads[i].vaddr & ~0xfffull);
+				ret = 0;
+				break;
+			}
+	}
+	fclose(f);
+	return ret;
+}
+
 int rec_target__exec_error(struct rec_target *t)
 {
 	int e = 0;

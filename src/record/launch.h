@@ -73,6 +73,11 @@ int rec_target__go(struct rec_target *t, char *err, size_t errlen);
  * launched command is reaped, its status in t->status. */
 bool rec_target__gone(struct rec_target *t);
 
+/* Where the kernel loaded the binary: *bias = runtime address - the ELF's
+ * virtual address, from /proc/PID/maps (the mapping of file offset 0).
+ * Returns 0, or -ENOENT when the target's maps do not show it. */
+int rec_target__load_bias(const struct rec_target *t, uint64_t *bias);
+
 /* The errno of a launched command's failed exec, 0 when it ran; the first
  * call waits for the exec (the pipe closes then), later ones return the
  * same. */

@@ -29,6 +29,7 @@ enum state { ST_RUNNING, ST_ENDED };
 
 struct rec_session {
 	char runtime_detail[1024];    /* the header's: each runtime's release, "; " between */
+	uint8_t *nested;              /* per probe: PLAN_F_NESTED (the fix-ups' table) */
 	const struct recorder_opts *o;
 	struct rec_target t;
 	struct probe_plan *plan;
@@ -385,6 +386,16 @@ int rec_session__open(const struct recorder_opts *o, struct rec_session **out,
 	s->fx.emit = emit;
 	s->fx.ctx = s;
 	s->fx.missed = &s->st.missed;
+	s->nested = calloc(s->plan->n ? s->plan->n : 1, 1);
+	if (!s->nested) {
+		ret = -ENOMEM;
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	for (size_t i = 0; i < s->plan->n; i++)
+		s->nested[i] = (s->plan->flags[i] & PLAN_F_NESTED) != 0;
+	s->fx.nested = s->nested;
+	s->fx.n_probes = s->plan->n;
 	if (o->output)
 		s->w = trace_writer__new(o->output, &s->meta);
 	if (o->output && !s->w) {
@@ -410,14 +421,14 @@ int rec_session__open(const struct recorder_opts *o, struct rec_session **out,
 	ret = rec_target__go(&s->t, err, errlen);
 	if (ret)
 		goto fail;
-	if (s->stacks) {
-		/* the maps once the launched command is exec'd (the pipe closes
-		 * then): stacks and spawn sites of a short-lived target are named
-		 * after it exited */
-		if (s->t.child > 0)
-			rec_target__exec_error(&s->t);
-		rec_stacks__prime(s->stacks);
-	}
+	/* the maps once the launched command is exec'd (the pipe closes
+	 * then): stacks, spawn sites and spawn files of a short-lived target
+	 * are named after it exited */
+	if (s->t.child > 0)
+		rec_target__exec_error(&s->t);
+	rec_stacks__prime(s->stacks);
+	if (!rec_target__load_bias(&s->t, &s->dec.bias))
+		s->dec.img = s->t.img;
 	s->start = s->last_flush = now_ns(CLOCK_MONOTONIC);
 	s->deadline = o->duration > 0 ? s->start + (uint64_t)(o->duration * 1e9) : 0;
 	*out = s;
@@ -600,6 +611,7 @@ void rec_session__free(struct rec_session *s)
 	attachment__free(s->att);
 	rec_stacks__free(s->stacks);
 	rec_fixup__clear(&s->fx);
+	free(s->nested);
 	rec_stats__clear(&s->st);
 	probe_plan__free(s->plan);
 	rec_target__release(&s->t);

@@ -65,8 +65,11 @@ static void test_plan_yields(void)
 			CHECK(q->emulated);
 		if (q->role == AS_ROLE_FREE)
 			CHECK(strstr(q->symbol, "Box<tokio::runtime::task::core::Cell<") != NULL);
-		/* Tokio's poll probes read the task id, nothing else does */
-		CHECK_EQ_U64(p->flags[i], q->role == AS_ROLE_POLL ? PLAN_F_TASK_ID : 0);
+		/* Tokio's poll probes read the task id, nothing else does; the
+		 * schedulers' functions that wakers reach are marked nested */
+		CHECK_EQ_U64(p->flags[i] & ~PLAN_F_NESTED, q->role == AS_ROLE_POLL ? PLAN_F_TASK_ID : 0);
+		CHECK_EQ_U64(!!(p->flags[i] & PLAN_F_NESTED),
+			     q->role == AS_ROLE_WAKE && strstr(q->symbol, "::schedule"));
 	}
 	probe_plan__free(p);
 	elf_image__free(img);

@@ -170,13 +170,32 @@ static void test_fixup_nested_wake(void)
 	rec_fixup__push(&f, &e);
 	e = ev(AS_EV_WAKE, 2, 111, 0xa, 1);   /* another thread */
 	rec_fixup__push(&f, &e);
-	e = ev(AS_EV_WAKE, 2, 111 + 2000000, 0xa, 2);   /* too late to be nested */
+	e = ev(AS_EV_POLL_BEGIN, 2, 120, 0xb, 0);   /* something else between */
 	rec_fixup__push(&f, &e);
-	CHECK_EQ_U64(n_got, 4);
+	e = ev(AS_EV_WAKE, 2, 130, 0xa, 2);
+	rec_fixup__push(&f, &e);
+	CHECK_EQ_U64(n_got, 5);
 	CHECK_EQ_U64(f.nested_wakes, 1);
 	CHECK_EQ_U64(got[1].ts, 110);
 	CHECK_EQ_U64(missed, 0);
 	rec_fixup__clear(&f);
+
+	/* with the plan's table: only a scheduler point (probe 2) repeats a
+	 * waker call (probe 1), however late (a preempted thread) */
+	static const uint8_t nested[] = { 0, 0, 1 };
+	struct rec_fixup g = { .emit = collect, .missed = &missed, .nested = nested, .n_probes = 3 };
+	n_got = 0;
+	e = ev(AS_EV_WAKE, 1, 100, 0xa, 1);
+	rec_fixup__push(&g, &e);
+	e = ev(AS_EV_WAKE, 1, 100 + 4000000, 0xa, 2);   /* 4 ms later: still the same wake */
+	rec_fixup__push(&g, &e);
+	e = ev(AS_EV_WAKE, 1, 5000000, 0xa, 0);   /* another waker point: a wake of its own */
+	rec_fixup__push(&g, &e);
+	e = ev(AS_EV_WAKE, 1, 5000010, 0xa, 1);   /* waker after waker: both count */
+	rec_fixup__push(&g, &e);
+	CHECK_EQ_U64(n_got, 3);
+	CHECK_EQ_U64(g.nested_wakes, 1);
+	rec_fixup__clear(&g);
 }
 
 static void test_fixup_held_free(void)
