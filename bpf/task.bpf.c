@@ -116,6 +116,24 @@ int task_wake(struct pt_regs *ctx)
 	return 0;
 }
 
+/* A &str of the target (ptr, len) into s->file, as much as fits; where it
+ * is recorded for user space to read what BPF could not (a page not yet
+ * faulted in). */
+static __always_inline void copy_str(struct raw_spawn *s, __u64 ptr, __u64 len)
+{
+	__u32 n = len < AS_LOC_FILE_MAX ? (__u32)len : AS_LOC_FILE_MAX;
+
+	s->want_len = len < 0xffffffffu ? (__u32)len : 0xffffffffu;
+	s->file_ptr = ptr;
+	/* keep the verifier's bound on n: clang may fold the clamp above */
+	asm volatile("" : "+r"(n));
+	if (n > AS_LOC_FILE_MAX)
+		n = AS_LOC_FILE_MAX;
+	if (bpf_probe_read_user(s->file, n, (void *)ptr))
+		n = 0;
+	s->file_len = n;
+}
+
 /* Spawn call site: the register holds &'static core::panic::Location
  * { file: &str (ptr, len), line: u32, col: u32 }. */
 SEC("uprobe")
@@ -137,18 +155,9 @@ int task_spawn(struct pt_regs *ctx)
 		return 0;
 	}
 	fill_hdr(&s->h, RAW_SPAWN, AS_COOKIE_IDX(cookie), tid);
-	__u32 n = l.len < AS_LOC_FILE_MAX ? (__u32)l.len : AS_LOC_FILE_MAX;
 	s->line = l.line;
 	s->col = l.col;
-	s->want_len = l.len < 0xffffffffu ? (__u32)l.len : 0xffffffffu;
-	s->file_ptr = l.ptr;
-	/* keep the verifier's bound on n: clang may fold the clamp above */
-	asm volatile("" : "+r"(n));
-	if (n > AS_LOC_FILE_MAX)
-		n = AS_LOC_FILE_MAX;
-	if (bpf_probe_read_user(s->file, n, (void *)l.ptr))
-		n = 0;
-	s->file_len = n;
+	copy_str(s, l.ptr, l.len);
 	bpf_ringbuf_submit(s, submit_flags());
 	return 0;
 }
@@ -212,17 +221,9 @@ int task_name(struct pt_regs *ctx)
 		return 0;
 	}
 	fill_hdr(&s->h, RAW_TASK_NAME, AS_COOKIE_IDX(cookie), tid);
-	__u32 n = name.len < AS_LOC_FILE_MAX ? (__u32)name.len : AS_LOC_FILE_MAX;
 	s->line = (__u32)id;
 	s->col = (__u32)(id >> 32);
-	s->want_len = name.len < 0xffffffffu ? (__u32)name.len : 0xffffffffu;
-	s->file_ptr = name.ptr;
-	asm volatile("" : "+r"(n));
-	if (n > AS_LOC_FILE_MAX)
-		n = AS_LOC_FILE_MAX;
-	if (bpf_probe_read_user(s->file, n, (void *)name.ptr))
-		n = 0;
-	s->file_len = n;
+	copy_str(s, name.ptr, name.len);
 	bpf_ringbuf_submit(s, submit_flags());
 	return 0;
 }

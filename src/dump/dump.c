@@ -39,6 +39,7 @@
 #include "dump/task_lists.h"
 #include "pipeline/pipeline.h"
 #include "record/recorder.h"
+#include "sym/crate_version.h"
 #include "sym/demangle.h"
 #include "sym/dwarf_names.h"
 #include "sym/dwarf_types.h"
@@ -826,35 +827,18 @@ static int cmp_task(const void *a, const void *b)
 	return x->header < y->header ? -1 : x->header > y->header;
 }
 
-/* The Tokio minor version the binary's panic locations name
- * ("tokio-1.53.1/src/..."), from its read-only segments: 1 and *minor, or 0. */
+/* The Tokio minor version the binary's source paths name
+ * ("tokio-1.53.1/src/...", in DWARF or panic locations: crate_version.h):
+ * 1 and *minor, or 0. */
 static int image_tokio_minor(const struct elf_image *img, unsigned *minor)
 {
-	enum { CHUNK = 1 << 20, OVERLAP = 64, LIMIT = 256 << 20 };
-	char *buf = malloc(CHUNK + OVERLAP);
-	int found = 0;
+	struct crate_paths *cp = crate_paths__open_fd(elf_image__fd(img), NULL);
+	struct crate_versions cv;
+	int found = cp && crate_paths__versions(cp, "tokio", &cv) > 0;
 
-	if (!buf)
-		return 0;
-	for (size_t i = 0; i < img->n_loads && !found; i++) {
-		const struct elf_load *ld = &img->loads[i];
-		uint64_t end = ld->vaddr + (ld->filesz < LIMIT ? ld->filesz : LIMIT);
-		size_t keep = 0;
-		if (ld->exec)
-			continue;
-		for (uint64_t a = ld->vaddr; a < end && !found; a += CHUNK) {
-			size_t want = end - a < CHUNK ? (size_t)(end - a) : CHUNK;
-			ssize_t n = pread(elf_image__fd(img), buf + keep, want,
-					  (off_t)(ld->offset + (a - ld->vaddr)));
-			if (n <= 0)
-				break;
-			size_t total = keep + (size_t)n;
-			found = task_list_minor_in(buf, total, minor);
-			keep = total < OVERLAP ? total : OVERLAP;   /* a name across chunks */
-			memmove(buf, buf + total - keep, keep);
-		}
-	}
-	free(buf);
+	if (found)
+		*minor = cv.hits[0].version.minor;
+	crate_paths__free(cp);
 	return found;
 }
 

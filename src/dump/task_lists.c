@@ -65,35 +65,6 @@ size_t task_list_shards(const struct task_list_fact *f, size_t workers)
 	return p < f->max_shards ? p : f->max_shards;
 }
 
-int task_list_minor_in(const char *buf, size_t len, unsigned *minor)
-{
-	static const char pat[] = "tokio-1.";
-	const size_t pl = sizeof(pat) - 1;
-	const char *p = buf, *end = buf + len;
-
-	while ((p = memmem(p, (size_t)(end - p), pat, pl))) {
-		const char *q = p + pl;
-		unsigned v = 0;
-		int digits = 0, patch = 0;
-		p += pl;
-		while (q < end && *q >= '0' && *q <= '9' && digits < 4) {
-			v = v * 10 + (unsigned)(*q++ - '0');
-			digits++;
-		}
-		if (!digits || q >= end || *q++ != '.')
-			continue;
-		while (q < end && *q >= '0' && *q <= '9' && patch < 4) {
-			q++;
-			patch++;
-		}
-		if (!patch || q >= end || *q != '/')
-			continue;
-		*minor = v;
-		return 1;
-	}
-	return 0;
-}
-
 /* DWARF */
 
 static const char *die_name(Dwarf_Die *die)

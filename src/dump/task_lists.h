@@ -106,9 +106,4 @@ const struct task_list_fact *task_list_facts(size_t *n);
  * or workers is 0. */
 size_t task_list_shards(const struct task_list_fact *f, size_t workers);
 
-/* The Tokio minor version named in a source path of the binary
- * ("/registry/tokio-1.53.1/src/runtime/task/list.rs" -> 53): searches
- * buf[0, len) for "tokio-1.N.M/". Returns 1 and *minor, or 0 when none. */
-int task_list_minor_in(const char *buf, size_t len, unsigned *minor);
-
 #endif

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 /* A stack record's lengths fit its arrays. */
 static bool stack_ok(const struct raw_offcpu *o)
@@ -115,8 +116,10 @@ int rec_decode(const struct rec_decoder *d, const void *data, size_t size, struc
 			struct iovec remote = { (void *)(uintptr_t)s->file_ptr, want };
 			ssize_t got = process_vm_readv(d->tgid, &local, 1, &remote, 1, 0);
 			/* the target exited: the string is in its binary's .rodata */
-			if (got <= 0 && d->img)
-				got = elf_image__read(d->img, s->file_ptr - d->bias, out->str, want);
+			uint64_t off;
+			if (got <= 0 && d->img &&
+			    !elf_image__any_file_offset(d->img, s->file_ptr - d->bias, &off))
+				got = pread(elf_image__fd(d->img), out->str, want, (off_t)off);
 			out->str[got > 0 ? got : 0] = '\0';
 		}
 		ev->type = AS_EV_SPAWN;

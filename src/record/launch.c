@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -318,21 +319,20 @@ bool rec_target__gone(struct rec_target *t)
 int rec_target__load_bias(const struct rec_target *t, uint64_t *bias)
 {
 	char path[64], line[4096];
+	struct stat st;
 	int ret = -ENOENT;
 
+	/* the binary's mappings by inode: the path may be relative, or a link */
+	if (fstat(elf_image__fd(t->img), &st))
+		return -errno;
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)t->tgid);
 	FILE *f = fopen(path, "re");
 	if (!f)
 		return -ENOENT;
 	while (ret && fgets(line, sizeof(line), f)) {
-		unsigned long long start, off;
-		int pos = 0;
-		if (sscanf(line, "%llx-%*x %*s %llx %*s %*s %n", &start, &off, &pos) < 2 || !pos ||
-		    off)
-			continue;
-		char *file = line + pos;
-		file[strcspn(file, "\n")] = '\0';
-		if (strcmp(file, t->binary))
+		unsigned long long start, off, ino;
+		if (sscanf(line, "%llx-%*x %*s %llx %*s %llu", &start, &off, &ino) < 3 || off ||
+		    ino != (unsigned long long)st.st_ino)
 			continue;
 		/* the load of file offset 0 (the first PT_LOAD) */
 		for (size_t i = 0; i < t->img->n_loads; i++)

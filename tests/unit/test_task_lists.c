@@ -282,24 +282,6 @@ static void test_facts(void)
 	CHECK_EQ_U64(task_list_shards(f24, 2), 0);
 }
 
-static void test_minor_in(void)
-{
-	static const char a[] = "xx\0/usr/share/cargo/registry/tokio-1.24.2/src/runtime/task/list.rs";
-	static const char b[] = "tokio-macros-2.7.2/src/lib.rs tokio-1.x/ tokio-1.53 tokio-1.53.1/src";
-	static const char c[] = "tokio-1.53.1";
-	static const char d[] = "/r/tokio-1.5.0/src";
-	unsigned m = 0;
-
-	CHECK(task_list_minor_in(a, sizeof(a) - 1, &m) == 1);
-	CHECK_EQ_U64(m, 24);
-	CHECK(task_list_minor_in(b, sizeof(b) - 1, &m) == 1);
-	CHECK_EQ_U64(m, 53);
-	CHECK(task_list_minor_in(c, sizeof(c) - 1, &m) == 0);   /* no "/" after it */
-	CHECK(task_list_minor_in(d, sizeof(d) - 1, &m) == 1);
-	CHECK_EQ_U64(m, 5);
-	CHECK(task_list_minor_in(d, 10, &m) == 0);
-}
-
 int main(void)
 {
 	RUN(test_every_shard);
@@ -311,6 +293,5 @@ int main(void)
 	RUN(test_one_shard);
 	RUN(test_cycle_bounded);
 	RUN(test_facts);
-	RUN(test_minor_in);
 	TEST_MAIN_END();
 }
