@@ -173,8 +173,19 @@ int runtime_id__identify(const struct runtime_profile *prof, const struct elf_im
 		}
 	}
 	crate_paths__free(cp);
+	from_symbols(prof, img, &r, &any);
+	if (id->exact && any) {
+		/* the paths and the code disagree: a vendored or patched copy? */
+		struct semver v;
+		char ev[48];
+		if (!semver_parse(id->version, &v) && !semver_range_contains(&r, &v)) {
+			semver_range_format(&r, ev, sizeof(ev));
+			warn(id, "%s: the binary's source paths name %s %s, but its symbols and layout "
+			     "show %s: traced by the symbols found", prof->name, prof->crate,
+			     id->version, ev);
+		}
+	}
 	if (!id->exact) {
-		from_symbols(prof, img, &r, &any);
 		if (any && !semver_range_empty(&r)) {
 			semver_range_format(&r, id->version, sizeof(id->version));
 			snprintf(id->source, sizeof(id->source), "from symbols%s",
