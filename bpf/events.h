@@ -42,11 +42,9 @@ enum raw_type {
 	                     the task polled on the thread (0 none), arg = depth */
 	RAW_FUT_EXIT,     /* struct raw_event: it returned; arg = depth | (__state + 1) << 32
 	                     (0: not read); flags RAW_F_READY / RAW_F_PENDING / RAW_F_UNMATCHED */
-	RAW_SPAWN_STACK,  /* struct raw_sample_dwarf: a spawn seen at a function that gets
-	                     the new task but not its &Location (h.probe, role AS_ROLE_SPAWN
-	                     with AS_CF_STACK); s.task = the new task, s.dur_ns = 0, no
-	                     frame-pointer walk: user space finds the spawn's call site by
-	                     unwinding the copied stack */
+	RAW_SPAWN_STACK,  /* struct raw_spawn_stack: a spawn seen where its &Location is
+	                     not (h.probe, role AS_ROLE_SPAWN with AS_CF_STACK): user space
+	                     finds the spawn's call site by unwinding the copied stack */
 	RAW_TASK_NAME,    /* struct raw_spawn: a task's name given at its spawn (tokio's
 	                     Builder::name, at get_span: h.probe, role AS_ROLE_SPAWN); file =
 	                     the name, line | (u64)col << 32 = the task id */
@@ -178,6 +176,23 @@ struct raw_sample_dwarf {
 	__u8 copy[AS_USTACK_COPY];
 };
 
+/* The user stack copied at a spawn (RAW_SPAWN_STACK): the program's call
+ * of spawn is a few small frames up (512 bytes sufficed for every way to
+ * spawn in tests/apps on 1.24 and 1.53), so a quarter of a sample's copy
+ * keeps the record small when a server spawns in bursts. */
+#define AS_SPAWN_COPY 2048
+
+struct raw_spawn_stack {
+	struct raw_hdr h;
+	__u64 task;            /* the cookie's register: the new task (0 unknown) */
+	__u64 regs[AS_UREGS];
+	__u32 copy_len;        /* bytes of copy[] filled, from regs[7] (rsp) up */
+	__u32 n_uret;
+	__u64 uret_slot[AS_URET_MAX];
+	__u64 uret_orig[AS_URET_MAX];
+	__u8 copy[AS_SPAWN_COPY];
+};
+
 /* Counters in .bss, read by user space through the skeleton. */
 struct raw_counters {
 	__u64 lost;        /* ring-buffer reservations that failed */
@@ -197,5 +212,7 @@ _Static_assert(sizeof(struct raw_offcpu) == 40 + 16 * AS_OFFCPU_FRAMES, "raw_off
 _Static_assert(sizeof(struct raw_sample_dwarf) == sizeof(struct raw_offcpu) + 8 * AS_UREGS + 8 +
 	       16 * AS_URET_MAX + AS_USTACK_COPY,
 	       "raw_sample_dwarf layout");
+_Static_assert(sizeof(struct raw_spawn_stack) == 24 + 8 * AS_UREGS + 8 + 16 * AS_URET_MAX +
+	       AS_SPAWN_COPY, "raw_spawn_stack layout");
 
 #endif

@@ -176,16 +176,14 @@ int task_spawn_stack(struct pt_regs *ctx)
 	if (!is_target(&tid))
 		return 0;
 	thread_state(tid);
-	struct raw_sample_dwarf *d = bpf_ringbuf_reserve(&events, sizeof(*d), 0);
+	struct raw_spawn_stack *d = bpf_ringbuf_reserve(&events, sizeof(*d), 0);
 	if (!d) {
 		__sync_fetch_and_add(&counters.lost, 1);
 		return 0;
 	}
-	fill_hdr(&d->s.h, RAW_SPAWN_STACK, AS_COOKIE_IDX(cookie), tid);
-	d->s.task = task;
-	d->s.dur_ns = 0;
-	d->s.kbytes = d->s.ubytes = 0;
-	copy_user(d);
+	fill_hdr(&d->h, RAW_SPAWN_STACK, AS_COOKIE_IDX(cookie), tid);
+	d->task = task;
+	COPY_USER(d);
 	bpf_ringbuf_submit(d, submit_flags());
 	return 0;
 }

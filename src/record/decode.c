@@ -24,6 +24,7 @@ int rec_decode(const struct rec_decoder *d, const void *data, size_t size, struc
 	out->path = REC_PATH_PROBE;
 	out->stack = NULL;
 	out->regs = NULL;
+	out->spawn = NULL;
 	ev->tid = h->tid;
 	ev->ts = h->ts;
 	/* records of a probe name it: an index into the plan */
@@ -60,15 +61,15 @@ int rec_decode(const struct rec_decoder *d, const void *data, size_t size, struc
 		break;
 	}
 	case RAW_SPAWN_STACK: {
-		const struct raw_sample_dwarf *r = data;
+		const struct raw_spawn_stack *r = data;
 		if (size < sizeof(*r) || d->plan->probes[h->probe].role != AS_ROLE_SPAWN ||
-		    !(d->plan->flags[h->probe] & PLAN_F_STACK) || r->copy_len > AS_USTACK_COPY)
+		    !(d->plan->flags[h->probe] & PLAN_F_STACK) || r->copy_len > AS_SPAWN_COPY)
 			return -EBADMSG;
 		ev->type = AS_EV_SPAWN;
 		ev->str = out->str;   /* "" until the call site is found */
 		out->str[0] = '\0';
 		out->path = REC_PATH_SPAWN_SITE;
-		out->regs = r;
+		out->spawn = r;
 		return 1;
 	}
 	case RAW_RUNQ:

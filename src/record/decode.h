@@ -43,8 +43,9 @@ struct rec_decoded {
 	struct as_event ev;                   /* ev.str points into str */
 	enum rec_path path;
 	const struct raw_offcpu *stack;       /* STACKED: the frame-pointer walk */
-	const struct raw_sample_dwarf *regs;  /* STACKED with --dwarf, SPAWN_SITE:
-	                                         registers and stack copy (else NULL) */
+	const struct raw_sample_dwarf *regs;  /* STACKED with --dwarf: registers and
+	                                         stack copy (else NULL) */
+	const struct raw_spawn_stack *spawn;  /* SPAWN_SITE: the same, at the spawn */
 	char str[AS_LOC_FILE_MAX + 1];
 };
 

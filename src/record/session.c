@@ -233,7 +233,7 @@ static void spawn_site(struct rec_session *s, struct rec_decoded *d)
 	const struct runtime_profile *prof = s->plan->profiles[s->plan->owner[d->ev.probe]];
 	uint32_t line = 0, col = 0;
 
-	if (rec_stacks__call_site(s->stacks, d->regs, prof->library, d->str, sizeof(d->str), &line,
+	if (rec_stacks__call_site(s->stacks, d->spawn, prof->library, d->str, sizeof(d->str), &line,
 				  &col, &s->st.uw_spawns)) {
 		s->st.spawn_sites++;
 		d->ev.other = (uint64_t)line << 32 | col;

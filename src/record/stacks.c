@@ -211,16 +211,28 @@ static bool library_sym(const char *sym, const char *const *lib)
 	return id && !strncmp(s + id, " as ", 4);
 }
 
-bool rec_stacks__call_site(struct rec_stacks *s, const struct raw_sample_dwarf *r,
+bool rec_stacks__call_site(struct rec_stacks *s, const struct raw_spawn_stack *r,
 			   const char *const *lib, char *file, size_t len, uint32_t *line,
 			   uint32_t *col, struct unwind_stats *st)
 {
-	struct raw_offcpu o;
+	struct raw_offcpu o = { .h = r->h };
 	struct as_stack stack;
+	uint64_t pcs[AS_OFFCPU_FRAMES];
 
 	if (!s || !s->unwind)
 		return false;
-	rec_stacks__unwind(s, r, &o, st);
+	struct dwarf_unwind_fix fix = {
+		.slot = (const uint64_t *)r->uret_slot, .orig = (const uint64_t *)r->uret_orig,
+		.n = r->n_uret <= AS_URET_MAX ? (int)r->n_uret : AS_URET_MAX,
+	};
+	int n = dwarf_unwind__stack(s->unwind, r->h.tid, (const uint64_t *)r->regs, r->copy,
+				    r->copy_len <= AS_SPAWN_COPY ? r->copy_len : 0, &fix, pcs,
+				    AS_OFFCPU_FRAMES);
+	if (n <= 0)
+		return false;
+	memcpy(o.ustack, pcs, (size_t)n * sizeof(pcs[0]));
+	o.ubytes = (uint32_t)n * 8;
+	unwind_stats__add(st, (uint32_t)n, 0, false);
 	if (!rec_stacks__name(s, &o, &stack))
 		return false;
 	for (size_t i = stack.n_kernel; i < (size_t)stack.n_kernel + stack.n_user; i++) {

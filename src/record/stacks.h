@@ -55,7 +55,7 @@ bool rec_stacks__name(struct rec_stacks *s, const struct raw_offcpu *o, struct a
  * call column, 0 unknown). Counted in st. Returns
  * false when no such frame with a file:line is found (no unwinding session,
  * a stack deeper than the copy, no DWARF). */
-bool rec_stacks__call_site(struct rec_stacks *s, const struct raw_sample_dwarf *r,
+bool rec_stacks__call_site(struct rec_stacks *s, const struct raw_spawn_stack *r,
 			   const char *const *lib, char *file, size_t len, uint32_t *line,
 			   uint32_t *col, struct unwind_stats *st);
 
