@@ -162,7 +162,29 @@ struct fn_info {
 	uint32_t *awaits;
 	char **await_types;    /* readable __awaitee type per await point, or NULL */
 	uint32_t n_awaits;
+	/* A wrapper's poll (tracing's Instrumented<T>, whose T::poll is
+	 * inlined in it): T's name when T is a state machine of the target's
+	 * own sources, "" otherwise; state_off is then T's __state inside
+	 * the wrapper. */
+	char wrapped[192];
+	const char *wrap_member;  /* set before the DWARF walk for a wrapper's poll */
 };
+
+/* Futures that wrap the program's own and inline its poll: the poll of
+ * such a wrapper, one copy per wrapped type, stands for the wrapped
+ * future's (tokio_unstable + tracing builds wrap every task's future in an
+ * Instrumented<F> for its span). member: where the wrapped future is. */
+static const struct { const char *poll_prefix, *member; } wrapper_polls[] = {
+	{ "<tracing::instrument::Instrumented<", "inner" },
+};
+
+static const char *wrapper_member(const char *symbol)
+{
+	for (size_t i = 0; i < sizeof(wrapper_polls) / sizeof(wrapper_polls[0]); i++)
+		if (!strncmp(symbol, wrapper_polls[i].poll_prefix, strlen(wrapper_polls[i].poll_prefix)))
+			return wrapper_polls[i].member;
+	return NULL;
+}
 
 static int reg_of_op(unsigned atom)
 {
@@ -339,6 +361,87 @@ static void poll_return(Dwarf_Die *sp, struct fn_info *fi)
 	fi->ret_pending = pending;
 }
 
+/* The source of a state machine: its Unresumed variant's member sits at
+ * the async fn's (or block's) line. Replaces fi's (the wrapper's own). */
+static int unresumed_source(Dwarf_Die *st, struct fn_info *fi)
+{
+	Dwarf_Die vp, v, vm;
+	Dwarf_Attribute a;
+	Dwarf_Word dv;
+	int line = 0;
+
+	if (dwarf_child(st, &vp))
+		return 0;
+	do {
+		if (dwarf_tag(&vp) != DW_TAG_variant_part || dwarf_child(&vp, &v))
+			continue;
+		do {
+			const char *file;
+			if (dwarf_tag(&v) != DW_TAG_variant ||
+			    dwarf_formudata(dwarf_attr(&v, DW_AT_discr_value, &a), &dv) || dv != 0 ||
+			    dwarf_child(&v, &vm) || !(file = dwarf_decl_file(&vm)) ||
+			    dwarf_decl_line(&vm, &line) || line <= 0)
+				continue;
+			char *rel = async_stack_rel_path(file, dwarf_types__comp_dir(&vm));
+			if (!rel)
+				return -ENOMEM;
+			free(fi->file);
+			fi->file = rel;
+			fi->line = (uint32_t)line;
+			return 0;
+		} while (dwarf_siblingof(&v, &v) == 0);
+	} while (dwarf_siblingof(&vp, &vp) == 0);
+	return 0;
+}
+
+/* A wrapper's poll (fi->wrap_member): self points at the wrapper w, whose
+ * member holds the wrapped future; when that is a state machine declared
+ * in the program's own sources, it is what the probe traces. */
+static int wrapped_machine(struct dwarf_types *dt, Dwarf_Die *w, struct fn_info *fi)
+{
+	Dwarf_Die m, t;
+	Dwarf_Attribute a;
+	Dwarf_Word off;
+
+	if (dwarf_child(w, &m))
+		return 0;
+	do {
+		const char *mn = dwarf_diename(&m);
+		if (dwarf_tag(&m) == DW_TAG_member && mn && !strcmp(mn, fi->wrap_member))
+			break;
+	} while (dwarf_siblingof(&m, &m) == 0);
+	const char *mn = dwarf_diename(&m);
+	if (!mn || strcmp(mn, fi->wrap_member) ||
+	    dwarf_formudata(dwarf_attr(&m, DW_AT_data_member_location, &a), &off) ||
+	    !dwarf_formref_die(dwarf_attr_integrate(&m, DW_AT_type, &a), &t))
+		return 0;
+	/* a state machine of the target's own crates (its struct has no
+	 * decl_file: the crate of its path, in a unit of the program's) */
+	const char *tn = dwarf_diename(&t);
+	const char *q = dwarf_types__name(dt, &t);
+	char crate[64];
+	if (!tn || !q || !fi->own || (strncmp(tn, "{async_fn_env#", 14) &&
+				      strncmp(tn, "{async_block_env#", 17)) ||
+	    !futures_crate_of(q, crate, sizeof(crate)) || is_dep_crate(crate))
+		return 0;
+	/* "chain::relay::{async_fn_env#0}" is chain::relay's; an async
+	 * block's keeps its place: "app::main::{async_block#1}" */
+	const char *env = strrchr(q, ':');
+	if (!env || env - q < 2)
+		return 0;
+	if (!strncmp(env + 1, "{async_fn_env#", 14))
+		snprintf(fi->wrapped, sizeof(fi->wrapped), "%.*s", (int)(env - 1 - q), q);
+	else
+		snprintf(fi->wrapped, sizeof(fi->wrapped), "%.*s{async_block#%s", (int)(env + 1 - q), q,
+			 env + 1 + 17);
+	int ret = state_machine(dt, &t, fi);
+	if (!ret && fi->state_off >= 0)
+		fi->state_off += (int64_t)off;
+	if (!ret)
+		ret = unresumed_source(&t, fi);
+	return ret;
+}
+
 static int describe(struct dwarf_types *dt, Dwarf_Die *sp, Dwarf_Addr lo, const char *comp_dir,
 		    const char *own_dir, struct fn_info *fi)
 {
@@ -372,10 +475,12 @@ static int describe(struct dwarf_types *dt, Dwarf_Die *sp, Dwarf_Addr lo, const 
 	}
 	poll_return(sp, fi);
 	Dwarf_Die ptype;
-	if (dwarf_formref_die(dwarf_attr_integrate(&param, DW_AT_type, &a), &ptype) &&
-	    pointee_struct(&ptype, &st))
-		return state_machine(dt, &st, fi);
-	return 0;
+	if (!dwarf_formref_die(dwarf_attr_integrate(&param, DW_AT_type, &a), &ptype) ||
+	    !pointee_struct(&ptype, &st))
+		return 0;
+	if (fi->wrap_member)
+		return wrapped_machine(dt, &st, fi);
+	return state_machine(dt, &st, fi);
 }
 
 struct walk {
@@ -574,6 +679,7 @@ int futures_plan_add(struct probe_plan *plan, const struct elf_image *img,
 	for (size_t j = 0; j < n_sel; j++) {
 		infos[j].self_reg = -1;
 		infos[j].state_off = -1;
+		infos[j].wrap_member = wrapper_member(img->syms[sel[j]].name);
 		if ((ret = u64map__set(&want, img->syms[sel[j]].addr, j + 1)))
 			goto nomem;
 	}
@@ -612,7 +718,10 @@ int futures_plan_add(struct probe_plan *plan, const struct elf_image *img,
 				  !strncmp(fi->die_name, "{generator#", 11) ||
 				  !strncmp(fi->die_name, "{coroutine#", 11) ||
 				  !strncmp(fi->die_name, "{async_closure#", 15);
-			if (!fi->found || !fi->own || fi->dep_decl || !(sm || poll_fn))
+			/* a wrapper's poll stands for the program's own future
+			 * it wraps and inlines */
+			bool wrapped = fi->found && fi->wrapped[0];
+			if (!wrapped && (!fi->found || !fi->own || fi->dep_decl || !(sm || poll_fn)))
 				continue;
 		}
 		uint8_t code[16];
@@ -643,7 +752,8 @@ int futures_plan_add(struct probe_plan *plan, const struct elf_image *img,
 			p->ret_pending = fi->ret_pending;
 		}
 		p->symbol = strdup(s->name);
-		p->future = futures_readable_name(s->name, fi->found ? fi->die_name : NULL);
+		p->future = fi->wrapped[0] ? strdup(fi->wrapped) :
+			    futures_readable_name(s->name, fi->found ? fi->die_name : NULL);
 		plan->owner[plan->n] = PLAN_OWNER_NONE;
 		plan->n++;   /* counted before any failure below: freed with the plan */
 		plan->per_role[AS_ROLE_FUTURE]++;
