@@ -139,6 +139,14 @@ static const struct profile_point tokio_points[] = {
 	{ AS_ROLE_TIMER, 0, 0, MATCH_NORM,
 	  "tokio::runtime::time::<impl tokio::runtime::time::handle::Handle>::process_at_time" },
 	{ AS_ROLE_TIMER, 0, 0, MATCH_NORM, "<tokio::runtime::time::handle::Handle>::process_at_time" },
+	/* The alternative timer (tokio_unstable, Builder::enable_alt_timer,
+	 * multi-thread): a worker gathers its expired timers into a WakeQueue
+	 * and wakes them in wake_all (out of line, push first), bypassing
+	 * process_at_time. */
+	{ AS_ROLE_TIMER, 0, 0, MATCH_NORM, "tokio::runtime::time_alt::wake_queue::WakeQueue::wake_all",
+	  .since = "1.49", .why = "tokio#7467" },
+	{ AS_ROLE_TIMER, 0, 0, MATCH_NORM, "<tokio::runtime::time_alt::wake_queue::WakeQueue>::wake_all",
+	  .since = "1.49", .why = "tokio#7467" },
 };
 
 /* With the tracing feature (tokio_unstable builds) every task's future is
