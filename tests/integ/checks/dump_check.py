@@ -1,23 +1,33 @@
-"""dump_check.py JSON PARKED_SRC [quiet]: `asyncscope dump --format json` of
-tests/apps parked: every parked task's chain, file:line from the `// dump: TAG`
-markers of its source, innermost last; with quiet (nothing polled while
-tracing) the four idle tasks only, else the six."""
+"""dump_check.py JSON PARKED_SRC [quiet] [--shards N]: `asyncscope dump
+--format json` of tests/apps parked: every parked task's chain, file:line
+from the `// dump: TAG` markers of its source (the file as the build's unit
+names it, ending in src/bin/parked.rs), innermost last; with quiet (nothing
+polled while tracing) the four idle tasks only, else the six. With --shards
+N (a Tokio whose OwnedTasks is sharded: tokio >= 1.35, tokio#6001; 8 shards
+with parked's 2 workers): every shard walked ("shards" and "shards_walked"
+N, "list_note" null) and the tasks spread over several shards (id % N), so
+that a walk of one shard could not pass."""
 import json, re, sys
 r = json.load(open(sys.argv[1]))
-quiet = len(sys.argv) > 3 and sys.argv[3] == "quiet"
+args = sys.argv[3:]
+quiet = "quiet" in args
+shards = int(args[args.index("--shards") + 1]) if "--shards" in args else 0
 lines = {}
 for n, l in enumerate(open(sys.argv[2]), 1):
     m = re.search(r"// dump: (\w+)$", l.rstrip())
     if m:
         lines[m.group(1)] = n
-src = "src/bin/parked.rs"
+SRC = "src/bin/parked.rs"
 by_name = {t["name"]: t for t in r["tasks"]}
 fails = []
 def expect(cond, what):
     if not cond:
         fails.append(what)
 def chain(t):
-    return [(f["future"], f["file"], f["line"]) for f in t["frames"]]
+    # the file as the unit names it ("src/bin/parked.rs", "../apps/src/bin/parked.rs")
+    return [(f["future"], SRC if (f["file"] or "").endswith(SRC) else f["file"], f["line"])
+            for f in t["frames"]]
+src = SRC
 def task(name):
     t = by_name.get(name)
     expect(t is not None, "task %s listed" % name)
@@ -38,7 +48,7 @@ for name, tag in (("parked::consume", "consume"),
            "%s outer frame: %s" % (name, c))
     expect(len(c) == 2 and "recv" in c[1][0] and c[1][1].endswith("sync/mpsc/bounded.rs") and c[1][2] > 0,
            "%s awaits mpsc recv: %s" % (name, c))
-    expect((t["leaf"] or "").startswith("tokio::future::poll_fn::PollFn<"), "%s leaf: %s" % (name, t["leaf"]))
+    expect(re.match(r"^(tokio|core)::future::poll_fn::PollFn<", t["leaf"] or ""), "%s leaf: %s" % (name, t["leaf"]))
     expect(t["state"] == "idle", "%s idle: %s" % (name, t["state"]))
 
 t = task("parked::nap")
@@ -70,6 +80,11 @@ expect(all(t["task"] == "#%d" % t["id"] for t in r["tasks"]), "task identity #ID
 expect(all(re.match(r"^0x[0-9a-f]+$", t["header"]) for t in r["tasks"]), "headers")
 ids = [t["id"] for t in r["tasks"]]
 expect(ids == sorted(ids), "sorted by id")
+if shards:
+    expect(r.get("shards") == shards and r.get("shards_walked") == shards,
+           "every shard walked: %s of %s" % (r.get("shards_walked"), r.get("shards")))
+    expect("list_note" in r and r["list_note"] is None, "no list note: %s" % r.get("list_note"))
+    expect(len({i % shards for i in ids if isinstance(i, int)}) >= 3, "tasks in several shards: %s" % ids)
 for f in fails:
     print("    " + f, file=sys.stderr)
 sys.exit(1 if fails else 0)
