@@ -131,6 +131,8 @@ struct raw_spawn {
 	__u32 want_len;   /* the name's length in the target */
 	__u64 file_ptr;   /* where the name is in the target: user space reads it
 	                     when BPF could not (a page not yet faulted in) */
+	__u64 ret;        /* RAW_SPAWN: the probed function's return address (who
+	                     called it: a spawn, or the program itself), 0 unread */
 	char file[AS_LOC_FILE_MAX];
 };
 
@@ -207,7 +209,7 @@ struct raw_counters {
 _Static_assert(sizeof(struct raw_hdr) == 16, "raw_hdr layout");
 _Static_assert(sizeof(struct raw_event) == 32, "raw_event layout");
 _Static_assert(sizeof(struct raw_thread) == 32, "raw_thread layout");
-_Static_assert(sizeof(struct raw_spawn) == 40 + AS_LOC_FILE_MAX, "raw_spawn layout");
+_Static_assert(sizeof(struct raw_spawn) == 48 + AS_LOC_FILE_MAX, "raw_spawn layout");
 _Static_assert(sizeof(struct raw_offcpu) == 40 + 16 * AS_OFFCPU_FRAMES, "raw_offcpu layout");
 _Static_assert(sizeof(struct raw_sample_dwarf) == sizeof(struct raw_offcpu) + 8 * AS_UREGS + 8 +
 	       16 * AS_URET_MAX + AS_USTACK_COPY,

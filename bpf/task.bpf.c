@@ -157,6 +157,8 @@ int task_spawn(struct pt_regs *ctx)
 	fill_hdr(&s->h, RAW_SPAWN, AS_COOKIE_IDX(cookie), tid);
 	s->line = l.line;
 	s->col = l.col;
+	s->ret = 0;
+	bpf_probe_read_user(&s->ret, sizeof(s->ret), (void *)PT_REGS_SP(ctx));
 	copy_str(s, l.ptr, l.len);
 	bpf_ringbuf_submit(s, submit_flags());
 	return 0;
@@ -221,6 +223,7 @@ int task_name(struct pt_regs *ctx)
 	fill_hdr(&s->h, RAW_TASK_NAME, AS_COOKIE_IDX(cookie), tid);
 	s->line = (__u32)id;
 	s->col = (__u32)(id >> 32);
+	s->ret = 0;
 	copy_str(s, name.ptr, name.len);
 	bpf_ringbuf_submit(s, submit_flags());
 	return 0;

@@ -25,6 +25,7 @@ int rec_decode(const struct rec_decoder *d, const void *data, size_t size, struc
 	out->stack = NULL;
 	out->regs = NULL;
 	out->spawn = NULL;
+	out->caller = 0;
 	ev->tid = h->tid;
 	ev->ts = h->ts;
 	/* records of a probe name it: an index into the plan */
@@ -130,6 +131,10 @@ int rec_decode(const struct rec_decoder *d, const void *data, size_t size, struc
 			ev->other = (uint64_t)s->col << 32 | s->line;   /* the task id */
 		} else {
 			ev->other = (uint64_t)s->line << 32 | s->col;
+			if (s->ret) {
+				out->path = REC_PATH_SPAWN_CALLER;
+				out->caller = s->ret;
+			}
 		}
 		return 1;
 	}

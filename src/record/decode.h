@@ -37,6 +37,9 @@ enum rec_path {
 	REC_PATH_SPAWN_SITE, /* a spawn (ev.type AS_EV_SPAWN, no file yet) whose call
 	                       site is found by unwinding regs (stacks.h), then as a
 	                       probe's event */
+	REC_PATH_SPAWN_CALLER, /* a spawn location whose function (Handle::current) the
+	                       program may call itself: kept when caller is in a spawn
+	                       (stacks.h), then as a probe's event */
 };
 
 struct rec_decoded {
@@ -46,6 +49,7 @@ struct rec_decoded {
 	const struct raw_sample_dwarf *regs;  /* STACKED with --dwarf: registers and
 	                                         stack copy (else NULL) */
 	const struct raw_spawn_stack *spawn;  /* SPAWN_SITE: the same, at the spawn */
+	uint64_t caller;                      /* SPAWN_CALLER: the return address */
 	char str[AS_LOC_FILE_MAX + 1];
 };
 

@@ -278,6 +278,12 @@ static int on_record(void *ctx, void *data, size_t size)
 		spawn_site(s, &d);
 		rec_fixup__push(&s->fx, &d.ev);
 		break;
+	case REC_PATH_SPAWN_CALLER:
+		/* the program's own Handle::current() call: no spawn */
+		if (rec_stacks__called_from_spawn(s->stacks, d.caller,
+						  s->plan->profiles[s->plan->owner[d.ev.probe]]->library))
+			rec_fixup__push(&s->fx, &d.ev);
+		break;
 	}
 	return 0;
 }
@@ -345,10 +351,11 @@ int rec_session__open(const struct recorder_opts *o, struct rec_session **out,
 	bool spawn_stacks = false;
 	for (size_t i = 0; i < s->plan->n; i++)
 		spawn_stacks |= (s->plan->flags[i] & PLAN_F_STACK) != 0;
-	if (o->offcpu || o->sample_hz || spawn_stacks) {
-		/* spawns seen without a &Location need the DWARF unwinder */
+	if (o->offcpu || o->sample_hz || s->plan->per_role[AS_ROLE_SPAWN]) {
+		/* spawns seen without a &Location need the DWARF unwinder, and
+		 * those with one who called the function that saw it */
 		s->stacks = rec_stacks__new(s->t.tgid, s->t.binary, s->t.img, rec_target__dwarf(&s->t),
-					    o->dwarf || spawn_stacks, o);
+					    o->dwarf || spawn_stacks, o->offcpu || o->sample_hz, o);
 		if (!s->stacks) {
 			ret = -ENOMEM;
 			snprintf(err, errlen, "out of memory");

@@ -38,15 +38,15 @@ struct rec_stacks {
 };
 
 struct rec_stacks *rec_stacks__new(pid_t tgid, const char *path, const struct elf_image *img,
-				   struct dwarf_types *dt, bool dwarf, const struct recorder_opts *o)
+				   struct dwarf_types *dt, bool dwarf, bool kernel,
+				   const struct recorder_opts *o)
 {
 	struct rec_stacks *s = calloc(1, sizeof(*s));
 
 	if (!s)
 		return NULL;
 	/* kernel names now: a report may run where this kernel is not */
-	s->ksyms = kallsyms__load(NULL);
-	if (!s->ksyms)
+	if (kernel && !(s->ksyms = kallsyms__load(NULL)))
 		rec_notify(o, REC_NOTICE_WARNING, "cannot read /proc/kallsyms (%s): kernel frames "
 			   "will have no names", strerror(errno));
 	s->usyms = proc_syms__new(tgid, NULL);
@@ -247,6 +247,28 @@ bool rec_stacks__call_site(struct rec_stacks *s, const struct raw_spawn_stack *r
 		return true;
 	}
 	return false;
+}
+
+bool rec_stacks__called_from_spawn(struct rec_stacks *s, uint64_t ret, const char *const *lib)
+{
+	char name[AS_FRAME_SYM_MAX + 1] = "";
+
+	if (!s || !s->usyms || ret < 2)
+		return true;
+	const struct expansion *e = expand(s, ret - 1);
+	/* innermost first: the inlined functions, then the function itself */
+	for (size_t k = 0; e && k <= e->n; k++) {
+		const char *f = k < e->n ? e->inl[k].name : name;
+		if (k == e->n && !proc_syms__name(s->usyms, ret - 1, name, sizeof(name)))
+			return true;
+		if (!f[0])
+			return true;
+		if (!library_sym(f, lib))
+			return false;   /* the program's own code called it */
+		if (strstr(f, "spawn"))
+			return true;
+	}
+	return true;
 }
 
 void rec_stacks__prime(struct rec_stacks *s)

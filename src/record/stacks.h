@@ -23,11 +23,12 @@ struct rec_stacks;
 
 /* For tgid; the binary at path already open as img and dt (borrowed for
  * the life of the object; dt may be NULL); dwarf: start a DWARF unwinding
- * session. What cannot be set up is said once through o->notice (kernel
+ * session; kernel: name kernel frames (from /proc/kallsyms, read now). What cannot be set up is said once through o->notice (kernel
  * frames without names, no DWARF unwinding) and the rest goes on. NULL
  * and errno on ENOMEM. */
 struct rec_stacks *rec_stacks__new(pid_t tgid, const char *path, const struct elf_image *img,
-				   struct dwarf_types *dt, bool dwarf, const struct recorder_opts *o);
+				   struct dwarf_types *dt, bool dwarf, bool kernel,
+				   const struct recorder_opts *o);
 
 /* The user frames of o worth keeping: a frame-pointer walk through code
  * built without frame pointers ends in garbage, so up to the first address
@@ -58,6 +59,14 @@ bool rec_stacks__name(struct rec_stacks *s, const struct raw_offcpu *o, struct a
 bool rec_stacks__call_site(struct rec_stacks *s, const struct raw_spawn_stack *r,
 			   const char *const *lib, char *file, size_t len, uint32_t *line,
 			   uint32_t *col, struct unwind_stats *st);
+
+/* Whether the function that returns to ret was called from a spawn: the
+ * functions at the call (DWARF's inlined ones, innermost first) up to the
+ * first one outside the crate prefixes lib (the program's) include one
+ * whose name has "spawn" (tokio::spawn's spawn_inner, spawn_blocking):
+ * a program's own Handle::current() call is no spawn. True when it cannot
+ * tell (no DWARF, no name). */
+bool rec_stacks__called_from_spawn(struct rec_stacks *s, uint64_t ret, const char *const *lib);
 
 /* Reads the target's mappings and modules now, while it runs (a target
  * may exit before its last records are read). Accepts NULL. */
