@@ -219,6 +219,8 @@ int cmd_dump(int argc, char **argv)
 		return cli_usage_error(&dump_command, "dump takes no operand, not '%s'", argv[first]);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
+	signal(SIGQUIT, on_signal);
 	ret = dump_run(&o, &res, err, sizeof(err));
 	if (ret) {
 		cli_error("%s", err);

@@ -112,9 +112,13 @@ int record_run(const struct recorder_opts *opts)
 	o.notice = render_notice;
 	o.progress = isatty(STDERR_FILENO);
 
+	/* every way a user or a session stops a recorder ends it cleanly: the
+	 * summary, the trailer, a launched target stopped (an SSH drop sends
+	 * SIGHUP; a closed pipe on stderr, SIGPIPE) */
 	struct sigaction sa = { .sa_handler = on_signal };
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	static const int stops[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
+	for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++)
+		sigaction(stops[i], &sa, NULL);
 
 	if (recorder_run(&o, &res, err, sizeof(err))) {
 		cli_error("%s", err);
@@ -158,6 +162,10 @@ int record_run(const struct recorder_opts *opts)
 	if (res.target_status >= 0 && WIFEXITED(res.target_status) && WEXITSTATUS(res.target_status))
 		fprintf(stderr, "asyncscope: the target exited with status %d\n",
 			WEXITSTATUS(res.target_status));
+	else if (res.target_status >= 0 && WIFSIGNALED(res.target_status) && !res.target_stopped)
+		fprintf(stderr, "asyncscope: the target was killed by signal %d (%s)%s\n",
+			WTERMSIG(res.target_status), strsignal(WTERMSIG(res.target_status)),
+			WCOREDUMP(res.target_status) ? ", core dumped" : "");
 	ret = 0;
 out:
 	return ret;

@@ -234,7 +234,9 @@ int report_run(const struct report_args *args)
 		    sinks, n, &res))
 		goto cleanup;
 	if (res.truncated)
-		cli_error("warning: %s", as_source__error(r));
+		cli_error("warning: %s is truncated after %llu events (the recording did not finish): "
+			  "the report covers them, its lost and missed events unknown", path,
+			  (unsigned long long)res.events);
 	usdt_counts__finish(uc);   /* its sink's finish, or nothing fed */
 
 	if (two_pass) {

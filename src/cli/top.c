@@ -268,8 +268,9 @@ int cmd_top(int argc, char **argv)
 	}
 	setlocale(LC_ALL, "");
 	struct sigaction sa = { .sa_handler = on_signal };
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	static const int stops[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
+	for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++)
+		sigaction(stops[i], &sa, NULL);
 
 	int ret = run_live(&t, &o, &res, err, sizeof(err));
 	if (t.screen)

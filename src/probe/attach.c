@@ -139,7 +139,10 @@ static void role_progs(struct asyncscope_bpf *skel, unsigned role, uint8_t flags
 		return;
 	}
 	switch (role) {
-	case AS_ROLE_POLL: *entry = skel->progs.poll_enter; *exit = skel->progs.poll_exit; break;
+	case AS_ROLE_POLL:
+		*entry = skel->progs.poll_enter;
+		*exit = flags & PLAN_F_NO_RETURN ? NULL : skel->progs.poll_exit;
+		break;
 	case AS_ROLE_READY: *entry = skel->progs.task_ready; break;
 	case AS_ROLE_WAKE: *entry = skel->progs.task_wake; break;
 	case AS_ROLE_SPAWN: *entry = skel->progs.task_spawn; break;

@@ -260,6 +260,9 @@ static int name_futures(struct probe_plan *plan, const struct elf_image *img)
 			err = -ENOMEM;
 			goto cleanup;
 		}
+		const char *endless = plan->profiles[plan->owner[i]]->endless_polls;
+		if (endless && glob_match(endless, p->future))
+			plan->flags[i] |= PLAN_F_NO_RETURN;
 	}
 cleanup:
 	for (size_t i = 0; names && i < n; i++)

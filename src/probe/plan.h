@@ -23,6 +23,7 @@ enum plan_flag {
 	                        site comes from the unwound stack */
 	PLAN_F_NAME = 8,     /* spawn: gives the new task's name (task_name) */
 	PLAN_F_NESTED = 16,  /* wake: reached from a waker call (profile_point.nested) */
+	PLAN_F_NO_RETURN = 32, /* poll: a worker's loop (endless_polls): entry only */
 };
 
 struct probe_plan {

@@ -181,6 +181,9 @@ static const struct layout_fact tokio_layout[] = {
 static const struct runtime_profile tokio_profile = {
 	.name = "tokio",
 	.crate = "tokio",
+	/* each multi-thread worker runs its whole loop in the poll of the
+	 * blocking-pool task worker::launch spawned (1.24.2 and 1.53.1) */
+	.endless_polls = "tokio::runtime::blocking::task::BlockingTask<tokio::runtime::scheduler::multi_thread::worker::*launch*>",
 	.layout = tokio_layout,
 	.n_layout = sizeof(tokio_layout) / sizeof(tokio_layout[0]),
 	.versions = "tokio 1.24 to 1.53",

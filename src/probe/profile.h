@@ -88,6 +88,12 @@ struct runtime_profile {
 	const char *crate;
 	const struct layout_fact *layout;
 	size_t n_layout;
+	/* Root futures (a glob on the poll copy's future name) whose poll
+	 * returns only when the runtime shuts down, e.g. a worker's loop: no
+	 * return probe there, so that a return pending forever on each worker
+	 * cannot hold up the detaching of the probes (a recorder killed while
+	 * its target runs). NULL: none. */
+	const char *endless_polls;
 	/* Text found in a demangled function symbol only where the binary uses
 	 * this runtime (anywhere in the name: under fat LTO the runtime's own
 	 * functions may survive only as generic arguments of others); NULL:

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -106,8 +107,16 @@ int rec_target__find(struct rec_target *t, const struct recorder_opts *o, char *
 		ssize_t n = readlink(exe, t->binary, sizeof(t->binary) - 1);
 		if (n < 0) {
 			ret = -errno;
-			snprintf(err, errlen, "cannot read %s: %s%s", exe, strerror(errno),
-				 errno == EACCES || errno == EPERM ? ": run as root (sudo)" : "");
+			bool denied = errno == EACCES || errno == EPERM;
+			if (errno == ENOENT)
+				snprintf(err, errlen, "pid %d has no executable (%s: %s): a kernel "
+					 "thread, or a process that is exiting; trace a program's pid",
+					 o->pid, exe, strerror(errno));
+			else
+				snprintf(err, errlen, "cannot read %s: %s%s", exe, strerror(errno),
+					 !denied ? "" : geteuid() ? ": run as root (sudo)" :
+					 " even as root (a process this namespace may not inspect, or "
+					 "a security module refusing): trace a process of your own");
 			return ret;
 		}
 		t->binary[n] = '\0';
@@ -234,8 +243,14 @@ static void child_exec(int gofd, int exec_fd, char *const *argv, const char *std
 	int e;
 
 	if (read(gofd, &c, 1) != 1)
-		_exit(127);
+		_exit(127);   /* the recorder went away before the start */
 	close(gofd);
+	/* the target never outlives its recorder: killed (even by SIGKILL), the
+	 * recorder takes it down with SIGTERM, as a clean stop does */
+	pid_t recorder = getppid();
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != recorder)
+		_exit(127);
 	if (stdio) {
 		int fd = open(stdio, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 		if (fd >= 0) {
@@ -367,6 +382,7 @@ void rec_target__stop(struct rec_target *t)
 	t->gone = true;
 	if (waitpid(t->child, &t->status, WNOHANG) == t->child)
 		return;
+	t->stopped = true;
 	kill(t->child, SIGTERM);
 	for (int i = 0; i < 200; i++) {
 		if (waitpid(t->child, &t->status, WNOHANG) == t->child)

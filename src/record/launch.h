@@ -30,6 +30,7 @@ struct rec_target {
 	int exec_errno;              /* a failed exec's errno, once read (0 none) */
 	int status;                  /* the child's wait status, -1 */
 	bool gone;                   /* the target exited (child reaped) */
+	bool stopped;                /* ... because the recording stopped it */
 	/* the binary, opened once: */
 	struct elf_image *img;
 	struct usdt_notes *notes;    /* with o->n_usdt */

@@ -125,6 +125,7 @@ struct recorder_result {
 	uint64_t stacks;             /* distinct stacks stored (off-CPU and samples) */
 	uint64_t bytes;              /* trace file size */
 	int target_status;           /* launched target: wait status, else -1 */
+	bool target_stopped;         /* ... stopped by the end of the recording */
 };
 
 /* Runs one recording. Returns 0, or -errno with a one-line message and fix

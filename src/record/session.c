@@ -505,6 +505,7 @@ static void finish(struct rec_session *s)
 		rec_target__stop(&s->t);
 		ring_buffer__consume(s->rb);
 		s->res.target_status = s->t.status;
+		s->res.target_stopped = s->t.stopped;
 		if ((e = rec_target__exec_error(&s->t)))
 			rec_notify(s->o, REC_NOTICE_ERROR, "cannot run %s: %s", s->o->argv[0], strerror(e));
 	}

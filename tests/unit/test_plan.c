@@ -67,7 +67,11 @@ static void test_plan_yields(void)
 			CHECK(strstr(q->symbol, "Box<tokio::runtime::task::core::Cell<") != NULL);
 		/* Tokio's poll probes read the task id, nothing else does; the
 		 * schedulers' functions that wakers reach are marked nested */
-		CHECK_EQ_U64(p->flags[i] & ~PLAN_F_NESTED, q->role == AS_ROLE_POLL ? PLAN_F_TASK_ID : 0);
+		CHECK_EQ_U64(p->flags[i] & ~(PLAN_F_NESTED | PLAN_F_NO_RETURN),
+			     q->role == AS_ROLE_POLL ? PLAN_F_TASK_ID : 0);
+		/* the workers' loops (worker::launch's task) get no return probe */
+		CHECK_EQ_U64(!!(p->flags[i] & PLAN_F_NO_RETURN),
+			     q->role == AS_ROLE_POLL && q->future && strstr(q->future, "::launch::"));
 		CHECK_EQ_U64(!!(p->flags[i] & PLAN_F_NESTED),
 			     q->role == AS_ROLE_WAKE && strstr(q->symbol, "::schedule"));
 	}
@@ -216,7 +220,7 @@ static void test_plan_mixed(void)
 		CHECK(tokio == (strncmp(q->symbol, "tokio::", 7) == 0 ||
 				strstr(q->symbol, "<tokio::") != NULL));
 		if (q->role == AS_ROLE_POLL)
-			CHECK_EQ_U64(p->flags[i], tokio ? PLAN_F_TASK_ID : 0);
+			CHECK_EQ_U64(p->flags[i] & ~PLAN_F_NO_RETURN, tokio ? PLAN_F_TASK_ID : 0);
 	}
 	probe_plan__free(p);
 
