@@ -120,11 +120,13 @@ int record_run(const struct recorder_opts *opts)
 	for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++)
 		sigaction(stops[i], &sa, NULL);
 
-	if (recorder_run(&o, &res, err, sizeof(err))) {
+	int failed = recorder_run(&o, &res, err, sizeof(err));
+	if (failed && !res.started) {
 		cli_error("%s", err);
 		ret = 1;
 		goto out;
 	}
+	/* a recording that ran has its summary, even when an error ended it */
 	fprintf(stderr, "asyncscope: recorded %llu events, %llu tasks, %llu lost events, "
 		"%llu missed -> %s (%.1f KiB, %.1f bytes/event)\n",
 		(unsigned long long)res.events, (unsigned long long)res.tasks,
@@ -166,6 +168,11 @@ int record_run(const struct recorder_opts *opts)
 		fprintf(stderr, "asyncscope: the target was killed by signal %d (%s)%s\n",
 			WTERMSIG(res.target_status), strsignal(WTERMSIG(res.target_status)),
 			WCOREDUMP(res.target_status) ? ", core dumped" : "");
+	if (failed) {
+		cli_error("%s", err);
+		ret = 1;
+		goto out;
+	}
 	ret = 0;
 out:
 	return ret;

@@ -126,6 +126,8 @@ struct recorder_result {
 	uint64_t bytes;              /* trace file size */
 	int target_status;           /* launched target: wait status, else -1 */
 	bool target_stopped;         /* ... stopped by the end of the recording */
+	bool started;                /* the recording ran (its counts are valid even
+	                                when it ended in an error) */
 };
 
 /* Runs one recording. Returns 0, or -errno with a one-line message and fix

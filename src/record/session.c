@@ -115,8 +115,17 @@ static void emit(void *ctx, const struct as_event *ev)
 	s->st.events++;
 	if (s->o->on_event)
 		s->o->on_event(s->o->ctx, ev);
-	if (s->w && trace_writer__write(s->w, ev))
+	int werr = s->w ? trace_writer__write(s->w, ev) : 0;
+	if (werr) {
 		s->st.write_errors++;
+		/* a full disk or an I/O error stops the recording at once (the
+		 * file is cut after its last whole chunk, with its trailer) */
+		if (werr != -ENOMEM && !s->err) {
+			s->err = werr;
+			snprintf(s->errmsg, sizeof(s->errmsg), "writing trace file %s: %s: recording "
+				 "stopped", s->o->output, strerror(-werr));
+		}
+	}
 	if (s->queue_on)
 		enqueue(s, ev);
 }
@@ -453,7 +462,7 @@ static int step(struct rec_session *s)
 {
 	const struct recorder_opts *o = s->o;
 
-	if (*o->stop)
+	if (*o->stop || s->err)
 		return 1;
 	int n = ring_buffer__poll(s->rb, 20);
 	if (n >= 0 || n == -EINTR)
@@ -522,6 +531,13 @@ static void finish(struct rec_session *s)
 		s->err = fret;
 		snprintf(s->errmsg, sizeof(s->errmsg), "writing trace file %s: %s", s->o->output,
 			 strerror(-fret));
+	}
+	if (s->w && trace_writer__salvaged(s->w)) {
+		size_t n = strlen(s->errmsg);
+		s->end.events = trace_writer__events(s->w);
+		snprintf(s->errmsg + n, sizeof(s->errmsg) - n, "; %s ends after its last whole chunk, "
+			 "with its trailer (%llu events)", s->o->output,
+			 (unsigned long long)s->end.events);
 	}
 	rec_stats__result(&s->st, &s->end, &s->res);
 	s->res.stacks = s->w ? trace_writer__stacks(s->w) : 0;
@@ -647,6 +663,7 @@ int recorder_run(const struct recorder_opts *o, struct recorder_result *res,
 	if (ret)
 		snprintf(err, errlen, "%s", rec_session__error(s));
 	rec_session__result(s, res);
+	res->started = true;
 	rec_session__free(s);
 	return ret;
 }

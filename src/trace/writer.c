@@ -30,6 +30,7 @@ struct trace_writer {
 	int fd;
 	int err;              /* sticky -errno */
 	bool io_failed;       /* a write failed: the file may end in a partial chunk */
+	bool salvaged;        /* ... and finish cut it there and wrote the trailer */
 	bool finished;
 	uint32_t n_probes;
 	uint32_t version;     /* format version written */
@@ -39,6 +40,7 @@ struct trace_writer {
 	uint32_t seq;         /* next chunk number */
 	uint64_t written;     /* bytes in the file */
 	uint64_t events;
+	uint64_t events_written; /* events in the chunks written whole */
 	struct fmt_state st;
 	struct u64map threads; /* tid + 1 -> thread index */
 	struct u64map tasks;   /* task address -> slot (UINT64_MAX: max_slot) */
@@ -241,6 +243,7 @@ static int flush_chunk(struct trace_writer *w)
 		return err;
 	}
 	w->written += FMT_CHUNK_HDR + w->len;
+	w->events_written += w->count;
 	w->seq++;
 	w->len = 0;
 	w->count = 0;
@@ -566,13 +569,26 @@ int trace_writer__finish(struct trace_writer *w, const struct as_trace_end *end)
 	int err = w->err;
 	if (!err)
 		err = flush_chunk(w);
+	int first = err;
+	if (err && w->io_failed) {
+		/* a full disk (or an I/O error): the file ends after its last
+		 * whole chunk, with the trailer saying so much (a failed chunk
+		 * freed at least the blocks it got, and the trailer is 37 bytes) */
+		if (ftruncate(w->fd, (off_t)w->written) || lseek(w->fd, 0, SEEK_END) < 0) {
+			err = -errno;
+		} else {
+			err = 0;
+			w->events = w->events_written;   /* what the file holds */
+			w->len = 0;
+		}
+	}
 	if (err) {
-		w->err = err;
-		return err;
+		w->err = first ? first : err;
+		return w->err;
 	}
 	uint8_t t[FMT_END_SIZE];
 	t[0] = FMT_REC_END;
-	fmt_le64(t + 1, w->events);
+	fmt_le64(t + 1, w->events_written);
 	fmt_le64(t + 9, end->lost);
 	fmt_le64(t + 17, end->missed);
 	fmt_le64(t + 25, end->end_ns);
@@ -585,9 +601,16 @@ int trace_writer__finish(struct trace_writer *w, const struct as_trace_end *end)
 	if (close(w->fd) && !err)
 		err = -errno;
 	w->fd = -1;
-	if (err)
-		w->err = err;
-	return err;
+	if (!err && first)
+		w->salvaged = true;   /* complete up to the failure */
+	if (err || first)
+		w->err = first ? first : err;
+	return w->err;
+}
+
+bool trace_writer__salvaged(const struct trace_writer *w)
+{
+	return w && w->salvaged;
 }
 
 uint64_t trace_writer__bytes(const struct trace_writer *w)

@@ -6,6 +6,7 @@
 #ifndef AS_TRACE_WRITER_H
 #define AS_TRACE_WRITER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "trace/event.h"
@@ -67,6 +68,11 @@ int trace_writer__flush(struct trace_writer *w);
  * the number of events actually written is stored instead. Returns 0 or
  * -errno; later write/flush/finish calls return -EINVAL. */
 int trace_writer__finish(struct trace_writer *w, const struct as_trace_end *end);
+/* After a write error (a full disk, EIO), finish still cuts the file after
+ * its last whole chunk and writes the trailer for the events in it, and
+ * returns the write's -errno: true when it did (the file is then a complete
+ * trace of what was written). */
+bool trace_writer__salvaged(const struct trace_writer *w);
 
 /* Bytes written to the file so far, plus the payload of the pending chunk. */
 uint64_t trace_writer__bytes(const struct trace_writer *w);
