@@ -222,6 +222,12 @@ int rec_target__plan(struct rec_target *t, const struct recorder_opts *o,
 			rec_notify(o, REC_NOTICE_WARNING, "%zu more functions matched than the %zu "
 				   "probed: narrow them with --probe REGEX", fs.over_max, fs.planned);
 	}
+	/* names come from DWARF: say so once rather than name every task
+	 * "(unknown)" silently */
+	if (!t->img->has_debug_info && plan->per_role[AS_ROLE_POLL] && !o->quiet)
+		rec_notify(o, REC_NOTICE_WARNING, "%s has no debug info: tasks will be named "
+			   "\"(unknown)\" and spawn sites found by unwinding will be missing; build "
+			   "with debug = true (or debug = 1) in the release profile", t->binary);
 	for (size_t i = 0; i < plan->n_profiles && !o->quiet; i++) {
 		char line[512];
 		if (!plan->profiles[i]->crate)

@@ -256,6 +256,10 @@ bool rec_stacks__called_from_spawn(struct rec_stacks *s, uint64_t ret, const cha
 	if (!s || !s->usyms || ret < 2)
 		return true;
 	const struct expansion *e = expand(s, ret - 1);
+	/* without DWARF there, a spawn inlined into the program's function
+	 * cannot be told from the program's own call */
+	if (!e || (!e->n && !e->file[0]))
+		return true;
 	/* innermost first: the inlined functions, then the function itself */
 	for (size_t k = 0; e && k <= e->n; k++) {
 		const char *f = k < e->n ? e->inl[k].name : name;
