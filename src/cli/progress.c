@@ -32,19 +32,22 @@ void progress__update(struct progress *p, const struct as_source *src, uint64_t 
 	    (p->mode == PROGRESS_AUTO && !p->tty && events < PROGRESS_LARGE))
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	if ((now.tv_sec - p->last.tv_sec) * 1000000000L + (now.tv_nsec - p->last.tv_nsec) < 100000000L)
+	/* a terminal gets one line redrawn ten times a second; a log (stderr
+	 * redirected) a plain line every PROGRESS_LOG_SECONDS, never a \r */
+	long every = p->tty ? 100000000L : PROGRESS_LOG_SECONDS * 1000000000L;
+	if ((now.tv_sec - p->last.tv_sec) * 1000000000L + (now.tv_nsec - p->last.tv_nsec) < every)
 		return;
 	p->last = now;
-	p->shown = true;
+	p->shown = p->tty;
 	pct = p->size && src->ops->offset ? 100.0 * (double)src->ops->offset(src->impl) /
 					      (double)p->size : 0;
-	fprintf(stderr, "\rasyncscope: %s: %3.0f%% (%.1fM events)", p->what, pct > 100 ? 100 : pct,
-		(double)events / 1e6);
+	fprintf(stderr, "%sasyncscope: %s: %3.0f%% (%.1fM events)%s", p->tty ? "\r" : "", p->what,
+		pct > 100 ? 100 : pct, (double)events / 1e6, p->tty ? "" : "\n");
 }
 
 void progress__end(struct progress *p)
 {
-	if (p->shown)
+	if (p->shown && p->tty)
 		fputs("\r\033[K", stderr);
 	p->shown = false;
 }

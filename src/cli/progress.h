@@ -14,6 +14,7 @@
 #include "pipeline/pipeline.h"
 
 #define PROGRESS_LARGE 1000000   /* events: auto mode shows progress past this */
+#define PROGRESS_LOG_SECONDS 10  /* stderr not a terminal: a line this often */
 
 enum progress_mode { PROGRESS_AUTO = -1, PROGRESS_OFF = -2, PROGRESS_ON = 1 };
 

@@ -58,5 +58,17 @@ check "saying it is a directory" grep -q "is a directory" err.txt
 "$AS" events -o ev.txt cut.trace 2>/dev/null
 check "a failed events leaves no file" test ! -e ev.txt
 check "no temporary file is left" test -z "$(ls -a | grep asyncscope-)"
+
+# a large trace read with stderr redirected: no progress line redrawn with \r
+# or terminal escapes in the log (a plain line every 10 s at most)
+SRC=$OLDPWD
+if ${CC:-cc} -O2 -std=gnu11 -D_GNU_SOURCE -I"$SRC/src" -o gen_trace "$SRC/bench/gen_trace.c" \
+	"$SRC/src/trace/writer.c" "$SRC/src/util/strtab.c" "$SRC/src/util/u64map.c" -lz 2>/dev/null &&
+   ./gen_trace big.trace 1200000 >/dev/null 2>&1; then
+	"$AS" report big.trace >/dev/null 2>prog.txt
+	check "a redirected stderr gets no \\r progress line" test -z "$(tr -d -c '\r\033' < prog.txt)"
+else
+	check "bench/gen_trace.c builds and runs" false
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
