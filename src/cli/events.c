@@ -163,13 +163,14 @@ int cmd_events(int argc, char **argv)
 	if (res.truncated)
 		cli_error("warning: %s is truncated after %llu events: all of them listed above",
 			  argv[first], (unsigned long long)res.events);
+	n = cli_close_output(stdout);
+	if (n) {
+		cli_error("writing the events: %s", cli_write_error(n));
+		as_source__free(r);
+		return 1;
+	}
 	/* the stream is the events: what the recording lost goes to stderr */
 	cli_print_lost(stderr, r, res.events);
 	as_source__free(r);
-	n = cli_close_output(stdout);
-	if (n) {
-		cli_error("writing the events: %s", strerror(-n));
-		return 1;
-	}
 	return 0;
 }

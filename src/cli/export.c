@@ -183,7 +183,7 @@ int cmd_export(int argc, char **argv)
 		e = folded_futures_write(out, fu, !strcmp(format, "folded-wait") ? FUTURES_WAIT
 					 : FUTURES_ONCPU, &fu_lines, &fu_ns);
 	if (e) {
-		cli_error("writing %s: %s", outpath, strerror(-e));
+		cli_error("writing %s: %s", outpath, cli_write_error(e));
 		goto cleanup;
 	}
 	/* folded stacks have no metadata: a comment line, which flamegraph.pl,
@@ -199,7 +199,7 @@ int cmd_export(int argc, char **argv)
 
 		out = NULL;
 		if ((werr = cli_close_output(f))) {
-			cli_error("writing %s: %s", outpath, strerror(-werr));
+			cli_error("writing %s: %s", outpath, cli_write_error(werr));
 			goto cleanup;
 		}
 	}

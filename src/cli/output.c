@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "cli/opts.h"
@@ -161,6 +162,19 @@ int cli_redirect_stdout(const char *path)
 	if (p)
 		p->f = stdout;   /* committed with cli_close_output(stdout), else removed at exit */
 	return ok ? 0 : 1;
+}
+
+const char *cli_write_error(int err)
+{
+	struct statvfs v;
+
+	if (err == -EIO)
+		for (size_t i = 0; i < MAX_OUTPUTS; i++) {
+			FILE *f = pending[i].f;
+			if (f && !fstatvfs(fileno(f), &v) && v.f_blocks && !v.f_bavail)
+				return strerror(ENOSPC);
+		}
+	return strerror(err < 0 ? -err : err);
 }
 
 int cli_close_output(FILE *out)

@@ -73,7 +73,7 @@ int cli_run(struct as_source *src, const struct cli_run_opts *o, struct as_sink 
 	if (res->failed && err == -ENOMEM)
 		cli_error("out of memory after %llu events", (unsigned long long)res->events);
 	else if (res->failed)
-		cli_error("writing %s: %s", o->output ? o->output : res->failed, strerror(-err));
+		cli_error("writing %s: %s", o->output ? o->output : res->failed, cli_write_error(err));
 	else if (!(err == -ENODATA && o->own_truncation))
 		cli_error("%s", as_source__error(src));
 	return 1;

@@ -99,6 +99,8 @@ static int write_report(const char *format, const char *html, FILE *out,
 	}
 	err = report_html_write(out, json, len, hin);
 	if (err) {
+		if (err == -EIO && !strcmp(cli_write_error(err), strerror(ENOSPC)))
+			err = -ENOSPC;   /* its file system is full */
 		if (out != stdout)
 			fclose(out);   /* not put in place */
 	} else {
@@ -277,13 +279,15 @@ int report_run(const struct report_args *args)
 		 * writer could only say EIO */
 		if (ret == -EIO && fflush(out))
 			ret = -errno;
+		if (ret == -EIO && !strcmp(cli_write_error(ret), strerror(ENOSPC)))
+			ret = -ENOSPC;   /* its file system is full */
 		if (out != stdout)
 			fclose(out);
 		out = NULL;
 	}
 	if (ret) {
 		if (ret != -ECANCELED)
-			cli_error("writing the report: %s", strerror(-ret));
+			cli_error("writing the report: %s", cli_write_error(ret));
 		ret = 1;
 		goto cleanup;
 	}

@@ -63,7 +63,7 @@ int trace_cmd_finish(struct as_source *src, const char *path, const struct trace
 	cli_print_lost(folded ? stderr : f, src, res.events);
 	err = cli_close_output(f);
 	if (err) {
-		cli_error("writing %s: %s", a->output, strerror(-err));
+		cli_error("writing %s: %s", a->output, cli_write_error(err));
 		return 1;
 	}
 	return 0;
