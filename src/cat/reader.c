@@ -287,8 +287,20 @@ static int add_section(struct cat_reader *r, uint32_t tid, uint64_t start, uint6
 	return 0;
 }
 
+/* CAT_PIPE_MAX, or ASYNCSCOPE_CAT_PIPE_MAX (bytes: for tests) when set. */
+static uint64_t cat_pipe_max(void)
+{
+	const char *e = getenv("ASYNCSCOPE_CAT_PIPE_MAX");
+	char *end;
+	unsigned long long v = e ? strtoull(e, &end, 10) : 0;
+
+	return e && *e && !*end && v ? (uint64_t)v : CAT_PIPE_MAX;
+}
+
 /* Makes a seekable file of f: f itself, or a temporary copy of head and the
- * rest of f (a pipe). Returns the FILE to use, NULL with errno. */
+ * rest of f (a pipe), at most CAT_PIPE_MAX bytes (EFBIG past it: a pipe
+ * must not fill the temporary directory). Returns the FILE to use, NULL
+ * with errno (the copy's write errno: ENOSPC ...). */
 static FILE *seekable(FILE *f, const void *head, size_t head_len)
 {
 	int fd = fileno(f);
@@ -299,18 +311,30 @@ static FILE *seekable(FILE *f, const void *head, size_t head_len)
 		return NULL;
 	char buf[65536];
 	size_t n;
+	uint64_t total = head_len, max = cat_pipe_max();
 	if (head_len && fwrite(head, 1, head_len, t) != head_len)
 		goto fail;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
+		if ((total += n) > max) {
+			errno = EFBIG;
+			goto fail;
+		}
 		if (fwrite(buf, 1, n, t) != n)
 			goto fail;
-	if (ferror(f) || fflush(t)) {
+	}
+	if (ferror(f)) {
 		errno = EIO;
 		goto fail;
 	}
+	if (fflush(t))
+		goto fail;
 	return t;
 fail:
-	fclose(t);
+	{
+		int e = errno ? errno : EIO;
+		fclose(t);
+		errno = e;
+	}
 	return NULL;
 }
 
@@ -464,8 +488,16 @@ int cat_reader__open(FILE *f, const void *head, size_t head_len, const char *pat
 	g = seekable(f, head, head_len);
 	if (!g) {
 		int e = errno ? errno : EIO;
-		if (err && errlen)
-			snprintf(err, errlen, "cannot read %s: %s", path, strerror(e));
+		uint64_t max = cat_pipe_max();
+		if (err && errlen && e == EFBIG)
+			snprintf(err, errlen, "cannot read %s: CAT text from a pipe over %llu %s is "
+				 "not copied to the temporary directory: save it to a file and give "
+				 "its path", path, (unsigned long long)(max >= 1u << 20 ? max >> 20 : max),
+				 max >= 1u << 20 ? "MiB" : "bytes");
+		else if (err && errlen)
+			snprintf(err, errlen, "cannot read %s: %s%s", path, strerror(e),
+				 e == ENOSPC ? " (copying the pipe to the temporary directory: save "
+				 "it to a file and give its path)" : "");
 		fclose(f);
 		return -e;
 	}

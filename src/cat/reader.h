@@ -70,4 +70,9 @@ const struct cat_stats *cat_reader__stats(const struct cat_reader *r);
 /* Closes and frees; accepts NULL. */
 void cat_reader__free(struct cat_reader *r);
 
+/* The most CAT text read from a pipe (copied to a temporary file to be
+ * read twice); more is refused (EFBIG), naming the fix. The environment's
+ * ASYNCSCOPE_CAT_PIPE_MAX (bytes) replaces it, for tests. */
+#define CAT_PIPE_MAX (1ull << 30)
+
 #endif

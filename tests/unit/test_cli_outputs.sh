@@ -59,6 +59,15 @@ check "saying it is a directory" grep -q "is a directory" err.txt
 check "a failed events leaves no file" test ! -e ev.txt
 check "no temporary file is left" test -z "$(ls -a | grep asyncscope-)"
 
+# CAT text from a pipe is copied to the temporary directory up to a limit
+# (1 GiB; ASYNCSCOPE_CAT_PIPE_MAX here), past it refused with the fix named
+"$AS" export --format cat -o chain.cat.txt "$FX" 2>/dev/null
+cat chain.cat.txt | "$AS" report /dev/stdin >pipe.txt 2>/dev/null
+check "CAT text from a pipe is reported" grep -q "^TASKS:" pipe.txt
+cat chain.cat.txt | ASYNCSCOPE_CAT_PIPE_MAX=4096 "$AS" report /dev/stdin >/dev/null 2>err.txt
+check "past the pipe limit: exit 1" test $? -eq 1
+check "saying to save it to a file" grep -q "over 4096 bytes is not copied .*: save it to a file" err.txt
+
 # a large trace read with stderr redirected: no progress line redrawn with \r
 # or terminal escapes in the log (a plain line every 10 s at most)
 SRC=$OLDPWD
