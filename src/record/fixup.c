@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <sys/types.h>
 
+#include "probe/plan.h"
+
 /* The last event of a thread, when it was a wake: a runtime whose wake
  * paths call one another out of line reports one wake at two probe points. */
 struct last_wake {
@@ -24,7 +26,7 @@ struct held_free {
 /* Whether probe is a scheduler function reached from a waker call. */
 static bool is_nested(const struct rec_fixup *f, uint16_t probe)
 {
-	return !f->nested || (probe < f->n_probes && f->nested[probe]);
+	return !f->probe_flags || (probe < f->n_probes && (f->probe_flags[probe] & PLAN_F_NESTED));
 }
 
 /* true when ev repeats the wake that this thread just reported */
@@ -48,7 +50,7 @@ static bool nested_wake(struct rec_fixup *f, const struct as_event *ev)
 	 * may come between them */
 	bool dup = ev->type == AS_EV_WAKE && l->valid && l->task == ev->task &&
 		   l->probe != ev->probe && is_nested(f, ev->probe) &&
-		   (!f->nested || !is_nested(f, l->probe));
+		   (!f->probe_flags || !is_nested(f, l->probe));
 	if (ev->type == AS_EV_WAKE && !dup)
 		*l = (struct last_wake){ .task = ev->task, .ts = ev->ts, .probe = ev->probe, .valid = true };
 	else if (ev->type != AS_EV_WAKE)

@@ -19,10 +19,10 @@ struct rec_fixup {
 	void (*emit)(void *ctx, const struct as_event *ev);
 	void *ctx;
 	uint64_t *missed;          /* counts what bookkeeping could not hold */
-	/* Per probe index (n_probes of them): nonzero for a scheduler function
-	 * a waker call reaches out of line (PLAN_F_NESTED). NULL: every wake
-	 * point may be reached from another. */
-	const uint8_t *nested;
+	/* The plan's per-probe flags (n_probes of them): PLAN_F_NESTED marks a
+	 * scheduler function a waker call reaches out of line. NULL: every
+	 * wake point may be reached from another. */
+	const uint8_t *probe_flags;
 	size_t n_probes;
 	uint64_t nested_wakes;     /* repeated wakes dropped */
 	/* private */

@@ -29,7 +29,6 @@ enum state { ST_RUNNING, ST_ENDED };
 
 struct rec_session {
 	char runtime_detail[1024];    /* the header's: each runtime's release, "; " between */
-	uint8_t *nested;              /* per probe: PLAN_F_NESTED (the fix-ups' table) */
 	const struct recorder_opts *o;
 	struct rec_target t;
 	struct probe_plan *plan;
@@ -243,7 +242,7 @@ static void spawn_site(struct rec_session *s, struct rec_decoded *d)
 	uint32_t line = 0, col = 0;
 
 	if (rec_stacks__call_site(s->stacks, d->spawn, prof->library, d->str, sizeof(d->str), &line,
-				  &col, &s->st.uw_spawns)) {
+				  &col)) {
 		s->st.spawn_sites++;
 		d->ev.other = (uint64_t)line << 32 | col;
 	} else {
@@ -402,15 +401,7 @@ int rec_session__open(const struct recorder_opts *o, struct rec_session **out,
 	s->fx.emit = emit;
 	s->fx.ctx = s;
 	s->fx.missed = &s->st.missed;
-	s->nested = calloc(s->plan->n ? s->plan->n : 1, 1);
-	if (!s->nested) {
-		ret = -ENOMEM;
-		snprintf(err, errlen, "out of memory");
-		goto fail;
-	}
-	for (size_t i = 0; i < s->plan->n; i++)
-		s->nested[i] = (s->plan->flags[i] & PLAN_F_NESTED) != 0;
-	s->fx.nested = s->nested;
+	s->fx.probe_flags = s->plan->flags;
 	s->fx.n_probes = s->plan->n;
 	if (o->output)
 		s->w = trace_writer__new(o->output, &s->meta);
@@ -635,7 +626,6 @@ void rec_session__free(struct rec_session *s)
 	attachment__free(s->att);
 	rec_stacks__free(s->stacks);
 	rec_fixup__clear(&s->fx);
-	free(s->nested);
 	rec_stats__clear(&s->st);
 	probe_plan__free(s->plan);
 	rec_target__release(&s->t);

@@ -73,6 +73,17 @@ uint32_t rec_stack_user_depth(const struct raw_offcpu *o)
 	return nu;
 }
 
+/* Unwinds the registers and stack copy of a record r (a struct
+ * raw_sample_dwarf or raw_spawn_stack: the same field names) into pcs,
+ * AS_OFFCPU_FRAMES at most. */
+#define UNWIND_COPY(s, tid, r, pcs) dwarf_unwind__stack((s)->unwind, (tid),		\
+	(const uint64_t *)(r)->regs, (r)->copy,						\
+	(r)->copy_len <= sizeof((r)->copy) ? (r)->copy_len : 0,				\
+	&(struct dwarf_unwind_fix){ .slot = (const uint64_t *)(r)->uret_slot,		\
+		.orig = (const uint64_t *)(r)->uret_orig,				\
+		.n = (r)->n_uret <= AS_URET_MAX ? (int)(r)->n_uret : AS_URET_MAX },	\
+	(pcs), AS_OFFCPU_FRAMES)
+
 void rec_stacks__unwind(struct rec_stacks *s, const struct raw_sample_dwarf *r,
 			struct raw_offcpu *out, struct unwind_stats *st)
 {
@@ -80,13 +91,7 @@ void rec_stacks__unwind(struct rec_stacks *s, const struct raw_sample_dwarf *r,
 	uint32_t fp = rec_stack_user_depth(&r->s), kept = fp;
 
 	*out = r->s;
-	struct dwarf_unwind_fix fix = {
-		.slot = (const uint64_t *)r->uret_slot, .orig = (const uint64_t *)r->uret_orig,
-		.n = r->n_uret <= AS_URET_MAX ? (int)r->n_uret : AS_URET_MAX,
-	};
-	int n = dwarf_unwind__stack(s->unwind, r->s.h.tid, (const uint64_t *)r->regs, r->copy,
-				    r->copy_len <= AS_USTACK_COPY ? r->copy_len : 0, &fix, pcs,
-				    AS_OFFCPU_FRAMES);
+	int n = UNWIND_COPY(s, r->s.h.tid, r, pcs);
 	if (n <= 0)
 		return;  /* no unwinding session: the frame-pointer walk as it is */
 	bool fp_won = (uint32_t)n < fp;
@@ -213,7 +218,7 @@ static bool library_sym(const char *sym, const char *const *lib)
 
 bool rec_stacks__call_site(struct rec_stacks *s, const struct raw_spawn_stack *r,
 			   const char *const *lib, char *file, size_t len, uint32_t *line,
-			   uint32_t *col, struct unwind_stats *st)
+			   uint32_t *col)
 {
 	struct raw_offcpu o = { .h = r->h };
 	struct as_stack stack;
@@ -221,18 +226,11 @@ bool rec_stacks__call_site(struct rec_stacks *s, const struct raw_spawn_stack *r
 
 	if (!s || !s->unwind)
 		return false;
-	struct dwarf_unwind_fix fix = {
-		.slot = (const uint64_t *)r->uret_slot, .orig = (const uint64_t *)r->uret_orig,
-		.n = r->n_uret <= AS_URET_MAX ? (int)r->n_uret : AS_URET_MAX,
-	};
-	int n = dwarf_unwind__stack(s->unwind, r->h.tid, (const uint64_t *)r->regs, r->copy,
-				    r->copy_len <= AS_SPAWN_COPY ? r->copy_len : 0, &fix, pcs,
-				    AS_OFFCPU_FRAMES);
+	int n = UNWIND_COPY(s, r->h.tid, r, pcs);
 	if (n <= 0)
 		return false;
 	memcpy(o.ustack, pcs, (size_t)n * sizeof(pcs[0]));
 	o.ubytes = (uint32_t)n * 8;
-	unwind_stats__add(st, (uint32_t)n, 0, false);
 	if (!rec_stacks__name(s, &o, &stack))
 		return false;
 	for (size_t i = stack.n_kernel; i < (size_t)stack.n_kernel + stack.n_user; i++) {

@@ -53,12 +53,12 @@ bool rec_stacks__name(struct rec_stacks *s, const struct raw_offcpu *o, struct a
  * one of the crate path prefixes lib (NULL-terminated; "tokio::" and the
  * standard library's), nor a generic impl ("<F as ..."), nor C code: its
  * file into file (len bytes), line into *line and column into *col (DWARF's
- * call column, 0 unknown). Counted in st. Returns
+ * call column, 0 unknown). Returns
  * false when no such frame with a file:line is found (no unwinding session,
  * a stack deeper than the copy, no DWARF). */
 bool rec_stacks__call_site(struct rec_stacks *s, const struct raw_spawn_stack *r,
 			   const char *const *lib, char *file, size_t len, uint32_t *line,
-			   uint32_t *col, struct unwind_stats *st);
+			   uint32_t *col);
 
 /* Whether the function that returns to ret was called from a spawn: the
  * functions at the call (DWARF's inlined ones, innermost first) up to the

@@ -27,7 +27,7 @@ struct rec_stats {
 	uint64_t write_errors, stack_errors;
 	uint64_t offcpu, samples, runq, uring_sub, uring_done, future_polls;
 	struct u64map live;         /* task headers seen and not freed */
-	struct unwind_stats uw_samples, uw_offcpu, uw_spawns;
+	struct unwind_stats uw_samples, uw_offcpu;
 	/* spawns seen without a &Location: call sites found by unwinding,
 	 * and not found (their tasks have no spawn site) */
 	uint64_t spawn_sites, spawn_sites_unknown;

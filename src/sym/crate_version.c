@@ -18,7 +18,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util/glob.h"
 
 #define CRATE_NAME_MAX 64    /* crates.io's limit */
 #define COMPONENT_MAX 160    /* longer components are not crate directories */
@@ -333,30 +332,4 @@ int crate_paths__entry(const struct crate_paths *cp, size_t i, const char **crat
 	*crate = cp->entries[i].crate;
 	*hit = cp->entries[i].hit;
 	return 0;
-}
-
-static bool evidence_matches(const char *pattern, const char *name)
-{
-	return strchr(pattern, '*') ? glob_match(pattern, name) : strstr(name, pattern) != NULL;
-}
-
-int crate_version_from_symbols(const struct version_evidence *ev, size_t n_ev,
-			       const struct elf_sym *syms, size_t n_syms,
-			       struct semver_range *range, bool *matched)
-{
-	int n = 0;
-
-	*range = semver_range_any();
-	for (size_t i = 0; i < n_ev; i++) {
-		bool hit = false;
-		for (size_t j = 0; j < n_syms && !hit; j++)
-			hit = syms[j].name && evidence_matches(ev[i].pattern, syms[j].name);
-		if (matched)
-			matched[i] = hit;
-		if (!hit)
-			continue;
-		semver_range_intersect(range, &ev[i].holds);
-		n++;
-	}
-	return semver_range_empty(range) ? -ERANGE : n;
 }

@@ -6,7 +6,7 @@
  * Debian's /usr/share/cargo/registry/tokio-1.24.2/ all have a path
  * component `<crate>-<semver>`). Plain `cargo vendor`, git dependencies and
  * --remap-path-prefix leave no version there: the answer is then "unknown"
- * and crate_version_from_symbols() gives a range from symbol evidence.
+ * (src/probe/runtime_id.c then takes a range from the profile's points).
  * libdw/libelf only; never prints; knows nothing of any runtime. */
 #ifndef AS_SYM_CRATE_VERSION_H
 #define AS_SYM_CRATE_VERSION_H
@@ -14,7 +14,6 @@
 #include <elfutils/libdw.h>
 #include <stddef.h>
 
-#include "sym/elf_image.h"
 #include "sym/semver.h"
 
 /* The versioned crate directories a binary names, read once. */
@@ -71,23 +70,5 @@ const char *crate_version_hit__source(const struct crate_version_hit *h);
 int crate_paths__entry(const struct crate_paths *cp, size_t i, const char **crate,
 		       struct crate_version_hit *hit);
 
-/* A fact about symbols that bounds a crate's version: a symbol matching
- * pattern (a glob where '*' matches any text over the whole demangled name,
- * hash removed; without '*': a substring of it) exists only in versions
- * inside holds. */
-struct version_evidence {
-	const char *pattern;
-	struct semver_range holds;
-};
-
-/* Intersects the ranges of every evidence item some symbol of syms[0..n)
- * matches (elf_image's function symbols). A missing symbol says nothing (it
- * may be inlined away), so unmatched items are ignored. *range (the
- * intersection; any when nothing matched) is set; matched[i] (when not
- * NULL) says whether item i matched. Returns the number of items matched,
- * or -ERANGE when they contradict each other (*range is then empty). */
-int crate_version_from_symbols(const struct version_evidence *ev, size_t n_ev,
-			       const struct elf_sym *syms, size_t n_syms,
-			       struct semver_range *range, bool *matched);
 
 #endif

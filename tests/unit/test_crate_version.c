@@ -352,48 +352,6 @@ static void test_synthetic_unknown(void)
 	}
 }
 
-static void test_symbol_evidence(void)
-{
-	struct elf_sym syms[] = {
-		{ .name = "tokio::runtime::scheduler::multi_thread::worker::Context::park_internal" },
-		{ .name = "tokio::runtime::task::list::OwnedTasks<S>::bind_inner" },
-		{ .name = "tokio::runtime::context::with_current" },
-		{ .name = NULL },
-	};
-	struct version_evidence ev[] = {
-		{ "tokio::runtime::scheduler::multi_thread::worker::Context::park_internal" },
-		{ "tokio::runtime::task::list::OwnedTasks*::bind_inner" },
-		{ "tokio::runtime::scheduler::multi_thread::worker::Context::park_timeout" },
-		{ "*::with_current" },
-		{ "with_curr" },   /* a substring */
-	};
-	struct semver_range r;
-	bool matched[5];
-	char buf[64];
-
-	CHECK(semver_range_parse("1.49 or later", &ev[0].holds) == 0);
-	CHECK(semver_range_parse("1.35 or later", &ev[1].holds) == 0);
-	CHECK(semver_range_parse("before 1.49", &ev[2].holds) == 0);   /* absent: ignored */
-	CHECK(semver_range_parse("1.20 to 1.53", &ev[3].holds) == 0);
-	CHECK(semver_range_parse("any", &ev[4].holds) == 0);
-	CHECK(crate_version_from_symbols(ev, 5, syms, 4, &r, matched) == 4);
-	semver_range_format(&r, buf, sizeof(buf));
-	CHECK_STR(buf, "1.49 to 1.53");
-	CHECK(matched[0] && matched[1] && !matched[2] && matched[3] && matched[4]);
-
-	/* contradicting evidence */
-	CHECK(semver_range_parse("before 1.40", &ev[1].holds) == 0);
-	CHECK(crate_version_from_symbols(ev, 5, syms, 4, &r, NULL) == -ERANGE);
-	CHECK(semver_range_empty(&r));
-
-	/* nothing matched: any */
-	CHECK(crate_version_from_symbols(ev + 2, 1, syms, 4, &r, matched) == 0);
-	CHECK(!matched[0]);
-	semver_range_format(&r, buf, sizeof(buf));
-	CHECK_STR(buf, "any");
-	CHECK(crate_version_from_symbols(ev, 5, NULL, 0, &r, NULL) == 0);
-}
-
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -406,7 +364,6 @@ int main(void)
 	RUN(test_stripped);
 	RUN(test_synthetic_rodata);
 	RUN(test_synthetic_unknown);
-	RUN(test_symbol_evidence);
 	rmdir(tmpdir);
 	TEST_MAIN_END();
 }

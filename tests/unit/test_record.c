@@ -182,8 +182,8 @@ static void test_fixup_nested_wake(void)
 
 	/* with the plan's table: only a scheduler point (probe 2) repeats a
 	 * waker call (probe 1), however late (a preempted thread) */
-	static const uint8_t nested[] = { 0, 0, 1 };
-	struct rec_fixup g = { .emit = collect, .missed = &missed, .nested = nested, .n_probes = 3 };
+	static const uint8_t flags[] = { 0, 0, PLAN_F_NESTED };
+	struct rec_fixup g = { .emit = collect, .missed = &missed, .probe_flags = flags, .n_probes = 3 };
 	n_got = 0;
 	e = ev(AS_EV_WAKE, 1, 100, 0xa, 1);
 	rec_fixup__push(&g, &e);
