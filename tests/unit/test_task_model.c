@@ -692,6 +692,30 @@ static void test_exporters_on_shared_model(void)
  * live task at the header, else NULL. */
 #define TC 0x3000
 
+/* A worker's loop has no return probe: when the thread that ran it begins
+ * another loop of the same type (Tokio's blocking pool starting a worker
+ * late, at shutdown), the first returned unseen: it completed, and the
+ * second is outermost, a worker too, not nested in it. */
+static void test_endless_loops(void)
+{
+	struct task_model *m = task_model__new(&meta);
+	const uint64_t W2 = 0x4000;
+
+	CHECK(m != NULL);
+	add(m, AS_EV_POLL_BEGIN, 1, 10, W, 1, P_WORKER, 0, NULL);
+	add(m, AS_EV_POLL_BEGIN, 1, 11, A, 3, P_USER, 0, NULL);   /* nested: W is a worker */
+	add(m, AS_EV_POLL_END, 1, 12, A, 0, P_USER, AS_POLL_READY, NULL);
+	add(m, AS_EV_POLL_BEGIN, 1, 20, W2, 2, P_WORKER, 0, NULL);
+	struct tm_task *w = task_model__task(m, W), *w2 = task_model__task(m, W2);
+	CHECK(w && w->worker && w->state == TM_COMPLETED);
+	CHECK(w2 && w2->worker && w2->state == TM_RUNNING);
+	size_t nth = 0;
+	struct tm_thread *const *ths = task_model__threads(m, &nth);
+	CHECK(nth == 1 && ths[0]->depth == 1 && ths[0]->stack[0].task == w2);
+	CHECK_EQ_U64(task_model__finish(m, 30), 0);
+	task_model__free(m);
+}
+
 /* A name given at spawn (AS_SPAWN_NAME: other = the runtime task id)
  * reaches the task of that id at its first poll, and no other task. */
 static void test_spawn_names(void)
@@ -893,5 +917,6 @@ int main(void)
 	RUN(test_shared_analysis);
 	RUN(test_observers_seq);
 	RUN(test_spawn_names);
+	RUN(test_endless_loops);
 	TEST_MAIN_END();
 }
