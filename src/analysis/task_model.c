@@ -406,13 +406,13 @@ __attribute__((noinline)) static int on_poll_begin(struct task_model *m, const s
 	}
 	if (born)
 		EMIT(m, born, t, th, ev);
-	/* Another task of the type of this thread's outermost poll: a runtime
-	 * loop (no two tasks of one type nest), so the outer one returned
-	 * unseen (a worker's loop has no return probe: the profile's
-	 * endless_polls) and its thread now runs the next, as Tokio's
-	 * blocking pool does with a worker it had not started yet at shutdown:
-	 * that loop's task completed. */
-	while (th->depth && t->name && th->stack[0].task != t && th->stack[0].task->name == t->name) {
+	/* Another task of the type of this thread's outermost poll, a worker's
+	 * loop: loops do not nest, so the outer one returned unseen (a worker's
+	 * loop has no return probe: the profile's endless_polls) and its thread
+	 * now runs the next, as Tokio's blocking pool does with a worker it had
+	 * not started yet at shutdown: that loop's task completed. */
+	while (th->depth && t->name && th->stack[0].task != t && th->stack[0].task->worker &&
+	       th->stack[0].task->name == t->name) {
 		struct tm_frame f = th->stack[--th->depth];
 		poll_close(m, th, &f, ev->ts, th->depth ? TM_CUT : TM_READY);
 	}
