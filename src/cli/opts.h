@@ -99,6 +99,20 @@ int cli_push_arg(const char ***v, size_t *n, const char *s);
  * Opens path for writing ("-" is stdout, never closed). Returns the stream,
  * or NULL after printing one line ("cannot create PATH: ..."). */
 FILE *cli_open_output(const char *path);
+/* As cli_open_output(), for a writer that takes a file descriptor (the
+ * recorder's trace): *fd is a descriptor of the output (the temporary
+ * file, or the device) that the caller owns, -1 on failure. The stream is
+ * the handle for cli_commit_output() and cli_close_output(), never
+ * written. */
+FILE *cli_open_output_fd(const char *path, int *fd);
+/* Puts out's temporary file in place now, while it is still being written
+ * (a recording killed later leaves its trace under the name the user gave).
+ * Returns 0 or -errno of the rename (the temporary file is then kept for
+ * cli_close_output(), which tries again). */
+int cli_commit_output(FILE *out);
+/* Closes out without putting it in place: its temporary file is removed
+ * (an existing file of that name stays as it was). */
+void cli_discard_output(FILE *out);
 /* Sends stdout to path from now on ("-": leaves it), for commands that
  * print with printf; commit with cli_close_output(stdout). Returns 0, or 1
  * after printing one line. */

@@ -142,6 +142,50 @@ FILE *cli_open_output(const char *path)
 	return strcmp(path, "-") ? open_output(path) : stdout;
 }
 
+FILE *cli_open_output_fd(const char *path, int *fd)
+{
+	FILE *f = cli_open_output(path);
+
+	*fd = -1;
+	if (!f)
+		return NULL;
+	*fd = fcntl(fileno(f), F_DUPFD_CLOEXEC, 3);
+	if (*fd < 0) {
+		cli_error("cannot create %s: %s", path, strerror(errno));
+		cli_close_output(f);
+		return NULL;
+	}
+	return f;
+}
+
+int cli_commit_output(FILE *out)
+{
+	struct pending *p = slot_for(out);
+
+	if (!p || !p->tmp)
+		return 0;
+	if (rename(p->tmp, p->final))
+		return -errno;
+	free(p->tmp);
+	p->tmp = NULL;   /* in place: neither renamed again nor removed at exit */
+	return 0;
+}
+
+void cli_discard_output(FILE *out)
+{
+	struct pending *p = slot_for(out);
+
+	if (out && out != stdout)
+		fclose(out);
+	if (!p)
+		return;
+	if (p->tmp)
+		unlink(p->tmp);
+	free(p->tmp);
+	free(p->final);
+	*p = (struct pending){ 0 };
+}
+
 int cli_redirect_stdout(const char *path)
 {
 	struct pending *p;

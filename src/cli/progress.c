@@ -86,6 +86,15 @@ void cli_print_lost(FILE *out, const struct as_source *src, uint64_t events)
 	/* on stderr it is a message like any other; in a report, a line of it */
 	const char *prefix = out == stderr ? "asyncscope: " : "";
 
+	struct as_trace_end counts;
+
+	if (!end && as_source__counts(src, &counts)) {
+		fprintf(out, "%strace truncated after %llu events (the recording did not finish): "
+			"lost events at least %llu, missed events at least %llu: the numbers above "
+			"undercount\n", prefix, (unsigned long long)events,
+			(unsigned long long)counts.lost, (unsigned long long)counts.missed);
+		return;
+	}
 	if (!end) {
 		fprintf(out, "%strace truncated after %llu events (the recording did not finish): "
 			"lost and missed events unknown\n", prefix,

@@ -101,13 +101,40 @@ int cmd_record(int argc, char **argv)
 	return ret;
 }
 
+/* The recording runs: its trace file goes in place (until then an existing
+ * file of that name is left as it was; from then on a killed recorder
+ * leaves the trace so far there). */
+static bool running;
+
+static void on_running(void *ctx)
+{
+	int err = cli_commit_output(ctx);
+
+	running = true;
+	if (err)
+		cli_error("warning: cannot put the trace in place yet: %s (trying again at the end)",
+			  strerror(-err));
+}
+
 int record_run(const struct recorder_opts *opts)
 {
 	struct recorder_opts o = *opts;
 	struct recorder_result res;
 	char err[1024] = "";
-	int ret = 2;
+	int ret = 2, fd, failed = 1;
+	FILE *out = NULL;
 
+	memset(&res, 0, sizeof(res));
+
+	if (o.output) {
+		/* a temporary file beside it, renamed once the recording runs */
+		out = cli_open_output_fd(o.output, &fd);
+		if (!out)
+			return 1;
+		o.output_fd = fd;
+		o.on_running = on_running;
+		o.ctx = out;
+	}
 	o.stop = &stop_requested;
 	o.notice = render_notice;
 	o.progress = isatty(STDERR_FILENO);
@@ -120,7 +147,7 @@ int record_run(const struct recorder_opts *opts)
 	for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++)
 		sigaction(stops[i], &sa, NULL);
 
-	int failed = recorder_run(&o, &res, err, sizeof(err));
+	failed = recorder_run(&o, &res, err, sizeof(err));
 	if (failed && !res.started) {
 		cli_error("%s", err);
 		ret = 1;
@@ -175,5 +202,20 @@ int record_run(const struct recorder_opts *opts)
 	}
 	ret = 0;
 out:
+	if (out) {
+		/* the writer closed its descriptor; a recording that never ran
+		 * (a launched command that could not be run included) leaves an
+		 * existing file of that name untouched */
+		int cerr = 0;
+
+		if (running)
+			cerr = cli_close_output(out);
+		else
+			cli_discard_output(out);
+		if (cerr && !ret) {
+			cli_error("cannot put the trace in place as %s: %s", o.output, strerror(-cerr));
+			ret = 1;
+		}
+	}
 	return ret;
 }

@@ -22,7 +22,10 @@
  *     "format_version" is the trace file's),
  *  "format_version", "target", "pid", "runtime", "runtime_detail"
  *  (which release of the runtime the recorder found, null unknown), "duration_ns", "events",
- *  "lost_events", "missed_events", "truncated" (no end record),
+ *  "lost_events", "missed_events" (null when unknown: a truncated trace of
+ *  format version 8 or older), "loss_counts" ("exact": from the end record;
+ *  "lower_bound": a truncated trace, the counts of its last complete chunk;
+ *  "unknown"), "truncated" (no end record),
  *  "tasks": [{"task", "id" (tokio id or null), "seq", "task_name" (the name given at
  *  spawn, task::Builder::name, or null), "header" ("0x..."), "name" (or null),
  *             "kind" ("task"|"worker"), "spawn_location" ("file:line:col" or null),
@@ -43,7 +46,7 @@
  *             name and spawn location, most busy first; empty when none),
  *  "workers": [{"tid", "name" (or null), "polls", "busy_ns", "parked_ns", "parks"}],
  *  "totals": {"tasks", "user_tasks", "worker_tasks", "polls", "user_polls", "workers",
- *             "events", "lost_events", "missed_events", "anomalies",
+ *             "events", "lost_events", "missed_events", "loss_counts", "anomalies",
  *             "folded_tasks" (tasks only in task_groups), "max_tasks" (the cap,
  *             0 none)},
  *  "histograms": {"poll_ns": H, "sched_ns": H, "idle_ns": H} (user tasks), with
@@ -726,6 +729,26 @@ static void futures_json(struct json_writer *w, const struct analysis *a,
 	json_writer__end_object(w);
 }
 
+/* "lost_events", "missed_events" and "loss_counts" (see above). */
+static void loss_json(struct json_writer *w, const struct as_trace_end *end, bool truncated,
+		      uint64_t lost, uint64_t missed)
+{
+	bool known = !truncated || (end && end->counts_lower_bound);
+
+	json_writer__key(w, "lost_events");
+	if (known)
+		json_writer__u64(w, lost);
+	else
+		json_writer__null(w);
+	json_writer__key(w, "missed_events");
+	if (known)
+		json_writer__u64(w, missed);
+	else
+		json_writer__null(w);
+	json_writer__kv_string(w, "loss_counts", !truncated ? "exact" : known ? "lower_bound" :
+			       "unknown");
+}
+
 int report_json(FILE *out, const struct analysis *a, const struct as_trace_meta *meta,
 		const struct as_trace_end *end, const struct report_opts *opts)
 {
@@ -766,8 +789,7 @@ int report_json(FILE *out, const struct analysis *a, const struct as_trace_meta 
 			       *meta->runtime_detail ? meta->runtime_detail : NULL);
 	json_writer__kv_u64(w, "duration_ns", s->duration_ns);
 	json_writer__kv_u64(w, "events", s->events);
-	json_writer__kv_u64(w, "lost_events", lost);
-	json_writer__kv_u64(w, "missed_events", missed);
+	loss_json(w, end, opts && opts->truncated, lost, missed);
 	json_writer__kv_bool(w, "truncated", opts && opts->truncated);
 
 	json_writer__key(w, "tasks");
@@ -806,8 +828,7 @@ int report_json(FILE *out, const struct analysis *a, const struct as_trace_meta 
 	json_writer__kv_u64(w, "user_polls", s->user_polls);
 	json_writer__kv_u64(w, "workers", s->workers);
 	json_writer__kv_u64(w, "events", s->events);
-	json_writer__kv_u64(w, "lost_events", lost);
-	json_writer__kv_u64(w, "missed_events", missed);
+	loss_json(w, end, opts && opts->truncated, lost, missed);
 	json_writer__kv_u64(w, "anomalies", s->anomalies);
 	json_writer__kv_u64(w, "folded_tasks", s->folded_tasks);
 	json_writer__kv_u64(w, "max_tasks", s->max_tasks);

@@ -621,16 +621,21 @@ int perfetto__finish(struct perfetto *p, const struct as_trace_end *end, bool tr
 	if (p->fu && (err = futures__finish(p->fu, end_ns)))
 		return err;
 	counters(p, end_ns);
-	if (lost) {
-		snprintf(msg, sizeof(msg), "lost %" PRIu64 " events", lost);
+	/* a truncated trace: a lower bound from its last complete chunk, or unknown */
+	bool known = !truncated || (end && end->counts_lower_bound);
+	const char *least = truncated ? "at least " : "";
+
+	if (lost && known) {
+		snprintf(msg, sizeof(msg), "lost %s%" PRIu64 " events", least, lost);
 		instant(p, end_ns, msg);
 	}
-	if (missed) {
-		snprintf(msg, sizeof(msg), "missed %" PRIu64 " events (not decoded)", missed);
+	if (missed && known) {
+		snprintf(msg, sizeof(msg), "missed %s%" PRIu64 " events (not decoded)", least, missed);
 		instant(p, end_ns, msg);
 	}
 	if (truncated)
-		instant(p, end_ns, "trace truncated: the recording stops here");
+		instant(p, end_ns, known ? "trace truncated: the recording stops here" :
+			"trace truncated: the recording stops here; lost and missed events unknown");
 	put(p, "\n],\"metadata\":{\"producer\":\"asyncscope\"");
 	kv_str(p, "target", p->target);
 	kv_u64(p, "pid", p->pid);
@@ -639,8 +644,13 @@ int perfetto__finish(struct perfetto *p, const struct as_trace_end *end, bool tr
 	kv_str(p, "build_id", p->build_id);
 	kv_u64(p, "clock_mono_ns", p->base);
 	kv_u64(p, "events", p->events);
-	kv_u64(p, "lost_events", lost);
-	kv_u64(p, "missed_events", missed);
+	if (known) {
+		kv_u64(p, "lost_events", lost);
+		kv_u64(p, "missed_events", missed);
+	} else {
+		put(p, ",\"lost_events\":null,\"missed_events\":null");
+	}
+	kv_str(p, "loss_counts", !truncated ? "exact" : known ? "lower_bound" : "unknown");
 	put(p, ",\"truncated\":");
 	put(p, truncated ? "true" : "false");
 	kv_u64(p, "poll_slices", p->slices);

@@ -535,7 +535,14 @@ int report_text(FILE *out, const struct analysis *a, const struct as_trace_meta 
 		meta && meta->runtime && *meta->runtime ? meta->runtime : "?");
 	if (meta && meta->runtime_detail && *meta->runtime_detail)
 		fprintf(out, "runtime %s\n", meta->runtime_detail);
-	if (opts && opts->truncated)
+	if (opts && opts->truncated && end && end->counts_lower_bound)
+		/* the counts of the last complete chunk: the losses are at least that */
+		fprintf(out, "duration %s, %" PRIu64 " events, lost events at least %" PRIu64
+			", missed events at least %" PRIu64 " (counted up to %s into the recording; "
+			"truncated trace)\n", dur(b1, s->duration_ns), s->events, lost, missed,
+			dur(b2, meta && end->counts_ns > meta->clock_mono_ns ?
+				end->counts_ns - meta->clock_mono_ns : 0));
+	else if (opts && opts->truncated)
 		/* the counts are in the end record the trace lacks: not 0 */
 		fprintf(out, "duration %s, %" PRIu64 " events, lost and missed events unknown "
 			"(truncated trace)\n", dur(b1, s->duration_ns), s->events);
@@ -544,9 +551,9 @@ int report_text(FILE *out, const struct analysis *a, const struct as_trace_meta 
 			", missed events %" PRIu64 "\n", dur(b1, s->duration_ns), s->events, lost,
 			missed);
 	if (lost || missed)
-		fprintf(out, "!!! WARNING: %" PRIu64 " events lost in the kernel (ring buffer full) and "
-			"%" PRIu64 " missed by the recorder: the numbers below undercount !!!\n",
-			lost, missed);
+		fprintf(out, "!!! WARNING: %s%" PRIu64 " events lost in the kernel (ring buffer full) "
+			"and %" PRIu64 " missed by the recorder: the numbers below undercount !!!\n",
+			opts && opts->truncated ? "at least " : "", lost, missed);
 	if (opts && opts->truncated)
 		fprintf(out, "!!! WARNING: the trace is truncated (no end record): it stops at its "
 			"last event !!!\n");
@@ -602,9 +609,14 @@ int report_text(FILE *out, const struct analysis *a, const struct as_trace_meta 
 
 	fprintf(out, "\nTOTALS\n");
 	fprintf(out, "tasks %" PRIu64 " (%" PRIu64 " user, %" PRIu64 " runtime)  polls %" PRIu64
-		" (%" PRIu64 " user)  events %" PRIu64 "  lost %" PRIu64 "  missed %" PRIu64
-		"  anomalies %" PRIu64 "\n", s->tasks, s->user_tasks, s->worker_tasks, s->polls,
-		s->user_polls, s->events, lost, missed, s->anomalies);
+		" (%" PRIu64 " user)  events %" PRIu64 "  ", s->tasks, s->user_tasks,
+		s->worker_tasks, s->polls, s->user_polls, s->events);
+	if (opts && opts->truncated && !(end && end->counts_lower_bound))
+		fprintf(out, "lost ?  missed ?");
+	else
+		fprintf(out, "lost %s%" PRIu64 "  missed %s%" PRIu64, opts && opts->truncated ? ">=" : "",
+			lost, opts && opts->truncated ? ">=" : "", missed);
+	fprintf(out, "  anomalies %" PRIu64 "\n", s->anomalies);
 cleanup:
 	free(order);
 	if (!err && (fflush(out) || ferror(out)))

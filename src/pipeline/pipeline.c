@@ -53,6 +53,8 @@ int pipeline_run(struct as_source *src, struct as_sink *sinks, size_t n,
 		res->truncated = true;
 		res->end = (struct as_trace_end){ .events = events, .end_ns = last_ts,
 						  .truncated = 1 };
+		if (as_source__counts(src, &res->end))
+			res->end.counts_lower_bound = 1;
 	} else if (got < 0) {
 		res->err = got;
 		return got;

@@ -28,6 +28,10 @@ struct as_source_ops {
 	/* The end record (events, lost, missed, end_ns) once next() returned
 	 * 0, else NULL. */
 	const struct as_trace_end *(*end)(void *impl);
+	/* After next() returned -ENODATA: the cumulative loss counts the input
+	 * carried up to the cut (as_trace_end's lost, missed and counts_ns), 1
+	 * with them, 0 when it carried none. May be NULL. */
+	int (*counts)(void *impl, struct as_trace_end *out);
 	/* After next() returned < 0: a one-line lowercase message naming the
 	 * input, the problem and the fix; "" otherwise. */
 	const char *(*error)(void *impl);
@@ -63,6 +67,11 @@ static inline const struct as_stack *as_source__stack(const struct as_source *s,
 static inline const struct as_trace_end *as_source__end(const struct as_source *s)
 {
 	return s->ops->end(s->impl);
+}
+
+static inline int as_source__counts(const struct as_source *s, struct as_trace_end *out)
+{
+	return s->ops->counts ? s->ops->counts(s->impl, out) : 0;
 }
 
 static inline const char *as_source__error(const struct as_source *s)

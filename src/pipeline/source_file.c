@@ -44,6 +44,12 @@ static const struct as_trace_end *tr_end(void *impl)
 	return trace_reader__end(((struct file_source *)impl)->tr);
 }
 
+static int tr_counts(void *impl, struct as_trace_end *out)
+{
+	return trace_reader__counts(((struct file_source *)impl)->tr, &out->lost, &out->missed,
+				    &out->counts_ns);
+}
+
 static const char *tr_error(void *impl)
 {
 	return trace_reader__error(((struct file_source *)impl)->tr);
@@ -100,7 +106,8 @@ static void file_free(void *impl)
 }
 
 static const struct as_source_ops trace_ops = {
-	.next = tr_next, .meta = tr_meta, .stack = tr_stack, .end = tr_end, .error = tr_error,
+	.next = tr_next, .meta = tr_meta, .stack = tr_stack, .end = tr_end, .counts = tr_counts,
+	.error = tr_error,
 	.offset = tr_offset, .size = file_size, .free = file_free,
 };
 

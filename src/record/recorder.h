@@ -36,7 +36,10 @@ enum rec_notice_level {
 };
 
 struct recorder_opts {
-	const char *output;          /* trace file path */
+	const char *output;          /* trace file path (in messages; created unless output_fd) */
+	int output_fd;               /* > 0: the trace is written to this open file instead,
+	                                which the session owns from then on (closed, also
+	                                when the recording fails) */
 	double duration;             /* seconds; 0 = until stopped or the target exits */
 	pid_t pid;                   /* attach to this process, or */
 	char *const *argv;           /* launch this command (NULL-terminated) */
@@ -84,6 +87,10 @@ struct recorder_opts {
 	                                          meta valid until the session is freed */
 	void (*on_event)(void *ctx, const struct as_event *ev);
 	int (*on_tick)(void *ctx, uint64_t now_ns, uint64_t lost, uint64_t missed);
+	/* once the recording runs (attached, a launched command exec'd): the
+	 * point past which a failure no longer undoes it (record puts its
+	 * trace file in place here) */
+	void (*on_running)(void *ctx);
 	void *ctx;
 	volatile sig_atomic_t *stop; /* set by the caller's signal handler */
 	/* Every notice, msg borrowed for the call; NULL drops them all. */

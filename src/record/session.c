@@ -43,6 +43,7 @@ struct rec_session {
 	struct recorder_result res;   /* plan figures now, counts at the end */
 	struct as_trace_end end;
 	uint64_t start, last_flush, deadline;
+	int out_fd;                   /* o->output_fd until the writer has it, else -1 */
 	enum state state;
 	int err;                      /* what ended the session, 0 none */
 	char errmsg[1024];
@@ -326,10 +327,13 @@ int rec_session__open(const struct recorder_opts *o, struct rec_session **out,
 	*out = NULL;
 	s = calloc(1, sizeof(*s));
 	if (!s) {
+		if (o->output_fd > 0)
+			close(o->output_fd);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	s->o = o;
+	s->out_fd = o->output_fd > 0 ? o->output_fd : -1;
 	s->t.child = -1;
 	s->t.go_fd = s->t.exec_fd = -1;
 	s->res.target_status = -1;
@@ -403,8 +407,12 @@ int rec_session__open(const struct recorder_opts *o, struct rec_session **out,
 	s->fx.missed = &s->st.missed;
 	s->fx.probe_flags = s->plan->flags;
 	s->fx.n_probes = s->plan->n;
-	if (o->output)
+	if (s->out_fd >= 0) {
+		s->w = trace_writer__new_fd(s->out_fd, &s->meta);
+		s->out_fd = -1;   /* the writer's now, also on failure */
+	} else if (o->output) {
 		s->w = trace_writer__new(o->output, &s->meta);
+	}
 	if (o->output && !s->w) {
 		ret = -errno;
 		snprintf(err, errlen, "cannot write trace file %s: %s", o->output, strerror(errno));
@@ -431,13 +439,14 @@ int rec_session__open(const struct recorder_opts *o, struct rec_session **out,
 	/* the maps once the launched command is exec'd (the pipe closes
 	 * then): stacks, spawn sites and spawn files of a short-lived target
 	 * are named after it exited */
-	if (s->t.child > 0)
-		rec_target__exec_error(&s->t);
+	bool ran = !(s->t.child > 0 && rec_target__exec_error(&s->t));
 	rec_stacks__prime(s->stacks);
 	if (!rec_target__load_bias(&s->t, &s->dec.bias))
 		s->dec.img = s->t.img;
 	s->start = s->last_flush = now_ns(CLOCK_MONOTONIC);
 	s->deadline = o->duration > 0 ? s->start + (uint64_t)(o->duration * 1e9) : 0;
+	if (o->on_running && ran)
+		o->on_running(o->ctx);
 	*out = s;
 	return 0;
 fail:
@@ -477,9 +486,18 @@ static int step(struct rec_session *s)
 	if (now - s->last_flush >= 1000000000ull) {
 		struct raw_counters c;
 		s->last_flush = now;
-		if (s->w)
-			trace_writer__flush(s->w);
 		attachment__counters(s->att, &c);
+		if (s->w) {
+			/* every chunk carries the losses so far: a recorder killed
+			 * later leaves a lower bound of them, never 0 */
+			trace_writer__counts(s->w, c.lost, rec_stats__missed(&s->st, &c), now);
+			int werr = trace_writer__flush(s->w);
+			if (werr && werr != -ENOMEM && !s->err) {
+				s->err = werr;
+				snprintf(s->errmsg, sizeof(s->errmsg), "writing trace file %s: %s: "
+					 "recording stopped", s->o->output, strerror(-werr));
+			}
+		}
 		if (o->progress)
 			rec_notify(o, REC_NOTICE_PROGRESS, "%.0f s, %llu events, %llu tasks, %llu lost ",
 				   (double)(now - s->start) / 1e9, (unsigned long long)s->st.events,
@@ -517,6 +535,8 @@ static void finish(struct rec_session *s)
 		.missed = rec_stats__missed(&s->st, &c),
 		.end_ns = now_ns(CLOCK_MONOTONIC),
 	};
+	if (s->w)
+		trace_writer__counts(s->w, s->end.lost, s->end.missed, s->end.end_ns);
 	int fret = s->w ? trace_writer__finish(s->w, &s->end) : 0;
 	if (fret && !s->err) {
 		s->err = fret;
@@ -623,6 +643,8 @@ void rec_session__free(struct rec_session *s)
 	finish(s);
 	ring_buffer__free(s->rb);
 	trace_writer__free(s->w);
+	if (s->out_fd >= 0)
+		close(s->out_fd);
 	attachment__free(s->att);
 	rec_stacks__free(s->stacks);
 	rec_fixup__clear(&s->fx);

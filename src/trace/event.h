@@ -198,6 +198,12 @@ struct as_trace_end {
 	 * input ended before its trailer and --partial accepted it; events and
 	 * end_ns are then the events read and the last timestamp. */
 	uint8_t truncated;
+	/* In memory only, with truncated: lost and missed are the cumulative
+	 * counts the last complete chunk carried (format version 9), read by
+	 * the recorder at counts_ns (CLOCK_MONOTONIC), a lower bound of the
+	 * whole recording's; 0: the counts are unknown (an older trace). */
+	uint8_t counts_lower_bound;
+	uint64_t counts_ns;
 };
 
 /* Lower-case name of a probe role ("poll", "future", ...), or NULL when

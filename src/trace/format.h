@@ -50,6 +50,10 @@
 #define FMT_X_MASK 0x07
 #define FMT_CTL_RESET 0x00 /* control record: forget every task slot */
 #define FMT_CTL_STACK 0x10 /* control record (version 3): define the next stack */
+#define FMT_CTL_COUNTS 0x20 /* control record (version 9), last in a chunk: varints lost,
+			     * missed and the CLOCK_MONOTONIC ns when the recorder read
+			     * them, cumulative since the start of the recording */
+#define FMT_CTL_COUNTS_MAX (1 + 3 * 10)   /* its largest encoding */
 
 /* References. */
 #define FMT_THREAD_NEW 0   /* varint tid follows; else index + 1 */

@@ -34,6 +34,8 @@ struct trace_reader {
 	uint64_t chunk_off;   /* file offset of the current chunk */
 	uint64_t off;         /* file offset of the next unread byte */
 	uint64_t events;
+	uint64_t lost, missed, counts_ns; /* the last counts record (version 9) */
+	bool have_counts;
 	struct fmt_state st;
 	struct strtab strs;
 	struct as_stack *stacks;   /* defined stacks, index id - 1; frames owned */
@@ -553,6 +555,17 @@ static int decode(struct trace_reader *r, struct as_event *ev)
 				return err;
 		} else if (h == FMT_CTL_RESET) {
 			fmt_tasks_reset(st);
+		} else if (h == FMT_CTL_COUNTS && r->meta.format_version >= 9) {
+			uint64_t lost, missed, ns;
+			if (varint_get(&p, end, &lost) || varint_get(&p, end, &missed) ||
+			    varint_get(&p, end, &ns))
+				return malformed(r, "bad loss counts");
+			if (p != end)
+				return malformed(r, "loss counts before the end of the chunk");
+			r->lost = lost;
+			r->missed = missed;
+			r->counts_ns = ns;
+			r->have_counts = true;
 		} else {
 			return malformed(r, "unknown control record");
 		}
@@ -715,6 +728,17 @@ const struct as_trace_meta *trace_reader__meta(const struct trace_reader *r)
 const struct as_trace_end *trace_reader__end(const struct trace_reader *r)
 {
 	return r->done && !r->err ? &r->end : NULL;
+}
+
+int trace_reader__counts(const struct trace_reader *r, uint64_t *lost, uint64_t *missed,
+			 uint64_t *ns)
+{
+	if (!r->have_counts)
+		return 0;
+	*lost = r->lost;
+	*missed = r->missed;
+	*ns = r->counts_ns;
+	return 1;
 }
 
 uint64_t trace_reader__events(const struct trace_reader *r)

@@ -16,7 +16,8 @@
 #include "util/u64map.h"
 #include "util/varint.h"
 
-#define BUF_SIZE (FMT_CHUNK_HDR + FMT_CHUNK_TARGET + FMT_EV_MAX_FIXED + FMT_MAX_STR)
+#define BUF_SIZE (FMT_CHUNK_HDR + FMT_CHUNK_TARGET + FMT_EV_MAX_FIXED + FMT_MAX_STR + \
+		  FMT_CTL_COUNTS_MAX)
 _Static_assert(FMT_STACK_MAX_BYTES <= FMT_EV_MAX_FIXED + FMT_MAX_STR, "a stack fits the buffer");
 
 /* A stack already defined, kept for deduplication: its counts and
@@ -41,6 +42,8 @@ struct trace_writer {
 	uint64_t written;     /* bytes in the file */
 	uint64_t events;
 	uint64_t events_written; /* events in the chunks written whole */
+	uint64_t lost, missed, counts_ns; /* trace_writer__counts() */
+	bool counts_set, counts_dirty;    /* given at all; changed since the last chunk */
 	struct fmt_state st;
 	struct u64map threads; /* tid + 1 -> thread index */
 	struct u64map tasks;   /* task address -> slot (UINT64_MAX: max_slot) */
@@ -185,15 +188,15 @@ struct trace_writer *trace_writer__new(const char *path, const struct as_trace_m
 	return trace_writer__new_version(path, meta, AS_TRACE_FORMAT_VERSION);
 }
 
-struct trace_writer *trace_writer__new_version(const char *path, const struct as_trace_meta *meta,
-					       uint32_t version)
+/* The writer on fd (owned: closed on failure too). */
+static struct trace_writer *new_on(int fd, const struct as_trace_meta *meta, uint32_t version)
 {
 	struct trace_writer *w = NULL;
 	int err = -EINVAL;
 
 	if (version < AS_TRACE_FORMAT_MIN_VERSION || version > AS_TRACE_FORMAT_VERSION)
 		goto cleanup;
-	if (!path || !meta || meta->n_probes > 65536 || (meta->n_probes && !meta->probes))
+	if (!meta || meta->n_probes > 65536 || (meta->n_probes && !meta->probes))
 		goto cleanup;
 	for (uint32_t i = 0; i < meta->n_probes; i++)
 		if (meta->probes[i].role < 1 || meta->probes[i].role >= AS_ROLE__MAX)
@@ -210,23 +213,61 @@ struct trace_writer *trace_writer__new_version(const char *path, const struct as
 	w->buf = malloc(BUF_SIZE);
 	if (!w->buf)
 		goto cleanup;
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (w->fd < 0) {
-		err = -errno;
-		goto cleanup;
-	}
+	w->fd = fd;
+	fd = -1;
 	err = write_header(w, meta);
 	if (err)
 		goto cleanup;
 	return w;
 cleanup:
+	if (fd >= 0)
+		close(fd);
 	trace_writer__free(w);
 	errno = -err;
 	return NULL;
 }
 
+struct trace_writer *trace_writer__new_version(const char *path, const struct as_trace_meta *meta,
+					       uint32_t version)
+{
+	if (!path) {
+		errno = EINVAL;
+		return NULL;
+	}
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return NULL;
+	return new_on(fd, meta, version);
+}
+
+struct trace_writer *trace_writer__new_fd(int fd, const struct as_trace_meta *meta)
+{
+	if (fd < 0) {
+		errno = EBADF;
+		return NULL;
+	}
+	return new_on(fd, meta, AS_TRACE_FORMAT_VERSION);
+}
+
+/* Appends the counts record to the pending chunk (version 9). */
+static void put_counts(struct trace_writer *w)
+{
+	uint8_t *p = w->buf + FMT_CHUNK_HDR + w->len;
+
+	*p++ = FMT_CTL_COUNTS;
+	p += varint_put(p, w->lost);
+	p += varint_put(p, w->missed);
+	p += varint_put(p, w->counts_ns);
+	w->len = (size_t)(p - (w->buf + FMT_CHUNK_HDR));
+	w->counts_dirty = false;
+}
+
 static int flush_chunk(struct trace_writer *w)
 {
+	if (!w->len && !w->counts_dirty)
+		return 0;
+	if (w->counts_set && w->version >= 9)
+		put_counts(w);
 	if (!w->len)
 		return 0;
 	uint8_t *h = w->buf;
@@ -248,6 +289,16 @@ static int flush_chunk(struct trace_writer *w)
 	w->len = 0;
 	w->count = 0;
 	return 0;
+}
+
+void trace_writer__counts(struct trace_writer *w, uint64_t lost, uint64_t missed, uint64_t ns)
+{
+	if (!w->counts_set || lost != w->lost || missed != w->missed)
+		w->counts_dirty = true;
+	w->lost = lost;
+	w->missed = missed;
+	w->counts_ns = ns;
+	w->counts_set = true;
 }
 
 int trace_writer__flush(struct trace_writer *w)

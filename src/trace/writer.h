@@ -15,8 +15,8 @@
  * version from AS_TRACE_FORMAT_MIN_VERSION on (1: no USDT events; 2: no OFFCPU events, no stacks;
  * 3: no SAMPLE events; 4: no RUNQ events; 5: no URING events; 6: no FUTURE
  * events, no source locations of probes and stack frames; 7: no runtime
- * release in the header). */
-#define AS_TRACE_FORMAT_VERSION 8
+ * release in the header; 8: no loss counts in the chunks). */
+#define AS_TRACE_FORMAT_VERSION 9
 #define AS_TRACE_FORMAT_MIN_VERSION 1
 
 struct trace_writer;
@@ -36,6 +36,18 @@ struct trace_writer *trace_writer__new(const char *path, const struct as_trace_m
  * (for tests of older readers' rules). EINVAL for a version out of range. */
 struct trace_writer *trace_writer__new_version(const char *path, const struct as_trace_meta *meta,
 					       uint32_t version);
+/* As trace_writer__new(), on fd, an open file (truncated or new, written
+ * from its current offset) that the writer owns from then on, closed by
+ * finish or free (also on failure). */
+struct trace_writer *trace_writer__new_fd(int fd, const struct as_trace_meta *meta);
+
+/* The loss counts so far (cumulative since the start: events lost in the
+ * kernel, events missed by the recorder) and the CLOCK_MONOTONIC ns when
+ * they were read. Each chunk written from then on ends with them (format
+ * version 9), so that a recording cut before its trailer still tells a
+ * lower bound of its losses; a flush with no pending event still writes a
+ * chunk when the counts changed since the last one. */
+void trace_writer__counts(struct trace_writer *w, uint64_t lost, uint64_t missed, uint64_t ns);
 
 /* Appends one event (ev and ev->str are only read during the call). Returns
  * 0, or -EINVAL for a type outside 1..AS_EV__MAX-1, a POLL_BEGIN probe

@@ -476,7 +476,7 @@ static void test_perfetto_nested(void)
 	CHECK(strstr(r.json, "\"name\":\"runnable tasks\",\"args\":{\"tasks\":2}") != NULL);
 	CHECK(strstr(r.json, "\"ts\":300.000,\"name\":\"lost 3 events\"") != NULL);
 	CHECK(strstr(r.json, "\"name\":\"missed 2 events") != NULL);
-	CHECK(strstr(r.json, "\"lost_events\":3,\"missed_events\":2,\"truncated\":false") != NULL);
+	CHECK(strstr(r.json, "\"lost_events\":3,\"missed_events\":2,\"loss_counts\":\"exact\",\"truncated\":false") != NULL);
 	CHECK(strstr(r.json, "\"process_name\",\"args\":{\"name\":\"/bin/app pid 100\"}") != NULL);
 	/* folded: names sanitised (';' -> ',', control -> '?'), unknown future */
 	CHECK_STR(r.folded, "worker,1?:101;app::Buf<[u8, 4]>::run \"q\\ 11000\n"

@@ -15,6 +15,7 @@
 
 #include "harness.h"
 #include "pipe_from.h"
+#include "pipeline/pipeline.h"
 #include "pipeline/source_file.h"
 #include "trace/event.h"
 #include "trace/reader.h"
@@ -1223,6 +1224,149 @@ next:
 	CHECK_EQ_U64(source_open_file(&src, "/nonexistent/trace.bin", NULL, 0), -ENOENT);
 }
 
+/* Version 9: every chunk ends with the cumulative loss counts given so
+ * far; a recorder that dies leaves those of its last complete chunk, which
+ * a cut trace reports (pipeline_run: a lower bound, never 0); a flush with
+ * nothing pending still writes the counts when they changed; a version 8
+ * file carries none (unknown). */
+static void test_loss_counts(void)
+{
+	char path[64], err[512];
+	size_t n;
+	rng_state = 7;
+	struct as_event *evs = realistic_stream(3000, &n);
+	tmp_path(path);
+
+	fflush(stdout);
+	fflush(stderr);
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct trace_writer *w = trace_writer__new(path, &test_meta);
+		for (size_t i = 0; w && i < 1500; i++) {
+			trace_writer__write(w, &evs[i]);
+			if (i == 499) {
+				trace_writer__counts(w, 10, 1, 5000);
+				trace_writer__flush(w);
+			}
+			if (i == 999) {
+				trace_writer__counts(w, 250, 4, 9000);
+				trace_writer__flush(w);
+				/* nothing pending, the counts changed: a chunk of them only */
+				trace_writer__counts(w, 300, 4, 9500);
+				trace_writer__flush(w);
+				trace_writer__flush(w);   /* unchanged: nothing written */
+			}
+			if (i == 1200)
+				trace_writer__counts(w, 999, 9, 12000); /* never flushed */
+		}
+		_exit(w ? 0 : 1);
+	}
+	int status = -1;
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+	struct as_source src;
+	CHECK_EQ_U64(source_open_file(&src, path, err, sizeof(err)), 0);
+	if (src.ops) {
+		struct pipeline_result res;
+		CHECK_EQ_U64(pipeline_run(&src, NULL, 0, &(struct pipeline_opts){ .partial = true },
+					  &res), 0);
+		CHECK_EQ_U64(res.events, 1000);
+		CHECK(res.truncated);
+		CHECK_EQ_U64(res.end.truncated, 1);
+		CHECK_EQ_U64(res.end.counts_lower_bound, 1);
+		CHECK_EQ_U64(res.end.lost, 300);
+		CHECK_EQ_U64(res.end.missed, 4);
+		CHECK_EQ_U64(res.end.counts_ns, 9500);
+		as_source__free(&src);
+	}
+	/* the chunks: 500 events, 500 events, the counts alone */
+	struct trace_reader *r = trace_reader__open(path, err, sizeof(err));
+	CHECK(r != NULL);
+	if (r) {
+		struct as_event ev;
+		uint64_t lost = 0, missed = 0, ns = 0;
+		size_t i = 0;
+		CHECK_EQ_U64(trace_reader__counts(r, &lost, &missed, &ns), 0);
+		while (trace_reader__next(r, &ev) == 1)
+			if (++i == 501) {
+				CHECK_EQ_U64(trace_reader__counts(r, &lost, &missed, &ns), 1);
+				CHECK_EQ_U64(lost, 10);
+				CHECK_EQ_U64(ns, 5000);
+			}
+		CHECK_EQ_U64(i, 1000);
+		CHECK_EQ_U64(trace_reader__offset(r) > 0, 1);
+		trace_reader__free(r);
+	}
+
+	/* a finished trace: the trailer's counts, the chunks' agree */
+	struct trace_writer *w = trace_writer__new(path, &test_meta);
+	CHECK(w != NULL);
+	for (size_t i = 0; w && i < n; i++)
+		trace_writer__write(w, &evs[i]);
+	if (w) {
+		trace_writer__counts(w, 5, 6, 7);
+		CHECK_EQ_U64(trace_writer__finish(w, &(struct as_trace_end){ .lost = 5, .missed = 6,
+									.end_ns = 8 }), 0);
+		trace_writer__free(w);
+	}
+	size_t n_read, bad;
+	CHECK_EQ_U64(read_trace(path, evs, n, &n_read, &bad), 0);
+	CHECK_EQ_U64(n_read, n);
+
+	/* version 8 has no counts: a cut one reports them unknown */
+	w = trace_writer__new_version(path, &test_meta, 8);
+	CHECK(w != NULL);
+	for (size_t i = 0; w && i < 700; i++) {
+		trace_writer__write(w, &evs[i]);
+		if (i == 499) {
+			trace_writer__counts(w, 10, 1, 5000);
+			trace_writer__flush(w);
+		}
+	}
+	trace_writer__free(w);   /* no trailer */
+	CHECK_EQ_U64(source_open_file(&src, path, err, sizeof(err)), 0);
+	if (src.ops) {
+		struct pipeline_result res;
+		CHECK_EQ_U64(pipeline_run(&src, NULL, 0, &(struct pipeline_opts){ .partial = true },
+					  &res), 0);
+		CHECK_EQ_U64(res.events, 700);
+		CHECK_EQ_U64(res.end.truncated, 1);
+		CHECK_EQ_U64(res.end.counts_lower_bound, 0);
+		CHECK_EQ_U64(res.end.lost, 0);
+		as_source__free(&src);
+	}
+	unlink(path);
+	free(evs);
+}
+
+/* The committed cut traces (tests/data/cut-v8.trace, cut-v9.trace: 300
+ * polls each, chunks flushed after 100 and 200 with the counts 40/2, then
+ * 75/3, the last 100 polls without a trailer): version 9 reports the last
+ * complete chunk's counts, version 8 none. */
+static void test_cut_fixtures(void)
+{
+	for (int v = 8; v <= 9; v++) {
+		char path[64], err[512];
+		struct as_source src;
+		struct pipeline_result res;
+
+		snprintf(path, sizeof(path), "tests/data/cut-v%d.trace", v);
+		CHECK_EQ_U64(source_open_file(&src, path, err, sizeof(err)), 0);
+		if (!src.ops)
+			continue;
+		CHECK_EQ_U64(as_source__meta(&src)->format_version, (uint64_t)v);
+		CHECK_EQ_U64(pipeline_run(&src, NULL, 0, &(struct pipeline_opts){ .partial = true },
+					  &res), 0);
+		CHECK_EQ_U64(res.events, 600);
+		CHECK_EQ_U64(res.end.truncated, 1);
+		CHECK_EQ_U64(res.end.counts_lower_bound, v == 9);
+		CHECK_EQ_U64(res.end.lost, v == 9 ? 75 : 0);
+		CHECK_EQ_U64(res.end.missed, v == 9 ? 3 : 0);
+		as_source__free(&src);
+	}
+}
+
 int main(void)
 {
 	RUN(test_roundtrip_random);
@@ -1233,6 +1377,8 @@ int main(void)
 	RUN(test_strings);
 	RUN(test_empty);
 	RUN(test_unfinished);
+	RUN(test_loss_counts);
+	RUN(test_cut_fixtures);
 	RUN(test_open_errors);
 	RUN(test_crc_flip);
 	RUN(test_truncate_every_offset);
