@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "events.h"
+#include "probe/link_hold.h"
 #include "asyncscope.skel.h"
 
 /* Kernel ABI for uprobe_multi links (Linux 6.6), which libbpf 1.1 and the
@@ -53,6 +54,7 @@ struct attachment {
 	size_t n_links;
 	int *fds;               /* uprobe_multi link fds */
 	size_t n_fds;
+	struct link_hold *hold; /* the fds once attached, held apart (probe/link_hold.h) */
 };
 
 static int silent_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -572,6 +574,17 @@ int attachment__attach(struct attachment *a, const struct elf_image *img, const 
 		if ((ret = attach_tps(a, p, 2, "io_uring (--uring)", err, errlen)))
 			goto cleanup;
 	}
+	/* the uprobe links held apart: a SIGKILLed recorder releases them all
+	 * at once, not one grace period after another */
+	if (a->n_fds) {
+		size_t taken;
+
+		a->hold = link_hold__new(a->fds, a->n_fds, &taken);
+		if (a->hold) {
+			memmove(a->fds, a->fds + taken, (a->n_fds - taken) * sizeof(*a->fds));
+			a->n_fds -= taken;
+		}
+	}
 	ret = n;
 cleanup:
 	return ret;
@@ -618,6 +631,9 @@ static void detach_all(struct attachment *a)
 	pthread_t tids[MAX_THREADS];
 	struct detach_job jobs[MAX_THREADS];
 	size_t nt = a->n_fds < MAX_THREADS ? a->n_fds : MAX_THREADS, started = 0;
+
+	link_hold__release(a->hold);
+	a->hold = NULL;
 
 	for (size_t k = 0; k < nt; k++) {
 		jobs[k] = (struct detach_job){ .a = a, .start = k, .step = nt };
