@@ -160,7 +160,8 @@ int cmd_events(int argc, char **argv)
 		as_source__free(r);
 		return 1;   /* an -o file is not put in place */
 	}
-	if (res.truncated)
+	cli_warn_corrupt(r, &res);
+	if (res.truncated && !res.corrupt)
 		cli_error("warning: %s is truncated after %llu events: all of them listed above",
 			  argv[first], (unsigned long long)res.events);
 	n = cli_close_output(stdout);

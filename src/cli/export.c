@@ -173,7 +173,7 @@ int cmd_export(int argc, char **argv)
 		goto cleanup;
 	}
 	truncated = res.truncated;
-	if (truncated)
+	if (truncated && !res.corrupt)
 		cli_error("warning: %s is truncated after %" PRIu64 " events: exporting them, "
 			  "marked as truncated", path, res.events);
 	int e = 0;

@@ -57,6 +57,17 @@ static void on_progress(void *ctx, const struct as_source *src, uint64_t events)
 	progress__update(ctx, src, events);
 }
 
+void cli_warn_corrupt(const struct as_source *src, const struct pipeline_result *res)
+{
+	if (!res->corrupt)
+		return;
+	/* the reader's words, less its advice to do what was done */
+	const char *msg = as_source__error(src), *cut = strstr(msg, ": use ");
+	cli_error("warning: %.*s: the %llu events before it are used (--partial), marked as "
+		  "truncated", cut ? (int)(cut - msg) : (int)strlen(msg), msg,
+		  (unsigned long long)res->events);
+}
+
 int cli_run(struct as_source *src, const struct cli_run_opts *o, struct as_sink *sinks, size_t n,
 	    struct pipeline_result *res)
 {
@@ -68,6 +79,8 @@ int cli_run(struct as_source *src, const struct cli_run_opts *o, struct as_sink 
 		       o->progress ? o->progress : PROGRESS_AUTO);
 	err = pipeline_run(src, sinks, n, &po, res);
 	progress__end(&pg);
+	if (!err)
+		cli_warn_corrupt(src, res);
 	if (!err)
 		return 0;
 	if (res->failed && err == -ENOMEM)

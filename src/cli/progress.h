@@ -38,6 +38,9 @@ void progress__end(struct progress *p);
  * (ring buffer full) and missed, or that the trace is truncated, so no
  * report hides them. */
 void cli_print_lost(FILE *out, const struct as_source *src, uint64_t events);
+/* After a run with --partial that stopped at a corrupt record
+ * (res->corrupt): one warning naming where (cli_run() says it itself). */
+void cli_warn_corrupt(const struct as_source *src, const struct pipeline_result *res);
 
 struct cli_run_opts {
 	const char *path;         /* the input file (the progress line's size), or NULL */

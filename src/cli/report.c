@@ -235,7 +235,9 @@ int report_run(const struct report_args *args)
 		    .what = two_pass ? "reading trace (pass 1 of 2)" : "reading trace" },
 		    sinks, n, &res))
 		goto cleanup;
-	if (res.truncated && res.end.counts_lower_bound)
+	if (res.corrupt)
+		;   /* said by cli_run() */
+	else if (res.truncated && res.end.counts_lower_bound)
 		cli_error("warning: %s is truncated after %llu events (the recording did not finish): "
 			  "the report covers them; at least %llu events were lost and %llu missed",
 			  path, (unsigned long long)res.events, (unsigned long long)res.end.lost,

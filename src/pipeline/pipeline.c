@@ -49,8 +49,9 @@ int pipeline_run(struct as_source *src, struct as_sink *sinks, size_t n,
 			opts->on_progress(opts->ctx, src, events);
 	}
 	res->events = events;
-	if (got == -ENODATA && opts->partial) {
+	if ((got == -ENODATA || got == -EBADMSG) && opts->partial) {
 		res->truncated = true;
+		res->corrupt = got == -EBADMSG;
 		res->end = (struct as_trace_end){ .events = events, .end_ns = last_ts,
 						  .truncated = 1 };
 		if (as_source__counts(src, &res->end))

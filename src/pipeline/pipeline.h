@@ -17,8 +17,10 @@
 #define PIPELINE_PROGRESS_EVERY 4096   /* events between progress calls (a power of 2) */
 
 struct pipeline_opts {
-	bool partial;             /* a truncated input (-ENODATA) ends the run like
-	                             a clean end, with res->truncated set */
+	bool partial;             /* a truncated input (-ENODATA), or one corrupt
+	                             past some point (-EBADMSG: the events before
+	                             it), ends the run like a clean end, with
+	                             res->truncated set */
 	/* Called every PIPELINE_PROGRESS_EVERY events with the count so far
 	 * (the callback rate-limits its output itself); NULL for none. */
 	void (*on_progress)(void *ctx, const struct as_source *src, uint64_t events);
@@ -28,6 +30,7 @@ struct pipeline_opts {
 struct pipeline_result {
 	uint64_t events;          /* events read from the source */
 	bool truncated;           /* the input ended before its end record */
+	bool corrupt;             /* ... at a corrupt record (opts->partial) */
 	/* What finish() got: the source's end record, or for a truncated input
 	 * { events, lost 0, missed 0, the last timestamp, truncated 1 }. */
 	struct as_trace_end end;

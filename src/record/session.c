@@ -113,6 +113,7 @@ static void emit(void *ctx, const struct as_event *ev)
 	struct rec_session *s = ctx;
 
 	s->st.events++;
+	rec_stats__note_task(&s->st, ev);   /* as fixed up: what the report sees */
 	if (s->o->on_event)
 		s->o->on_event(s->o->ctx, ev);
 	int werr = s->w ? trace_writer__write(s->w, ev) : 0;
@@ -265,8 +266,6 @@ static int on_record(void *ctx, void *data, size_t size)
 	rec_stats__count(&s->st, &d.ev);
 	switch (d.path) {
 	case REC_PATH_PROBE:
-		if (d.ev.type >= AS_EV_POLL_BEGIN && d.ev.type <= AS_EV_UNPARK && d.ev.type != AS_EV_SPAWN)
-			rec_stats__note_task(&s->st, &d.ev);
 		rec_fixup__push(&s->fx, &d.ev);
 		break;
 	case REC_PATH_STACKED: {

@@ -26,7 +26,12 @@ void rec_stats__note_task(struct rec_stats *st, const struct as_event *ev)
 		u64map__del(&st->live, ev->task);
 		return;
 	}
-	if (ev->task && !u64map__get(&st->live, ev->task, NULL)) {
+	/* the report's rule (analysis/task_model.c): a task is born at its
+	 * first poll or wake; a free, a poll's end or a sample of a task never
+	 * seen so is none */
+	if (ev->type != AS_EV_POLL_BEGIN && ev->type != AS_EV_WAKE)
+		return;
+	if (ev->task && ev->task != UINT64_MAX && !u64map__get(&st->live, ev->task, NULL)) {
 		st->tasks++;
 		if (u64map__set(&st->live, ev->task, 1))
 			st->missed++;

@@ -22,7 +22,7 @@ struct unwind_stats {
 
 struct rec_stats {
 	uint64_t events;            /* events handed on (to the consumer, the file) */
-	uint64_t tasks;             /* distinct task identities seen */
+	uint64_t tasks;             /* tasks seen (born at a poll or a wake, as in the report) */
 	uint64_t missed;            /* malformed or unattributable records */
 	uint64_t write_errors, stack_errors;
 	uint64_t offcpu, samples, runq, uring_sub, uring_done, future_polls;
@@ -36,8 +36,8 @@ struct rec_stats {
 /* Counts a decoded event by its kind (before any fix-up drops it). */
 void rec_stats__count(struct rec_stats *st, const struct as_event *ev);
 
-/* A runtime event (poll, wake, free, park): a task seen for the first
- * time (or again after its free) counts as a new identity. */
+/* An event as written: a task first seen in a poll or a wake (or again
+ * after its free) counts as a new one, as the report counts them. */
 void rec_stats__note_task(struct rec_stats *st, const struct as_event *ev);
 
 /* One stack unwound: kept user frames, the frame-pointer walk's, and

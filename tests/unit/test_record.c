@@ -267,6 +267,18 @@ static void test_stats(void)
 	e = ev(AS_EV_WAKE, 1, 3, 0xa, 0);    /* the address reused: a new identity */
 	rec_stats__note_task(&st, &e);
 	CHECK_EQ_U64(st.tasks, 2);
+	/* as the report counts: a free, a poll's end or a sample of a task
+	 * never polled nor woken is no task */
+	e = ev(AS_EV_FREE, 1, 4, 0xb, 0);
+	rec_stats__note_task(&st, &e);
+	e = ev(AS_EV_POLL_END, 1, 4, 0xc, 0);
+	rec_stats__note_task(&st, &e);
+	e = ev(AS_EV_SAMPLE, 1, 4, 0xd, 0);
+	rec_stats__note_task(&st, &e);
+	CHECK_EQ_U64(st.tasks, 2);
+	e = ev(AS_EV_POLL_BEGIN, 1, 5, 0xc, 0);
+	rec_stats__note_task(&st, &e);
+	CHECK_EQ_U64(st.tasks, 3);
 	e = ev(AS_EV_URING, 1, 3, 0, 0);
 	rec_stats__count(&st, &e);
 	e.flags = AS_URING_COMPLETE;
@@ -294,7 +306,7 @@ static void test_stats(void)
 	end.missed = 17;
 	rec_stats__result(&st, &end, &res);
 	CHECK_EQ_U64(res.events, 9);
-	CHECK_EQ_U64(res.tasks, 2);
+	CHECK_EQ_U64(res.tasks, 3);
 	CHECK_EQ_U64(res.lost, 4);
 	CHECK_EQ_U64(res.missed, 17);
 	CHECK_EQ_U64(res.unwind_samples.median, 5);
