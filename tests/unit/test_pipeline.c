@@ -184,10 +184,22 @@ static void test_source_error(void)
 	struct pipeline_opts o = { .partial = true };
 	struct pipeline_result res;
 
-	/* a corrupt input is an error even with partial */
-	CHECK_EQ_U64(pipeline_run(&src, &sink, 1, &o, &res), (uint64_t)-EBADMSG);
+	/* a corrupt input is an error without partial */
+	CHECK_EQ_U64(pipeline_run(&src, &sink, 1, NULL, &res), (uint64_t)-EBADMSG);
 	CHECK_STR(as_source__error(&src), "scripted error");
 	CHECK_EQ_U64(a.finishes, 0);
+	CHECK(!res.truncated && !res.corrupt);
+	/* with partial, the events before the bad record, marked as cut there */
+	s = (struct script){ .evs = evs, .n = 1, .last = -EBADMSG };
+	CHECK_EQ_U64(pipeline_run(&src, &sink, 1, &o, &res), 0);
+	CHECK_EQ_U64(a.finishes, 1);
+	CHECK(res.truncated && res.corrupt);
+	CHECK_EQ_U64(res.end.truncated, 1);
+	CHECK_EQ_U64(res.events, 1);
+	/* any other error stays one */
+	s = (struct script){ .evs = evs, .n = 1, .last = -EIO };
+	CHECK_EQ_U64(pipeline_run(&src, &sink, 1, &o, &res), (uint64_t)-EIO);
+	CHECK_EQ_U64(a.finishes, 1);
 }
 
 int main(void)
