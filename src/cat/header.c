@@ -342,6 +342,13 @@ int cat_header_line(struct cat_reader *r, const char *s, const char *end, uint64
 	}
 	if (IS("truncated")) {
 		NUM("events", UINT64_MAX, r->hdr_events);
+		/* the loss counts up to the cut, when the trace had them */
+		if (find_kv(kv, n, "lost")) {
+			NUM("lost", UINT64_MAX, r->end.lost);
+			NUM("missed", UINT64_MAX, r->end.missed);
+			NUM("counts_ns", UINT64_MAX, r->end.counts_ns);
+			r->have_counts = true;
+		}
 		r->truncated_mark = true;
 		return 0;
 	}

@@ -714,6 +714,16 @@ const struct as_trace_end *cat_reader__end(const struct cat_reader *r)
 	return r->done && !r->err ? &r->end : NULL;
 }
 
+int cat_reader__counts(const struct cat_reader *r, struct as_trace_end *out)
+{
+	if (!r->have_counts)
+		return 0;
+	out->lost = r->end.lost;
+	out->missed = r->end.missed;
+	out->counts_ns = r->end.counts_ns;
+	return 1;
+}
+
 uint64_t cat_reader__events(const struct cat_reader *r)
 {
 	return r->events;

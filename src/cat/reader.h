@@ -63,6 +63,9 @@ int cat_reader__open(FILE *f, const void *head, size_t head_len, const char *pat
 const struct as_trace_meta *cat_reader__meta(const struct cat_reader *r);
 int cat_reader__next(struct cat_reader *r, struct as_event *ev);
 const char *cat_reader__error(const struct cat_reader *r);
+/* The loss counts of a `truncated` line that has them (a cut trace of
+ * format 9 exported): 1 with lost, missed and counts_ns in *out, else 0. */
+int cat_reader__counts(const struct cat_reader *r, struct as_trace_end *out);
 const struct as_trace_end *cat_reader__end(const struct cat_reader *r);
 uint64_t cat_reader__events(const struct cat_reader *r);
 uint64_t cat_reader__offset(const struct cat_reader *r);

@@ -93,6 +93,7 @@ struct cat_reader {
 	uint32_t cap_probes;
 	struct as_trace_end end;
 	bool have_end, truncated_mark;
+	bool have_counts;         /* the truncated line's loss counts (end.lost, ...) */
 	uint64_t hdr_events;  /* events the header announces */
 	uint64_t counted;     /* events the sections hold (open's count) */
 	struct cat_stats stats;

@@ -640,7 +640,11 @@ static int write_header(struct cat_writer *w, const struct as_trace_end *end, bo
 			"carry: off-CPU intervals, CPU samples, run-queue waits, io_uring requests)\n",
 			w->dropped);
 	lines++;
-	if (truncated || !end)
+	if ((truncated || !end) && end && end->counts_lower_bound)
+		fprintf(o, "# asyncscope truncated events=%" PRIu64 " lost=%" PRIu64 " missed=%"
+			PRIu64 " counts_ns=%" PRIu64 "\n", w->events, end->lost, end->missed,
+			end->counts_ns);
+	else if (truncated || !end)
 		fprintf(o, "# asyncscope truncated events=%" PRIu64 "\n", w->events);
 	else
 		fprintf(o, "# asyncscope end events=%" PRIu64 " lost=%" PRIu64 " missed=%" PRIu64

@@ -77,6 +77,11 @@ static const struct as_trace_end *cat_end(void *impl)
 	return cat_reader__end(((struct file_source *)impl)->cr);
 }
 
+static int cat_counts(void *impl, struct as_trace_end *out)
+{
+	return cat_reader__counts(((struct file_source *)impl)->cr, out);
+}
+
 static const char *cat_error(void *impl)
 {
 	return cat_reader__error(((struct file_source *)impl)->cr);
@@ -112,7 +117,8 @@ static const struct as_source_ops trace_ops = {
 };
 
 static const struct as_source_ops cat_ops = {
-	.next = cat_next, .meta = cat_meta, .stack = NULL, .end = cat_end, .error = cat_error,
+	.next = cat_next, .meta = cat_meta, .stack = NULL, .end = cat_end, .counts = cat_counts,
+	.error = cat_error,
 	.offset = cat_offset, .size = file_size, .free = file_free,
 };
 

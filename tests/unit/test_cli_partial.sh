@@ -35,6 +35,9 @@ check "HTML: the page has them" grep -q '"loss_counts": "lower_bound"' out.html
 check "events: at least, on stderr" has err.txt "lost events at least 75, missed events at least 3"
 "$AS" export --partial --format perfetto -o out.pf.json "$V9" 2>/dev/null
 check "Perfetto: at least" python3 -c "import json,sys; m=json.load(open('out.pf.json'))['metadata']; sys.exit(not (m['lost_events'] == 75 and m['loss_counts'] == 'lower_bound'))"
+"$AS" export --partial --format cat -o cut.cat.txt "$V9" 2>/dev/null
+"$AS" report --partial cut.cat.txt >out.txt 2>/dev/null
+check "a CAT text of it keeps them" has out.txt "lost events at least 75, missed events at least 3 "
 
 "$AS" report --partial "$V8" >out.txt 2>err.txt
 check "a cut format 8 trace: losses unknown" has out.txt "^duration .*, 600 events, lost and missed events unknown \(truncated trace\)$"
