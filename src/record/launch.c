@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -264,6 +265,13 @@ static void child_exec(int gofd, int exec_fd, char *const *argv, const char *std
 			dup2(fd, STDERR_FILENO);
 		}
 	}
+	/* stopped at the exec, until the recorder has read the maps (a -1
+	 * first on exec_fd says so; no tracing when it is refused) */
+	if (!ptrace(PTRACE_TRACEME, 0, NULL, NULL)) {
+		e = -1;
+		if (write(exec_fd, &e, sizeof(e)) != sizeof(e))
+			_exit(127);
+	}
 	execvp(argv[0], argv);
 	e = errno;
 	if (write(exec_fd, &e, sizeof(e)) != sizeof(e))
@@ -371,18 +379,48 @@ int rec_target__exec_error(struct rec_target *t)
 {
 	int e = 0;
 
+	bool traced = false;
+
 	if (t->exec_fd < 0)
 		return t->exec_errno;
 	if (read(t->exec_fd, &e, sizeof(e)) != sizeof(e))
 		e = 0;
+	if (e == -1) {
+		traced = true;
+		if (read(t->exec_fd, &e, sizeof(e)) != sizeof(e))
+			e = 0;
+	}
 	close(t->exec_fd);
 	t->exec_fd = -1;
 	t->exec_errno = e;
+	if (traced && !e) {
+		/* the SIGTRAP stop of a traced exec */
+		int st;
+		pid_t p;
+
+		while ((p = waitpid(t->child, &st, 0)) < 0 && errno == EINTR)
+			;
+		if (p == t->child && WIFSTOPPED(st)) {
+			t->held = true;
+		} else if (p == t->child) {
+			t->gone = true;
+			t->status = st;
+		}
+	}
 	return e;
+}
+
+void rec_target__resume(struct rec_target *t)
+{
+	if (!t->held)
+		return;
+	t->held = false;
+	ptrace(PTRACE_DETACH, t->child, NULL, NULL);   /* its SIGTRAP suppressed */
 }
 
 void rec_target__stop(struct rec_target *t)
 {
+	rec_target__resume(t);
 	if (t->child <= 0 || t->gone)
 		return;
 	t->gone = true;
@@ -401,6 +439,7 @@ void rec_target__stop(struct rec_target *t)
 
 void rec_target__release(struct rec_target *t)
 {
+	rec_target__resume(t);
 	if (t->child > 0 && t->go_fd >= 0) {
 		/* set-up failed after fork: the child is waiting for the go byte */
 		close(t->go_fd);

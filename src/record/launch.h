@@ -29,6 +29,8 @@ struct rec_target {
 	                                exec on (closed by exec), -1 */
 	int exec_errno;              /* a failed exec's errno, once read (0 none) */
 	int status;                  /* the child's wait status, -1 */
+	bool held;                   /* the child stopped at its exec (ptrace), until
+	                                rec_target__resume() */
 	bool gone;                   /* the target exited (child reaped) */
 	bool stopped;                /* ... because the recording stopped it */
 	/* the binary, opened once: */
@@ -83,6 +85,13 @@ int rec_target__load_bias(const struct rec_target *t, uint64_t *bias);
  * call waits for the exec (the pipe closes then), later ones return the
  * same. */
 int rec_target__exec_error(struct rec_target *t);
+/* A launched command is held stopped right after its exec (it traces
+ * itself until then: PTRACE_TRACEME), so that its maps are read before any
+ * of its code runs, however short-lived it is (a program done in a
+ * millisecond under load was gone before the recorder read them, and its
+ * spawn sites and stacks were lost). rec_target__exec_error() waits for
+ * that stop; this lets it run (detaches). No-op when not held. */
+void rec_target__resume(struct rec_target *t);
 
 /* Ends a launched command that is still running (SIGTERM, then SIGKILL
  * after 2 s) and collects its status. No-op for a pid target. */

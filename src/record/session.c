@@ -442,6 +442,7 @@ int rec_session__open(const struct recorder_opts *o, struct rec_session **out,
 	rec_stacks__prime(s->stacks);
 	if (!rec_target__load_bias(&s->t, &s->dec.bias))
 		s->dec.img = s->t.img;
+	rec_target__resume(&s->t);   /* held at its exec until the maps were read */
 	s->start = s->last_flush = now_ns(CLOCK_MONOTONIC);
 	s->deadline = o->duration > 0 ? s->start + (uint64_t)(o->duration * 1e9) : 0;
 	if (o->on_running && ran)
