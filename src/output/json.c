@@ -45,7 +45,9 @@
  *  "totals": {"tasks", "user_tasks", "worker_tasks", "polls", "user_polls", "workers",
  *             "events", "lost_events", "missed_events", "anomalies",
  *             "folded_tasks" (tasks only in task_groups), "max_tasks" (the cap,
- *             0 none)},
+ *             0 none); when live tasks were folded (--max-live-tasks) also
+ *             "folded_live_tasks" (of folded_tasks), "max_live_tasks" (the
+ *             cap) and "folded_events" (their later events, not analysed)},
  *  "histograms": {"poll_ns": H, "sched_ns": H, "idle_ns": H} (user tasks), with
  *     H = {"count", "min", "max", "mean", "p50", "p90", "p99", "p999",
  *          "buckets": [[low_ns, high_ns (inclusive), count], ...] (non-empty,
@@ -811,6 +813,11 @@ int report_json(FILE *out, const struct analysis *a, const struct as_trace_meta 
 	json_writer__kv_u64(w, "anomalies", s->anomalies);
 	json_writer__kv_u64(w, "folded_tasks", s->folded_tasks);
 	json_writer__kv_u64(w, "max_tasks", s->max_tasks);
+	if (s->folded_live_tasks) {
+		json_writer__kv_u64(w, "folded_live_tasks", s->folded_live_tasks);
+		json_writer__kv_u64(w, "max_live_tasks", s->max_live_tasks);
+		json_writer__kv_u64(w, "folded_events", s->folded_events);
+	}
 	json_writer__end_object(w);
 	sched_json(w, a);
 	if (opts && opts->timeline)
