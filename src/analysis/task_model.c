@@ -11,8 +11,7 @@
  * and the headers of tasks folded away while not completed are remembered
  * (the last FOLD_REMEMBER * max_live of them, a map and a ring: some 40
  * bytes each against about 1 KiB for a live task in a report) so that their
- * later events
- * are recognised and dropped.
+ * later events are recognised and dropped.
  * Pure C: no libbpf, no I/O, no globals. */
 #include "analysis/task_model.h"
 
@@ -77,8 +76,8 @@ struct task_model {
 	size_t max_live;
 	struct lru lru;                   /* head: next most recent, prev least */
 	struct u64map folded_of;
-	uint64_t *ring;
-	size_t ring_pos, ring_len, ring_cap;
+	uint64_t *ring;                   /* grown up to ring_max, then wraps */
+	size_t ring_pos, ring_len, ring_cap, ring_max;
 	uint64_t folded, folded_events;
 };
 
@@ -278,11 +277,24 @@ static void task_release(struct task_model *m, struct tm_task *t)
 }
 
 /* Remembers header as a folded task's (the oldest remembered one
- * forgotten once max_live are). */
+ * forgotten once the ring is full). */
 static void remember(struct task_model *m, uint64_t header)
 {
 	uint64_t v, old;
 
+	if (m->ring_len == m->ring_cap && m->ring_cap < m->ring_max) {
+		/* not wrapped yet: ring_pos == ring_len */
+		size_t ncap = m->ring_cap ? m->ring_cap * 2 : 1024;
+		uint64_t *p;
+
+		if (ncap > m->ring_max)
+			ncap = m->ring_max;
+		p = realloc(m->ring, ncap * sizeof(*p));
+		if (!p)
+			return; /* out of memory: its later events make a new task */
+		m->ring = p;
+		m->ring_cap = ncap;
+	}
 	if (m->ring_len == m->ring_cap) {
 		old = m->ring[m->ring_pos];
 		if (u64map__get(&m->folded_of, old, &v) && v == m->ring_pos + 1)
@@ -922,19 +934,11 @@ int task_model__set_max_live(struct task_model *m, size_t max_live)
 		return -EINVAL;
 	if (m->started || m->n_threads || m->next_seq)
 		return -EBUSY;
-	free(m->ring);
-	m->ring = NULL;
-	m->max_live = m->ring_cap = 0;
-	if (!max_live || m->frames_only)
-		return 0;
-	m->ring_cap = max_live < SIZE_MAX / FOLD_REMEMBER / sizeof(*m->ring)
-		      ? max_live * FOLD_REMEMBER : max_live;
-	m->ring = malloc(m->ring_cap * sizeof(*m->ring));
-	if (!m->ring) {
-		m->ring_cap = 0;
-		return -ENOMEM;
-	}
+	if (m->frames_only)
+		max_live = 0;
 	m->max_live = max_live;
+	m->ring_max = max_live < SIZE_MAX / FOLD_REMEMBER / sizeof(*m->ring)
+		      ? max_live * FOLD_REMEMBER : SIZE_MAX / sizeof(*m->ring);
 	m->lru.next = m->lru.prev = &m->lru;
 	return 0;
 }

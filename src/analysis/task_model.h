@@ -249,8 +249,8 @@ int task_model__add(struct task_model *m, const struct as_event *ev);
 int task_model__finish(struct task_model *m, uint64_t end_ns);
 
 /* Sets the live-task limit (see the top): max_live 0 none (the default).
- * Returns 0, -EBUSY after the first event, -ENOMEM. Ignored by a
- * frames-only model. */
+ * Returns 0, or -EBUSY after the first event. Ignored by a frames-only
+ * model. */
 int task_model__set_max_live(struct task_model *m, size_t max_live);
 /* The limit in effect, 0 none. */
 size_t task_model__max_live(const struct task_model *m);

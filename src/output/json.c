@@ -36,7 +36,8 @@
  *             "pending_ratio" (pending polls / polls), "self_wake_ratio"
  *             (self wakes / wakes), "long_polls"}] (every live task, every worker
  *             task and the max_tasks busiest finished user tasks: the others
- *             are only in task_groups),
+ *             are only in task_groups, and so are the least recently active
+ *             live tasks past max_live_tasks),
  *  "task_groups": [{"name", "spawn_location", "tasks", "polls", "busy_ns",
  *             "max_poll_ns", "idle_ns", "sched_ns", "wakes", "self_wakes"}]
  *             (finished user tasks without an entry in "tasks", summed by

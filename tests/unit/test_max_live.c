@@ -292,6 +292,35 @@ static void test_folded_events(void)
 	analysis__free(a);
 }
 
+/* Folded headers are remembered 8 per allowed live task, the most recent:
+ * under a limit of 1, 19 tasks folded, the last 8 remembered; a wake at a
+ * remembered one's address is dropped, one at a forgotten one's makes a new
+ * task (its wake read as a spawn, as for a task never seen). */
+static void test_forgotten(void)
+{
+	struct analysis *a = new_limited(1);
+	const struct summary *s;
+
+	CHECK(a);
+	if (!a)
+		return;
+	for (unsigned i = 1; i <= 20; i++) {
+		add(a, AS_EV_WAKE, 1, i * 100, HDR(i), 0, 0, 0, NULL);
+		add(a, AS_EV_POLL_BEGIN, 2, i * 100 + 10, HDR(i), i, P_A, 0, NULL);
+		add(a, AS_EV_POLL_END, 2, i * 100 + 20, HDR(i), 0, P_A, 0, NULL);
+	}
+	add(a, AS_EV_WAKE, 1, 3000, HDR(12), 0, 0, AS_WAKE_IO, NULL);  /* remembered */
+	add(a, AS_EV_WAKE, 1, 3010, HDR(11), 0, 0, AS_WAKE_IO, NULL);  /* forgotten: #21 */
+	CHECK_EQ_U64(analysis__finish(a, &(struct as_trace_end){ .end_ns = 4000 }), 0);
+	s = analysis__summary(a);
+	CHECK_EQ_U64(s->folded_events, 1);
+	CHECK_EQ_U64(s->tasks, 21);
+	CHECK_EQ_U64(s->folded_live_tasks, 20);
+	CHECK(analysis__task(a, 21) != NULL);
+	CHECK_EQ_U64(s->anomalies, 0);
+	analysis__free(a);
+}
+
 #define N_BIG 300000
 
 /* 300k never-freed tasks under a limit of 1000: what the analysis holds
@@ -419,6 +448,7 @@ int main(void)
 	RUN(test_fold_totals);
 	RUN(test_running_kept);
 	RUN(test_folded_events);
+	RUN(test_forgotten);
 	RUN(test_memory_flat);
 	RUN(test_reports_say_so);
 	RUN(test_model_limit);
