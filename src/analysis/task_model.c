@@ -948,6 +948,11 @@ size_t task_model__max_live(const struct task_model *m)
 	return m ? m->max_live : 0;
 }
 
+bool task_model__is_folded(const struct task_model *m, uint64_t header)
+{
+	return m && header && header != UINT64_MAX && !live_get(m, header) && is_folded(m, header);
+}
+
 uint64_t task_model__folded(const struct task_model *m)
 {
 	return m ? m->folded : 0;

@@ -254,6 +254,8 @@ int task_model__finish(struct task_model *m, uint64_t end_ns);
 int task_model__set_max_live(struct task_model *m, size_t max_live);
 /* The limit in effect, 0 none. */
 size_t task_model__max_live(const struct task_model *m);
+/* Whether header is a folded task's, remembered (no live task there). */
+bool task_model__is_folded(const struct task_model *m, uint64_t header);
 /* Tasks folded away by the limit, and the events dropped as theirs. */
 uint64_t task_model__folded(const struct task_model *m);
 uint64_t task_model__folded_events(const struct task_model *m);
