@@ -6,7 +6,13 @@
  * polls and freed when they complete, so addresses are reused; wakes from
  * other tasks' polls, from the I/O driver and the timer while a worker is
  * parked; parks when no task is runnable. Deterministic (fixed seed).
- * Usage: gen_trace OUT.trace [EVENTS] [LIVE]
+ * LEAKED (default 0) more tasks are never freed, spread evenly over the
+ * trace: spawned from main, polled once and never seen again, half of them
+ * Pending (idle until the end: detached tasks, a recording attached
+ * mid-run) and half Ready without their FREE (a lost free event); their
+ * 4 events each come on top of EVENTS. For report memory figures
+ * (bench/live_tasks.sh).
+ * Usage: gen_trace OUT.trace [EVENTS] [LIVE] [LEAKED]
  * Links src/trace/writer.c and its util dependencies only. */
 #include <errno.h>
 #include <stdbool.h>
@@ -40,6 +46,7 @@ static uint32_t rnd(uint32_t n)
 
 static struct trace_writer *w;
 static uint64_t now, written, target;
+static uint64_t leak_target, leaked;
 
 static void emit(uint8_t type, uint8_t flags, uint16_t probe, uint32_t tid, uint64_t task,
 		 uint64_t other, const char *str)
@@ -56,6 +63,20 @@ static void emit(uint8_t type, uint8_t flags, uint16_t probe, uint32_t tid, uint
 	now += 200 + rnd(3000); /* 0.2 .. 3.2 us between events */
 }
 
+/* A never-freed task on thread tid (a worker, inside its loop's poll). */
+static void emit_leak(uint32_t tid)
+{
+	uint64_t h = 0x600000000000ULL + leaked * 0x400;
+	uint16_t probe = (uint16_t)(P_USER + leaked % NFUT);
+
+	emit(AS_EV_SPAWN, 0, P_SPAWN, 1000, 0, (uint64_t)(100 + leaked % 7) << 32 | 5,
+	     "src/detached.rs");
+	emit(AS_EV_WAKE, 0, P_WAKE, 1000, h, 0, NULL);
+	emit(AS_EV_POLL_BEGIN, 0, probe, tid, h, 1000000 + leaked, NULL);
+	emit(AS_EV_POLL_END, leaked % 2 ? AS_POLL_READY : 0, probe, tid, h, 0, NULL);
+	leaked++;
+}
+
 int main(int argc, char **argv)
 {
 	static struct task tasks[MAXLIVE];
@@ -70,13 +91,14 @@ int main(int argc, char **argv)
 	bool parked[2] = { false, false };
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: gen_trace OUT.trace [EVENTS] [LIVE]\n");
+		fprintf(stderr, "usage: gen_trace OUT.trace [EVENTS] [LIVE] [LEAKED]\n");
 		return 2;
 	}
 	target = argc > 2 ? strtoull(argv[2], NULL, 10) : 10000000ULL;
 	live_target = argc > 3 ? (uint32_t)strtoul(argv[3], NULL, 10) : 1000;
 	if (live_target < 1 || live_target > MAXLIVE / 2)
 		live_target = 1000;
+	leak_target = argc > 4 ? strtoull(argv[4], NULL, 10) : 0;
 
 	probes[P_WORKER] = (struct as_probe){ .role = AS_ROLE_POLL, .symbol = "tokio::runtime::task::raw::poll",
 		.future = "tokio::runtime::blocking::task::BlockingTask<tokio::runtime::scheduler::"
@@ -108,9 +130,14 @@ int main(int argc, char **argv)
 		emit(AS_EV_WAKE, 0, P_WAKE, 1000, workers[i], 0, NULL);
 		emit(AS_EV_POLL_BEGIN, 0, P_WORKER, tids[i], workers[i], (uint64_t)i + 1, NULL);
 	}
-	while (written < target) {
+	while (written - 4 * leaked < target) {
 		int th = (int)rnd(2);
 		uint32_t tid = tids[th];
+
+		/* leaked tasks at an even rate: leaked / LEAKED = written / EVENTS */
+		while (leaked < leak_target &&
+		       (double)leaked < (double)leak_target * (double)(written - 4 * leaked) / (double)target)
+			emit_leak(tid);
 
 		if (n_tasks < live_target && rnd(4) == 0) {
 			/* spawned from main (block_on) or from a poll below */
@@ -194,6 +221,8 @@ int main(int argc, char **argv)
 			idle[n_idle++] = ti;
 		}
 	}
+	while (leaked < leak_target)
+		emit_leak(tids[0]);
 	for (int i = 0; i < 2; i++)
 		emit(AS_EV_POLL_END, AS_POLL_READY, P_WORKER, tids[i], workers[i], 0, NULL);
 	struct as_trace_end end = { .end_ns = now };
@@ -206,7 +235,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "gen_trace: finish: %s\n", strerror(-err));
 		return 1;
 	}
-	printf("%llu events, %.1f s of trace\n", (unsigned long long)written,
+	printf("%llu events, %llu never-freed tasks, %.1f s of trace\n",
+	       (unsigned long long)written, (unsigned long long)leaked,
 	       (double)(now - meta.clock_mono_ns) / 1e9);
 	return 0;
 }

@@ -696,8 +696,16 @@ static void on_leave(void *ctx, struct tm_task *mt, uint64_t ts, uint64_t d, enu
 		wait_end(ctx, mt, ts);
 }
 
+/* t is folded away by the model's live-task limit: its wait (if pending)
+ * counts up to then, as if it went. */
+static void on_fold(void *ctx, struct tm_task *mt, uint64_t ts)
+{
+	on_gone(ctx, mt, ts, false);
+}
+
 static const struct tm_ops observer_ops = {
 	.leave = on_leave, .poll_begin = on_poll_begin, .poll_end = on_poll_end, .gone = on_gone,
+	.fold = on_fold,
 };
 
 static int on_fut_enter(struct futures *f, struct thr *th, const struct as_event *ev)

@@ -276,11 +276,30 @@ static void on_unpark(void *ctx, struct tm_thread *th, uint64_t begin, uint64_t 
 	w->since = ts;
 }
 
+/* mt is no longer followed (the live-task limit): its row goes at the next
+ * tick. */
+static void on_fold(void *ctx, struct tm_task *mt, uint64_t ts)
+{
+	struct live *l = ctx;
+	struct live_task *t = row(l, mt);
+
+	(void)ts;
+	if (!t)
+		return;
+	finish_task(t, 0); /* done long ago: compact() drops it */
+	u64map__del(&l->by_header, mt->header);
+}
+
 static const struct tm_ops observer_ops = {
 	.born = on_born, .worker = on_worker, .poll_begin = on_poll_begin,
 	.poll_end = on_poll_end, .wake = on_wake, .gone = on_gone, .park = on_park,
-	.unpark = on_unpark,
+	.unpark = on_unpark, .fold = on_fold,
 };
+
+int live__set_max_live(struct live *l, size_t max_live)
+{
+	return l ? task_model__set_max_live(l->model, max_live) : -EINVAL;
+}
 
 struct live *live__new_on(struct task_model *m, const struct as_trace_meta *meta)
 {
@@ -352,6 +371,8 @@ int live__note_stack(struct live *l, uint64_t header, uint64_t tokio_id, const c
 
 	if (t && t->state == LIVE_ST_DONE)
 		return 0;
+	if (!t && task_model__is_folded(l->model, header))
+		return 0;   /* no longer followed: not taken back */
 	if (!t) {
 		if ((err = task_model__adopt(l->model, header, now_ns, &mt)))
 			return err;
@@ -413,6 +434,8 @@ void live__tick(struct live *l, uint64_t now)
 
 	l->sum.now_ns = now;
 	l->sum.tasks_live = l->sum.tasks_done = 0;
+	l->sum.tasks_folded = task_model__folded(l->model);
+	l->sum.max_live = task_model__max_live(l->model);
 	for (size_t i = 0; i < l->n_workers; i++) {
 		struct live_worker *w = &l->workers[i];
 		const struct tm_thread *th = task_model__thread(l->model, w->tid);

@@ -67,6 +67,9 @@ struct live_summary {
 	uint64_t events, events_per_s, lost, missed;
 	uint64_t first_ns, now_ns;
 	uint64_t tasks_live, tasks_done;
+	uint64_t tasks_folded;    /* live tasks no longer followed (the live-task
+	                             limit, live__set_max_live()) */
+	uint64_t max_live;        /* that limit, 0 none */
 };
 
 struct live;
@@ -75,8 +78,14 @@ struct task_model;
 
 /* NULL with errno set on failure. meta is borrowed for the life of l. The
  * view observes a task model of its own (task_model.h: the rules of a
- * task's life, as in `report`). */
+ * task's life, as in `report`), with no live-task limit. */
 struct live *live__new(const struct as_trace_meta *meta);
+/* Sets the live-task limit of l's model (task_model__set_max_live(); 0
+ * none), before the first event: past it the least recently active live
+ * tasks are no longer followed (their rows go at the next tick, counted in
+ * summary.tasks_folded) and not taken back from memory either. Returns 0
+ * or -EBUSY. */
+int live__set_max_live(struct live *l, size_t max_live);
 /* The same on task model m, shared (borrowed: it must outlive l and must
  * not have seen an event yet); the caller feeds m each event before
  * live__add() (or puts task_model__sink(m) before live__sink(l)). */

@@ -6,6 +6,12 @@
  * before the task does (a FREE from another thread first cuts its poll, one
  * from inside its poll waits for the poll's end). Names and spawn files are
  * interned once (util/strtab). Observers are a small fixed table.
+ * With a live-task limit (task_model__set_max_live()) each task also sits
+ * in a list by last activity, in a node just before it in its allocation,
+ * and the headers of tasks folded away while not completed are remembered
+ * (the last FOLD_REMEMBER * max_live of them, a map and a ring: some 40
+ * bytes each against about 1 KiB for a live task in a report) so that their
+ * later events are recognised and dropped.
  * Pure C: no libbpf, no I/O, no globals. */
 #include "analysis/task_model.h"
 
@@ -28,7 +34,16 @@
 struct subs {
 	SUB(thread) SUB(born) SUB(leave) SUB(enter) SUB(poll_begin) SUB(poll_end)
 	SUB(worker) SUB(wake) SUB(gone) SUB(park) SUB(unpark) SUB(cut) SUB(finish) SUB(frame)
+	SUB(fold)
 };
+
+/* A task's place in the activity list: just before the task itself. */
+struct lru {
+	struct lru *prev, *next;
+};
+#define LRU_BYTES 16               /* sizeof(struct lru), keeps tasks 16-aligned */
+#define FOLD_SKIPS 64              /* busy tasks passed over per fold attempt */
+#define FOLD_REMEMBER 8            /* folded headers remembered, per max_live */
 
 struct task_model {
 	struct subs s;
@@ -54,6 +69,16 @@ struct task_model {
 	struct u64map thread_of;          /* tid + 1 -> index + 1 */
 	struct tm_thread *cache[THREAD_CACHE]; /* by tid % THREAD_CACHE: the last one met */
 	uint64_t anomalies;
+
+	/* Live-task limit (0 none): the activity list (most recent first), the
+	 * remembered headers of folded tasks (header -> ring position + 1) and
+	 * the ring of them, oldest overwritten first. */
+	size_t max_live;
+	struct lru lru;                   /* head: next most recent, prev least */
+	struct u64map folded_of;
+	uint64_t *ring;                   /* grown up to ring_max, then wraps */
+	size_t ring_pos, ring_len, ring_cap, ring_max;
+	uint64_t folded, folded_events;
 };
 
 /* Publication to every observer that has callback cb. */
@@ -141,7 +166,7 @@ int task_model__observe(struct task_model *m, const struct tm_ops *ops, void *ct
 } while (0)
 	ADD(thread); ADD(born); ADD(leave); ADD(enter); ADD(poll_begin); ADD(poll_end);
 	ADD(worker); ADD(wake); ADD(gone); ADD(park); ADD(unpark); ADD(cut); ADD(finish);
-	ADD(frame);
+	ADD(frame); ADD(fold);
 #undef ADD
 	m->n_obs++;
 	if (task_off)
@@ -211,18 +236,135 @@ static struct tm_task *live_get(const struct task_model *m, uint64_t header)
 	return u64map__get(&m->live, header, &v) ? (struct tm_task *)(uintptr_t)v : NULL;
 }
 
+static struct lru *lru_of(const struct tm_task *t)
+{
+	return (struct lru *)((char *)t - LRU_BYTES);
+}
+
+static struct tm_task *lru_task(struct lru *n)
+{
+	return (struct tm_task *)((char *)n + LRU_BYTES);
+}
+
+static void lru_unlink(struct lru *n)
+{
+	n->prev->next = n->next;
+	n->next->prev = n->prev;
+}
+
+static void lru_front(struct task_model *m, struct lru *n)
+{
+	n->next = m->lru.next;
+	n->prev = &m->lru;
+	m->lru.next->prev = n;
+	m->lru.next = n;
+}
+
+/* t is active now: the front of the activity list. */
+static inline void touch(struct task_model *m, struct tm_task *t)
+{
+	if (m->max_live && m->lru.next != lru_of(t)) {
+		lru_unlink(lru_of(t));
+		lru_front(m, lru_of(t));
+	}
+}
+
+static void task_release(struct task_model *m, struct tm_task *t)
+{
+	if (m->max_live)
+		lru_unlink(lru_of(t));
+	free(lru_of(t));
+}
+
+/* Remembers header as a folded task's (the oldest remembered one
+ * forgotten once the ring is full). */
+static void remember(struct task_model *m, uint64_t header)
+{
+	uint64_t v, old;
+
+	if (m->ring_len == m->ring_cap && m->ring_cap < m->ring_max) {
+		/* not wrapped yet: ring_pos == ring_len */
+		size_t ncap = m->ring_cap ? m->ring_cap * 2 : 1024;
+		uint64_t *p;
+
+		if (ncap > m->ring_max)
+			ncap = m->ring_max;
+		p = realloc(m->ring, ncap * sizeof(*p));
+		if (!p)
+			return; /* out of memory: its later events make a new task */
+		m->ring = p;
+		m->ring_cap = ncap;
+	}
+	if (m->ring_len == m->ring_cap) {
+		old = m->ring[m->ring_pos];
+		if (u64map__get(&m->folded_of, old, &v) && v == m->ring_pos + 1)
+			u64map__del(&m->folded_of, old);
+		m->ring_len--;
+	}
+	if (u64map__set(&m->folded_of, header, m->ring_pos + 1))
+		return; /* out of memory: its later events make a new task */
+	m->ring[m->ring_pos] = header;
+	m->ring_pos = (m->ring_pos + 1) % m->ring_cap;
+	m->ring_len++;
+}
+
+/* Whether header is a remembered folded task's (not a live one's). */
+static bool is_folded(const struct task_model *m, uint64_t header)
+{
+	uint64_t v;
+
+	return m->folded_of.len && u64map__get(&m->folded_of, header, &v);
+}
+
+/* Folds the least recently active tasks past max_live, at ts: published
+ * (fold()), remembered unless completed, freed. Tasks on a stack (running,
+ * or freed inside their poll) and workers are passed over (moved to the
+ * front), at most FOLD_SKIPS of them per call. */
+static void fold_some(struct task_model *m, uint64_t ts)
+{
+	unsigned skips = 0;
+
+	while (m->live.len > m->max_live && m->lru.prev != &m->lru) {
+		struct lru *n = m->lru.prev;
+		struct tm_task *t = lru_task(n);
+
+		if (t->state == TM_RUNNING || t->free_pending || t->worker) {
+			if (++skips > FOLD_SKIPS)
+				return;
+			lru_unlink(n);
+			lru_front(m, n);
+			continue;
+		}
+		EMIT(m, fold, t, ts);
+		if (t->state != TM_COMPLETED)
+			remember(m, t->header);
+		u64map__del(&m->live, t->header);
+		m->folded++;
+		task_release(m, t);
+	}
+}
+
 /* A new task at header, state TM_RUNNING until told otherwise; NULL out of
- * memory. Published by the caller (born()) once its fields are set. */
+ * memory. Published by the caller (born()) once its fields are set; then
+ * tasks past the limit are folded (fold_some()). */
 static struct tm_task *task_new(struct task_model *m, uint64_t header, uint64_t ts)
 {
-	struct tm_task *t = calloc(1, m->task_size);
+	struct lru *n = calloc(1, LRU_BYTES + m->task_size);
+	struct tm_task *t;
 
 	(void)ts;
-	if (!t)
+	if (!n)
 		return NULL;
+	t = lru_task(n);
 	if (u64map__set(&m->live, header, (uint64_t)(uintptr_t)t)) {
-		free(t);
+		free(n);
 		return NULL;
+	}
+	if (m->max_live) {
+		lru_front(m, n);
+		/* (adopt()) a new task there now: forgotten, its ring entry stale */
+		if (m->folded_of.len)
+			u64map__del(&m->folded_of, header);
 	}
 	t->seq = ++m->next_seq;
 	t->header = header;
@@ -254,7 +396,7 @@ static void retire(struct task_model *m, struct tm_task *t, uint64_t ts, bool fr
 	t->state = TM_COMPLETED;
 	u64map__del(&m->live, t->header);
 	EMIT(m, gone, t, ts, freed);
-	free(t);
+	task_release(m, t);
 }
 
 /* The poll of frame f (off th's stack) ends at ts. */
@@ -389,6 +531,7 @@ __attribute__((noinline)) static int on_poll_begin(struct task_model *m, const s
 		born = true;
 	} else {
 		leave(m, t, ev->ts, TM_BY_POLL);
+		touch(m, t);
 	}
 	if (!t->polled) {
 		t->probe = ev->probe;
@@ -428,6 +571,8 @@ __attribute__((noinline)) static int on_poll_begin(struct task_model *m, const s
 	if (th->depth == 1 && worker_name(m, t->name))
 		make_worker_one(m, t);
 	EMIT(m, poll_begin, t, th, ev);
+	if (born && m->max_live && m->live.len > m->max_live)
+		fold_some(m, ev->ts);
 	return 0;
 }
 
@@ -454,6 +599,7 @@ __attribute__((noinline)) static int on_poll_end(struct task_model *m, const str
 		frame_drop(m, th, th->depth - 1, ev->ts);
 	f = th->stack[--th->depth];
 	t = f.task;
+	touch(m, t);
 	poll_close(m, th, &f, ev->ts, (ev->flags & AS_POLL_READY) ? TM_READY : TM_PENDING);
 	if (t->free_pending && t->state != TM_RUNNING) {
 		t->free_pending = false;
@@ -487,8 +633,11 @@ __attribute__((noinline)) static int on_wake(struct task_model *m, const struct 
 		}
 		EMIT(m, born, t, th, ev);
 		enter(m, t, TM_RUNNABLE, ev->ts);
+		if (m->max_live && m->live.len > m->max_live)
+			fold_some(m, ev->ts);
 		return 0;
 	}
+	touch(m, t);
 	w = (struct tm_wake){ .state = t->state, .self = ev->other == ev->task,
 			      .thread = thread_find(m, ev->tid) };
 	if (ev->flags & AS_WAKE_IO)
@@ -661,6 +810,23 @@ static __attribute__((noinline)) int add_frames_only(struct task_model *m, const
 	}
 }
 
+/* An event for a folded task (its header remembered, no live task there):
+ * counted and dropped (true). Its FREE forgets it: the address may be
+ * reused by a new task. */
+static __attribute__((noinline)) bool folded_drop(struct task_model *m, const struct as_event *ev)
+{
+	struct tm_thread *th;
+
+	if (live_get(m, ev->task) || !is_folded(m, ev->task))
+		return false;
+	m->folded_events++;
+	if (ev->type == AS_EV_FREE)
+		u64map__del(&m->folded_of, ev->task);
+	if (ev->type == AS_EV_POLL_END && (th = thread_find(m, ev->tid)))
+		th->spawn_pending = false; /* as any POLL_END does */
+	return true;
+}
+
 int task_model__add(struct task_model *m, const struct as_event *ev)
 {
 	struct tm_task *t;
@@ -684,6 +850,8 @@ int task_model__add(struct task_model *m, const struct as_event *ev)
 			m->anomalies++;
 			return 0;
 		}
+		if (__builtin_expect(m->folded_of.len != 0, 0) && folded_drop(m, ev))
+			return 0;
 		if (ev->type == AS_EV_POLL_BEGIN)
 			return on_poll_begin(m, ev);
 		if (ev->type == AS_EV_POLL_END)
@@ -752,10 +920,47 @@ int task_model__adopt(struct task_model *m, uint64_t header, uint64_t ts, struct
 			return -ENOMEM;
 		EMIT(m, born, t, NULL, &ev);
 		enter(m, t, TM_IDLE, ts);
+		if (m->max_live && m->live.len > m->max_live)
+			fold_some(m, ts);
 	}
 	if (out)
 		*out = t;
 	return 0;
+}
+
+int task_model__set_max_live(struct task_model *m, size_t max_live)
+{
+	if (!m)
+		return -EINVAL;
+	if (m->started || m->n_threads || m->next_seq)
+		return -EBUSY;
+	if (m->frames_only)
+		max_live = 0;
+	m->max_live = max_live;
+	m->ring_max = max_live < SIZE_MAX / FOLD_REMEMBER / sizeof(*m->ring)
+		      ? max_live * FOLD_REMEMBER : SIZE_MAX / sizeof(*m->ring);
+	m->lru.next = m->lru.prev = &m->lru;
+	return 0;
+}
+
+size_t task_model__max_live(const struct task_model *m)
+{
+	return m ? m->max_live : 0;
+}
+
+bool task_model__is_folded(const struct task_model *m, uint64_t header)
+{
+	return m && header && header != UINT64_MAX && !live_get(m, header) && is_folded(m, header);
+}
+
+uint64_t task_model__folded(const struct task_model *m)
+{
+	return m ? m->folded : 0;
+}
+
+uint64_t task_model__folded_events(const struct task_model *m)
+{
+	return m ? m->folded_events : 0;
 }
 
 size_t task_model__bytes(const struct task_model *m)
@@ -764,7 +969,9 @@ size_t task_model__bytes(const struct task_model *m)
 
 	if (!m)
 		return 0;
-	n = sizeof(*m) + m->live.len * m->task_size + m->n_threads * m->thread_size +
+	n = sizeof(*m) + m->live.len * (LRU_BYTES + m->task_size) +
+	    m->n_threads * m->thread_size + m->ring_cap * sizeof(*m->ring) +
+	    m->folded_of.cap * 2 * sizeof(uint64_t) +
 	    (m->live.cap + m->thread_of.cap) * 2 * sizeof(uint64_t) +
 	    m->cap_threads * sizeof(*m->threads) + m->strs.cap * sizeof(char *) +
 	    m->n_probes * sizeof(*m->probe_name);
@@ -855,8 +1062,10 @@ void task_model__free(struct task_model *m)
 		return;
 	for (size_t i = 0; i < m->live.cap; i++)
 		if (m->live.keys[i] != 0 && m->live.keys[i] != UINT64_MAX)
-			free((void *)(uintptr_t)m->live.vals[i]);
+			free(lru_of((struct tm_task *)(uintptr_t)m->live.vals[i]));
 	u64map__clear(&m->live);
+	u64map__clear(&m->folded_of);
+	free(m->ring);
 	u64map__clear(&m->label_of);
 	for (size_t i = 0; i < m->n_threads; i++) {
 		free(m->threads[i]->stack);

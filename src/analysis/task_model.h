@@ -31,6 +31,15 @@
  *    d (levels skipped since the last one, whose ENTERs were lost, are
  *    TM_FUT_UNKNOWN), an EXIT at depth d closes it and whatever was left
  *    open inside it; a thread's frames are followed from its first ENTER.
+ *  - with a live-task limit (task_model__set_max_live(), off by default),
+ *    once more tasks than that are live, the least recently active ones
+ *    (last poll begin or end, wake or birth) are folded away: published
+ *    (fold()) and forgotten, but for tasks on a thread's stack (running, or
+ *    freed inside their poll) and workers, which stay. A folded task's later
+ *    events (its header remembered: the last 8 * max_live of them) are counted
+ *    (task_model__folded_events()) and dropped, its FREE ending that; a
+ *    completed one is not remembered (its address seen again is a new task,
+ *    as above), nor is one forgotten since (a new task too).
  * Events out of order are clamped (no negative durations) and counted in
  * task_model__anomalies(), as are events that do not fit these rules.
  *
@@ -210,6 +219,11 @@ struct tm_ops {
 	/* A future frame was entered (ev->type AS_EV_FUTURE_ENTER) or left
 	 * (AS_EV_FUTURE_EXIT) on th: th->fut is up to date. */
 	void (*frame)(void *ctx, struct tm_thread *th, const struct as_event *ev);
+	/* Live task t is folded away at ts (the live-task limit, see the top):
+	 * t->state is TM_RUNNABLE, TM_IDLE (since t->since, not left: no
+	 * leave() comes) or TM_COMPLETED. After the call t is freed; nothing
+	 * more is published about it. */
+	void (*fold)(void *ctx, struct tm_task *t, uint64_t ts);
 };
 
 struct task_model;
@@ -234,6 +248,17 @@ int task_model__add(struct task_model *m, const struct as_event *ev);
 /* Closes the trace at end_ns (see the top); once. Returns 0 or -EINVAL. */
 int task_model__finish(struct task_model *m, uint64_t end_ns);
 
+/* Sets the live-task limit (see the top): max_live 0 none (the default).
+ * Returns 0, or -EBUSY after the first event. Ignored by a frames-only
+ * model. */
+int task_model__set_max_live(struct task_model *m, size_t max_live);
+/* The limit in effect, 0 none. */
+size_t task_model__max_live(const struct task_model *m);
+/* Whether header is a folded task's, remembered (no live task there). */
+bool task_model__is_folded(const struct task_model *m, uint64_t header);
+/* Tasks folded away by the limit, and the events dropped as theirs. */
+uint64_t task_model__folded(const struct task_model *m);
+uint64_t task_model__folded_events(const struct task_model *m);
 /* An estimate of the bytes the model holds (its observers' bytes in tasks
  * and threads included). */
 size_t task_model__bytes(const struct task_model *m);

@@ -16,6 +16,7 @@
 #define ANALYSIS_STARVE_NS 10000000ULL       /* default --starve: 10 ms */
 #define ANALYSIS_LONG_POLL_KEEP 1000         /* long polls listed (the longest) */
 #define ANALYSIS_MAX_TASKS 10000             /* default max_tasks (finished rows kept) */
+#define ANALYSIS_MAX_LIVE_TASKS 20000       /* default max_live_tasks (tasks followed at once) */
 #define ANALYSIS_UNLIMITED SIZE_MAX          /* max_tasks: keep every row */
 
 enum task_kind {
@@ -126,10 +127,16 @@ struct summary {
 	uint64_t folded_tasks;    /* tasks only counted in analysis__groups() (user
 	                             tasks, included in tasks and user_tasks) */
 	uint64_t task_groups;     /* entries of analysis__groups() */
+	uint64_t max_live_tasks;  /* the model's live-task limit, 0 none */
+	uint64_t folded_live_tasks; /* of folded_tasks, those folded while live
+	                             (more than max_live_tasks live at once) */
+	uint64_t folded_events;   /* events for them after that (not analysed) */
 };
 
 /* Finished user tasks without a row of their own, folded together by root
- * future name and spawn location: sums over them (maxima for max_poll_ns).
+ * future name and spawn location (and live ones folded by the live-task
+ * limit: their sums up to then, an idle time still open counted to the end
+ * of the trace): sums over them (maxima for max_poll_ns).
  * Per-task percentiles are not kept for groups (the distributions over all
  * user tasks include these tasks' samples). */
 struct task_group {
@@ -251,6 +258,10 @@ struct analysis_opts {
 	size_t long_poll_keep;    /* 0: ANALYSIS_LONG_POLL_KEEP */
 	size_t max_tasks;         /* finished user-task rows kept: 0 ANALYSIS_MAX_TASKS,
 	                             ANALYSIS_UNLIMITED every one */
+	size_t max_live_tasks;    /* live-task limit of the analysis' model
+	                             (task_model__set_max_live()), its own or
+	                             a shared one: 0 ANALYSIS_MAX_LIVE_TASKS,
+	                             ANALYSIS_UNLIMITED none */
 	bool states_only;         /* no distributions, edges, long polls, stalls:
 	                             the task rows and the observer only */
 	const struct analysis_observer *observer; /* copied; NULL: none */

@@ -493,6 +493,38 @@ static void on_gone(void *ctx, struct tm_task *t, uint64_t ts, bool freed)
 	ta_fold_edges(a, l, seq, a->tasks[l->idx].seq != seq);
 }
 
+/* Live task t is folded away by the model's live-task limit: its row goes
+ * into its group as a finished one's does (its state as it is now; an idle
+ * time still open is counted in the group to the end of the trace), the
+ * edges into it to group edges. */
+static void on_fold(void *ctx, struct tm_task *t, uint64_t ts)
+{
+	struct analysis *a = ctx;
+	struct tlive *l = ta_live(a, t);
+	uint64_t seq = t->seq;
+	uint32_t id;
+
+	(void)ts;
+	if (!l->has_row)
+		return;
+	a->tasks[l->idx].state = t->state == TM_IDLE ? TASK_STATE_IDLE
+				 : t->state == TM_RUNNABLE ? TASK_STATE_RUNNABLE
+				 : TASK_STATE_COMPLETED;
+	fold(a, l);
+	id = ta_live_ident(a, l);
+	if (a->tasks[l->idx].kind != TASK_KIND_TASK || !fold_row(a, l->idx)) {
+		/* out of memory (or not a user task): the row stays, final */
+		ta_fold_edges(a, l, seq, false);
+		return;
+	}
+	a->folded_live++;
+	if (t->state == TM_IDLE && id) {
+		a->idents[id - 1].open_idle++;
+		a->idents[id - 1].open_since += t->since;
+	}
+	ta_fold_edges(a, l, seq, true);
+}
+
 static void on_park(void *ctx, struct tm_thread *th, uint64_t ts)
 {
 	struct analysis *a = ctx;
@@ -543,6 +575,7 @@ static const struct tm_ops observer_ops = {
 	.thread = on_thread, .born = on_born, .leave = on_leave, .enter = on_enter,
 	.poll_begin = on_poll_begin, .poll_end = on_poll_end, .worker = on_worker,
 	.wake = on_wake, .gone = on_gone, .park = on_park, .unpark = on_unpark, .cut = on_cut,
+	.fold = on_fold,
 };
 
 static struct analysis *analysis_new(struct task_model *m, bool own,
@@ -603,8 +636,14 @@ static struct analysis *analysis_new(struct task_model *m, bool own,
 struct analysis *analysis__new_on(struct task_model *m, const struct as_trace_meta *meta,
 				  const struct analysis_opts *opts)
 {
+	int err;
+
 	if (!m) {
 		errno = EINVAL;
+		return NULL;
+	}
+	if ((err = task_model__set_max_live(m, analysis_max_live(opts)))) {
+		errno = -err;
 		return NULL;
 	}
 	return analysis_new(m, false, meta, opts);
@@ -615,9 +654,16 @@ struct analysis *analysis__new_opts(const struct as_trace_meta *meta,
 {
 	struct task_model *m = task_model__new(meta);
 	struct analysis *a;
+	int err;
 
 	if (!m)
 		return NULL;
+	err = task_model__set_max_live(m, analysis_max_live(opts));
+	if (err) {
+		task_model__free(m);
+		errno = -err;
+		return NULL;
+	}
 	a = analysis_new(m, true, meta, opts);
 	if (!a) {
 		int err = errno;
@@ -626,6 +672,13 @@ struct analysis *analysis__new_opts(const struct as_trace_meta *meta,
 		errno = err;
 	}
 	return a;
+}
+
+size_t analysis_max_live(const struct analysis_opts *opts)
+{
+	size_t n = opts && opts->max_live_tasks ? opts->max_live_tasks : ANALYSIS_MAX_LIVE_TASKS;
+
+	return n == ANALYSIS_UNLIMITED ? 0 : n;
 }
 
 struct analysis *analysis__new(const struct as_trace_meta *meta)
@@ -857,6 +910,18 @@ int analysis__finish(struct analysis *a, const struct as_trace_end *end)
 	s->long_polls += a->folded_long_polls;
 	s->folded_tasks = a->folded;
 	s->max_tasks = a->opts.max_tasks == ANALYSIS_UNLIMITED ? 0 : a->opts.max_tasks;
+	s->max_live_tasks = task_model__max_live(a->model);
+	s->folded_live_tasks = a->folded_live;
+	s->folded_events = task_model__folded_events(a->model);
+	for (size_t i = 0; i < a->n_idents; i++) {
+		struct ident *id = &a->idents[i];
+		unsigned __int128 to_end = (unsigned __int128)id->open_idle * end_ns;
+
+		/* open idle times to the end, as cut tasks' (clamped as a whole) */
+		if (id->open_idle)
+			id->g.idle_ns += to_end > id->open_since
+					 ? (uint64_t)(to_end - id->open_since) : 0;
+	}
 	if (finish_groups(a))
 		return -ENOMEM;
 	s->task_groups = a->n_groups;

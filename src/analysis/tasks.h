@@ -16,7 +16,12 @@
  * opts.max_tasks, a finished user task keeps its own row only if it is among
  * the max_tasks busiest finished tasks; the others are folded into one
  * aggregate row per (root future name, spawn location), analysis__groups().
- * Live tasks and runtime worker tasks are never folded. Nothing is kept per
+ * Runtime worker tasks are never folded; live tasks only past the model's
+ * live-task limit (opts.max_live_tasks, task_model__set_max_live()): the
+ * least recently active ones then go into the same groups, with what they
+ * did up to then (an idle time still open counted to the end of the trace;
+ * a stall or starved wait still open then is not listed), and the model
+ * drops their later events (summary.folded_events). Nothing is kept per
  * poll or per event: long polls keep only the top N. Interned strings
  * (names, spawn files, thread names) are one copy each.
  *
@@ -59,12 +64,18 @@ struct analysis *analysis__new_opts(const struct as_trace_meta *meta,
 				    const struct analysis_opts *opts);
 /* The same as an observer of task model m (task_model.h), shared with other
  * analyses of the run: m is borrowed (it must outlive the analysis, and
- * must not have seen an event yet); the caller feeds m each event before
+ * must not have seen an event yet) and gets opts' live-task limit
+ * (task_model__set_max_live(): the other observers of m must handle fold());
+ * the caller feeds m each event before
  * analysis__add() (or puts task_model__sink(m) before analysis__sink(a))
  * and finishes m before analysis__finish(). Task names, spawn files and
  * thread names in the results are m's strings. */
 struct analysis *analysis__new_on(struct task_model *m, const struct as_trace_meta *meta,
 				  const struct analysis_opts *opts);
+
+/* The live-task limit opts asks for, as task_model__set_max_live() takes
+ * it (0 none); opts NULL: the default. */
+size_t analysis_max_live(const struct analysis_opts *opts);
 
 /* Feeds one event (its strings are copied if kept). Returns 0, -EINVAL after
  * analysis__finish() or for a NULL event, -ENOMEM. Malformed or unexpected

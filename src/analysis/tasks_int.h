@@ -88,6 +88,10 @@ struct row_edges {
 struct ident {
 	struct task_group g;
 	uint32_t next;         /* next identity with the same hash: index + 1 */
+	/* Tasks folded while idle (the live-task limit): how many, and the sum
+	 * of the starts of their idle times, closed at the end of the trace. */
+	uint64_t open_idle;
+	unsigned __int128 open_since;
 };
 
 struct analysis {
@@ -110,6 +114,7 @@ struct analysis {
 	size_t *keep;                     /* min-heap of kept finished user rows (slots) */
 	size_t n_keep, cap_keep;
 	uint64_t folded, folded_polls, folded_long_polls;
+	uint64_t folded_live;             /* of folded, by the live-task limit */
 
 	struct worker_stats *workers;
 	size_t n_workers;

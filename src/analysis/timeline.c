@@ -284,7 +284,10 @@ struct timeline *timeline__new(const struct analysis *pass1, const struct as_tra
 		.ctx = tl, .span = on_span, .runnable = on_runnable, .park = on_park,
 		.thread = on_thread,
 	};
-	struct analysis_opts ao = { .states_only = true, .observer = &obs, .max_tasks = 1 };
+	/* the same live-task limit: the same tasks folded as in pass 1 */
+	uint64_t max_live = analysis__summary(pass1)->max_live_tasks;
+	struct analysis_opts ao = { .states_only = true, .observer = &obs, .max_tasks = 1,
+				    .max_live_tasks = max_live ? max_live : ANALYSIS_UNLIMITED };
 	tl->inner = analysis__new_opts(meta, &ao);
 	if (!tl->inner)
 		goto nomem;

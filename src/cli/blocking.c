@@ -61,7 +61,7 @@ int cmd_blocking(int argc, char **argv)
 		cli_error("%s", err);
 		goto out;
 	}
-	m = task_model__new(as_source__meta(&src));
+	m = trace_cmd_model(&a, as_source__meta(&src));
 	o.b = m ? blocking__new_on(m, as_source__meta(&src)) : NULL;
 	o.q = runq__new();
 	if (!o.b || !o.q) {

@@ -48,7 +48,7 @@ int cmd_cpu(int argc, char **argv)
 		cli_error("%s", err);
 		goto out;
 	}
-	m = task_model__new(as_source__meta(&src));
+	m = trace_cmd_model(&a, as_source__meta(&src));
 	cs = m ? cpu_samples__new_on(m, as_source__meta(&src)) : NULL;
 	if (!cs) {
 		cli_error("out of memory");

@@ -1,6 +1,7 @@
 /* `asyncscope export`: trace file -> Perfetto / Chrome JSON or folded stacks,
  * streamed event by event (output/perfetto.h, output/folded.h): memory stays
- * bounded by the live tasks and threads whatever the length of the trace. */
+ * bounded by the live tasks (at most --max-live-tasks of them followed) and
+ * threads whatever the length of the trace. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -9,14 +10,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analysis/task_stats.h"
 #include "cat/writer.h"
 #include "cli/commands.h"
 #include "cli/progress.h"
+#include "cli/trace_cmd.h"
 #include "output/folded.h"
 #include "output/perfetto.h"
 #include "pipeline/source_file.h"
 
-enum { E_FORMAT = 1, E_OUTPUT, E_PER_TASK, E_LINES, E_PARTIAL, E_PROGRESS, E_NO_PROGRESS };
+enum { E_FORMAT = 1, E_OUTPUT, E_PER_TASK, E_LINES, E_PARTIAL, E_PROGRESS, E_NO_PROGRESS,
+       E_MAX_LIVE };
 
 static const struct cli_opt export_opts[] = {
 	{ "format", 'f', CLI_CHOICE, E_FORMAT, "perfetto|folded|folded-futures|folded-wait|cat",
@@ -32,6 +36,7 @@ static const struct cli_opt export_opts[] = {
 	{ "progress", 0, CLI_FLAG, E_PROGRESS, NULL, "always show the progress line on stderr" },
 	{ "no-progress", 0, CLI_FLAG, E_NO_PROGRESS, NULL,
 	  "never show it (default: on a terminal, or for a large trace)" },
+	{ "max-live-tasks", 0, CLI_COUNT, E_MAX_LIVE, NULL, CLI_MAX_LIVE_HELP },
 	{ 0 },
 };
 
@@ -48,6 +53,7 @@ struct export_args {
 	const char *format, *outpath;
 	bool partial, per_task, lines;
 	enum progress_mode progress;
+	size_t max_live;          /* the model's live-task limit, 0 none */
 };
 
 static int on_opt(void *ctx, const struct cli_opt *opt, const struct cli_val *v)
@@ -62,6 +68,7 @@ static int on_opt(void *ctx, const struct cli_opt *opt, const struct cli_val *v)
 	case E_PARTIAL: a->partial = true; break;
 	case E_PROGRESS: a->progress = PROGRESS_ON; break;
 	case E_NO_PROGRESS: a->progress = PROGRESS_OFF; break;
+	case E_MAX_LIVE: return cli_max_live(v, &a->max_live);
 	}
 	return 0;
 }
@@ -97,11 +104,12 @@ int cmd_export(int argc, char **argv)
 	struct folded *fd = NULL;
 	struct futures *fu = NULL; /* folded-futures, folded-wait: analysis/futures.h */
 	struct cat_writer *cw = NULL; /* cat: cat/writer.h */
+	struct task_model *m = NULL;  /* shared by the exporter (not cat's) */
 	FILE *out = NULL;
 	char err[1024] = "";
 	int c, ret = 1;
 
-	struct export_args a = { .progress = PROGRESS_AUTO };
+	struct export_args a = { .progress = PROGRESS_AUTO, .max_live = ANALYSIS_MAX_LIVE_TASKS };
 	int first;
 
 	c = cli_parse(&export_command, argc, argv, on_opt, &a, &first);
@@ -144,14 +152,17 @@ int cmd_export(int argc, char **argv)
 	if (!out)
 		goto cleanup;
 	setvbuf(out, NULL, _IOFBF, 1 << 20);
-	if (!strcmp(format, "perfetto"))
-		pf = perfetto__new(out, meta);
+	if (strcmp(format, "cat") && (!(m = task_model__new(meta)) ||
+				      task_model__set_max_live(m, a.max_live)))
+		errno = ENOMEM;   /* said below */
+	else if (!strcmp(format, "perfetto"))
+		pf = perfetto__new_on(out, m, meta);
 	else if (fut_fmt)
-		fu = futures__new(meta, &(struct futures_opts){ .lines = lines });
+		fu = futures__new_on(m, meta, &(struct futures_opts){ .lines = lines });
 	else if (!strcmp(format, "cat"))
 		cw = cat_writer__new(out, meta);
 	else
-		fd = folded__new(out, meta, per_task);
+		fd = folded__new_on(out, m, meta, per_task);
 	if (!pf && !fd && !fu && !cw) {
 		cli_error("cannot start the export: %s", strerror(errno));
 		goto cleanup;
@@ -159,13 +170,15 @@ int cmd_export(int argc, char **argv)
 
 	/* one sink: the exporter (folded-futures and folded-wait: the futures
 	 * analysis, whose lines are written after the run) */
-	struct as_sink sink = pf ? perfetto__sink(pf) : fu ? futures__sink(fu)
-			      : cw ? cat_writer__sink(cw) : folded__sink(fd);
+	struct as_sink sinks[2] = { task_model__sink(m), pf ? perfetto__sink(pf)
+				    : fu ? futures__sink(fu) : cw ? cat_writer__sink(cw)
+				    : folded__sink(fd) };
 	struct pipeline_result res;
 
+	/* the model first (not for cat): the exporter observes it */
 	if (cli_run(r, &(struct cli_run_opts){ .path = path, .what = "exporting",
 		    .progress = progress_opt, .partial = partial, .output = outpath,
-		    .own_truncation = true }, &sink, 1, &res)) {
+		    .own_truncation = true }, cw ? sinks + 1 : sinks, cw ? 1 : 2, &res)) {
 		if (res.err == -ENODATA && !res.failed)
 			cli_error("%s is truncated after %" PRIu64 " events (the recording did not "
 				  "finish): rerun the export with --partial to use them",
@@ -221,6 +234,7 @@ int cmd_export(int argc, char **argv)
 	else
 		futures_note(fu, format, fu_lines, fu_ns, outpath, truncated);
 	cli_print_lost(stderr, r, res.events);
+	cli_note_folded(m);
 	ret = 0;
 cleanup:
 	/* on failure an -o file is not put in place: the half-written temporary
@@ -231,6 +245,7 @@ cleanup:
 	folded__free(fd);
 	futures__free(fu);
 	cat_writer__free(cw);
+	task_model__free(m);
 	as_source__free(r);
 	return ret;
 }

@@ -4,8 +4,10 @@
  * is the analysis; pass 2 reopens the file and feeds a timeline, which needs
  * the trace's start and end (known only after pass 1) for its buckets. The
  * text report has no timeline and reads the file once. Memory stays bounded
- * by the live tasks, the distinct wake pairs and --max-tasks rows of finished
- * tasks (the others are folded into groups by name and spawn location). */
+ * by --max-live-tasks live tasks, the distinct wake pairs and --max-tasks
+ * rows of finished tasks (the others, and the least recently active live
+ * tasks past --max-live-tasks, are folded into groups by name and spawn
+ * location). */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -35,7 +37,8 @@
 #include "output/usdt_report.h"
 #include "pipeline/source_file.h"
 
-enum { R_FORMAT = 1, R_OUTPUT, R_HTML, R_PARTIAL, R_LONG_POLL, R_STALL, R_STARVE, R_MAX_TASKS };
+enum { R_FORMAT = 1, R_OUTPUT, R_HTML, R_PARTIAL, R_LONG_POLL, R_STALL, R_STARVE, R_MAX_TASKS,
+       R_MAX_LIVE_TASKS };
 
 static const struct cli_opt report_opts[] = {
 	{ "format", 'f', CLI_CHOICE, R_FORMAT, "text|json|html",
@@ -52,6 +55,9 @@ static const struct cli_opt report_opts[] = {
 	{ "max-tasks", 0, CLI_COUNT, R_MAX_TASKS, NULL,
 	  "finished tasks listed one by one, the busiest (default 10000, 0 all);\n"
 	  "the others are summed per name and spawn location" },
+	{ "max-live-tasks", 0, CLI_COUNT, R_MAX_LIVE_TASKS, NULL,
+	  "tasks followed at once (default 20000, 0 no limit): past it the\n"
+	  "least recently active live tasks are summed the same way" },
 	{ "partial", 0, CLI_FLAG, R_PARTIAL, NULL,
 	  "report the events of a truncated trace (the recording did not\nfinish), marked as truncated" },
 	{ 0 },
@@ -130,6 +136,14 @@ static int on_opt(void *ctx, const struct cli_opt *opt, const struct cli_val *v)
 			return 2;
 		}
 		a->ao.max_tasks = v->num ? (size_t)v->num : ANALYSIS_UNLIMITED;
+		break;
+	case R_MAX_LIVE_TASKS:
+		if (v->num > SIZE_MAX - 1) {
+			cli_error("--max-live-tasks takes a number up to %zu, not '%s'", SIZE_MAX - 1,
+				  v->str);
+			return 2;
+		}
+		a->ao.max_live_tasks = v->num ? (size_t)v->num : ANALYSIS_UNLIMITED;
 		break;
 	}
 	return 0;

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <locale.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "analysis/live.h"
+#include "analysis/task_stats.h"
 #include "cli/commands.h"
 #include "cli/record_opts.h"
 #include "dump/dump.h"
@@ -36,8 +38,21 @@ struct top {
 	uint64_t stacks_cost_ns;                 /* what the last read took */
 	bool stacks_off;                         /* failed once (no debug info ...) */
 	bool screen;                 /* curses started */
+	size_t max_live;             /* --max-live-tasks, 0 none */
 	int err;
 };
+
+/* A view on meta with the live-task limit. */
+static struct live *view_new(struct top *t)
+{
+	struct live *l = live__new(&t->meta);
+
+	if (l && live__set_max_live(l, t->max_live)) {
+		live__free(l);
+		l = NULL;
+	}
+	return l;
+}
 
 /* The recorder's meta carries the probe plan: task names come from it. */
 static void on_start(void *ctx, const struct as_trace_meta *meta)
@@ -50,7 +65,7 @@ static void on_start(void *ctx, const struct as_trace_meta *meta)
 	t->meta.pid = meta->pid;
 	/* before the first event: the view (and its task model, which copies
 	 * the probes' root future names when made) made again with the plan */
-	struct live *l = live__new(&t->meta);
+	struct live *l = view_new(t);
 
 	if (l) {
 		live__free(t->live);
@@ -193,12 +208,15 @@ static int on_tick(void *ctx, uint64_t now, uint64_t lost, uint64_t missed)
 	return t->err ? 1 : 0;
 }
 
-enum { TOP_INTERVAL = 1 };
+enum { TOP_INTERVAL = 1, TOP_MAX_LIVE };
 
 static const struct cli_opt top_opts[] = {
 	{ "interval", 'i', CLI_DURATION, TOP_INTERVAL, NULL,
 	  "redraw the figures every DURATION, from 100ms to 60s (default 1s)",
 	  100000000ull, 60000000000ull },
+	{ "max-live-tasks", 0, CLI_COUNT, TOP_MAX_LIVE, NULL,
+	  "tasks followed at once (default 20000, 0 no limit): past it the least\n"
+	  "recently active live tasks are dropped from the view, counted in its header" },
 	{ 0 },
 };
 
@@ -228,12 +246,22 @@ static int on_opt(void *ctx, const struct cli_opt *opt, const struct cli_val *v)
 		ta->t->interval_ns = v->num;
 		return 0;
 	}
+	if (opt->key == TOP_MAX_LIVE) {
+		if (v->num > SIZE_MAX - 1) {
+			cli_error("--max-live-tasks takes a number up to %zu, not '%s'", SIZE_MAX - 1,
+				  v->str);
+			return 2;
+		}
+		ta->t->max_live = (size_t)v->num;
+		return 0;
+	}
 	return record_args__set(&ta->rec, opt, v);
 }
 
 int cmd_top(int argc, char **argv)
 {
-	struct top t = { .interval_ns = 1000000000ull, .stacks_every_ns = 3000000000ull };
+	struct top t = { .interval_ns = 1000000000ull, .stacks_every_ns = 3000000000ull,
+			 .max_live = ANALYSIS_MAX_LIVE_TASKS };
 	struct recorder_opts o = { .stop = &stop_requested, .quiet = true, .child_stdio = "/dev/null",
 				   .on_start = on_start, .on_tick = on_tick, .ctx = &t };
 	struct top_args ta = { .rec = { .o = o }, .t = &t };
@@ -261,7 +289,7 @@ int cmd_top(int argc, char **argv)
 	t.meta.pid = (uint32_t)o.pid;
 	t.meta.target = target;
 	t.meta.runtime = (char *)"tokio";
-	t.live = live__new(&t.meta);
+	t.live = view_new(&t);
 	if (!t.live) {
 		cli_error("out of memory");
 		return 1;

@@ -48,7 +48,7 @@ int cmd_uring(int argc, char **argv)
 		cli_error("%s", err);
 		goto out;
 	}
-	m = task_model__new(as_source__meta(&src));
+	m = trace_cmd_model(&a, as_source__meta(&src));
 	u = m ? uring__new_on(m, as_source__meta(&src)) : NULL;
 	if (!u) {
 		cli_error("out of memory");

@@ -222,6 +222,19 @@ static void on_gone(void *ctx, struct tm_task *mt, uint64_t ts, bool freed)
 	emit(t, &o);
 }
 
+/* mt is folded away by the model's live-task limit: no longer followed,
+ * its open interval closes and it goes here, as at the end of the trace. */
+static void on_fold(void *ctx, struct tm_task *mt, uint64_t ts)
+{
+	struct ptrack *t = ctx;
+	struct ptrack_out o = { .type = PTRACK_TASK_GONE, .task = &pt(t, mt)->info, .to = ts };
+
+	close_state(t, mt, ts);
+	if (mt->state == TM_RUNNABLE)
+		t->runnable--;
+	emit(t, &o);
+}
+
 static void on_park(void *ctx, struct tm_thread *th, uint64_t ts)
 {
 	struct ptrack *t = ctx;
@@ -290,7 +303,7 @@ static void on_finish(void *ctx, uint64_t end_ns)
 static const struct tm_ops ptrack_ops = {
 	.born = on_born, .leave = on_leave, .enter = on_enter, .poll_begin = on_poll_begin,
 	.poll_end = on_poll_end, .wake = on_wake, .gone = on_gone, .park = on_park,
-	.unpark = on_unpark, .finish = on_finish,
+	.unpark = on_unpark, .finish = on_finish, .fold = on_fold,
 };
 
 struct ptrack *ptrack__new_on(struct task_model *m, const struct as_trace_meta *meta,

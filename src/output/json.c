@@ -39,7 +39,8 @@
  *             "pending_ratio" (pending polls / polls), "self_wake_ratio"
  *             (self wakes / wakes), "long_polls"}] (every live task, every worker
  *             task and the max_tasks busiest finished user tasks: the others
- *             are only in task_groups),
+ *             are only in task_groups, and so are the least recently active
+ *             live tasks past max_live_tasks),
  *  "task_groups": [{"name", "spawn_location", "tasks", "polls", "busy_ns",
  *             "max_poll_ns", "idle_ns", "sched_ns", "wakes", "self_wakes"}]
  *             (finished user tasks without an entry in "tasks", summed by
@@ -48,7 +49,9 @@
  *  "totals": {"tasks", "user_tasks", "worker_tasks", "polls", "user_polls", "workers",
  *             "events", "lost_events", "missed_events", "loss_counts", "anomalies",
  *             "folded_tasks" (tasks only in task_groups), "max_tasks" (the cap,
- *             0 none)},
+ *             0 none); when live tasks were folded (--max-live-tasks) also
+ *             "folded_live_tasks" (of folded_tasks), "max_live_tasks" (the
+ *             cap) and "folded_events" (their later events, not analysed)},
  *  "histograms": {"poll_ns": H, "sched_ns": H, "idle_ns": H} (user tasks), with
  *     H = {"count", "min", "max", "mean", "p50", "p90", "p99", "p999",
  *          "buckets": [[low_ns, high_ns (inclusive), count], ...] (non-empty,
@@ -832,6 +835,11 @@ int report_json(FILE *out, const struct analysis *a, const struct as_trace_meta 
 	json_writer__kv_u64(w, "anomalies", s->anomalies);
 	json_writer__kv_u64(w, "folded_tasks", s->folded_tasks);
 	json_writer__kv_u64(w, "max_tasks", s->max_tasks);
+	if (s->folded_live_tasks) {
+		json_writer__kv_u64(w, "folded_live_tasks", s->folded_live_tasks);
+		json_writer__kv_u64(w, "max_live_tasks", s->max_live_tasks);
+		json_writer__kv_u64(w, "folded_events", s->folded_events);
+	}
 	json_writer__end_object(w);
 	sched_json(w, a);
 	if (opts && opts->timeline)

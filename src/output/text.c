@@ -175,8 +175,9 @@ static void groups_text(FILE *out, const struct analysis *a)
 	if (!s->folded_tasks)
 		return;
 	g = analysis__groups(a, &n);
-	fprintf(out, "\nTASK GROUPS: %" PRIu64 " finished task%s folded by name and spawn location, "
-		"by busy time\n", s->folded_tasks, s->folded_tasks == 1 ? "" : "s");
+	fprintf(out, "\nTASK GROUPS: %" PRIu64 " %stask%s folded by name and spawn location, "
+		"by busy time\n", s->folded_tasks, s->folded_live_tasks ? "" : "finished ",
+		s->folded_tasks == 1 ? "" : "s");
 	fprintf(out, "  %-*s %-*s %7s %8s %9s %9s %8s\n", NAME_W, "NAME", SITE_W, "SPAWNED AT",
 		"TASKS", "POLLS", "BUSY", "MAX POLL", "WAKES");
 	for (size_t i = 0; i < n; i++) {
@@ -557,6 +558,12 @@ int report_text(FILE *out, const struct analysis *a, const struct as_trace_meta 
 	if (opts && opts->truncated)
 		fprintf(out, "!!! WARNING: the trace is truncated (no end record): it stops at its "
 			"last event !!!\n");
+	if (s->folded_live_tasks) /* (never freed: lost FREEs, detached tasks, ...) */
+		fprintf(out, "!!! WARNING: %" PRIu64 " live tasks folded into TASK GROUPS: more than "
+			"%" PRIu64 " tasks were live at once, the least recently active are summed "
+			"(%" PRIu64 " later events of theirs not analysed); --max-live-tasks N follows "
+			"more, 0 all (memory grows with them) !!!\n", s->folded_live_tasks,
+			s->max_live_tasks, s->folded_events);
 
 	order = calloc(n_tasks ? n_tasks : 1, sizeof(*order));
 	if (!order) {
@@ -569,9 +576,9 @@ int report_text(FILE *out, const struct analysis *a, const struct as_trace_meta 
 	qsort(order, n_user, sizeof(*order), by_busy);
 
 	if (s->folded_tasks)
-		fprintf(out, "\nTASKS: %zu of %" PRIu64 " tasks, by busy time (every live task and "
+		fprintf(out, "\nTASKS: %zu of %" PRIu64 " tasks, by busy time (every live task%s and "
 			"the %" PRIu64 " busiest finished ones; the others in TASK GROUPS)\n", n_user,
-			s->user_tasks, s->max_tasks);
+			s->user_tasks, s->folded_live_tasks ? " not folded" : "", s->max_tasks);
 	else
 		fprintf(out, "\nTASKS: %zu task%s, by busy time\n", n_user, n_user == 1 ? "" : "s");
 	if (n_user) {

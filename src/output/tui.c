@@ -257,6 +257,13 @@ void tui_draw(struct tui_state *st, const struct live *l, const struct as_trace_
 			 (unsigned long long)s->lost, (unsigned long long)s->missed);
 		attroff(A_BOLD);
 	}
+	if (s->tasks_folded) {
+		attron(A_BOLD);
+		mvprintw(y++, 0, "!! %llu live tasks dropped: more than %llu were live at once "
+			 "(never freed?); top --max-live-tasks N follows more, 0 all",
+			 (unsigned long long)s->tasks_folded, (unsigned long long)s->max_live);
+		attroff(A_BOLD);
+	}
 	int shown_workers = 0;
 	for (size_t i = 0; i < nw && shown_workers < 8; i++) {
 		if (!w[i].polled)
