@@ -97,6 +97,36 @@ static const char *frame_note(const struct async_frame *f)
  * Files below the unit's compilation directory are relative to it; others
  * (dependencies) stay absolute.
  */
+/* The frames of s, indented (branches of an await macro below their frame,
+ * two more spaces each level). */
+static void print_chain(const struct async_stack *s, int indent)
+{
+	for (size_t k = 0; k < s->n; k++) {
+		const struct async_frame *f = &s->frames[k];
+		const char *note = frame_note(f);
+		printf("%*s%s at %s:%u", indent, "", f->future, f->file ? f->file : "?", f->line);
+		if (note)
+			printf("  (%s)", note);
+		else if (k + 1 == s->n && s->macro)
+			printf("  (in %s, %zu branch%s)", s->macro, s->n_branches,
+			       s->n_branches == 1 ? "" : "es");
+		else if (k + 1 == s->n && s->leaf)
+			printf("  (awaiting %s)", s->leaf);
+		printf("\n");
+	}
+	if (!s->n && s->leaf)
+		printf("%*s%s  (not an async fn or block: no source location)\n", indent, "", s->leaf);
+	for (size_t b = 0; b < s->n_branches; b++) {
+		const struct async_branch *br = &s->branches[b];
+		printf("%*sbranch %zu: %s\n", indent + 2, "", b, br->state);
+		print_chain(&br->stack, indent + 4);
+	}
+	if (s->truncated)
+		printf("%*s... (deeper frames not shown)\n", indent, "");
+	if (s->error)
+		printf("%*s... (could not read further: %s)\n", indent, "", strerror(-s->error));
+}
+
 static void print_text(const struct dump_result *r)
 {
 	char why[320];
@@ -119,28 +149,49 @@ static void print_text(const struct dump_result *r)
 			printf("    (%s)\n", t->note);
 			continue;
 		}
-		for (size_t k = 0; k < s->n; k++) {
-			const struct async_frame *f = &s->frames[k];
-			const char *note = frame_note(f);
-			printf("    %s at %s:%u", f->future, f->file ? f->file : "?", f->line);
-			if (note)
-				printf("  (%s)", note);
-			else if (k + 1 == s->n && s->leaf)
-				printf("  (awaiting %s)", s->leaf);
-			printf("\n");
-		}
-		if (!s->n && s->leaf)
-			printf("    %s  (not an async fn or block: no source location)\n", s->leaf);
-		if (s->truncated)
-			printf("    ... (deeper frames not shown)\n");
-		if (s->error)
-			printf("    ... (could not read further: %s)\n", strerror(-s->error));
+		print_chain(s, 4);
 	}
+}
+
+/* "frames", "leaf", "truncated" and, for an await macro, "macro" and
+ * "branches": [{"state", the same fields}]. */
+static void chain_json(struct json_writer *w, const struct async_stack *s)
+{
+	json_writer__key(w, "frames");
+	json_writer__begin_array(w);
+	for (size_t k = 0; k < s->n; k++) {
+		const struct async_frame *f = &s->frames[k];
+		json_writer__begin_object(w);
+		json_writer__kv_string(w, "future", f->future);
+		json_writer__kv_string(w, "type", f->type);
+		json_writer__kv_string(w, "file", f->file);
+		json_writer__kv_u64(w, "line", f->line);
+		json_writer__kv_string(w, "state", f->state);
+		json_writer__end_object(w);
+	}
+	json_writer__end_array(w);
+	json_writer__kv_string(w, "leaf", s->leaf);
+	json_writer__kv_bool(w, "truncated", s->truncated);
+	if (!s->macro)
+		return;
+	json_writer__kv_string(w, "macro", s->macro);
+	json_writer__key(w, "branches");
+	json_writer__begin_array(w);
+	for (size_t b = 0; b < s->n_branches; b++) {
+		json_writer__begin_object(w);
+		json_writer__kv_string(w, "state", s->branches[b].state);
+		chain_json(w, &s->branches[b].stack);
+		json_writer__end_object(w);
+	}
+	json_writer__end_array(w);
 }
 
 /* JSON: {"pid", "target", "tasks": [{"task" ("#3" or "~5", as in the
  * text), "id", "header", "name", "state", "note",
- * "seen", "frames": [{"future", "type", "file", "line", "state"}], "leaf"}],
+ * "seen", "frames": [{"future", "type", "file", "line", "state"}], "leaf",
+ * "truncated", and when the innermost frame is in an await macro "macro"
+ * ("tokio::select!", "tokio::join!", "futures::join!") and "branches":
+ * [{"state" (pending, done, gone, disabled), "frames", "leaf", ...}]}],
  * "list_complete"}; header as "0x..." hex; id, name, note, leaf null when
  * unknown. With a sharded task list (tokio >= 1.35) also "shards",
  * "shards_walked" and "list_note" (why not complete, or null). */
@@ -177,21 +228,7 @@ static int print_json(const struct dump_result *r)
 		json_writer__kv_string(w, "state", t->state);
 		json_writer__kv_string(w, "note", t->note);
 		json_writer__kv_bool(w, "seen", t->seen);
-		json_writer__key(w, "frames");
-		json_writer__begin_array(w);
-		for (size_t k = 0; k < t->stack.n; k++) {
-			const struct async_frame *f = &t->stack.frames[k];
-			json_writer__begin_object(w);
-			json_writer__kv_string(w, "future", f->future);
-			json_writer__kv_string(w, "type", f->type);
-			json_writer__kv_string(w, "file", f->file);
-			json_writer__kv_u64(w, "line", f->line);
-			json_writer__kv_string(w, "state", f->state);
-			json_writer__end_object(w);
-		}
-		json_writer__end_array(w);
-		json_writer__kv_string(w, "leaf", t->stack.leaf);
-		json_writer__kv_bool(w, "truncated", t->stack.truncated);
+		chain_json(w, &t->stack);
 		json_writer__end_object(w);
 	}
 	json_writer__end_array(w);

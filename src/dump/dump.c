@@ -762,8 +762,8 @@ static int sample_once(struct ctx *c, struct dump_task *t, struct poll_copy *pc)
 		t->note = "task future not described by DWARF";
 		return 1;
 	}
-	err = async_stack_walk(c->dt, &fut, t->header + pc->stage_off + v.offset + t_off,
-			       procmem_read, &c->pm, &t->stack);
+	err = async_stack_walk_dyn(c->dt, &fut, t->header + pc->stage_off + v.offset + t_off,
+				   procmem_read, &c->pm, c->bias, &t->stack);
 	if (err == -ENOMEM)
 		return err;
 	c->pm.snap = NULL;   /* the checks read the live process */

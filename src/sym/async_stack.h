@@ -30,9 +30,18 @@ struct async_frame {
 	unsigned discr_size;
 };
 
+struct async_branch;
+
 struct async_stack {
 	struct async_frame *frames;  /* outermost first, innermost last */
 	size_t n;
+	/* The innermost frame awaits an await macro (tokio::select!,
+	 * tokio::join! / try_join!, futures::join!), recognised by the crate
+	 * of the future it polls, never by a line: its name, and each branch
+	 * with its own chain. NULL / 0 otherwise. */
+	char *macro;
+	struct async_branch *branches;
+	size_t n_branches;
 	char *leaf;          /* readable name of the awaited future that ends the
 	                        chain (innermost SuspendN's __awaitee), or NULL */
 	char *leaf_type;     /* its DWARF type name, or NULL */
@@ -41,12 +50,26 @@ struct async_stack {
 	                        (a read failed, an unexpected layout) */
 };
 
+/* A branch of an await macro: "pending" with its chain, "done" (a join!
+ * branch whose output is kept until all are), "gone" (taken), or
+ * "disabled" (a select! branch that completed or failed its pattern). */
+struct async_branch {
+	char *state;
+	struct async_stack stack;
+};
+
 /* Walks the future of type `type` at addr. Fills *out (cleared first; the
  * caller releases it with async_stack__clear()). Returns 0 when a chain was
  * read (out->error may still say why it stopped early), -ENOMEM, or -ENOENT
  * when type is not a structure. */
 int async_stack_walk(struct dwarf_types *dt, Dwarf_Die *type, uint64_t addr,
 		     mem_read_fn read, void *ctx, struct async_stack *out);
+/* As async_stack_walk(), and a trait object (Box<dyn Future>, Pin<Box<dyn
+ * Future>>, &mut dyn Future) is followed to the concrete future behind it:
+ * its vtable's address less bias (the executable's load bias) names the
+ * vtable rustc describes in DWARF, whose containing type is the future's. */
+int async_stack_walk_dyn(struct dwarf_types *dt, Dwarf_Die *type, uint64_t addr,
+			 mem_read_fn read, void *ctx, uint64_t bias, struct async_stack *out);
 
 /* Re-reads every frame's __state and returns 1 when all are unchanged, 0 when
  * one changed (the walk saw a torn state), or the read error (< 0). */

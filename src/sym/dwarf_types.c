@@ -20,6 +20,9 @@ struct dwarf_types {
 	int fd;
 	Dwarf *dw;
 	struct u64map names;  /* DIE offset + 1 -> char * (qualified name) */
+	struct u64map vtables; /* vtable vaddr -> containing type's DIE offset */
+	bool vtables_read;
+	struct u64map first_lines; /* hash of (file, lo, hi) -> line + 1 */
 };
 
 static struct dwarf_types *open_on(int fd);
@@ -75,6 +78,8 @@ void dwarf_types__free(struct dwarf_types *dt)
 		if (dt->names.keys[i] && dt->names.keys[i] != UINT64_MAX)
 			free((char *)(uintptr_t)dt->names.vals[i]);
 	u64map__clear(&dt->names);
+	u64map__clear(&dt->vtables);
+	u64map__clear(&dt->first_lines);
 	if (dt->dw)
 		dwarf_end(dt->dw);
 	if (dt->fd >= 0)
@@ -211,6 +216,100 @@ int dwarf_types__find_norm(struct dwarf_types *dt, const char *const *names, siz
 			   Dwarf_Die *dies, int *found)
 {
 	return find(dt, names, n, dies, found, true);
+}
+
+/* "{vtable}" variables below parent (namespaces only), into dt->vtables. */
+static void vtables_below(struct dwarf_types *dt, Dwarf_Die *parent, int depth)
+{
+	Dwarf_Die child, type, ct;
+	Dwarf_Attribute attr;
+	Dwarf_Op *ops;
+	size_t nops;
+
+	if (depth > MAX_SCOPE_DEPTH || dwarf_child(parent, &child))
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+		if (tag == DW_TAG_namespace) {
+			vtables_below(dt, &child, depth + 1);
+			continue;
+		}
+		if (tag != DW_TAG_variable)
+			continue;
+		const char *name = die_name(&child);
+		size_t nl = name ? strlen(name) : 0;
+		if (nl < 10 || strcmp(name + nl - 10, "::{vtable}"))
+			continue;
+		if (!dwarf_attr(&child, DW_AT_location, &attr) ||
+		    dwarf_getlocation(&attr, &ops, &nops) || nops != 1 || ops[0].atom != DW_OP_addr)
+			continue;
+		if (!dwarf_formref_die(dwarf_attr(&child, DW_AT_type, &attr), &type) ||
+		    !dwarf_formref_die(dwarf_attr(&type, DW_AT_containing_type, &attr), &ct))
+			continue;
+		u64map__set(&dt->vtables, ops[0].number, dwarf_dieoffset(&ct) + 1);
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+int dwarf_types__vtable_type(struct dwarf_types *dt, uint64_t vaddr, Dwarf_Die *out)
+{
+	uint64_t off;
+
+	if (!dt->vtables_read) {
+		Dwarf_Off cu_off = 0, next;
+		size_t hsize;
+
+		dt->vtables_read = true;
+		while (dwarf_nextcu(dt->dw, cu_off, &next, &hsize, NULL, NULL, NULL) == 0) {
+			Dwarf_Die cu;
+			if (dwarf_offdie(dt->dw, cu_off + hsize, &cu))
+				vtables_below(dt, &cu, 0);
+			cu_off = next;
+		}
+	}
+	if (!vaddr || !u64map__get(&dt->vtables, vaddr, &off) || !dwarf_offdie(dt->dw, off - 1, out))
+		return -ENOENT;
+	return 0;
+}
+
+unsigned dwarf_types__first_line(struct dwarf_types *dt, const char *file, unsigned lo,
+				 unsigned hi)
+{
+	uint64_t key = 1469598103934665603ull, val;
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	unsigned best = 0;
+
+	if (!file || hi <= lo + 1)
+		return 0;
+	for (const char *p = file; *p; p++)
+		key = (key ^ (uint8_t)*p) * 1099511628211ull;
+	key ^= (uint64_t)lo << 40 ^ (uint64_t)hi << 8;
+	key |= 1;
+	if (u64map__get(&dt->first_lines, key, &val))
+		return (unsigned)(val - 1);
+	while (dwarf_nextcu(dt->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		Dwarf_Lines *lines;
+		size_t n;
+
+		if (dwarf_offdie(dt->dw, off + hsize, &cu) && !dwarf_getsrclines(&cu, &lines, &n)) {
+			for (size_t i = 0; i < n; i++) {
+				Dwarf_Line *l = dwarf_onesrcline(lines, i);
+				int ln;
+				const char *src;
+
+				if (!l || dwarf_lineno(l, &ln) || ln <= (int)lo || ln >= (int)hi ||
+				    (best && (unsigned)ln >= best))
+					continue;
+				src = dwarf_linesrc(l, NULL, NULL);
+				if (src && !strcmp(src, file))
+					best = (unsigned)ln;
+			}
+		}
+		off = next;
+	}
+	u64map__set(&dt->first_lines, key, (uint64_t)best + 1);
+	return best;
 }
 
 const char *dwarf_types__name(struct dwarf_types *dt, Dwarf_Die *type)

@@ -53,6 +53,19 @@ const char *dwarf_types__name(struct dwarf_types *dt, Dwarf_Die *type);
 /* The directory the DIE's compilation unit was compiled in, or NULL. */
 const char *dwarf_types__comp_dir(Dwarf_Die *die);
 
+/* The concrete type behind a trait object whose vtable is at vaddr (a
+ * virtual address of the binary): rustc describes each vtable as a variable
+ * "<T as Trait>::{vtable}" whose type's DW_AT_containing_type is T. The
+ * index is built on the first call. Returns 0 with *out, -ENOENT. */
+int dwarf_types__vtable_type(struct dwarf_types *dt, uint64_t vaddr, Dwarf_Die *out);
+
+/* The smallest line L, lo < L < hi, that the line tables of the binary
+ * give to code of file (a path as DW_AT_decl_file names it), 0 when none
+ * (results cached). For where in a function a macro was invoked: its
+ * expansion's own spans point into the macro's crate. */
+unsigned dwarf_types__first_line(struct dwarf_types *dt, const char *file, unsigned lo,
+				 unsigned hi);
+
 /* DW_AT_byte_size of a type (typedefs and qualifiers peeled), or -1. */
 int64_t dwt_byte_size(Dwarf_Die *type);
 
