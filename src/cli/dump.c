@@ -107,6 +107,8 @@ static void print_chain(const struct async_stack *s, int indent)
 		printf("%*s%s at %s:%u", indent, "", f->future, f->file ? f->file : "?", f->line);
 		if (note)
 			printf("  (%s)", note);
+		else if (f->via)
+			printf("  (through %s)", f->via);
 		else if (k + 1 == s->n && s->macro)
 			printf("  (in %s, %zu branch%s)", s->macro, s->n_branches,
 			       s->n_branches == 1 ? "" : "es");
@@ -167,6 +169,7 @@ static void chain_json(struct json_writer *w, const struct async_stack *s)
 		json_writer__kv_string(w, "file", f->file);
 		json_writer__kv_u64(w, "line", f->line);
 		json_writer__kv_string(w, "state", f->state);
+		json_writer__kv_string(w, "via", f->via);
 		json_writer__end_object(w);
 	}
 	json_writer__end_array(w);
@@ -188,7 +191,8 @@ static void chain_json(struct json_writer *w, const struct async_stack *s)
 
 /* JSON: {"pid", "target", "tasks": [{"task" ("#3" or "~5", as in the
  * text), "id", "header", "name", "state", "note",
- * "seen", "frames": [{"future", "type", "file", "line", "state"}], "leaf",
+ * "seen", "frames": [{"future", "type", "file", "line", "state", "via" (the
+ * combinators awaited through to the next frame, "A > B", or null)}], "leaf",
  * "truncated", and when the innermost frame is in an await macro "macro"
  * ("tokio::select!", "tokio::join!", "futures::join!") and "branches":
  * [{"state" (pending, done, gone, disabled), "frames", "leaf", ...}]}],

@@ -132,6 +132,7 @@ static int push_frame(struct async_stack *s, struct async_frame *f)
 
 static void frame_free(struct async_frame *f)
 {
+	free(f->via);
 	free(f->type);
 	free(f->future);
 	free(f->state);
@@ -409,6 +410,88 @@ static int macro_site(struct walk *w, Dwarf_Die *sm, Dwarf_Die *vm, struct async
 	return 0;
 }
 
+#define COMBINATOR_DEPTH 12  /* member levels searched for the inner future (a variant counts one) */
+
+/* A combinator's inner future: the state machines reachable through the
+ * members of type at addr (enums through their active variant, no
+ * pointers followed), up to 2 counted; with exactly one, *found / *faddr
+ * and the structures passed through (path[0..*plen)) say where. */
+struct inner_search {
+	int found;
+	Dwarf_Die type;
+	uint64_t addr;
+	Dwarf_Die path[COMBINATOR_DEPTH], best[COMBINATOR_DEPTH];
+	int n_best;
+};
+
+static void search_inner(struct walk *w, Dwarf_Die *type, uint64_t addr, int depth,
+			 struct inner_search *is)
+{
+	Dwarf_Die t, child, mt;
+	Dwarf_Attribute attr;
+	Dwarf_Word off;
+
+	if (depth >= COMBINATOR_DEPTH || is->found > 1 || dwarf_peel_type(type, &t) ||
+	    dwarf_tag(&t) != DW_TAG_structure_type)
+		return;
+	is->path[depth] = t;
+	if (dwt_has_variants(&t)) {
+		struct dwt_variant v;
+		if (!dwt_read_variant(&t, addr, w->read, w->ctx, &v))
+			search_inner(w, &v.type, addr + v.offset, depth + 1, is);
+		return;
+	}
+	if (dwarf_child(&t, &child))
+		return;
+	do {
+		if (dwarf_tag(&child) != DW_TAG_member || dwarf_hasattr(&child, DW_AT_artificial) ||
+		    !dwarf_formref_die(dwarf_attr(&child, DW_AT_type, &attr), &mt) ||
+		    dwarf_peel_type(&mt, &mt))
+			continue;
+		off = 0;
+		if (dwarf_attr(&child, DW_AT_data_member_location, &attr) &&
+		    dwarf_formudata(&attr, &off))
+			continue;
+		if (discr_is_state(&mt)) {
+			if (++is->found == 1) {
+				is->type = mt;
+				is->addr = addr + off;
+				memcpy(is->best, is->path, (size_t)(depth + 1) * sizeof(Dwarf_Die));
+				is->n_best = depth + 1;
+			}
+		} else {
+			search_inner(w, &mt, addr + off, depth + 1, is);
+		}
+	} while (is->found <= 1 && dwarf_siblingof(&child, &child) == 0);
+}
+
+/* "A > B": the readable names of the combinators passed through, each
+ * without its generic arguments; enum variants ("Some", "Incomplete")
+ * left out. */
+static char *via_names(struct walk *w, const struct inner_search *is)
+{
+	char *out = NULL;
+	size_t len = 0;
+
+	for (int i = 0; i < is->n_best; i++) {
+		Dwarf_Die d = is->best[i], prev;
+		const char *n = dwarf_types__name(w->dt, &d);
+		if (i)
+			prev = is->best[i - 1];
+		if (!n || !strstr(n, "::") || (i && dwt_has_variants(&prev)))
+			continue;   /* a variant's own structure */
+		size_t nl = strcspn(n, "<");
+		char *p = realloc(out, len + nl + 4);
+		if (!p) {
+			free(out);
+			return NULL;
+		}
+		out = p;
+		len += (size_t)sprintf(out + len, "%s%.*s", len ? " > " : "", (int)nl, n);
+	}
+	return out;
+}
+
 static int walk(struct walk *w, Dwarf_Die *type, uint64_t addr, struct async_stack *out)
 {
 	Dwarf_Die cur, pv, psm, pvm;
@@ -436,7 +519,21 @@ static int walk(struct walk *w, Dwarf_Die *type, uint64_t addr, struct async_sta
 					   have_pv ? &pvm : NULL, paddr, out);
 			if (!err && out->macro && out->n)
 				err = macro_site(w, &psm, &pvm, &out->frames[out->n - 1]);
-			return err;
+			if (err || out->macro || !out->n)
+				return err;
+			/* a combinator around one future: walked through */
+			struct inner_search is = { 0 };
+			search_inner(w, &cur, addr, 0, &is);
+			if (is.found != 1)
+				return 0;
+			if (!(out->frames[out->n - 1].via = via_names(w, &is)))
+				return -ENOMEM;
+			free(out->leaf);
+			free(out->leaf_type);
+			out->leaf = out->leaf_type = NULL;
+			cur = is.type;
+			addr = is.addr;
+			continue;
 		}
 		if (depth >= ASYNC_STACK_MAX_DEPTH || w->budget <= 0) {
 			out->truncated = 1;

@@ -5,7 +5,9 @@
  * and a SuspendN variant holds the future it awaits in `__awaitee`, which
  * is walked in turn. The first future that is not a state machine (a
  * combinator, a hand-written future, tokio::time::Sleep, ...) ends the
- * chain as its leaf. Reads go through a callback, so the walk is tested on
+ * chain as its leaf, unless it is a combinator around one future (Timeout,
+ * Fuse, Map ...: the only state machine among its members, through enum
+ * variants), which is walked through. Reads go through a callback, so the walk is tested on
  * synthetic memory; knows nothing of Tokio; never prints. */
 #ifndef AS_SYM_ASYNC_STACK_H
 #define AS_SYM_ASYNC_STACK_H
@@ -28,6 +30,9 @@ struct async_frame {
 	uint64_t discr_addr; /* its __state, as read */
 	uint64_t discr;
 	unsigned discr_size;
+	char *via;           /* the combinators it awaits through to the next
+	                        frame, outermost first ("tokio::time::timeout::
+	                        Timeout > futures_util::...::Fuse"), or NULL */
 };
 
 struct async_branch;

@@ -58,6 +58,13 @@ expect([own(f) for f in t["frames"]] == [("macro_awaits::in_boxed", True, lines[
                                          ("macro_awaits::boxed_inner", True, lines["boxed_inner"]),
                                          NEVER], "boxed chain through the vtable: %s" % t["frames"])
 expect(t["leaf"] == "core::future::pending::Pending<()>", "boxed leaf: %s" % t["leaf"])
+# combinators around one future are walked through, and named
+t = task("in_combinators")
+expect([own(f) for f in t["frames"]] == [("macro_awaits::in_combinators", True, lines["combinators"]),
+                                         NEVER], "through the combinators: %s" % t["frames"])
+via = (t["frames"] or [{"via": None}])[0].get("via") or ""
+expect(via.startswith("tokio::time::timeout::Timeout > ") and "::Fuse" in via and "::Map" in via,
+       "the combinators named: %r" % via)
 for f in fails:
     print(f)
 sys.exit(1 if fails else 0)

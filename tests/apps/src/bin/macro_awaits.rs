@@ -3,7 +3,8 @@
 //! sleep, a tokio::join! and a tokio::try_join! of a sleep and a pending
 //! future, a tokio::join! whose first branch is done, a futures::join! of
 //! two such, and a Pin<Box<dyn Future>> awaited
-//! with the future inside it parked two async fns down. One more task keeps
+//! with the future inside it parked two async fns down, and an async fn
+//! behind combinators (a tokio timeout of a futures map of a fuse). One more task keeps
 //! a worker polled (a busy yield loop) so that a short recording sees a task.
 //! Prints "ready" once all are parked, then runs until killed. The `// dump:`
 //! comments mark the lines the stacks must show: keep them on their macro's
@@ -54,6 +55,12 @@ async fn in_boxed() {
     f.await; // dump: boxed
 }
 
+async fn in_combinators() {
+    use futures::FutureExt;
+    let f = tokio::time::timeout(Duration::from_secs(3600), never().map(|_| 1).fuse());
+    let _ = f.await; // dump: combinators
+}
+
 async fn busy() {
     loop {
         std::thread::sleep(Duration::from_millis(5));
@@ -70,6 +77,7 @@ async fn main() {
     tokio::spawn(in_try_join());
     tokio::spawn(in_futures_join());
     tokio::spawn(in_boxed());
+    tokio::spawn(in_combinators());
     tokio::spawn(busy());
     tokio::time::sleep(Duration::from_millis(200)).await;
     println!("ready");
