@@ -350,6 +350,94 @@ static int expand_macro(struct walk *w, const char *leaf, Dwarf_Die *leaf_type, 
 	return err;
 }
 
+/* The pointer in an AtomicPtr<T> (or a raw pointer) member `name` of st at
+ * addr: 0 with *ptr and *pointee (T), else -ENOENT / the read error. */
+static int read_ptr_member(struct walk *w, Dwarf_Die *st, uint64_t addr, const char *name,
+			   uint64_t *ptr, Dwarf_Die *pointee)
+{
+	Dwarf_Die mt, pt;
+	Dwarf_Attribute attr;
+	uint64_t off, poff = 0;
+
+	if (dwt_member(st, name, NULL, &off, &mt))
+		return -ENOENT;
+	if (dwarf_peel_type(&mt, &pt))
+		return -ENOENT;
+	/* AtomicPtr { p: UnsafeCell { value: *mut T } }: wrappers of one member */
+	for (int i = 0; i < 4 && dwarf_tag(&pt) == DW_TAG_structure_type; i++) {
+		uint64_t o;
+		if (dwt_only_member(&pt, &o, &pt) || dwarf_peel_type(&pt, &pt))
+			return -ENOENT;
+		poff += o;
+	}
+	if (dwarf_tag(&pt) != DW_TAG_pointer_type ||
+	    !dwarf_formref_die(dwarf_attr(&pt, DW_AT_type, &attr), pointee))
+		return -ENOENT;
+	*ptr = 0;
+	return w->read(w->ctx, addr + off + poff, ptr, sizeof(*ptr));
+}
+
+#define MAX_UNORDERED 64   /* futures of a FuturesUnordered listed */
+
+/* A stream of futures awaited (Next<FuturesUnordered<F>>, the stream
+ * itself): every future in it, a branch each, from its list of all tasks
+ * (head_all, next_all; each task's future an Option, None once done).
+ * Returns 0 (nothing when it is none) or -ENOMEM. */
+static int expand_unordered(struct walk *w, const char *leaf, Dwarf_Die *leaf_type, uint64_t addr,
+			    struct async_stack *out)
+{
+	Dwarf_Die fu = *leaf_type, task, ft, opt;
+	uint64_t t = 0, off;
+	int err = 0;
+
+	if (!leaf || !strstr(leaf, "::futures_unordered::FuturesUnordered<"))
+		return 0;
+	const char *fn = dwarf_types__name(w->dt, &fu);
+	if (fn && strstr(fn, "::next::Next<")) {
+		/* Next { stream: &mut St } */
+		if (read_ptr_member(w, &fu, addr, "stream", &addr, &fu) || !addr)
+			return 0;
+		fn = dwarf_types__name(w->dt, &fu);
+	}
+	if (!fn || !strstr(fn, "::futures_unordered::FuturesUnordered<"))
+		return 0;
+	if (read_ptr_member(w, &fu, addr, "head_all", &t, &task))
+		return 0;
+	if (!(out->macro = strdup("futures::stream::FuturesUnordered")))
+		return -ENOMEM;
+	for (int i = 0; t && i < MAX_UNORDERED && !err; i++) {
+		struct dwt_variant v;
+		Dwarf_Attribute attr;
+
+		uint64_t cell_off;
+		/* future: UnsafeCell<Option<F>> */
+		if (dwt_member(&task, "future", NULL, &off, &ft) || dwt_only_member(&ft, &cell_off, &opt))
+			break;
+		uint64_t fa = t + off + cell_off;
+		if (dwt_read_variant(&opt, fa, w->read, w->ctx, &v))
+			break;
+		const char *vn = dwarf_formstring(dwarf_attr(&v.member, DW_AT_name, &attr));
+		Dwarf_Die inner;
+		uint64_t ioff;
+		if (vn && !strcmp(vn, "Some") && !dwt_member(&v.type, "__0", NULL, &ioff, &inner)) {
+			err = add_branch(w, &inner, fa + v.offset + ioff, false, out);
+		} else {
+			struct async_branch *p = realloc(out->branches, (out->n_branches + 1) * sizeof(*p));
+			if (!p)
+				return -ENOMEM;
+			out->branches = p;
+			memset(&p[out->n_branches], 0, sizeof(*p));
+			if (!(p[out->n_branches].state = strdup("gone")))
+				return -ENOMEM;
+			out->n_branches++;
+		}
+		Dwarf_Die next_t;
+		if (read_ptr_member(w, &task, t, "next_all", &t, &next_t))
+			break;
+	}
+	return err;
+}
+
 /* The awaiting frame f of state machine sm (in its variant member vm) is in
  * an await macro: its line is the macro's own source. Points it at the
  * function's file instead, at the first line with code between the awaits
@@ -519,6 +607,8 @@ static int walk(struct walk *w, Dwarf_Die *type, uint64_t addr, struct async_sta
 					   have_pv ? &pvm : NULL, paddr, out);
 			if (!err && out->macro && out->n)
 				err = macro_site(w, &psm, &pvm, &out->frames[out->n - 1]);
+			if (!err && !out->macro)
+				err = expand_unordered(w, out->leaf_type, &cur, addr, out);
 			if (err || out->macro || !out->n)
 				return err;
 			/* a combinator around one future: walked through */

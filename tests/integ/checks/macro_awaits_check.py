@@ -65,6 +65,14 @@ expect([own(f) for f in t["frames"]] == [("macro_awaits::in_combinators", True, 
 via = (t["frames"] or [{"via": None}])[0].get("via") or ""
 expect(via.startswith("tokio::time::timeout::Timeout > ") and "::Fuse" in via and "::Map" in via,
        "the combinators named: %r" % via)
+# a FuturesUnordered: every future in it (the newest first), each a branch
+t = task("in_unordered")
+expect([own(f) for f in t["frames"]] == [("macro_awaits::in_unordered", True, lines["unordered"])],
+       "unordered frame: %s" % t["frames"])
+expect(t.get("macro") == "futures::stream::FuturesUnordered", "unordered named: %s" % t.get("macro"))
+got = t.get("branches") or []
+expect(sorted(leaf_line(b) for b in got) == sorted([HOUR, NEVER, NEVER]) and
+       all(b["state"] == "pending" for b in got), "unordered: hour and two nevers: %s" % got)
 for f in fails:
     print(f)
 sys.exit(1 if fails else 0)

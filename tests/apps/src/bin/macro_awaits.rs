@@ -61,6 +61,22 @@ async fn in_combinators() {
     let _ = f.await; // dump: combinators
 }
 
+async fn in_unordered() {
+    use futures::StreamExt;
+    let mut futs = futures::stream::FuturesUnordered::new();
+    futs.push(Box::pin(hour()) as Pin<Box<dyn Future<Output = ()> + Send>>);
+    futs.push(Box::pin(never()));
+    futs.push(Box::pin(never()));
+    futs.next().await; // dump: unordered
+}
+
+async fn in_joinset() {
+    let mut set = tokio::task::JoinSet::new();
+    set.spawn(hour());
+    set.spawn(never());
+    set.join_next().await; // dump: joinset
+}
+
 async fn busy() {
     loop {
         std::thread::sleep(Duration::from_millis(5));
@@ -78,6 +94,8 @@ async fn main() {
     tokio::spawn(in_futures_join());
     tokio::spawn(in_boxed());
     tokio::spawn(in_combinators());
+    tokio::spawn(in_unordered());
+    tokio::spawn(in_joinset());
     tokio::spawn(busy());
     tokio::time::sleep(Duration::from_millis(200)).await;
     println!("ready");
