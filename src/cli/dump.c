@@ -77,6 +77,37 @@ static const char *frame_note(const struct async_frame *f)
 	return f->state;
 }
 
+/* How the tasks were found, one line per task list, after the header:
+ *
+ * task list 1 (multi_thread runtime, id 1): 25 tasks, 8 of 8 shards walked, complete;
+ *   found through the thread-local CONTEXT of thread 7919 (idle_many), 3 threads in it
+ * no runtime found in any thread's CONTEXT (no thread's thread-local CONTEXT holds
+ *   a runtime handle): tasks found by tracing 300 ms
+ */
+static void print_lists(const struct dump_result *r)
+{
+	char via[96];
+
+	for (size_t i = 0; i < r->n_task_lists; i++) {
+		const struct dump_list *l = &r->task_lists[i];
+		printf("task list %zu (%s%sid %" PRIu64 "): %zu task%s, ", i + 1,
+		       l->runtime ? l->runtime : "", l->runtime ? " runtime, " : "", l->id, l->tasks,
+		       l->tasks == 1 ? "" : "s");
+		if (l->shards > 1)
+			printf("%zu of %zu shards walked, ", l->walked, l->shards);
+		printf("%s; found through the %s", l->complete ? "complete" : "not complete",
+		       dump_via_text(l, via, sizeof(via)));
+		if (l->via == DUMP_VIA_CONTEXT)
+			printf(", %zu thread%s in it", l->threads, l->threads == 1 ? "" : "s");
+		if (l->note)
+			printf(" (%s)", l->note);
+		printf("\n");
+	}
+	if (r->context_note)
+		printf("no runtime found in any thread's CONTEXT (%s)%s\n", r->context_note,
+		       r->traced ? ": tasks found by tracing" : "");
+}
+
 /* Text, one block per task, outermost frame first, innermost last (parked):
  *
  * asyncscope dump of pid 11961 (/work/main/tests/apps/target/release/parked): 6 tasks
@@ -108,6 +139,7 @@ static void print_text(const struct dump_result *r)
 	 * shards walked: some tasks may be missing)" */
 	if (incomplete)
 		printf("(%s: some tasks may be missing)\n", incomplete);
+	print_lists(r);
 	for (size_t i = 0; i < r->n; i++) {
 		const struct dump_task *t = &r->tasks[i];
 		const struct async_stack *s = &t->stack;
@@ -160,6 +192,33 @@ static int print_json(const struct dump_result *r)
 		json_writer__kv_u64(w, "shards_walked", r->shards_walked);
 		json_writer__kv_string(w, "list_note", dump_list_status(r, why, sizeof(why)));
 	}
+	json_writer__kv_bool(w, "traced", r->traced);
+	json_writer__kv_string(w, "context_note", r->context_note);
+	json_writer__key(w, "task_lists");
+	json_writer__begin_array(w);
+	for (size_t i = 0; i < r->n_task_lists; i++) {
+		const struct dump_list *l = &r->task_lists[i];
+		json_writer__begin_object(w);
+		json_writer__kv_string(w, "via", dump_via_name(l->via));
+		json_writer__kv_string(w, "found_through", dump_via_text(l, why, sizeof(why)));
+		json_writer__key(w, "thread");
+		if (l->via == DUMP_VIA_CONTEXT)
+			json_writer__u64(w, (uint64_t)l->tid);
+		else
+			json_writer__null(w);
+		json_writer__kv_u64(w, "threads", l->threads);
+		json_writer__kv_string(w, "runtime", l->runtime);
+		json_writer__kv_u64(w, "id", l->id);
+		snprintf(hex, sizeof(hex), "0x%" PRIx64, l->addr);
+		json_writer__kv_string(w, "address", hex);
+		json_writer__kv_u64(w, "shards", l->shards);
+		json_writer__kv_u64(w, "shards_walked", l->walked);
+		json_writer__kv_u64(w, "tasks", l->tasks);
+		json_writer__kv_bool(w, "complete", l->complete);
+		json_writer__kv_string(w, "note", l->note);
+		json_writer__end_object(w);
+	}
+	json_writer__end_array(w);
 	json_writer__key(w, "tasks");
 	json_writer__begin_array(w);
 	for (size_t i = 0; i < r->n; i++) {

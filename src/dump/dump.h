@@ -53,6 +53,36 @@ struct dump_task {
 	struct async_stack stack;    /* outermost frame first */
 };
 
+/* How a task list was found. */
+enum dump_via {
+	DUMP_VIA_CONTEXT = 1,    /* a thread's thread-local tokio CONTEXT held its runtime's
+	                            handle (no probe: read with a BPF task iterator) */
+	DUMP_VIA_POLL,           /* from a task polled while tracing (or one the caller knew) */
+	DUMP_VIA_HEAP,           /* from a task found by scanning the heap */
+};
+
+/* One task list walked (an OwnedTasks: one per runtime). */
+struct dump_list {
+	uint64_t addr;           /* the OwnedTasks in the target */
+	uint64_t id;             /* its id (its tasks' owner id), 0 unread */
+	const char *runtime;     /* "multi_thread", "current_thread", NULL unknown (static) */
+	enum dump_via via;
+	pid_t tid;               /* DUMP_VIA_CONTEXT: the first thread whose CONTEXT holds it */
+	char comm[17];           /* ... its name */
+	size_t threads;          /* threads whose CONTEXT holds its runtime */
+	size_t shards;           /* 1 for one list (tokio < 1.35), 0 unreadable */
+	size_t walked;           /* of which walked from head to tail */
+	size_t tasks;            /* tasks found in it */
+	bool complete;           /* every shard walked, each node checked */
+	const char *note;        /* why not complete (static), or NULL */
+};
+
+/* "thread-local CONTEXT of thread 4242 (tokio-runtime-w)", "a task polled
+ * while tracing", "a task found in the heap": into buf, returned. */
+const char *dump_via_text(const struct dump_list *l, char *buf, size_t len);
+/* "context", "poll", "heap". */
+const char *dump_via_name(enum dump_via via);
+
 struct dump_result {
 	pid_t pid;
 	char *target;                /* path of the executable */
@@ -72,6 +102,14 @@ struct dump_result {
 	                                threads seen (0 unknown), shards_walked the
 	                                shards of the tasks found (their links walked) */
 	const char *list_note;       /* why the lists may be partial (static), or NULL */
+	struct dump_list *task_lists;  /* every list walked from its heads, in order found */
+	size_t n_task_lists;
+	bool traced;                 /* a recording was made to find tasks (CONTEXT
+	                                found no runtime) */
+	const char *context_note;    /* why thread-local CONTEXT found no runtime (static),
+	                                NULL when it did or was not tried */
+	size_t context_threads;      /* threads read, whose CONTEXT held a handle */
+	size_t threads;
 };
 
 /* Dumps o->pid. Returns 0 with *res filled (free with dump_result__clear),
