@@ -21,7 +21,8 @@ static const struct cli_opt dump_opts[] = {
 	{ "format", 'f', CLI_CHOICE, D_FORMAT, "text|json", "text (default) or JSON" },
 	{ "output", 'o', CLI_STRING, D_OUTPUT, "FILE", "write the dump to FILE (default -: stdout)" },
 	{ "duration", 'd', CLI_DURATION, D_DURATION, NULL,
-	  "trace this long first to find the tasks being polled, up to 1h\n(default 300ms)",
+	  "when no runtime is found through the threads' thread-local CONTEXT\n"
+	  "(no probe), trace this long to find the tasks being polled, up to 1h\n(default 300ms)",
 	  1, 3600000000000ull },
 	{ 0 },
 };

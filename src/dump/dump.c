@@ -902,6 +902,10 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 		for (size_t i = 0; i < o->n_headers; i++)
 			if (dump_add_task(&c, o->headers[i], 0, NULL, false))
 				goto nomem;
+		/* and every runtime's list through CONTEXT: the tasks not
+		 * polled since the caller began tracing */
+		if (type_copies(&c, exe) || dump_discover_context(&c, exe) < 0)
+			goto nomem;
 		goto tasks_known;
 	}
 	/* 1. no probe: the runtime handle in each thread's CONTEXT, its lists

@@ -1,8 +1,13 @@
-/* The async stack dump of a live Tokio program, without stopping it:
- * the tasks polled during a short recording (a live recording session read
- * as a source of events, no trace file; or any source the caller gives, a
- * seam for memory discovery), completed by walking Tokio's own list of the tasks
- * each scheduler owns (every shard of it since tokio 1.35, dump/task_lists.h); then, for each task, its root future read from the
+/* The async stack dump of a live Tokio program, without stopping it and
+ * without a probe: every runtime found through the runtime handle in each
+ * thread's thread-local tokio CONTEXT (dump/rt_context.h; the threads'
+ * thread pointers from a BPF task iterator, probe/threads.h), each
+ * runtime's own list of the tasks it owns walked from its heads (every
+ * shard of it since tokio 1.35, dump/task_lists.h). Only when no thread's
+ * CONTEXT holds a handle, the tasks polled during a short recording (a live
+ * recording session read as a source of events, no trace file; or any
+ * source the caller gives), their lists walked; last, a task found in the
+ * heap. Then, for each task, its root future read from the
  * process's memory and walked through its DWARF state machines
  * (sym/async_stack.h). Reads are checked against the task's state word and
  * the __state bytes read before and after, so a torn read is reported as
@@ -27,7 +32,8 @@ struct dump_opts {
 	volatile sig_atomic_t *stop; /* ends the tracing moment early, or NULL */
 	/* A caller that already traces the target (top) gives the task headers
 	 * it knows instead: no tracing moment; the task lists are walked from
-	 * them (or from a task found in the heap when there are none). */
+	 * each thread's CONTEXT and from them (or from a task found in the heap
+	 * when there are none). */
 	bool no_trace;
 	const uint64_t *headers;
 	size_t n_headers;
