@@ -103,27 +103,67 @@ int dump_rd64(struct ctx *c, uint64_t addr, uint64_t *v)
 
 /* The poll copy of the task at header, or NULL when the header does not
  * look like a live task (its vtable's poll is no raw::poll copy). */
+/* The poll copy of the vtable at vt (index + 1, 0 none) and its tasks'
+ * trailer offset: read once per vtable (vtables are static data), then
+ * from the cache; a dump reads thousands of headers of a few vtables. */
+static size_t vtable_copy(struct ctx *c, uint64_t vt, uint64_t *trailer)
+{
+	uint64_t v, poll, idx = 0, tr = UINT64_MAX;
+
+	if (u64map__get(&c->vt_copy, vt, &v)) {
+		if (trailer && u64map__get(&c->vt_trailer, vt, &tr))
+			*trailer = tr;
+		return (size_t)v;
+	}
+	if (dump_rd64(c, vt + c->lay.vt_poll, &poll))
+		return 0;   /* unreadable: not cached (a torn header's garbage) */
+	if (!u64map__get(&c->copy_by_addr, poll - c->bias, &idx))
+		idx = 0;
+	if (idx && dump_rd64(c, vt + c->lay.vt_trailer, &tr) == 0 && tr <= 1u << 24)
+		u64map__set(&c->vt_trailer, vt, tr);
+	else
+		tr = UINT64_MAX;
+	u64map__set(&c->vt_copy, vt, idx);   /* ENOMEM: read again next time */
+	if (trailer)
+		*trailer = tr;
+	return (size_t)idx;
+}
+
 struct poll_copy *dump_task_copy(struct ctx *c, uint64_t header, uint64_t *vtable)
 {
-	uint64_t poll, idx;
+	size_t idx;
 
-	if (!header || (header & 7) || dump_rd64(c, header + c->lay.hdr_vtable, vtable) ||
-	    dump_rd64(c, *vtable + c->lay.vt_poll, &poll))
+	if (!header || (header & 7) || dump_rd64(c, header + c->lay.hdr_vtable, vtable))
 		return NULL;
-	if (!u64map__get(&c->copy_by_addr, poll - c->bias, &idx))
-		return NULL;
-	return &c->copies[idx - 1];
+	idx = vtable_copy(c, *vtable, NULL);
+	return idx ? &c->copies[idx - 1] : NULL;
 }
 
 /* The owned-list links of the task at h (each task's own trailer offset:
  * tasks of different future types share a list). Returns 0 or -1. */
+/* The links at h + trailer: one read when they are adjacent. */
+static int read_links(struct ctx *c, uint64_t h, uint64_t trailer, uint64_t *prev, uint64_t *next)
+{
+	uint64_t w[2];
+
+	if (c->lay.owned_next == c->lay.owned_prev + 8) {
+		if (procmem_read_raw(c->pid, h + trailer + c->lay.owned_prev, w, sizeof(w)))
+			return -1;
+		*prev = w[0];
+		*next = w[1];
+		return 0;
+	}
+	return dump_rd64(c, h + trailer + c->lay.owned_prev, prev) ||
+	       dump_rd64(c, h + trailer + c->lay.owned_next, next) ? -1 : 0;
+}
+
 int dump_task_links(struct ctx *c, uint64_t h, uint64_t *prev, uint64_t *next)
 {
 	uint64_t vt, trailer;
 
-	if (!dump_task_copy(c, h, &vt) || dump_rd64(c, vt + c->lay.vt_trailer, &trailer) ||
-	    trailer > 1u << 24 || dump_rd64(c, h + trailer + c->lay.owned_prev, prev) ||
-	    dump_rd64(c, h + trailer + c->lay.owned_next, next))
+	if (!h || (h & 7) || dump_rd64(c, h + c->lay.hdr_vtable, &vt) ||
+	    !vtable_copy(c, vt, &trailer) || trailer == UINT64_MAX ||
+	    read_links(c, h, trailer, prev, next))
 		return -1;
 	return 0;
 }
@@ -380,8 +420,23 @@ static int walk_list(struct ctx *c, uint64_t header, bool forward, struct u64map
 static int walk_node(void *ctx, uint64_t h, struct owned_node *n)
 {
 	struct ctx *c = ctx;
+	uint64_t hdr[8], vt, trailer;
+	uint64_t end = (c->lay.hdr_vtable > c->lay.hdr_owner ? c->lay.hdr_vtable : c->lay.hdr_owner) + 8;
 
-	if (dump_task_links(c, h, &n->prev, &n->next) || dump_rd64(c, h + c->lay.hdr_owner, &n->owner))
+	if (!h || (h & 7))
+		return -1;
+	/* the header's vtable and owner id in one read when they are close */
+	if (end <= sizeof(hdr) && !(c->lay.hdr_vtable & 7) && !(c->lay.hdr_owner & 7)) {
+		if (procmem_read_raw(c->pid, h, hdr, (size_t)end))
+			return -1;
+		vt = hdr[c->lay.hdr_vtable / 8];
+		n->owner = hdr[c->lay.hdr_owner / 8];
+	} else if (dump_rd64(c, h + c->lay.hdr_vtable, &vt) ||
+		   dump_rd64(c, h + c->lay.hdr_owner, &n->owner)) {
+		return -1;
+	}
+	if (!vtable_copy(c, vt, &trailer) || trailer == UINT64_MAX ||
+	    read_links(c, h, trailer, &n->prev, &n->next))
 		return -1;
 	return 0;
 }
@@ -974,6 +1029,8 @@ out:
 	}
 	free(c.copies);
 	u64map__clear(&c.copy_by_addr);
+	u64map__clear(&c.vt_copy);
+	u64map__clear(&c.vt_trailer);
 	u64map__clear(&c.task_by_header);
 	dwarf_types__free(c.dt);
 	probe_plan__free(plan);

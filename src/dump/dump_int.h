@@ -61,6 +61,8 @@ struct ctx {
 	struct poll_copy *copies;     /* the plan's poll probes */
 	size_t n_copies;
 	struct u64map copy_by_addr;   /* ELF address -> index + 1 */
+	struct u64map vt_copy;        /* task vtable -> poll copy index + 1, 0 none (cache) */
+	struct u64map vt_trailer;     /* task vtable -> its trailer offset (cache) */
 	struct u64map task_by_header; /* header -> index + 1 into res->tasks */
 	struct dump_result *res;
 	uint8_t *snap;
