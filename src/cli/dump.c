@@ -80,8 +80,10 @@ static const char *frame_note(const struct async_frame *f)
 
 /* How the tasks were found, one line per task list, after the header:
  *
- * task list 1 (multi_thread runtime, id 1): 25 tasks, 8 of 8 shards walked, complete;
- *   found through the thread-local CONTEXT of thread 7919 (idle_many), 3 threads in it
+ * task list 1 (multi_thread runtime, id 1): 3 tasks, 8 of 8 shards walked, complete;
+ *   found through the thread-local CONTEXT of thread 7919 (local_set), 3 threads in it
+ * task list 2 (LocalSet, id 2): 5 tasks, complete; found through a task found by a
+ *   heap scan
  * no runtime found in any thread's CONTEXT (no thread's thread-local CONTEXT holds
  *   a runtime handle): tasks found by tracing 300 ms
  */
@@ -91,12 +93,15 @@ static void print_lists(const struct dump_result *r)
 
 	for (size_t i = 0; i < r->n_task_lists; i++) {
 		const struct dump_list *l = &r->task_lists[i];
-		printf("task list %zu (%s%sid %" PRIu64 "): %zu task%s, ", i + 1,
-		       l->runtime ? l->runtime : "", l->runtime ? " runtime, " : "", l->id, l->tasks,
+		const char *kind = !l->runtime ? "" : !strcmp(l->runtime, "local_set") ? "LocalSet, "
+				 : !strcmp(l->runtime, "multi_thread") ? "multi_thread runtime, "
+				 : !strcmp(l->runtime, "current_thread") ? "current_thread runtime, "
+				 : "runtime, ";
+		printf("task list %zu (%sid %" PRIu64 "): %zu task%s, ", i + 1, kind, l->id, l->tasks,
 		       l->tasks == 1 ? "" : "s");
 		if (l->shards > 1)
 			printf("%zu of %zu shards walked, ", l->walked, l->shards);
-		printf("%s; found through the %s", l->complete ? "complete" : "not complete",
+		printf("%s; found through %s", l->complete ? "complete" : "not complete",
 		       dump_via_text(l, via, sizeof(via)));
 		if (l->via == DUMP_VIA_CONTEXT)
 			printf(", %zu thread%s in it", l->threads, l->threads == 1 ? "" : "s");

@@ -147,6 +147,7 @@ static int scan_words(struct ctx *c, uint64_t start, uint64_t end, uint64_t *bud
 }
 
 struct scan {
+	bool local_only;          /* LocalSet tasks only, every list of them noted */
 	struct u64map vtables;    /* task vtable addresses */
 	uint64_t fallback;        /* sharded lists: the first task of no OwnedTasks accepted */
 };
@@ -155,9 +156,14 @@ struct scan {
 static int is_vtable(struct ctx *c, uint64_t addr, uint64_t word, void *arg)
 {
 	struct scan *sc = arg;
+	uint64_t idx;
 
-	if (word > c->bias && u64map__get(&c->copy_by_addr, word - c->bias, NULL) &&
-	    u64map__set(&sc->vtables, addr - c->lay.vt_poll, 1))
+	if (word <= c->bias || !u64map__get(&c->copy_by_addr, word - c->bias, &idx))
+		return 0;
+	if (sc->local_only && (!c->copies[idx - 1].owned ||
+			       !c->layouts[c->copies[idx - 1].owned - 1].local))
+		return 0;
+	if (u64map__set(&sc->vtables, addr - c->lay.vt_poll, 1))
 		return -ENOMEM;
 	return 0;
 }
@@ -184,6 +190,12 @@ static int is_header(struct ctx *c, uint64_t addr, uint64_t word, void *arg)
 		return 0;
 	/* a sharded OwnedTasks is found from one of its tasks: a task of no
 	 * such list (a blocking-pool worker) only if the scan finds none */
+	if (sc->local_only) {
+		/* every LocalSet: its list noted, walked from its head */
+		if (dump_owned_of(c, h, &owned, &layout))
+			dump_note_list(c, owned, layout, DUMP_VIA_HEAP);
+		return 0;
+	}
 	if ((c->sharded && !dump_owned_of(c, h, &owned, &layout)) ||
 	    (c->unverified && (dump_rd64(c, h + c->lay.hdr_owner, &owned) || !owned))) {
 		if (!sc->fallback)
@@ -198,10 +210,10 @@ static int is_header(struct ctx *c, uint64_t addr, uint64_t word, void *arg)
  * read-only data equal to a poll copy's address; a task header holds one at
  * hdr_vtable. Scans the heap and anonymous mappings (thread arenas), at most
  * 1 GiB in all. */
-int dump_scan_for_task(struct ctx *c)
+static int scan(struct ctx *c, bool local_only)
 {
 	char path[64], line[4096], exe[PATH_MAX];
-	struct scan sc = { 0 };
+	struct scan sc = { .local_only = local_only };
 	uint64_t budget = UINT64_C(1) << 30;
 	FILE *f;
 	int ret = 0;
@@ -223,14 +235,25 @@ int dump_scan_for_task(struct ctx *c)
 			else if (pass == 1 && sc.vtables.len && perms[0] == 'r' && perms[1] == 'w' &&
 				 (!name[0] || !strcmp(name, "[heap]")))
 				ret = scan_words(c, start, end, &budget, is_header, &sc);
-			if (pass == 1 && c->res->n)
+			if (pass == 1 && c->res->n && !local_only)
 				break;
 		}
 		fclose(f);
 	}
-	if (!ret && !c->res->n && sc.fallback && dump_add_task(c, sc.fallback, 0, NULL, false))
+	if (!ret && !local_only && !c->res->n && sc.fallback &&
+	    dump_add_task(c, sc.fallback, 0, NULL, false))
 		ret = -ENOMEM;
 	u64map__clear(&sc.vtables);
 	return ret;
+}
+
+int dump_scan_for_task(struct ctx *c)
+{
+	return scan(c, false);
+}
+
+int dump_scan_local_sets(struct ctx *c)
+{
+	return scan(c, true);
 }
 

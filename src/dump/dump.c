@@ -477,6 +477,7 @@ static int walk_sharded(struct ctx *c)
 		l->addr = c->lists[i].addr;
 		l->id = w.id;
 		l->via = c->lists[i].via;
+		l->runtime = ol->local ? "local_set" : NULL;
 		l->shards = w.shards;
 		l->walked = w.walked;
 		l->tasks = w.tasks;
@@ -541,6 +542,7 @@ static void note_layout(struct ctx *c, struct poll_copy *pc, Dwarf_Die *cell)
 	c->layouts[c->n_layouts++] = l;
 	pc->owned = c->n_layouts;
 	c->sharded = true;
+	c->has_local |= l.local;
 }
 
 /* Cell<T, S> of every poll copy that has tasks: its name from the copy's
@@ -974,8 +976,13 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 	ret = dump_discover_context(&c, exe);
 	if (ret < 0)
 		goto nomem;
-	if (ret > 0)
+	if (ret > 0) {
+		/* LocalSets are in no CONTEXT while idle: the heap, for the
+		 * program's LocalSet task types only */
+		if (c.has_local && (dump_scan_local_sets(&c) == -ENOMEM || walk_sharded(&c)))
+			goto nomem;
 		goto lists_known;
+	}
 	/* 2. else the tasks polled during a short recording */
 	res->traced = true;
 	ret = discover_by_recording(&c, o, err, errlen);
@@ -1076,9 +1083,9 @@ const char *dump_via_name(enum dump_via via)
 const char *dump_via_text(const struct dump_list *l, char *buf, size_t len)
 {
 	if (l->via == DUMP_VIA_CONTEXT)
-		snprintf(buf, len, "thread-local CONTEXT of thread %d (%s)", (int)l->tid, l->comm);
+		snprintf(buf, len, "the thread-local CONTEXT of thread %d (%s)", (int)l->tid, l->comm);
 	else if (l->via == DUMP_VIA_HEAP)
-		snprintf(buf, len, "a task found in the heap");
+		snprintf(buf, len, "a task found by a heap scan");
 	else
 		snprintf(buf, len, "a task polled while tracing");
 	return buf;

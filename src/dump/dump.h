@@ -71,7 +71,8 @@ enum dump_via {
 struct dump_list {
 	uint64_t addr;           /* the OwnedTasks in the target */
 	uint64_t id;             /* its id (its tasks' owner id), 0 unread */
-	const char *runtime;     /* "multi_thread", "current_thread", NULL unknown (static) */
+	const char *runtime;     /* "multi_thread", "current_thread", "local_set" (a
+	                            LocalSet's LocalOwnedTasks), NULL unknown (static) */
 	enum dump_via via;
 	pid_t tid;               /* DUMP_VIA_CONTEXT: the first thread whose CONTEXT holds it */
 	char comm[17];           /* ... its name */
@@ -83,8 +84,8 @@ struct dump_list {
 	const char *note;        /* why not complete (static), or NULL */
 };
 
-/* "thread-local CONTEXT of thread 4242 (tokio-runtime-w)", "a task polled
- * while tracing", "a task found in the heap": into buf, returned. */
+/* "the thread-local CONTEXT of thread 4242 (tokio-runtime-w)", "a task
+ * polled while tracing", "a task found by a heap scan": into buf, returned. */
 const char *dump_via_text(const struct dump_list *l, char *buf, size_t len);
 /* "context", "poll", "heap". */
 const char *dump_via_name(enum dump_via via);

@@ -69,6 +69,7 @@ struct ctx {
 	uint32_t next_seq;            /* ~N of the tasks without an id: first sight, never reused */
 	struct owned_layout layouts[MAX_LAYOUTS];
 	size_t n_layouts;
+	bool has_local;               /* a copy's tasks are a LocalSet's */
 	bool sharded;                 /* a copy's DWARF describes its OwnedTasks (sharded,
 	                                 or one list with its head): lists are walked from
 	                                 their heads */
@@ -108,5 +109,10 @@ int dump_discover_context(struct ctx *c, const char *exe);
 /* Fallback when no task is known: one task found in the heap (its owned
  * list then walked). 0 or -errno. */
 int dump_scan_for_task(struct ctx *c);
+/* Every LocalSet's list (a LocalSet is in no thread's CONTEXT while it is
+ * not polled): the heap scanned for tasks of the program's LocalSet task
+ * types, each one's LocalOwnedTasks (reached from its scheduler handle)
+ * noted in c->lists, via DUMP_VIA_HEAP, once per list. 0 or -errno. */
+int dump_scan_local_sets(struct ctx *c);
 
 #endif

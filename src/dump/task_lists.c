@@ -130,8 +130,10 @@ static bool find_owned(struct dwarf_types *dt, Dwarf_Die *st, int depth, uint64_
 		if (dwarf_attr(&child, DW_AT_data_member_location, &attr) &&
 		    dwarf_formudata(&attr, &loc))
 			continue;
-		if (starts(die_name(&t), "OwnedTasks<") &&
-		    starts(dwarf_types__name(dt, &t), "tokio::runtime::task::list::OwnedTasks<")) {
+		if ((starts(die_name(&t), "OwnedTasks<") &&
+		     starts(dwarf_types__name(dt, &t), "tokio::runtime::task::list::OwnedTasks<")) ||
+		    (starts(die_name(&t), "LocalOwnedTasks<") &&
+		     starts(dwarf_types__name(dt, &t), "tokio::runtime::task::list::LocalOwnedTasks<"))) {
 			if (!task_lists_defined(dt, &t))
 				return false;
 			*off = loc;
@@ -149,8 +151,9 @@ static bool find_owned(struct dwarf_types *dt, Dwarf_Die *st, int depth, uint64_
 }
 
 /* One list (tokio < 1.35): OwnedTasks { inner: Mutex<OwnedTasksInner {
- * list: LinkedList { head, tail }, closed }>, id }: 0 with *n's head and
- * tail within the OwnedTasks, or -ENOENT. */
+ * list: LinkedList { head, tail }, closed }>, id }; a LocalSet's (both
+ * versions): LocalOwnedTasks { inner: UnsafeCell<OwnedTasksInner>, id }:
+ * 0 with *n's head and tail within the OwnedTasks, or -ENOENT. */
 static int one_list(Dwarf_Die *owned, struct owned_layout *n)
 {
 	Dwarf_Die inner;
@@ -181,6 +184,7 @@ static int from_arc(struct dwarf_types *dt, Dwarf_Die *sched, struct owned_layou
 	    !find_owned(dt, &handle, 0, &o_off, &owned))
 		return -ENOENT;
 	n->owned_off = data_off + o_off;
+	n->local = starts(die_name(&owned), "LocalOwnedTasks<");
 	if (dwt_member(&owned, "id", NULL, &n->id_off, NULL))
 		return -ENOENT;
 	if (dwt_member(&owned, "list", NULL, &list_off, &list))

@@ -25,6 +25,8 @@
 struct owned_layout {
 	bool one;                /* one list (tokio < 1.35): no shards; head_off and
 	                            tail_off within the OwnedTasks, no lists_* or mask */
+	bool local;              /* a LocalSet's LocalOwnedTasks (one list, both versions:
+	                            task::local::Shared { local_state: { owned } }) */
 	uint64_t sched_off;      /* the scheduler S (Arc<Handle>: a pointer) in the Cell */
 	uint64_t owned_off;      /* OwnedTasks from the start of the ArcInner<Handle> */
 	uint64_t id_off;         /* OwnedTasks.id (NonZeroU64), within the OwnedTasks */

@@ -1,12 +1,13 @@
-"""dump_lists_check.py JSON SRC [--via context] [--lists K] [--runtimes R,R]
-MARK=FUNC=N ...:
+"""dump_lists_check.py JSON SRC [--via context | --vias V,V] [--lists K]
+[--runtimes R,R] MARK=FUNC=N ...:
 `asyncscope dump --format json` of a program with tasks parked for good at
 the lines of SRC marked `// dump: MARK`: exactly N tasks of each MARK, each
 FUNC (e.g. two_runtimes::park_a), idle, its first frame at its marked line,
 no other task, distinct ids; exactly K task lists (when given), each
 complete, every shard walked, its task count the tasks found in it, and
 found the way --via names (context: through a thread's thread-local
-CONTEXT, with a thread id; no recording made), of the runtimes named (their
+CONTEXT, with a thread id; no recording made; --vias: the lists' ways in,
+sorted, e.g. context,heap), of the runtimes named (their
 kinds, sorted: current_thread,multi_thread), each its own id; the whole
 list_complete."""
 import json, sys
@@ -14,11 +15,13 @@ import json, sys
 args = sys.argv[1:]
 r = json.load(open(args.pop(0)))
 src = args.pop(0)
-via, lists, runtimes, want = None, None, None, []
+via, vias, lists, runtimes, want = None, None, None, None, []
 while args:
     a = args.pop(0)
     if a == "--via":
         via = args.pop(0)
+    elif a == "--vias":
+        vias = args.pop(0).split(",")
     elif a == "--runtimes":
         runtimes = args.pop(0).split(",")
     elif a == "--lists":
@@ -70,7 +73,13 @@ for l in tl:
         fails.append("list %s found through %s, expected %s" % (l["address"], l["found_through"], via))
     if via == "context" and not (isinstance(l["thread"], int) and l["thread"] > 0 and l["threads"] >= 1):
         fails.append("list %s: no thread named (%s, %s)" % (l["address"], l["thread"], l["threads"]))
-if via == "context" and (r.get("traced") or r.get("context_note")):
+if vias is not None:
+    if sorted(l["via"] for l in tl) != vias:
+        fails.append("ways in %s, expected %s" % (sorted(l["via"] for l in tl), vias))
+    for l in tl:
+        if l["via"] == "context" and not (isinstance(l["thread"], int) and l["thread"] > 0):
+            fails.append("list %s: no thread named" % l["address"])
+if (via == "context" or (vias and "context" in vias)) and (r.get("traced") or r.get("context_note")):
     fails.append("traced %s, context_note %s" % (r.get("traced"), r.get("context_note")))
 for f in fails[:20]:
     print("    " + f, file=sys.stderr)
