@@ -45,7 +45,13 @@ int dump_discover_context(struct ctx *c, const char *exe)
 	for (size_t i = 0; i < n_th; i++) {
 		struct rt_handle h;
 		size_t k;
-		if (rt_context__handle(rc, th[i].fsbase, procmem_read, &c->pm, &h) != 1)
+		int got = -EBUSY;
+		/* a handle being set (entering or leaving a runtime) is read again */
+		for (int try = 0; try < 3 && got < 0; try++)
+			got = rt_context__handle(rc, th[i].fsbase, procmem_read, &c->pm, &h);
+		if (got < 0)
+			r->context_unread++;
+		if (got != 1)
 			continue;
 		r->context_threads++;
 		for (k = 0; k < n_found && found[k].h.arc != h.arc; k++)
@@ -80,6 +86,10 @@ int dump_discover_context(struct ctx *c, const char *exe)
 		l->threads = found[k].threads;
 		if (h->list < 0) {
 			l->note = "the binary's DWARF does not describe this runtime's task list";
+			r->lists++;
+			r->lists_unread++;
+			if (!r->list_note)
+				r->list_note = l->note;
 			continue;
 		}
 		l->addr = h->arc + h->layout.owned_off;
@@ -112,6 +122,10 @@ int dump_discover_context(struct ctx *c, const char *exe)
 								     .via = DUMP_VIA_CONTEXT,
 								     .walked = true };
 	}
+	/* a thread whose CONTEXT could not be read may hold a runtime of its own */
+	if (r->context_unread && !r->list_note)
+		r->list_note = "the thread-local CONTEXT of a thread could not be read (a runtime "
+			       "only it entered would be missing)";
 	ret = (int)r->n_task_lists;
 out:
 	rt_context__free(rc);

@@ -116,6 +116,8 @@ struct dump_result {
 	const char *context_note;    /* why thread-local CONTEXT found no runtime (static),
 	                                NULL when it did or was not tried */
 	size_t context_threads;      /* threads read, whose CONTEXT held a handle */
+	size_t context_unread;       /* threads whose CONTEXT could not be read (list_note
+	                                then says a runtime may be missing) */
 	size_t threads;
 };
 
