@@ -14,7 +14,7 @@
 #include "dump/dump.h"
 #include "util/json.h"
 
-enum { D_FORMAT = 1, D_DURATION, D_OUTPUT, D_PID };
+enum { D_FORMAT = 1, D_DURATION, D_OUTPUT, D_PID, D_TRACE };
 
 static const struct cli_opt dump_opts[] = {
 	{ "pid", 'p', CLI_PID, D_PID, NULL, "the running process to read", 0, 0, true },
@@ -24,6 +24,9 @@ static const struct cli_opt dump_opts[] = {
 	  "when no runtime is found through the threads' thread-local CONTEXT\n"
 	  "(no probe), trace this long to find the tasks being polled, up to 1h\n(default 300ms)",
 	  1, 3600000000000ull },
+	{ "trace", 0, CLI_FLAG, D_TRACE, NULL,
+	  "find the tasks by tracing (--duration: uprobes attached meanwhile) instead of\n"
+	  "through the threads' thread-local CONTEXT" },
 	{ 0 },
 };
 
@@ -51,6 +54,7 @@ static int on_opt(void *ctx, const struct cli_opt *opt, const struct cli_val *v)
 	case D_FORMAT: a->format = v->str; break;
 	case D_OUTPUT: a->output = v->str; break;
 	case D_DURATION: a->o->duration = (double)v->num / 1e9; break;
+	case D_TRACE: a->o->trace = true; break;
 	}
 	return 0;
 }

@@ -973,7 +973,7 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 		goto nomem;
 	if (type_copies(&c, exe))
 		goto nomem;
-	ret = dump_discover_context(&c, exe);
+	ret = o->trace ? 0 : dump_discover_context(&c, exe);
 	if (ret < 0)
 		goto nomem;
 	if (ret > 0) {

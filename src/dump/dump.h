@@ -30,6 +30,7 @@ struct dump_opts {
 	double duration;             /* seconds of tracing to find polled tasks (0.3) */
 	int attempts;                /* reads of a task before giving up (5) */
 	volatile sig_atomic_t *stop; /* ends the tracing moment early, or NULL */
+	bool trace;                  /* find tasks by the tracing moment, not CONTEXT */
 	/* A caller that already traces the target (top) gives the task headers
 	 * it knows instead: no tracing moment; the task lists are walked from
 	 * each thread's CONTEXT and from them (or from a task found in the heap
