@@ -1064,6 +1064,8 @@ const char *dump_list_status(const struct dump_result *r, char *buf, size_t len)
 		snprintf(buf, len, "%s: only the shards of the tasks found were walked, %zu of "
 			 "%zu (tokio's count for the worker threads seen)", r->list_note,
 			 r->shards_walked, r->shards);
+	else if (!r->shards)   /* one list per runtime (tokio < 1.35, LocalSet) */
+		snprintf(buf, len, "%s", r->list_note ? r->list_note : "a walk was cut");
 	else
 		snprintf(buf, len, "%s: %zu of %zu shards walked",
 			 r->list_note ? r->list_note : "a walk was cut", r->shards_walked, r->shards);
