@@ -547,32 +547,38 @@ static void note_layout(struct ctx *c, struct poll_copy *pc, Dwarf_Die *cell)
 
 /* Cell<T, S> of every poll copy that has tasks: its name from the copy's
  * DWARF subprogram "poll<T, S>", then one pass over the units for them all. */
-static int type_copies(struct ctx *c, const char *exe)
+static int type_copies(struct ctx *c, const char *exe, bool only_used)
 {
 	uint64_t *addrs = calloc(c->n_copies ? c->n_copies : 1, sizeof(*addrs));
 	char **names = calloc(c->n_copies ? c->n_copies : 1, sizeof(*names));
 	const char **want = calloc(c->n_copies ? c->n_copies : 1, sizeof(*want));
 	Dwarf_Die *dies = calloc(c->n_copies ? c->n_copies : 1, sizeof(*dies));
 	int *found = calloc(c->n_copies ? c->n_copies : 1, sizeof(*found));
-	size_t nw = 0;
+	size_t *sel = calloc(c->n_copies ? c->n_copies : 1, sizeof(*sel));
+	size_t nw = 0, ns = 0;
 	int ret = -ENOMEM;
 
-	if (!addrs || !names || !want || !dies || !found)
+	if (!addrs || !names || !want || !dies || !found || !sel)
 		goto out;
+	/* the copies not yet typed (only those with a task found: only_used) */
 	for (size_t i = 0; i < c->n_copies; i++)
-		addrs[i] = c->copies[i].addr;
-	dwarf_subprogram_names(exe, addrs, c->n_copies, names);
-	for (size_t i = 0; i < c->n_copies; i++) {
+		if (!c->copies[i].done && (!only_used || c->copies[i].used)) {
+			sel[ns] = i;
+			addrs[ns++] = c->copies[i].addr;
+		}
+	dwarf_subprogram_names(exe, addrs, ns, names);
+	for (size_t k = 0; k < ns; k++) {
+		size_t i = sel[k];
 		struct poll_copy *pc = &c->copies[i];
-		if (pc->done || !names[i] || strncmp(names[i], "poll<", 5))
+		if (!names[k] || strncmp(names[k], "poll<", 5))
 			continue;
 		if (!pc->future) {
 			/* named exactly as the probe plan names it */
-			char *arg = sym_first_generic_arg(names[i]);
+			char *arg = sym_first_generic_arg(names[k]);
 			pc->future = arg ? sym_pretty_future(arg) : NULL;
 			free(arg);
 		}
-		if (asprintf(&pc->cell_name, "%s%s", CELL_PREFIX, names[i] + 4) < 0) {
+		if (asprintf(&pc->cell_name, "%s%s", CELL_PREFIX, names[k] + 4) < 0) {
 			pc->cell_name = NULL;
 			goto out;
 		}
@@ -580,13 +586,13 @@ static int type_copies(struct ctx *c, const char *exe)
 	}
 	if (dwarf_types__find(c->dt, want, nw, dies, found) < 0)
 		goto out;
-	for (size_t i = 0, w = 0; i < c->n_copies; i++) {
-		struct poll_copy *pc = &c->copies[i];
+	for (size_t k = 0, w = 0; k < ns; k++) {
+		struct poll_copy *pc = &c->copies[sel[k]];
 		Dwarf_Die core, stage;
 		uint64_t core_off, stage_off, off;
-		if (pc->done || !pc->cell_name)
-			continue;
 		pc->done = true;
+		if (!pc->cell_name)
+			continue;
 		if (!found[w++])
 			continue;
 		Dwarf_Die *cell = &dies[w - 1];
@@ -614,9 +620,10 @@ static int type_copies(struct ctx *c, const char *exe)
 	}
 	ret = 0;
 out:
-	for (size_t i = 0; names && i < c->n_copies; i++)
-		free(names[i]);
+	for (size_t k = 0; names && k < ns; k++)
+		free(names[k]);
 	free(names);
+	free(sel);
 	free(addrs);
 	free(want);
 	free(dies);
@@ -846,6 +853,15 @@ static void undescribed_lists(struct ctx *c)
 	u64map__clear(&shards);
 }
 
+/* The binary has tokio's LocalSet (task::local) code. */
+static bool has_local_set(const struct elf_image *img)
+{
+	for (size_t i = 0; i < img->n_syms; i++)
+		if (!strncmp(img->syms[i].norm, "tokio::task::local::", 20))
+			return true;
+	return false;
+}
+
 static bool has_tokio(const struct elf_image *img)
 {
 	for (size_t i = 0; i < img->n_syms; i++)
@@ -961,7 +977,7 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 				goto nomem;
 		/* and every runtime's list through CONTEXT: the tasks not
 		 * polled since the caller began tracing */
-		if (type_copies(&c, exe) || dump_discover_context(&c, exe) < 0)
+		if (type_copies(&c, exe, false) || dump_discover_context(&c, exe) < 0)
 			goto nomem;
 		goto tasks_known;
 	}
@@ -971,7 +987,10 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 	plan = probe_plan__build(img, NULL, 0, why, sizeof(why));
 	if (plan && add_copies(&c, plan->probes, plan->n))
 		goto nomem;
-	if (type_copies(&c, exe))
+	/* the copies' types: all of them only when the program has LocalSet
+	 * code (their layouts say which are LocalSet tasks, to look for in
+	 * the heap), else only those of the tasks the walks find */
+	if (has_local_set(img) && type_copies(&c, exe, false))
 		goto nomem;
 	ret = o->trace ? 0 : dump_discover_context(&c, exe);
 	if (ret < 0)
@@ -980,6 +999,14 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 		/* LocalSets are in no CONTEXT while idle: the heap, for the
 		 * program's LocalSet task types only */
 		if (c.has_local && (dump_scan_local_sets(&c) == -ENOMEM || walk_sharded(&c)))
+			goto nomem;
+		for (size_t i = 0; i < res->n; i++) {
+			uint64_t vt;
+			struct poll_copy *pc = dump_task_copy(&c, res->tasks[i].header, &vt);
+			if (pc)
+				pc->used = true;
+		}
+		if (type_copies(&c, exe, true))
 			goto nomem;
 		goto lists_known;
 	}
@@ -997,7 +1024,7 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 tasks_known:
 	/* the rest of the tasks from Tokio's lists; the copies' types first:
 	 * they say where a list is */
-	ret = type_copies(&c, exe);
+	ret = type_copies(&c, exe, false);
 	if (!ret && !c.sharded && !c.one_list)
 		undescribed_version(&c, img);
 	if (!ret && !res->n) {

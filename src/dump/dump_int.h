@@ -37,6 +37,7 @@ struct poll_copy {
 	size_t owned;         /* its scheduler's OwnedTasks (sharded, or one list whose
 	                         head DWARF describes): index + 1 into ctx.layouts, 0 none */
 	bool done;            /* type_copies() looked at it */
+	bool used;            /* a task found is of this copy (the copies typed lazily) */
 	bool one_list;        /* DWARF says its OwnedTasks is one list (< 1.35) */
 };
 
