@@ -14,13 +14,14 @@ ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc -Ibpf -I$(OUT)
 SANFLAGS  := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LIBS      := -lbpf -lelf -ldw -lz -l:libiberty.a -lncurses -lpthread
 
-BPF_SRCS  := $(wildcard bpf/*.bpf.c)
+# threads.bpf.c (the thread iterator dump loads alone) is a skeleton of its own.
+BPF_SRCS  := $(filter-out bpf/threads.bpf.c,$(wildcard bpf/*.bpf.c))
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUT)/bpf/%.bpf.o,$(BPF_SRCS))
 SRCS      := $(wildcard src/*/*.c)
 # Modules without libbpf or root: what unit tests link against.
 PURE_SRCS := $(wildcard src/util/*.c src/trace/*.c src/pipeline/*.c src/cat/*.c src/analysis/*.c src/output/*.c src/sym/*.c) \
              src/probe/plan.c src/probe/profile.c src/probe/futures_plan.c src/probe/runtime_id.c \
-             src/dump/task_lists.c src/dump/await_profile.c \
+             src/dump/task_lists.c src/dump/await_profile.c src/dump/rt_context.c \
              src/record/decode.c src/record/fixup.c src/record/stats.c
 OBJS      := $(patsubst src/%.c,$(OUT)/obj/%.o,$(SRCS))
 SAN_OBJS  := $(patsubst src/%.c,$(OUT)/san/%.o,$(SRCS))
@@ -35,7 +36,7 @@ SKEL_USERS := $(patsubst src/%.c,$(OUT)/obj/%.o,$(wildcard src/probe/*.c src/rec
 
 .DEFAULT_GOAL := all
 
-$(SKEL_USERS): $(OUT)/asyncscope.skel.h
+$(SKEL_USERS): $(OUT)/asyncscope.skel.h $(OUT)/threads.skel.h
 
 .PHONY: all test unit integ demo setup apps clean bench
 all: $(OUT)/asyncscope
@@ -53,6 +54,10 @@ $(OUT)/asyncscope.bpf.o: $(BPF_OBJS)
 
 $(OUT)/asyncscope.skel.h: $(OUT)/asyncscope.bpf.o
 	$(BPFTOOL) gen skeleton $< name asyncscope_bpf > $@.tmp && mv $@.tmp $@
+
+$(OUT)/threads.skel.h: $(OUT)/bpf/threads.bpf.o
+	$(BPFTOOL) gen object $(OUT)/threads.bpf.o $< && \
+	$(BPFTOOL) gen skeleton $(OUT)/threads.bpf.o name threads_bpf > $@.tmp && mv $@.tmp $@
 
 $(OUT)/obj/%.o: src/%.c
 	@mkdir -p $(@D)

@@ -14,15 +14,19 @@
 #include "dump/dump.h"
 #include "util/json.h"
 
-enum { D_FORMAT = 1, D_DURATION, D_OUTPUT, D_PID };
+enum { D_FORMAT = 1, D_DURATION, D_OUTPUT, D_PID, D_TRACE };
 
 static const struct cli_opt dump_opts[] = {
 	{ "pid", 'p', CLI_PID, D_PID, NULL, "the running process to read", 0, 0, true },
 	{ "format", 'f', CLI_CHOICE, D_FORMAT, "text|json", "text (default) or JSON" },
 	{ "output", 'o', CLI_STRING, D_OUTPUT, "FILE", "write the dump to FILE (default -: stdout)" },
 	{ "duration", 'd', CLI_DURATION, D_DURATION, NULL,
-	  "trace this long first to find the tasks being polled, up to 1h\n(default 300ms)",
+	  "when no runtime is found through the threads' thread-local CONTEXT\n"
+	  "(no probe), trace this long to find the tasks being polled, up to 1h\n(default 300ms)",
 	  1, 3600000000000ull },
+	{ "trace", 0, CLI_FLAG, D_TRACE, NULL,
+	  "find the tasks by tracing (--duration: uprobes attached meanwhile) instead of\n"
+	  "through the threads' thread-local CONTEXT" },
 	{ 0 },
 };
 
@@ -50,6 +54,7 @@ static int on_opt(void *ctx, const struct cli_opt *opt, const struct cli_val *v)
 	case D_FORMAT: a->format = v->str; break;
 	case D_OUTPUT: a->output = v->str; break;
 	case D_DURATION: a->o->duration = (double)v->num / 1e9; break;
+	case D_TRACE: a->o->trace = true; break;
 	}
 	return 0;
 }
@@ -75,6 +80,42 @@ static const char *frame_note(const struct async_frame *f)
 	if (!strcmp(f->state, "Panicked"))
 		return "panicked";
 	return f->state;
+}
+
+/* How the tasks were found, one line per task list, after the header:
+ *
+ * task list 1 (multi_thread runtime, id 1): 3 tasks, 8 of 8 shards walked, complete;
+ *   found through the thread-local CONTEXT of thread 7919 (local_set), 3 threads in it
+ * task list 2 (LocalSet, id 2): 5 tasks, complete; found through a task found by a
+ *   heap scan
+ * no runtime found in any thread's CONTEXT (no thread's thread-local CONTEXT holds
+ *   a runtime handle): tasks found by tracing 300 ms
+ */
+static void print_lists(const struct dump_result *r)
+{
+	char via[96];
+
+	for (size_t i = 0; i < r->n_task_lists; i++) {
+		const struct dump_list *l = &r->task_lists[i];
+		const char *kind = !l->runtime ? "" : !strcmp(l->runtime, "local_set") ? "LocalSet, "
+				 : !strcmp(l->runtime, "multi_thread") ? "multi_thread runtime, "
+				 : !strcmp(l->runtime, "current_thread") ? "current_thread runtime, "
+				 : "runtime, ";
+		printf("task list %zu (%sid %" PRIu64 "): %zu task%s, ", i + 1, kind, l->id, l->tasks,
+		       l->tasks == 1 ? "" : "s");
+		if (l->shards > 1)
+			printf("%zu of %zu shards walked, ", l->walked, l->shards);
+		printf("%s; found through %s", l->complete ? "complete" : "not complete",
+		       dump_via_text(l, via, sizeof(via)));
+		if (l->via == DUMP_VIA_CONTEXT)
+			printf(", %zu thread%s in it", l->threads, l->threads == 1 ? "" : "s");
+		if (l->note)
+			printf(" (%s)", l->note);
+		printf("\n");
+	}
+	if (r->context_note)
+		printf("no runtime found in any thread's CONTEXT (%s)%s\n", r->context_note,
+		       r->traced ? ": tasks found by tracing" : "");
 }
 
 /* Text, one block per task, outermost frame first, innermost last (parked):
@@ -140,6 +181,7 @@ static void print_text(const struct dump_result *r)
 	 * shards walked: some tasks may be missing)" */
 	if (incomplete)
 		printf("(%s: some tasks may be missing)\n", incomplete);
+	print_lists(r);
 	for (size_t i = 0; i < r->n; i++) {
 		const struct dump_task *t = &r->tasks[i];
 		const struct async_stack *s = &t->stack;
@@ -215,6 +257,33 @@ static int print_json(const struct dump_result *r)
 		json_writer__kv_u64(w, "shards_walked", r->shards_walked);
 		json_writer__kv_string(w, "list_note", dump_list_status(r, why, sizeof(why)));
 	}
+	json_writer__kv_bool(w, "traced", r->traced);
+	json_writer__kv_string(w, "context_note", r->context_note);
+	json_writer__key(w, "task_lists");
+	json_writer__begin_array(w);
+	for (size_t i = 0; i < r->n_task_lists; i++) {
+		const struct dump_list *l = &r->task_lists[i];
+		json_writer__begin_object(w);
+		json_writer__kv_string(w, "via", dump_via_name(l->via));
+		json_writer__kv_string(w, "found_through", dump_via_text(l, why, sizeof(why)));
+		json_writer__key(w, "thread");
+		if (l->via == DUMP_VIA_CONTEXT)
+			json_writer__u64(w, (uint64_t)l->tid);
+		else
+			json_writer__null(w);
+		json_writer__kv_u64(w, "threads", l->threads);
+		json_writer__kv_string(w, "runtime", l->runtime);
+		json_writer__kv_u64(w, "id", l->id);
+		snprintf(hex, sizeof(hex), "0x%" PRIx64, l->addr);
+		json_writer__kv_string(w, "address", hex);
+		json_writer__kv_u64(w, "shards", l->shards);
+		json_writer__kv_u64(w, "shards_walked", l->walked);
+		json_writer__kv_u64(w, "tasks", l->tasks);
+		json_writer__kv_bool(w, "complete", l->complete);
+		json_writer__kv_string(w, "note", l->note);
+		json_writer__end_object(w);
+	}
+	json_writer__end_array(w);
 	json_writer__key(w, "tasks");
 	json_writer__begin_array(w);
 	for (size_t i = 0; i < r->n; i++) {

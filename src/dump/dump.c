@@ -35,9 +35,11 @@
 #include <unistd.h>
 
 #include "analysis/task_model.h"
+#include "dump/dump_int.h"
 #include "dump/procmem.h"
 #include "dump/task_lists.h"
 #include "pipeline/pipeline.h"
+#include "probe/plan.h"
 #include "record/recorder.h"
 #include "sym/crate_version.h"
 #include "sym/demangle.h"
@@ -55,63 +57,6 @@
 #define RETRY_NS       2000000L   /* between attempts at a busy task */
 
 #define CELL_PREFIX "tokio::runtime::task::core::Cell"
-
-/* Where things are, from DWARF or the 1.24 constants. */
-struct layout {
-	uint64_t hdr_state, hdr_vtable;
-	uint64_t vt_poll, vt_trailer, vt_id;
-	uint64_t owned_prev, owned_next;   /* within the Trailer */
-	uint64_t hdr_owner;                /* Header.owner_id */
-	bool from_dwarf;
-};
-
-/* One raw::poll<T, S> copy: what its tasks are. */
-struct poll_copy {
-	uint64_t addr;        /* ELF virtual address */
-	char *future;         /* readable root future name, or NULL */
-	char *cell_name;      /* DWARF name of Cell<T, S>, or NULL */
-	bool typed;           /* cell found: */
-	Dwarf_Die stage;      /* Stage<T> */
-	uint64_t stage_off;   /* its offset in the cell */
-	uint64_t cell_size;
-	size_t owned;         /* its scheduler's sharded OwnedTasks: index + 1 into
-	                         ctx.layouts, 0 none (or not sharded) */
-	bool one_list;        /* DWARF says its OwnedTasks is one list (< 1.35) */
-};
-
-#define MAX_LAYOUTS 8     /* scheduler kinds (multi_thread, current_thread) */
-#define MAX_LISTS   64    /* OwnedTasks found (one per runtime) */
-
-/* A sharded OwnedTasks to walk: where, with which layout. */
-struct owned_list {
-	uint64_t addr;
-	size_t layout;
-};
-
-struct ctx {
-	pid_t pid;
-	uint64_t bias;
-	struct layout lay;
-	struct procmem pm;
-	struct dwarf_types *dt;
-	struct poll_copy *copies;     /* the plan's poll probes */
-	size_t n_copies;
-	struct u64map copy_by_addr;   /* ELF address -> index + 1 */
-	struct u64map task_by_header; /* header -> index + 1 into res->tasks */
-	struct dump_result *res;
-	uint8_t *snap;
-	uint32_t next_seq;            /* ~N of the tasks without an id: first sight, never reused */
-	struct owned_layout layouts[MAX_LAYOUTS];
-	size_t n_layouts;
-	bool sharded;                 /* a copy's DWARF describes a sharded OwnedTasks */
-	bool one_list;                /* a copy's DWARF describes one list */
-	struct owned_list lists[MAX_LISTS];
-	size_t n_lists;
-	/* no DWARF for any task list, of a version that shards it: its facts */
-	const struct task_list_fact *unverified;
-	bool version_known;           /* from the binary's paths (else its symbols) */
-};
-
 static void read_layout(struct dwarf_types *dt, struct layout *l)
 {
 	static const char *const names[] = {
@@ -151,34 +96,74 @@ static void read_layout(struct dwarf_types *dt, struct layout *l)
 	l->from_dwarf = hits == 7;
 }
 
-static int rd64(struct ctx *c, uint64_t addr, uint64_t *v)
+int dump_rd64(struct ctx *c, uint64_t addr, uint64_t *v)
 {
 	return procmem_read_raw(c->pid, addr, v, sizeof(*v));
 }
 
 /* The poll copy of the task at header, or NULL when the header does not
  * look like a live task (its vtable's poll is no raw::poll copy). */
-static struct poll_copy *task_copy(struct ctx *c, uint64_t header, uint64_t *vtable)
+/* The poll copy of the vtable at vt (index + 1, 0 none) and its tasks'
+ * trailer offset: read once per vtable (vtables are static data), then
+ * from the cache; a dump reads thousands of headers of a few vtables. */
+static size_t vtable_copy(struct ctx *c, uint64_t vt, uint64_t *trailer)
 {
-	uint64_t poll, idx;
+	uint64_t v, poll, idx = 0, tr = UINT64_MAX;
 
-	if (!header || (header & 7) || rd64(c, header + c->lay.hdr_vtable, vtable) ||
-	    rd64(c, *vtable + c->lay.vt_poll, &poll))
-		return NULL;
+	if (u64map__get(&c->vt_copy, vt, &v)) {
+		if (trailer && u64map__get(&c->vt_trailer, vt, &tr))
+			*trailer = tr;
+		return (size_t)v;
+	}
+	if (dump_rd64(c, vt + c->lay.vt_poll, &poll))
+		return 0;   /* unreadable: not cached (a torn header's garbage) */
 	if (!u64map__get(&c->copy_by_addr, poll - c->bias, &idx))
+		idx = 0;
+	if (idx && dump_rd64(c, vt + c->lay.vt_trailer, &tr) == 0 && tr <= 1u << 24)
+		u64map__set(&c->vt_trailer, vt, tr);
+	else
+		tr = UINT64_MAX;
+	u64map__set(&c->vt_copy, vt, idx);   /* ENOMEM: read again next time */
+	if (trailer)
+		*trailer = tr;
+	return (size_t)idx;
+}
+
+struct poll_copy *dump_task_copy(struct ctx *c, uint64_t header, uint64_t *vtable)
+{
+	size_t idx;
+
+	if (!header || (header & 7) || dump_rd64(c, header + c->lay.hdr_vtable, vtable))
 		return NULL;
-	return &c->copies[idx - 1];
+	idx = vtable_copy(c, *vtable, NULL);
+	return idx ? &c->copies[idx - 1] : NULL;
 }
 
 /* The owned-list links of the task at h (each task's own trailer offset:
  * tasks of different future types share a list). Returns 0 or -1. */
-static int task_links(struct ctx *c, uint64_t h, uint64_t *prev, uint64_t *next)
+/* The links at h + trailer: one read when they are adjacent. */
+static int read_links(struct ctx *c, uint64_t h, uint64_t trailer, uint64_t *prev, uint64_t *next)
+{
+	uint64_t w[2];
+
+	if (c->lay.owned_next == c->lay.owned_prev + 8) {
+		if (procmem_read_raw(c->pid, h + trailer + c->lay.owned_prev, w, sizeof(w)))
+			return -1;
+		*prev = w[0];
+		*next = w[1];
+		return 0;
+	}
+	return dump_rd64(c, h + trailer + c->lay.owned_prev, prev) ||
+	       dump_rd64(c, h + trailer + c->lay.owned_next, next) ? -1 : 0;
+}
+
+int dump_task_links(struct ctx *c, uint64_t h, uint64_t *prev, uint64_t *next)
 {
 	uint64_t vt, trailer;
 
-	if (!task_copy(c, h, &vt) || rd64(c, vt + c->lay.vt_trailer, &trailer) ||
-	    trailer > 1u << 24 || rd64(c, h + trailer + c->lay.owned_prev, prev) ||
-	    rd64(c, h + trailer + c->lay.owned_next, next))
+	if (!h || (h & 7) || dump_rd64(c, h + c->lay.hdr_vtable, &vt) ||
+	    !vtable_copy(c, vt, &trailer) || trailer == UINT64_MAX ||
+	    read_links(c, h, trailer, prev, next))
 		return -1;
 	return 0;
 }
@@ -188,19 +173,19 @@ static int task_links(struct ctx *c, uint64_t h, uint64_t *prev, uint64_t *next)
  * be the task's owner id. Returns 1 with *addr and *layout (an index into
  * c->layouts), 0 when the task is of no such list (blocking pool, LocalSet,
  * a tokio < 1.35 list) or unreadable. */
-static int owned_of(struct ctx *c, uint64_t h, uint64_t *addr, size_t *layout)
+int dump_owned_of(struct ctx *c, uint64_t h, uint64_t *addr, size_t *layout)
 {
 	const struct owned_layout *l;
 	struct poll_copy *pc;
 	uint64_t vt, arc, owner, id;
 
-	pc = task_copy(c, h, &vt);
+	pc = dump_task_copy(c, h, &vt);
 	if (!pc || !pc->owned)
 		return 0;
 	l = &c->layouts[pc->owned - 1];
-	if (rd64(c, h + l->sched_off, &arc) || !arc || (arc & 7) ||
-	    rd64(c, h + c->lay.hdr_owner, &owner) || !owner ||
-	    rd64(c, arc + l->owned_off + l->id_off, &id) || id != owner)
+	if (dump_rd64(c, h + l->sched_off, &arc) || !arc || (arc & 7) ||
+	    dump_rd64(c, h + c->lay.hdr_owner, &owner) || !owner ||
+	    dump_rd64(c, arc + l->owned_off + l->id_off, &id) || id != owner)
 		return 0;
 	*addr = arc + l->owned_off;
 	*layout = pc->owned - 1;
@@ -208,7 +193,7 @@ static int owned_of(struct ctx *c, uint64_t h, uint64_t *addr, size_t *layout)
 }
 
 /* Notes the OwnedTasks at addr for walking (once). */
-static void note_list(struct ctx *c, uint64_t addr, size_t layout)
+void dump_note_list(struct ctx *c, uint64_t addr, size_t layout, enum dump_via via)
 {
 	for (size_t i = 0; i < c->n_lists; i++)
 		if (c->lists[i].addr == addr)
@@ -219,10 +204,23 @@ static void note_list(struct ctx *c, uint64_t addr, size_t layout)
 			c->res->list_note = "more runtimes than a dump walks";
 		return;
 	}
-	c->lists[c->n_lists++] = (struct owned_list){ .addr = addr, .layout = layout };
+	c->lists[c->n_lists++] = (struct owned_list){ .addr = addr, .layout = layout, .via = via };
 }
 
-static int add_task(struct ctx *c, uint64_t header, uint64_t id, const char *name, bool seen)
+struct dump_list *dump_list_add(struct ctx *c)
+{
+	struct dump_result *r = c->res;
+	struct dump_list *l = realloc(r->task_lists, (r->n_task_lists + 1) * sizeof(*l));
+
+	if (!l)
+		return NULL;
+	r->task_lists = l;
+	l = &l[r->n_task_lists++];
+	memset(l, 0, sizeof(*l));
+	return l;
+}
+
+int dump_add_task(struct ctx *c, uint64_t header, uint64_t id, const char *name, bool seen)
 {
 	struct dump_result *r = c->res;
 	struct dump_task *t;
@@ -302,7 +300,7 @@ static void polled_begin(void *ctx, struct tm_task *t, struct tm_thread *th,
 	if (p->err || !t->header)
 		return;
 	u64map__del(&p->freed, t->header);   /* the address was reused */
-	if (add_task(p->c, t->header, ev->other ? ev->other : t->tokio_id,
+	if (dump_add_task(p->c, t->header, ev->other ? ev->other : t->tokio_id,
 		     t->name && *t->name ? t->name : NULL, true))
 		p->err = -ENOMEM;
 }
@@ -394,7 +392,7 @@ static int walk_list(struct ctx *c, uint64_t header, bool forward, struct u64map
 {
 	for (size_t steps = 0; steps < MAX_TASKS; steps++) {
 		uint64_t prev, next, link, vt;
-		if (task_links(c, header, &prev, &next)) {
+		if (dump_task_links(c, header, &prev, &next)) {
 			c->res->walk_cut = true;   /* freed or torn under us */
 			return 0;
 		}
@@ -405,11 +403,11 @@ static int walk_list(struct ctx *c, uint64_t header, bool forward, struct u64map
 			return 0;               /* met a walk already done (or a cycle) */
 		if (u64map__set(visited, link, 1))
 			return -ENOMEM;
-		if (!task_copy(c, link, &vt)) {
+		if (!dump_task_copy(c, link, &vt)) {
 			c->res->walk_cut = true;
 			return 0;
 		}
-		int err = add_task(c, link, 0, NULL, false);
+		int err = dump_add_task(c, link, 0, NULL, false);
 		if (err)
 			return err;
 		header = link;
@@ -422,36 +420,69 @@ static int walk_list(struct ctx *c, uint64_t header, bool forward, struct u64map
 static int walk_node(void *ctx, uint64_t h, struct owned_node *n)
 {
 	struct ctx *c = ctx;
+	uint64_t hdr[8], vt, trailer;
+	uint64_t end = (c->lay.hdr_vtable > c->lay.hdr_owner ? c->lay.hdr_vtable : c->lay.hdr_owner) + 8;
 
-	if (task_links(c, h, &n->prev, &n->next) || rd64(c, h + c->lay.hdr_owner, &n->owner))
+	if (!h || (h & 7))
+		return -1;
+	/* the header's vtable and owner id in one read when they are close */
+	if (end <= sizeof(hdr) && !(c->lay.hdr_vtable & 7) && !(c->lay.hdr_owner & 7)) {
+		if (procmem_read_raw(c->pid, h, hdr, (size_t)end))
+			return -1;
+		vt = hdr[c->lay.hdr_vtable / 8];
+		n->owner = hdr[c->lay.hdr_owner / 8];
+	} else if (dump_rd64(c, h + c->lay.hdr_vtable, &vt) ||
+		   dump_rd64(c, h + c->lay.hdr_owner, &n->owner)) {
+		return -1;
+	}
+	if (!vtable_copy(c, vt, &trailer) || trailer == UINT64_MAX ||
+	    read_links(c, h, trailer, &n->prev, &n->next))
 		return -1;
 	return 0;
 }
 
 static int walk_found(void *ctx, uint64_t h)
 {
-	return add_task(ctx, h, 0, NULL, false);
+	return dump_add_task(ctx, h, 0, NULL, false);
 }
+
+const struct owned_walk_ops dump_walk_ops = { .node = walk_node, .found = walk_found };
 
 /* Every shard of every sharded OwnedTasks noted, from its heads. */
 static int walk_sharded(struct ctx *c)
 {
-	static const struct owned_walk_ops ops = { .node = walk_node, .found = walk_found };
 	struct dump_result *r = c->res;
 
 	for (size_t i = 0; i < c->n_lists; i++) {
+		const struct owned_layout *ol = &c->layouts[c->lists[i].layout];
+		struct dump_list *l;
 		struct owned_walk w;
-		int err = owned_tasks__walk(&c->layouts[c->lists[i].layout], c->lists[i].addr,
-					    procmem_read, &c->pm, &ops, c, &w);
+		if (c->lists[i].walked)
+			continue;
+		int err = owned_tasks__walk(ol, c->lists[i].addr, procmem_read, &c->pm,
+					    &dump_walk_ops, c, &w);
 		if (err)
 			return err;
 		r->lists++;
-		r->shards += w.shards;
-		r->shards_walked += w.walked;
+		if (!ol->one) {   /* one list (tokio < 1.35): no shards said */
+			r->shards += w.shards;
+			r->shards_walked += w.walked;
+		}
 		if (w.cut && !r->list_note)
 			r->list_note = w.cut;
 		if (!w.shards)
 			r->lists_unread++;
+		if (!(l = dump_list_add(c)))
+			return -ENOMEM;
+		l->addr = c->lists[i].addr;
+		l->id = w.id;
+		l->via = c->lists[i].via;
+		l->runtime = ol->local ? "local_set" : NULL;
+		l->shards = w.shards;
+		l->walked = w.walked;
+		l->tasks = w.tasks;
+		l->complete = w.shards && w.walked == w.shards && !w.cut;
+		l->note = l->complete ? NULL : w.cut ? w.cut : "a walk was cut";
 	}
 	return 0;
 }
@@ -466,11 +497,12 @@ static int walk_lists(struct ctx *c)
 		uint64_t h = c->res->tasks[i].header, addr, vt;
 		size_t layout;
 		struct poll_copy *pc;
-		if (c->sharded && owned_of(c, h, &addr, &layout)) {
-			note_list(c, addr, layout);   /* walked from its heads below */
+		if (c->sharded && dump_owned_of(c, h, &addr, &layout)) {
+			/* walked from its heads below */
+			dump_note_list(c, addr, layout, c->seed_via);
 			continue;
 		}
-		if (c->sharded && (pc = task_copy(c, h, &vt)) && pc->owned) {
+		if (c->sharded && (pc = dump_task_copy(c, h, &vt)) && pc->owned) {
 			/* a task of a sharded list whose runtime is unreadable: its
 			 * links give its shard only */
 			c->res->walk_cut = true;
@@ -489,128 +521,15 @@ static int walk_lists(struct ctx *c)
 	return err ? err : walk_sharded(c);
 }
 
-/* Every 8-byte word of [start, end) of the target: calls fn(c, addr, word,
- * arg) until it returns non-zero; at most *budget bytes are read. */
-static int scan_words(struct ctx *c, uint64_t start, uint64_t end, uint64_t *budget,
-		      int (*fn)(struct ctx *, uint64_t, uint64_t, void *), void *arg)
-{
-	enum { CHUNK = 1 << 20 };
-	uint64_t *buf = malloc(CHUNK);
-	int r = 0;
-
-	if (!buf)
-		return -ENOMEM;
-	for (uint64_t a = start; a < end && !r && *budget; a += CHUNK) {
-		size_t len = end - a < CHUNK ? (size_t)(end - a) : CHUNK;
-		if (len > *budget)
-			len = (size_t)*budget;
-		*budget -= len;
-		if (procmem_read_raw(c->pid, a, buf, len))
-			continue;   /* guard pages, unmapped meanwhile */
-		for (size_t i = 0; i < len / 8 && !r; i++)
-			r = fn(c, a + i * 8, buf[i], arg);
-	}
-	free(buf);
-	return r < 0 ? r : 0;
-}
-
-struct scan {
-	struct u64map vtables;    /* task vtable addresses */
-	uint64_t fallback;        /* sharded lists: the first task of no OwnedTasks accepted */
-};
-
-/* A word equal to a poll copy's runtime address: a task vtable's poll slot. */
-static int is_vtable(struct ctx *c, uint64_t addr, uint64_t word, void *arg)
-{
-	struct scan *sc = arg;
-
-	if (word > c->bias && u64map__get(&c->copy_by_addr, word - c->bias, NULL) &&
-	    u64map__set(&sc->vtables, addr - c->lay.vt_poll, 1))
-		return -ENOMEM;
-	return 0;
-}
-
-/* A word equal to a vtable address: a task header if its owned-list links
- * point back at it (a freed cell's neighbours no longer do). Stops the scan
- * at the first live task: the list walk finds the others. */
-static int is_header(struct ctx *c, uint64_t addr, uint64_t word, void *arg)
-{
-	struct scan *sc = arg;
-	uint64_t h = addr - c->lay.hdr_vtable, prev, next, p2, n2, state, owned;
-	size_t layout;
-
-	if (!u64map__get(&sc->vtables, word, NULL) || task_links(c, h, &prev, &next) ||
-	    rd64(c, h + c->lay.hdr_state, &state))
-		return 0;
-	if (next && (task_links(c, next, &p2, &n2) || p2 != h))
-		return 0;
-	if (prev && (task_links(c, prev, &p2, &n2) || n2 != h))
-		return 0;
-	/* both links null: the only task of its list, if its state is sane
-	 * (reference count 1..64 in units of 1 << 6, tokio 1.24 state.rs) */
-	if (!prev && !next && ((state >> 6) == 0 || (state >> 6) > 64))
-		return 0;
-	/* a sharded OwnedTasks is found from one of its tasks: a task of no
-	 * such list (a blocking-pool worker) only if the scan finds none */
-	if ((c->sharded && !owned_of(c, h, &owned, &layout)) ||
-	    (c->unverified && (rd64(c, h + c->lay.hdr_owner, &owned) || !owned))) {
-		if (!sc->fallback)
-			sc->fallback = h;
-		return 0;
-	}
-	return add_task(c, h, 0, NULL, false) ? -ENOMEM : 1;
-}
-
-/* Fallback when the recording saw no task polled (every task idle): find
- * one task in memory. The vtables are the words of the executable's
- * read-only data equal to a poll copy's address; a task header holds one at
- * hdr_vtable. Scans the heap and anonymous mappings (thread arenas), at most
- * 1 GiB in all. */
-static int scan_for_task(struct ctx *c)
-{
-	char path[64], line[4096], exe[PATH_MAX];
-	struct scan sc = { 0 };
-	uint64_t budget = UINT64_C(1) << 30;
-	FILE *f;
-	int ret = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", c->pid);
-	snprintf(exe, sizeof(exe), "%s", c->res->target);
-	for (int pass = 0; pass < 2 && !ret; pass++) {
-		f = fopen(path, "re");
-		if (!f)
-			return -errno;
-		while (!ret && fgets(line, sizeof(line), f)) {
-			uint64_t start, end;
-			char perms[8], name[PATH_MAX] = "";
-			if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %*s %*s %*s %4095[^\n]", &start,
-				   &end, perms, name) < 3)
-				continue;
-			if (pass == 0 && !strcmp(name, exe) && perms[0] == 'r' && perms[2] != 'x')
-				ret = scan_words(c, start, end, &budget, is_vtable, &sc);
-			else if (pass == 1 && sc.vtables.len && perms[0] == 'r' && perms[1] == 'w' &&
-				 (!name[0] || !strcmp(name, "[heap]")))
-				ret = scan_words(c, start, end, &budget, is_header, &sc);
-			if (pass == 1 && c->res->n)
-				break;
-		}
-		fclose(f);
-	}
-	if (!ret && !c->res->n && sc.fallback && add_task(c, sc.fallback, 0, NULL, false))
-		ret = -ENOMEM;
-	u64map__clear(&sc.vtables);
-	return ret;
-}
-
 /* What the copy's Cell<T, S> says of its scheduler's task list. */
 static void note_layout(struct ctx *c, struct poll_copy *pc, Dwarf_Die *cell)
 {
-	struct owned_layout l;
+	struct owned_layout l = { 0 };
 	int r = owned_layout__from_cell(c->dt, cell, &l);
 
 	if (r == 0)
 		pc->one_list = c->one_list = true;
-	if (r != 1)
+	if (r < 0 || (r == 0 && !l.one))
 		return;
 	for (size_t i = 0; i < c->n_layouts; i++)
 		if (!memcmp(&c->layouts[i], &l, sizeof(l))) {
@@ -623,36 +542,43 @@ static void note_layout(struct ctx *c, struct poll_copy *pc, Dwarf_Die *cell)
 	c->layouts[c->n_layouts++] = l;
 	pc->owned = c->n_layouts;
 	c->sharded = true;
+	c->has_local |= l.local;
 }
 
 /* Cell<T, S> of every poll copy that has tasks: its name from the copy's
  * DWARF subprogram "poll<T, S>", then one pass over the units for them all. */
-static int type_copies(struct ctx *c, const char *exe)
+static int type_copies(struct ctx *c, const char *exe, bool only_used)
 {
 	uint64_t *addrs = calloc(c->n_copies ? c->n_copies : 1, sizeof(*addrs));
 	char **names = calloc(c->n_copies ? c->n_copies : 1, sizeof(*names));
 	const char **want = calloc(c->n_copies ? c->n_copies : 1, sizeof(*want));
 	Dwarf_Die *dies = calloc(c->n_copies ? c->n_copies : 1, sizeof(*dies));
 	int *found = calloc(c->n_copies ? c->n_copies : 1, sizeof(*found));
-	size_t nw = 0;
+	size_t *sel = calloc(c->n_copies ? c->n_copies : 1, sizeof(*sel));
+	size_t nw = 0, ns = 0;
 	int ret = -ENOMEM;
 
-	if (!addrs || !names || !want || !dies || !found)
+	if (!addrs || !names || !want || !dies || !found || !sel)
 		goto out;
+	/* the copies not yet typed (only those with a task found: only_used) */
 	for (size_t i = 0; i < c->n_copies; i++)
-		addrs[i] = c->copies[i].addr;
-	dwarf_subprogram_names(exe, addrs, c->n_copies, names);
-	for (size_t i = 0; i < c->n_copies; i++) {
+		if (!c->copies[i].done && (!only_used || c->copies[i].used)) {
+			sel[ns] = i;
+			addrs[ns++] = c->copies[i].addr;
+		}
+	dwarf_subprogram_names(exe, addrs, ns, names);
+	for (size_t k = 0; k < ns; k++) {
+		size_t i = sel[k];
 		struct poll_copy *pc = &c->copies[i];
-		if (!names[i] || strncmp(names[i], "poll<", 5))
+		if (!names[k] || strncmp(names[k], "poll<", 5))
 			continue;
 		if (!pc->future) {
 			/* named exactly as the probe plan names it */
-			char *arg = sym_first_generic_arg(names[i]);
+			char *arg = sym_first_generic_arg(names[k]);
 			pc->future = arg ? sym_pretty_future(arg) : NULL;
 			free(arg);
 		}
-		if (asprintf(&pc->cell_name, "%s%s", CELL_PREFIX, names[i] + 4) < 0) {
+		if (asprintf(&pc->cell_name, "%s%s", CELL_PREFIX, names[k] + 4) < 0) {
 			pc->cell_name = NULL;
 			goto out;
 		}
@@ -660,10 +586,11 @@ static int type_copies(struct ctx *c, const char *exe)
 	}
 	if (dwarf_types__find(c->dt, want, nw, dies, found) < 0)
 		goto out;
-	for (size_t i = 0, w = 0; i < c->n_copies; i++) {
-		struct poll_copy *pc = &c->copies[i];
+	for (size_t k = 0, w = 0; k < ns; k++) {
+		struct poll_copy *pc = &c->copies[sel[k]];
 		Dwarf_Die core, stage;
 		uint64_t core_off, stage_off, off;
+		pc->done = true;
 		if (!pc->cell_name)
 			continue;
 		if (!found[w++])
@@ -693,9 +620,10 @@ static int type_copies(struct ctx *c, const char *exe)
 	}
 	ret = 0;
 out:
-	for (size_t i = 0; names && i < c->n_copies; i++)
-		free(names[i]);
+	for (size_t k = 0; names && k < ns; k++)
+		free(names[k]);
 	free(names);
+	free(sel);
 	free(addrs);
 	free(want);
 	free(dies);
@@ -721,7 +649,7 @@ static int sample_once(struct ctx *c, struct dump_task *t, struct poll_copy *pc)
 	Dwarf_Attribute attr;
 	int ok, err;
 
-	if (rd64(c, t->header + c->lay.hdr_state, &s1)) {
+	if (dump_rd64(c, t->header + c->lay.hdr_state, &s1)) {
 		t->state = "unreadable";
 		t->note = "task memory unreadable (freed?)";
 		return 1;
@@ -771,7 +699,7 @@ static int sample_once(struct ctx *c, struct dump_task *t, struct poll_copy *pc)
 		t->note = "task future not described by DWARF";
 		return 1;
 	}
-	ok = rd64(c, t->header + c->lay.hdr_state, &s2) == 0 && s2 == s1 &&
+	ok = dump_rd64(c, t->header + c->lay.hdr_state, &s2) == 0 && s2 == s1 &&
 	     dwt_read_variant(&pc->stage, t->header + pc->stage_off, procmem_read, &c->pm, &v) == 0 &&
 	     v.discr == stage_discr && async_stack_verify(&t->stack, procmem_read, &c->pm) == 1;
 	if (ok) {
@@ -786,7 +714,7 @@ static int sample_once(struct ctx *c, struct dump_task *t, struct poll_copy *pc)
 static int sample(struct ctx *c, struct dump_task *t, int attempts)
 {
 	uint64_t vtable;
-	struct poll_copy *pc = task_copy(c, t->header, &vtable);
+	struct poll_copy *pc = dump_task_copy(c, t->header, &vtable);
 	uint64_t id_off;
 
 	if (!pc) {
@@ -794,13 +722,13 @@ static int sample(struct ctx *c, struct dump_task *t, int attempts)
 		t->note = "task memory unreadable (freed?)";
 		return 0;
 	}
-	if (!t->id && rd64(c, vtable + c->lay.vt_id, &id_off) == 0 && id_off < 1u << 24)
-		rd64(c, t->header + id_off, &t->id);
+	if (!t->id && dump_rd64(c, vtable + c->lay.vt_id, &id_off) == 0 && id_off < 1u << 24)
+		dump_rd64(c, t->header + id_off, &t->id);
 	if (!t->name && pc->future && !(t->name = strdup(pc->future)))
 		return -ENOMEM;
 	if (!pc->typed) {
 		uint64_t s = 0;
-		rd64(c, t->header + c->lay.hdr_state, &s);
+		dump_rd64(c, t->header + c->lay.hdr_state, &s);
 		t->state = s & TOKIO_RUNNING ? "running" : s & TOKIO_COMPLETE ? "completed"
 			 : s & TOKIO_NOTIFIED ? "runnable" : "idle";
 		t->note = "no DWARF type for this task's future";
@@ -917,12 +845,21 @@ static void undescribed_lists(struct ctx *c)
 										    : NULL));
 	for (size_t i = 0; i < r->n && r->shards; i++) {
 		uint64_t vt, id_off, id;
-		if (task_copy(c, r->tasks[i].header, &vt) && rd64(c, vt + c->lay.vt_id, &id_off) == 0 &&
-		    id_off < 1u << 24 && rd64(c, r->tasks[i].header + id_off, &id) == 0 && id)
+		if (dump_task_copy(c, r->tasks[i].header, &vt) && dump_rd64(c, vt + c->lay.vt_id, &id_off) == 0 &&
+		    id_off < 1u << 24 && dump_rd64(c, r->tasks[i].header + id_off, &id) == 0 && id)
 			u64map__set(&shards, id % r->shards, 1);
 	}
 	r->shards_walked = shards.len;
 	u64map__clear(&shards);
+}
+
+/* The binary has tokio's LocalSet (task::local) code. */
+static bool has_local_set(const struct elf_image *img)
+{
+	for (size_t i = 0; i < img->n_syms; i++)
+		if (!strncmp(img->syms[i].norm, "tokio::task::local::", 20))
+			return true;
+	return false;
 }
 
 static bool has_tokio(const struct elf_image *img)
@@ -938,6 +875,8 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 	char exe[64], target[PATH_MAX];
 	struct elf_image *img = NULL;
 	struct ctx c = { .pid = o->pid, .res = res };
+	struct probe_plan *plan = NULL;
+	char why[256];
 	int attempts = o->attempts > 0 ? o->attempts : 5;
 	int ret;
 	ssize_t n;
@@ -1015,6 +954,15 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 
 	/* 1. the tasks polled for a moment (or as the caller's source saw
 	 * them), or the ones the caller knows */
+	c.dt = dwarf_types__open(exe);
+	if (!c.dt) {
+		ret = -errno;
+		snprintf(err, errlen, "%s has no readable debug info: rebuild with debug = true "
+			 "in its Cargo profile", target);
+		goto fail;
+	}
+	read_layout(c.dt, &c.lay);
+	c.seed_via = DUMP_VIA_POLL;
 	if (o->source) {
 		ret = discover_polled(&c, o->source, err, errlen);
 		if (ret)
@@ -1025,10 +973,45 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 		if (add_copies(&c, o->probes, o->n_probes))
 			goto nomem;
 		for (size_t i = 0; i < o->n_headers; i++)
-			if (add_task(&c, o->headers[i], 0, NULL, false))
+			if (dump_add_task(&c, o->headers[i], 0, NULL, false))
 				goto nomem;
+		/* and every runtime's list through CONTEXT: the tasks not
+		 * polled since the caller began tracing */
+		if (type_copies(&c, exe, false) || dump_discover_context(&c, exe) < 0)
+			goto nomem;
 		goto tasks_known;
 	}
+	/* 1. no probe: the runtime handle in each thread's CONTEXT, its lists
+	 * walked from their heads (the poll copies from the probe plan, never
+	 * attached) */
+	plan = probe_plan__build(img, NULL, 0, why, sizeof(why));
+	if (plan && add_copies(&c, plan->probes, plan->n))
+		goto nomem;
+	/* the copies' types: all of them only when the program has LocalSet
+	 * code (their layouts say which are LocalSet tasks, to look for in
+	 * the heap), else only those of the tasks the walks find */
+	if (has_local_set(img) && type_copies(&c, exe, false))
+		goto nomem;
+	ret = o->trace ? 0 : dump_discover_context(&c, exe);
+	if (ret < 0)
+		goto nomem;
+	if (ret > 0) {
+		/* LocalSets are in no CONTEXT while idle: the heap, for the
+		 * program's LocalSet task types only */
+		if (c.has_local && (dump_scan_local_sets(&c) == -ENOMEM || walk_sharded(&c)))
+			goto nomem;
+		for (size_t i = 0; i < res->n; i++) {
+			uint64_t vt;
+			struct poll_copy *pc = dump_task_copy(&c, res->tasks[i].header, &vt);
+			if (pc)
+				pc->used = true;
+		}
+		if (type_copies(&c, exe, true))
+			goto nomem;
+		goto lists_known;
+	}
+	/* 2. else the tasks polled during a short recording */
+	res->traced = true;
 	ret = discover_by_recording(&c, o, err, errlen);
 	if (ret)
 		goto fail;
@@ -1039,27 +1022,23 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 	}
 
 tasks_known:
-	/* 2. DWARF: layout, and the rest of the tasks from Tokio's lists */
-	c.dt = dwarf_types__open(exe);
-	if (!c.dt) {
-		ret = -errno;
-		snprintf(err, errlen, "%s has no readable debug info: rebuild with debug = true "
-			 "in its Cargo profile", target);
-		goto fail;
-	}
-	read_layout(c.dt, &c.lay);
-	/* the copies' types first: they say where a sharded list is */
-	ret = type_copies(&c, exe);
+	/* the rest of the tasks from Tokio's lists; the copies' types first:
+	 * they say where a list is */
+	ret = type_copies(&c, exe, false);
 	if (!ret && !c.sharded && !c.one_list)
 		undescribed_version(&c, img);
-	if (!ret && !res->n)
-		ret = scan_for_task(&c);
+	if (!ret && !res->n) {
+		/* 3. last: one task found in the heap */
+		ret = dump_scan_for_task(&c);
+		c.seed_via = DUMP_VIA_HEAP;
+	}
 	if (!ret)
 		ret = walk_lists(&c);
 	if (ret)
 		goto nomem;
 	if (c.unverified)
 		undescribed_lists(&c);
+lists_known:
 
 	/* 3. each task's stack */
 	c.snap = malloc(MAX_SNAPSHOT);
@@ -1084,8 +1063,11 @@ out:
 	}
 	free(c.copies);
 	u64map__clear(&c.copy_by_addr);
+	u64map__clear(&c.vt_copy);
+	u64map__clear(&c.vt_trailer);
 	u64map__clear(&c.task_by_header);
 	dwarf_types__free(c.dt);
+	probe_plan__free(plan);
 	elf_image__free(img);
 	return ret;
 }
@@ -1109,9 +1091,32 @@ const char *dump_list_status(const struct dump_result *r, char *buf, size_t len)
 		snprintf(buf, len, "%s: only the shards of the tasks found were walked, %zu of "
 			 "%zu (tokio's count for the worker threads seen)", r->list_note,
 			 r->shards_walked, r->shards);
+	else if (!r->shards)   /* one list per runtime (tokio < 1.35, LocalSet) */
+		snprintf(buf, len, "%s", r->list_note ? r->list_note : "a walk was cut");
 	else
 		snprintf(buf, len, "%s: %zu of %zu shards walked",
 			 r->list_note ? r->list_note : "a walk was cut", r->shards_walked, r->shards);
+	return buf;
+}
+
+const char *dump_via_name(enum dump_via via)
+{
+	switch (via) {
+	case DUMP_VIA_CONTEXT: return "context";
+	case DUMP_VIA_POLL: return "poll";
+	case DUMP_VIA_HEAP: return "heap";
+	}
+	return "?";
+}
+
+const char *dump_via_text(const struct dump_list *l, char *buf, size_t len)
+{
+	if (l->via == DUMP_VIA_CONTEXT)
+		snprintf(buf, len, "the thread-local CONTEXT of thread %d (%s)", (int)l->tid, l->comm);
+	else if (l->via == DUMP_VIA_HEAP)
+		snprintf(buf, len, "a task found by a heap scan");
+	else
+		snprintf(buf, len, "a task polled while tracing");
 	return buf;
 }
 
@@ -1131,6 +1136,7 @@ void dump_result__clear(struct dump_result *res)
 		async_stack__clear(&res->tasks[i].stack);
 	}
 	free(res->tasks);
+	free(res->task_lists);
 	free(res->target);
 	memset(res, 0, sizeof(*res));
 }

@@ -1,8 +1,13 @@
-/* The async stack dump of a live Tokio program, without stopping it:
- * the tasks polled during a short recording (a live recording session read
- * as a source of events, no trace file; or any source the caller gives, a
- * seam for memory discovery), completed by walking Tokio's own list of the tasks
- * each scheduler owns (every shard of it since tokio 1.35, dump/task_lists.h); then, for each task, its root future read from the
+/* The async stack dump of a live Tokio program, without stopping it and
+ * without a probe: every runtime found through the runtime handle in each
+ * thread's thread-local tokio CONTEXT (dump/rt_context.h; the threads'
+ * thread pointers from a BPF task iterator, probe/threads.h), each
+ * runtime's own list of the tasks it owns walked from its heads (every
+ * shard of it since tokio 1.35, dump/task_lists.h). Only when no thread's
+ * CONTEXT holds a handle, the tasks polled during a short recording (a live
+ * recording session read as a source of events, no trace file; or any
+ * source the caller gives), their lists walked; last, a task found in the
+ * heap. Then, for each task, its root future read from the
  * process's memory and walked through its DWARF state machines
  * (sym/async_stack.h). Reads are checked against the task's state word and
  * the __state bytes read before and after, so a torn read is reported as
@@ -25,9 +30,11 @@ struct dump_opts {
 	double duration;             /* seconds of tracing to find polled tasks (0.3) */
 	int attempts;                /* reads of a task before giving up (5) */
 	volatile sig_atomic_t *stop; /* ends the tracing moment early, or NULL */
+	bool trace;                  /* find tasks by the tracing moment, not CONTEXT */
 	/* A caller that already traces the target (top) gives the task headers
 	 * it knows instead: no tracing moment; the task lists are walked from
-	 * them (or from a task found in the heap when there are none). */
+	 * each thread's CONTEXT and from them (or from a task found in the heap
+	 * when there are none). */
 	bool no_trace;
 	const uint64_t *headers;
 	size_t n_headers;
@@ -53,6 +60,37 @@ struct dump_task {
 	struct async_stack stack;    /* outermost frame first */
 };
 
+/* How a task list was found. */
+enum dump_via {
+	DUMP_VIA_CONTEXT = 1,    /* a thread's thread-local tokio CONTEXT held its runtime's
+	                            handle (no probe: read with a BPF task iterator) */
+	DUMP_VIA_POLL,           /* from a task polled while tracing (or one the caller knew) */
+	DUMP_VIA_HEAP,           /* from a task found by scanning the heap */
+};
+
+/* One task list walked (an OwnedTasks: one per runtime). */
+struct dump_list {
+	uint64_t addr;           /* the OwnedTasks in the target */
+	uint64_t id;             /* its id (its tasks' owner id), 0 unread */
+	const char *runtime;     /* "multi_thread", "current_thread", "local_set" (a
+	                            LocalSet's LocalOwnedTasks), NULL unknown (static) */
+	enum dump_via via;
+	pid_t tid;               /* DUMP_VIA_CONTEXT: the first thread whose CONTEXT holds it */
+	char comm[17];           /* ... its name */
+	size_t threads;          /* threads whose CONTEXT holds its runtime */
+	size_t shards;           /* 1 for one list (tokio < 1.35), 0 unreadable */
+	size_t walked;           /* of which walked from head to tail */
+	size_t tasks;            /* tasks found in it */
+	bool complete;           /* every shard walked, each node checked */
+	const char *note;        /* why not complete (static), or NULL */
+};
+
+/* "the thread-local CONTEXT of thread 4242 (tokio-runtime-w)", "a task
+ * polled while tracing", "a task found by a heap scan": into buf, returned. */
+const char *dump_via_text(const struct dump_list *l, char *buf, size_t len);
+/* "context", "poll", "heap". */
+const char *dump_via_name(enum dump_via via);
+
 struct dump_result {
 	pid_t pid;
 	char *target;                /* path of the executable */
@@ -72,6 +110,16 @@ struct dump_result {
 	                                threads seen (0 unknown), shards_walked the
 	                                shards of the tasks found (their links walked) */
 	const char *list_note;       /* why the lists may be partial (static), or NULL */
+	struct dump_list *task_lists;  /* every list walked from its heads, in order found */
+	size_t n_task_lists;
+	bool traced;                 /* a recording was made to find tasks (CONTEXT
+	                                found no runtime) */
+	const char *context_note;    /* why thread-local CONTEXT found no runtime (static),
+	                                NULL when it did or was not tried */
+	size_t context_threads;      /* threads read, whose CONTEXT held a handle */
+	size_t context_unread;       /* threads whose CONTEXT could not be read (list_note
+	                                then says a runtime may be missing) */
+	size_t threads;
 };
 
 /* Dumps o->pid. Returns 0 with *res filled (free with dump_result__clear),

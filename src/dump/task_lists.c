@@ -81,7 +81,7 @@ static bool starts(const char *s, const char *prefix)
 
 /* A declaration-only structure (another unit defines it): its definition,
  * found by qualified name. */
-static bool defined(struct dwarf_types *dt, Dwarf_Die *die)
+bool task_lists_defined(struct dwarf_types *dt, Dwarf_Die *die)
 {
 	const char *name;
 	Dwarf_Die def;
@@ -106,7 +106,7 @@ static bool pointee(struct dwarf_types *dt, Dwarf_Die *ptr, Dwarf_Die *out)
 	    !dwarf_formref_die(dwarf_attr(ptr, DW_AT_type, &attr), &raw) ||
 	    dwarf_peel_type(&raw, out))
 		return false;
-	return defined(dt, out);
+	return task_lists_defined(dt, out);
 }
 
 /* The first OwnedTasks<..> member below st (depth-first through structure
@@ -130,15 +130,17 @@ static bool find_owned(struct dwarf_types *dt, Dwarf_Die *st, int depth, uint64_
 		if (dwarf_attr(&child, DW_AT_data_member_location, &attr) &&
 		    dwarf_formudata(&attr, &loc))
 			continue;
-		if (starts(die_name(&t), "OwnedTasks<") &&
-		    starts(dwarf_types__name(dt, &t), "tokio::runtime::task::list::OwnedTasks<")) {
-			if (!defined(dt, &t))
+		if ((starts(die_name(&t), "OwnedTasks<") &&
+		     starts(dwarf_types__name(dt, &t), "tokio::runtime::task::list::OwnedTasks<")) ||
+		    (starts(die_name(&t), "LocalOwnedTasks<") &&
+		     starts(dwarf_types__name(dt, &t), "tokio::runtime::task::list::LocalOwnedTasks<"))) {
+			if (!task_lists_defined(dt, &t))
 				return false;
 			*off = loc;
 			*out = t;
 			return true;
 		}
-		if (!defined(dt, &t))
+		if (!task_lists_defined(dt, &t))
 			continue;
 		if (find_owned(dt, &t, depth + 1, &below, out)) {
 			*off = loc + below;
@@ -148,47 +150,92 @@ static bool find_owned(struct dwarf_types *dt, Dwarf_Die *st, int depth, uint64_
 	return false;
 }
 
+/* One list (tokio < 1.35): OwnedTasks { inner: Mutex<OwnedTasksInner {
+ * list: LinkedList { head, tail }, closed }>, id }; a LocalSet's (both
+ * versions): LocalOwnedTasks { inner: UnsafeCell<OwnedTasksInner>, id }:
+ * 0 with *n's head and tail within the OwnedTasks, or -ENOENT. */
+static int one_list(Dwarf_Die *owned, struct owned_layout *n)
+{
+	Dwarf_Die inner;
+	uint64_t inner_off, head, tail;
+
+	if (dwt_member(owned, "inner", NULL, &inner_off, &inner) ||
+	    dwt_member_deep(&inner, "head", &head, NULL) ||
+	    dwt_member_deep(&inner, "tail", &tail, NULL))
+		return -ENOENT;
+	n->one = true;
+	n->head_off = inner_off + head;
+	n->tail_off = inner_off + tail;
+	return 0;
+}
+
+/* The OwnedTasks below the ArcInner<Handle> the Arc type `sched` points at:
+ * n->owned_off and the list's layout (as owned_layout__from_arc()). */
+static int from_arc(struct dwarf_types *dt, Dwarf_Die *sched, struct owned_layout *n)
+{
+	Dwarf_Die ptr, inner, handle, owned, list, lists, data_ptr, shard;
+	uint64_t p_off, data_off, o_off, list_off, lists_off, dp_off, len_off;
+	int64_t size;
+
+	if (!starts(die_name(sched), "Arc<") || !task_lists_defined(dt, sched) ||
+	    dwt_member_deep(sched, "pointer", &p_off, &ptr) || p_off != 0 ||
+	    !pointee(dt, &ptr, &inner) ||
+	    dwt_member(&inner, "data", NULL, &data_off, &handle) || !task_lists_defined(dt, &handle) ||
+	    !find_owned(dt, &handle, 0, &o_off, &owned))
+		return -ENOENT;
+	n->owned_off = data_off + o_off;
+	n->local = starts(die_name(&owned), "LocalOwnedTasks<");
+	if (dwt_member(&owned, "id", NULL, &n->id_off, NULL))
+		return -ENOENT;
+	if (dwt_member(&owned, "list", NULL, &list_off, &list))
+		return one_list(&owned, n);
+	if (!starts(die_name(&list), "ShardedList<"))
+		return 0;   /* a list, not sharded, of no layout known here (n->one false) */
+	if (!task_lists_defined(dt, &list) || dwt_member(&list, "lists", NULL, &lists_off, &lists) ||
+	    !task_lists_defined(dt, &lists) ||
+	    dwt_member(&lists, "data_ptr", NULL, &dp_off, &data_ptr) ||
+	    dwt_member(&lists, "length", NULL, &len_off, NULL) ||
+	    dwt_member(&list, "shard_mask", NULL, &n->mask_off, NULL) ||
+	    !pointee(dt, &data_ptr, &shard) ||
+	    dwt_member_deep(&shard, "head", &n->head_off, NULL) ||
+	    dwt_member_deep(&shard, "tail", &n->tail_off, NULL))
+		return -ENOENT;
+	size = dwt_byte_size(&shard);
+	if (size <= 0 || n->head_off + 8 > (uint64_t)size || n->tail_off + 8 > (uint64_t)size)
+		return -ENOENT;
+	n->shard_size = (uint64_t)size;
+	n->lists_ptr_off = list_off + lists_off + dp_off;
+	n->lists_len_off = list_off + lists_off + len_off;
+	n->mask_off += list_off;
+	return 1;
+}
+
+int owned_layout__from_arc(struct dwarf_types *dt, Dwarf_Die *arc, struct owned_layout *l)
+{
+	struct owned_layout n = { 0 };
+	int r = from_arc(dt, arc, &n);
+
+	if (r >= 0)
+		*l = n;
+	return r;
+}
+
 int owned_layout__from_cell(struct dwarf_types *dt, Dwarf_Die *cell, struct owned_layout *l)
 {
 	struct owned_layout n = { 0 };
-	Dwarf_Die core, sched, ptr, inner, handle, owned, list, lists, data_ptr, shard;
-	uint64_t core_off, s_off, p_off, data_off, o_off, list_off, lists_off, dp_off, len_off;
-	int64_t size;
+	Dwarf_Die core, sched;
+	uint64_t core_off, s_off;
+	int r;
 
 	if (dwt_member(cell, "core", NULL, &core_off, &core) ||
-	    dwt_member(&core, "scheduler", NULL, &s_off, &sched) ||
-	    !starts(die_name(&sched), "Arc<") || !defined(dt, &sched) ||
-	    dwt_member_deep(&sched, "pointer", &p_off, &ptr) || p_off != 0 ||
-	    !pointee(dt, &ptr, &inner) ||
-	    dwt_member(&inner, "data", NULL, &data_off, &handle) || !defined(dt, &handle) ||
-	    !find_owned(dt, &handle, 0, &o_off, &owned))
+	    dwt_member(&core, "scheduler", NULL, &s_off, &sched))
 		return -ENOENT;
-	n.sched_off = core_off + s_off;
-	n.owned_off = data_off + o_off;
-	if (dwt_member(&owned, "id", NULL, &n.id_off, NULL))
-		return -ENOENT;
-	if (dwt_member(&owned, "list", NULL, &list_off, &list))
-		return dwt_member(&owned, "inner", NULL, &list_off, NULL) ? -ENOENT : 0;
-	if (!starts(die_name(&list), "ShardedList<"))
-		return 0;   /* a list, not sharded */
-	if (!defined(dt, &list) || dwt_member(&list, "lists", NULL, &lists_off, &lists) ||
-	    !defined(dt, &lists) ||
-	    dwt_member(&lists, "data_ptr", NULL, &dp_off, &data_ptr) ||
-	    dwt_member(&lists, "length", NULL, &len_off, NULL) ||
-	    dwt_member(&list, "shard_mask", NULL, &n.mask_off, NULL) ||
-	    !pointee(dt, &data_ptr, &shard) ||
-	    dwt_member_deep(&shard, "head", &n.head_off, NULL) ||
-	    dwt_member_deep(&shard, "tail", &n.tail_off, NULL))
-		return -ENOENT;
-	size = dwt_byte_size(&shard);
-	if (size <= 0 || n.head_off + 8 > (uint64_t)size || n.tail_off + 8 > (uint64_t)size)
-		return -ENOENT;
-	n.shard_size = (uint64_t)size;
-	n.lists_ptr_off = list_off + lists_off + dp_off;
-	n.lists_len_off = list_off + lists_off + len_off;
-	n.mask_off += list_off;
-	*l = n;
-	return 1;
+	r = from_arc(dt, &sched, &n);
+	if (r == 1 || (r == 0 && n.one)) {
+		n.sched_off = core_off + s_off;
+		*l = n;
+	}
+	return r;
 }
 
 /* The walk */
@@ -258,8 +305,27 @@ int owned_tasks__walk(const struct owned_layout *l, uint64_t owned, mem_read_fn 
 	struct walk k = { .l = l, .read = read, .rctx = rctx, .ops = ops, .ctx = ctx, .w = w,
 			  .budget = OWNED_MAX_NODES };
 	uint64_t id, base, len, mask;
+	int r = 0;
 
 	memset(w, 0, sizeof(*w));
+	if (l->one) {
+		/* one list: a shard at the OwnedTasks itself */
+		if (rd64(&k, owned + l->id_off, &id) || !id) {
+			w->cut = "the task list is unreadable";
+			return 0;
+		}
+		w->id = id;
+		w->shards = 1;
+		for (int t = 0; t < OWNED_TRIES && r == 0; t++)
+			r = walk_shard(&k, owned);
+		if (r == -ENOMEM)
+			return r;
+		if (r == 1)
+			w->walked = 1;
+		else
+			w->cut = k.why;
+		return 0;
+	}
 	if (rd64(&k, owned + l->id_off, &id) || rd64(&k, owned + l->lists_ptr_off, &base) ||
 	    rd64(&k, owned + l->lists_len_off, &len) || rd64(&k, owned + l->mask_off, &mask)) {
 		w->cut = "the task list is unreadable";
@@ -272,7 +338,7 @@ int owned_tasks__walk(const struct owned_layout *l, uint64_t owned, mem_read_fn 
 	w->id = id;
 	w->shards = (size_t)len;
 	for (uint64_t i = 0; i < len; i++) {
-		int r = 0;
+		r = 0;
 		for (int t = 0; t < OWNED_TRIES && r == 0; t++)
 			r = walk_shard(&k, base + i * l->shard_size);
 		if (r == -ENOMEM)

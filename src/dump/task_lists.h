@@ -23,6 +23,10 @@
 /* Where one scheduler's sharded OwnedTasks is, from a task of it: every
  * offset from DWARF. */
 struct owned_layout {
+	bool one;                /* one list (tokio < 1.35): no shards; head_off and
+	                            tail_off within the OwnedTasks, no lists_* or mask */
+	bool local;              /* a LocalSet's LocalOwnedTasks (one list, both versions:
+	                            task::local::Shared { local_state: { owned } }) */
 	uint64_t sched_off;      /* the scheduler S (Arc<Handle>: a pointer) in the Cell */
 	uint64_t owned_off;      /* OwnedTasks from the start of the ArcInner<Handle> */
 	uint64_t id_off;         /* OwnedTasks.id (NonZeroU64), within the OwnedTasks */
@@ -34,9 +38,20 @@ struct owned_layout {
 	uint64_t tail_off;       /* LinkedList.tail within one shard */
 };
 
+/* A declaration-only structure DIE (another unit defines it) replaced by
+ * its definition, found by qualified name: true, or false when none. */
+bool task_lists_defined(struct dwarf_types *dt, Dwarf_Die *die);
+
+/* What the Arc<Handle> type DIE `arc` (a scheduler handle: a task's
+ * core.scheduler, or CONTEXT's scheduler::Handle variant) says of the
+ * scheduler's OwnedTasks: 1 sharded, 0 one list (l->one), *l filled with
+ * owned_off from the ArcInner (sched_off 0); -ENOENT none DWARF describes. */
+int owned_layout__from_arc(struct dwarf_types *dt, Dwarf_Die *arc, struct owned_layout *l);
+
 /* What the Cell<T, S> DIE `cell` says of its scheduler's task list:
  * 1 a sharded OwnedTasks, *l filled; 0 one list (tokio < 1.35: OwnedTasks
- * { inner: Mutex<OwnedTasksInner> }), *l untouched; -ENOENT the scheduler
+ * { inner: Mutex<OwnedTasksInner> }), *l filled when DWARF says where its
+ * head is (l->one), else untouched; -ENOENT the scheduler
  * owns no OwnedTasks DWARF describes (blocking pool, LocalSet, or types
  * missing). */
 int owned_layout__from_cell(struct dwarf_types *dt, Dwarf_Die *cell, struct owned_layout *l);
@@ -68,7 +83,7 @@ struct owned_walk {
 #define OWNED_TRIES       3            /* walks of a shard that changed under the last one */
 
 /* Walks every shard of the OwnedTasks at `owned` (its address in the
- * target): each node must be a live task (ops->node), owned by this list
+ * target; l->one: its one list, as one shard): each node must be a live task (ops->node), owned by this list
  * (owner == the list's id) and linked back to its predecessor, and the last
  * one must be the shard's tail. Fills *w. Returns 0 (a partial walk is
  * said in *w, not an error), or -ENOMEM from ops->found. */

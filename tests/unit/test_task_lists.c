@@ -1,5 +1,5 @@
 /* Unit tests for dump/task_lists.c: the walk of every shard of a sharded
- * OwnedTasks over a fake process memory (each node checked: live, owned by
+ * OwnedTasks (and of one list: tokio < 1.35, a LocalSet) over a fake process memory (each node checked: live, owned by
  * the list, linked back, the last one the tail; a shard that changed under
  * the walk retried), the version facts and the version found in a path. */
 #include <errno.h>
@@ -282,6 +282,65 @@ static void test_facts(void)
 	CHECK_EQ_U64(task_list_shards(f24, 2), 0);
 }
 
+/* One list (tokio < 1.35, a LocalSet: l.one): OwnedTasks { inner: Mutex<
+ * OwnedTasksInner { list: { head @0x8, tail @0x10 } } }, id @0x28 } as
+ * 1.24.2's DWARF gives it, walked from its head as one shard. */
+static const struct owned_layout one = { .one = true, .owned_off = 0x10, .id_off = 0x28,
+					 .head_off = 8, .tail_off = 0x10 };
+
+static void build_one(struct fake *f, const uint64_t *chain, size_t n)
+{
+	memset(mem, 0, sizeof(mem));
+	memset(f, 0, sizeof(*f));
+	put64(OWNED + one.id_off, LIST_ID);
+	for (size_t k = 0; k < n; k++) {
+		struct fake_node *fn = &f->nodes[f->n++];
+		fn->h = chain[k];
+		fn->n.owner = LIST_ID;
+		fn->n.prev = k ? chain[k - 1] : 0;
+		fn->n.next = k + 1 < n ? chain[k + 1] : 0;
+	}
+	if (n) {
+		put64(OWNED + one.head_off, chain[0]);
+		put64(OWNED + one.tail_off, chain[n - 1]);
+	}
+}
+
+static void test_one_list(void)
+{
+	static const uint64_t chain[] = { 0x3000, 0x1000, 0x2000 };
+	struct fake f;
+	struct owned_walk w;
+
+	build_one(&f, chain, 3);
+	CHECK(owned_tasks__walk(&one, OWNED, fake_read, NULL, &ops, &f, &w) == 0);
+	CHECK_EQ_U64(w.id, LIST_ID);
+	CHECK_EQ_U64(w.shards, 1);
+	CHECK_EQ_U64(w.walked, 1);
+	CHECK_EQ_U64(w.tasks, 3);
+	CHECK(w.cut == NULL);
+	CHECK(has(&f, 0x1000) && has(&f, 0x2000) && has(&f, 0x3000));
+	/* empty: walked, nothing found */
+	build_one(&f, chain, 0);
+	CHECK(owned_tasks__walk(&one, OWNED, fake_read, NULL, &ops, &f, &w) == 0);
+	CHECK(w.shards == 1 && w.walked == 1 && w.tasks == 0 && !w.cut);
+	/* a node of another list: not walked, said */
+	build_one(&f, chain, 3);
+	f.nodes[1].n.owner = LIST_ID + 1;
+	CHECK(owned_tasks__walk(&one, OWNED, fake_read, NULL, &ops, &f, &w) == 0);
+	CHECK(w.shards == 1 && w.walked == 0 && w.cut != NULL);
+	/* the tail is not the last node: changed under the walk */
+	build_one(&f, chain, 3);
+	put64(OWNED + one.tail_off, 0x1000);
+	CHECK(owned_tasks__walk(&one, OWNED, fake_read, NULL, &ops, &f, &w) == 0);
+	CHECK(w.walked == 0 && w.cut != NULL);
+	/* no id: not a list */
+	build_one(&f, chain, 3);
+	put64(OWNED + one.id_off, 0);
+	CHECK(owned_tasks__walk(&one, OWNED, fake_read, NULL, &ops, &f, &w) == 0);
+	CHECK(w.shards == 0 && w.cut != NULL);
+}
+
 int main(void)
 {
 	RUN(test_every_shard);
@@ -292,6 +351,7 @@ int main(void)
 	RUN(test_not_a_list);
 	RUN(test_one_shard);
 	RUN(test_cycle_bounded);
+	RUN(test_one_list);
 	RUN(test_facts);
 	TEST_MAIN_END();
 }

@@ -1,0 +1,29 @@
+/* The record the thread iterator (threads.bpf.c) writes for each thread of
+ * the target, read by src/probe/threads.c. Shared by BPF and user space,
+ * apart from events.h: this program is a skeleton of its own (dump loads it
+ * alone, never the probes), and its records are never stored in a trace. */
+#ifndef AS_BPF_THREAD_REC_H
+#define AS_BPF_THREAD_REC_H
+
+#ifndef __bpf__
+#include <linux/types.h>
+#endif
+
+#define AS_THREAD_COMM 16
+
+struct as_thread_rec {
+	__u32 tid;
+	__u32 flags;           /* AS_THREAD_F_* */
+	__u64 fsbase;          /* the thread pointer (x86-64 FS base): its TLS */
+	__u64 ip, sp, bp;      /* user registers as last saved (the thread is off CPU
+	                          or in the kernel), 0 when unknown */
+	char comm[AS_THREAD_COMM];
+};
+
+#define AS_THREAD_F_REGS 1     /* ip, sp, bp read */
+
+#ifndef __bpf__
+_Static_assert(sizeof(struct as_thread_rec) == 56, "as_thread_rec layout");
+#endif
+
+#endif

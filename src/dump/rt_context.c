@@ -1,0 +1,393 @@
+/* Tokio's thread-local CONTEXT from outside the process (rt_context.h).
+ * Depends on libelf, libdw (sym/dwarf_types) and dump/task_lists only.
+ *
+ * Checked on tokio 1.24.2 and 1.53.1 (rustc 1.8x, glibc, x86-64):
+ * - the symbol: CONTEXT's `__RUST_STD_INTERNAL_VAL` (std's thread_local!
+ *   storage), an STT_TLS symbol, legacy-mangled
+ *   _ZN5tokio7runtime7context7CONTEXT...__RUST_STD_INTERNAL_VAL17h<hash>E;
+ * - its type: std's lazy::Storage<Context, ()> { value: UnsafeCell<
+ *   MaybeUninit<Context>>, state: Cell<State<()>> (a variant part:
+ *   Uninitialized, Alive, Destroyed) } in 1.24 (tokio_thread_local! without
+ *   const), eager::Storage<Context> { val: UnsafeCell<Context>, state:
+ *   Cell<State> (an enumeration: Initial, Alive, Destroyed) } in 1.53;
+ *   the value is read only when the state says Alive;
+ * - the handle: Context.handle (1.24) or Context.current.handle (1.53,
+ *   current::HandleCell), a RefCell<Option<scheduler::Handle>>, Handle an
+ *   enum CurrentThread(Arc<current_thread::Handle>) | MultiThread(Arc<
+ *   multi_thread::Handle>);
+ * - where a thread's copy is: x86-64 TLS variant II, the executable is
+ *   module 1 with static TLS right below the thread pointer:
+ *   fsbase - tlsoffset + st_value, tlsoffset = roundup(p_memsz - firstbyte,
+ *   p_align) + firstbyte, firstbyte = -(p_vaddr & (p_align - 1)) &
+ *   (p_align - 1) (glibc's _dl_determine_tlsoffset; checked against gdb's
+ *   address of the symbol on both versions). */
+#include "dump/rt_context.h"
+
+#include <dwarf.h>
+#include <errno.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sym/elf_image.h"
+
+/* The facts, by the versions they were checked on. */
+static const char *const sym_prefix = "_ZN5tokio7runtime7context7CONTEXT";
+static const char *const sym_part = "__RUST_STD_INTERNAL_VAL";
+static const char *const context_type = "tokio::runtime::context::Context";
+/* the handle's RefCell below Context, tried in order */
+static const char *const handle_paths[][3] = {
+	{ "current", "handle", NULL },   /* 1.53.1 (current::HandleCell, since 1.26) */
+	{ "handle", NULL, NULL },        /* 1.24.2 */
+};
+/* scheduler::Handle's variants */
+static const struct { const char *variant, *kind; } kinds[] = {
+	{ "MultiThread", "multi_thread" },
+	{ "CurrentThread", "current_thread" },
+	{ "MultiThreadAlt", "multi_thread_alt" },   /* tokio_unstable, 1.31 .. 1.47 */
+};
+
+#define MAX_STORAGE 4096
+
+struct rt_context {
+	struct dwarf_types *dt;
+	uint64_t sym_value;       /* st_value: the offset in the TLS block */
+	uint64_t tls_off;         /* tlsoffset: the block's distance below fsbase */
+	uint64_t size;            /* the storage's size */
+	bool has_state;
+	uint64_t state_off;
+	Dwarf_Die state;          /* the State type (enumeration or variant part) */
+	uint64_t handle_off;      /* Option<scheduler::Handle> in the storage */
+	uint64_t borrow_off;      /* its RefCell's borrow flag */
+	Dwarf_Die option;         /* Option<scheduler::Handle> */
+	char *linkage;            /* the symbol's name */
+};
+
+/* ELF: the TLS symbol and PT_TLS. */
+static int find_symbol(struct rt_context *rc, const char *path)
+{
+	int fd = -1, ret = -ENOENT;
+	Elf *elf = NULL;
+	size_t shstrndx, nph;
+	Elf_Scn *scn = NULL;
+	GElf_Phdr tls = { 0 };
+	bool have_tls = false;
+
+	if (elf_open64(path, &fd, &elf, &shstrndx))
+		return -ENOENT;
+	if (elf_getphdrnum(elf, &nph) == 0)
+		for (size_t i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_TLS) {
+				tls = ph;
+				have_tls = true;
+			}
+		}
+	while (have_tls && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sizeof(Elf64_Sym); i++) {
+			GElf_Sym s;
+			const char *name;
+			if (!gelf_getsym(d, (int)i, &s) || GELF_ST_TYPE(s.st_info) != STT_TLS ||
+			    !(name = elf_strptr(elf, sh.sh_link, s.st_name)) ||
+			    strncmp(name, sym_prefix, strlen(sym_prefix)) || !strstr(name, sym_part))
+				continue;
+			if (!(rc->linkage = strdup(name))) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			rc->sym_value = s.st_value;
+			ret = 0;
+			break;
+		}
+		if (!ret)
+			break;
+	}
+	if (!ret) {
+		uint64_t align = tls.p_align ? tls.p_align : 1;
+		uint64_t first = (-(tls.p_vaddr & (align - 1))) & (align - 1);
+		rc->tls_off = ((tls.p_memsz - first + align - 1) / align) * align + first;
+	}
+out:
+	elf_end(elf);
+	close(fd);
+	return ret;
+}
+
+/* DWARF: the variable named rc->linkage with a location. */
+static const char *die_name(Dwarf_Die *d)
+{
+	Dwarf_Attribute a;
+
+	return dwarf_formstring(dwarf_attr_integrate(d, DW_AT_name, &a));
+}
+
+static bool find_var(struct rt_context *rc, Dwarf_Die *parent, int depth, Dwarf_Die *out)
+{
+	static const char *const path[] = { "tokio", "runtime", "context", "CONTEXT" };
+	Dwarf_Die child;
+
+	if (dwarf_child(parent, &child))
+		return false;
+	do {
+		int tag = dwarf_tag(&child);
+		const char *n;
+		Dwarf_Attribute a;
+		if (tag == DW_TAG_namespace && depth < 8) {
+			n = die_name(&child);
+			if (depth < 4 && (!n || strcmp(n, path[depth])))
+				continue;
+			if (find_var(rc, &child, depth + 1, out))
+				return true;
+		} else if (tag == DW_TAG_variable && depth >= 4 && dwarf_hasattr(&child, DW_AT_location)) {
+			n = dwarf_formstring(dwarf_attr(&child, DW_AT_linkage_name, &a));
+			if (n && !strcmp(n, rc->linkage)) {
+				*out = child;
+				return true;
+			}
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+static bool defined_type(struct rt_context *rc, Dwarf_Die *ref_holder, Dwarf_Die *out)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die raw;
+
+	if (!dwarf_formref_die(dwarf_attr(ref_holder, DW_AT_type, &a), &raw) ||
+	    dwarf_peel_type(&raw, out))
+		return false;
+	return task_lists_defined(rc->dt, out);
+}
+
+/* The member path below st to a member of type `name` (through structures
+ * and unions: UnsafeCell, MaybeUninit, ManuallyDrop), depth <= 6. */
+static bool find_typed(struct rt_context *rc, Dwarf_Die *st, const char *name, int depth,
+		       uint64_t *off, Dwarf_Die *out)
+{
+	Dwarf_Die child;
+
+	if (depth > 6 || dwarf_child(st, &child))
+		return false;
+	do {
+		Dwarf_Attribute a;
+		Dwarf_Word loc = 0;
+		Dwarf_Die t;
+		uint64_t below;
+		const char *tn;
+		if (dwarf_tag(&child) != DW_TAG_member || !defined_type(rc, &child, &t))
+			continue;
+		if (dwarf_attr(&child, DW_AT_data_member_location, &a) && dwarf_formudata(&a, &loc))
+			continue;
+		tn = dwarf_types__name(rc->dt, &t);
+		if (tn && !strcmp(tn, name)) {
+			*off = loc;
+			*out = t;
+			return true;
+		}
+		if ((dwarf_tag(&t) == DW_TAG_structure_type || dwarf_tag(&t) == DW_TAG_union_type) &&
+		    find_typed(rc, &t, name, depth + 1, &below, out)) {
+			*off = loc + below;
+			return true;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+/* Peels one-member wrappers (Cell, UnsafeCell) off t, adding offsets, until
+ * a type with variants or an enumeration. */
+static bool peel_wrappers(Dwarf_Die *t, uint64_t *off)
+{
+	for (int d = 0; d < 8; d++) {
+		uint64_t o;
+		Dwarf_Die inner;
+		if (dwarf_tag(t) == DW_TAG_enumeration_type || dwt_has_variants(t))
+			return true;
+		if (dwt_only_member(t, &o, &inner))
+			return false;
+		*off += o;
+		*t = inner;
+	}
+	return false;
+}
+
+static int layout(struct rt_context *rc, Dwarf_Die *var)
+{
+	Dwarf_Die st, ctx, cell, t;
+	uint64_t ctx_off = 0, off, o;
+	int64_t size;
+	const char *tn;
+
+	if (!defined_type(rc, var, &st) || (size = dwt_byte_size(&st)) <= 0 || size > MAX_STORAGE)
+		return -ENODATA;
+	rc->size = (uint64_t)size;
+	tn = dwarf_types__name(rc->dt, &st);
+	if (tn && !strcmp(tn, context_type))
+		ctx = st;
+	else if (!find_typed(rc, &st, context_type, 0, &ctx_off, &ctx))
+		return -ENODATA;
+	if (dwt_member(&st, "state", NULL, &rc->state_off, &rc->state) == 0) {
+		if (!peel_wrappers(&rc->state, &rc->state_off))
+			return -ENODATA;
+		rc->has_state = true;
+	}
+	for (size_t p = 0; p < sizeof(handle_paths) / sizeof(handle_paths[0]); p++) {
+		off = ctx_off;
+		t = ctx;
+		size_t k;
+		for (k = 0; handle_paths[p][k]; k++) {
+			if (dwt_member(&t, handle_paths[p][k], NULL, &o, &cell) ||
+			    !task_lists_defined(rc->dt, &cell))
+				break;
+			off += o;
+			t = cell;
+		}
+		if (handle_paths[p][k])
+			continue;
+		/* RefCell { borrow: Cell<isize>, value: UnsafeCell<Option<Handle>> } */
+		if (dwt_member_deep(&cell, "borrow", &o, NULL))
+			return -ENODATA;
+		rc->borrow_off = off + o;
+		if (dwt_member(&cell, "value", NULL, &o, &t))
+			return -ENODATA;
+		off += o;
+		if (!peel_wrappers(&t, &off) || !dwt_has_variants(&t))
+			return -ENODATA;
+		rc->handle_off = off;
+		rc->option = t;
+		return 0;
+	}
+	return -ENODATA;
+}
+
+struct rt_context *rt_context__open(struct dwarf_types *dt, const char *path, const char **why)
+{
+	struct rt_context *rc = calloc(1, sizeof(*rc));
+	Dwarf *dw = dwarf_types__dwarf(dt);
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	Dwarf_Die cu, var;
+	bool found = false;
+	int err;
+
+	if (!rc) {
+		*why = "out of memory";
+		return NULL;
+	}
+	rc->dt = dt;
+	err = find_symbol(rc, path);
+	if (err) {
+		*why = err == -ENOMEM ? "out of memory"
+				      : "no thread-local tokio CONTEXT symbol in the executable";
+		goto fail;
+	}
+	while (!found && dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		if (dwarf_offdie(dw, off + hsize, &cu))
+			found = find_var(rc, &cu, 0, &var);
+		off = next;
+	}
+	if (!found || (err = layout(rc, &var))) {
+		err = -ENODATA;
+		*why = "the binary's DWARF does not describe tokio's thread-local CONTEXT";
+		goto fail;
+	}
+	return rc;
+fail:
+	rt_context__free(rc);
+	errno = -err;
+	return NULL;
+}
+
+void rt_context__free(struct rt_context *rc)
+{
+	if (!rc)
+		return;
+	free(rc->linkage);
+	free(rc);
+}
+
+uint64_t rt_context__addr(const struct rt_context *rc, uint64_t fsbase)
+{
+	return fsbase - rc->tls_off + rc->sym_value;
+}
+
+/* 1 when the storage's state (an enumeration or a variant part) is Alive. */
+static int alive(struct rt_context *rc, uint64_t addr, mem_read_fn read, void *rctx)
+{
+	if (dwarf_tag(&rc->state) == DW_TAG_enumeration_type) {
+		int64_t sz = dwt_byte_size(&rc->state);
+		uint64_t v = 0;
+		Dwarf_Die e;
+		if (sz <= 0 || sz > 8 || read(rctx, addr + rc->state_off, &v, (size_t)sz))
+			return -EFAULT;
+		if (dwarf_child(&rc->state, &e))
+			return -EPROTO;
+		do {
+			Dwarf_Attribute a;
+			Dwarf_Word cv;
+			const char *n = die_name(&e);
+			if (dwarf_tag(&e) == DW_TAG_enumerator && n && !strcmp(n, "Alive") &&
+			    !dwarf_formudata(dwarf_attr(&e, DW_AT_const_value, &a), &cv))
+				return cv == v;
+		} while (dwarf_siblingof(&e, &e) == 0);
+		return -EPROTO;
+	}
+	struct dwt_variant v;
+	int err = dwt_read_variant(&rc->state, addr + rc->state_off, read, rctx, &v);
+	if (err)
+		return err == -ENOENT ? -EPROTO : err;
+	const char *n = die_name(&v.member);
+	return n && !strcmp(n, "Alive");
+}
+
+int rt_context__handle(struct rt_context *rc, uint64_t fsbase, mem_read_fn read, void *rctx,
+		       struct rt_handle *h)
+{
+	uint64_t addr = rt_context__addr(rc, fsbase), borrow, arc_off, arc;
+	struct dwt_variant some, sched;
+	Dwarf_Die handle, arc_t;
+	const char *n;
+	int r;
+
+	if (!fsbase)
+		return -EFAULT;
+	if (rc->has_state && (r = alive(rc, addr, read, rctx)) <= 0)
+		return r;
+	if (read(rctx, addr + rc->borrow_off, &borrow, sizeof(borrow)))
+		return -EFAULT;
+	if ((int64_t)borrow < 0)
+		return -EBUSY;
+	r = dwt_read_variant(&rc->option, addr + rc->handle_off, read, rctx, &some);
+	if (r)
+		return r == -ENOENT ? -EPROTO : r;
+	n = die_name(&some.member);
+	if (!n || strcmp(n, "Some"))
+		return 0;   /* None */
+	if (dwt_member(&some.type, "__0", NULL, &arc_off, &handle))
+		return -EPROTO;
+	uint64_t haddr = addr + rc->handle_off + some.offset + arc_off;
+	r = dwt_read_variant(&handle, haddr, read, rctx, &sched);
+	if (r)
+		return r == -ENOENT ? -EPROTO : r;
+	n = die_name(&sched.member);
+	memset(h, 0, sizeof(*h));
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (n && !strcmp(n, kinds[i].variant))
+			h->kind = kinds[i].kind;
+	if (!h->kind || dwt_member(&sched.type, "__0", NULL, &arc_off, &arc_t) ||
+	    !task_lists_defined(rc->dt, &arc_t))
+		return -EPROTO;
+	if (read(rctx, haddr + sched.offset + arc_off, &arc, sizeof(arc)) || !arc || (arc & 7))
+		return -EPROTO;
+	h->arc = arc;
+	h->list = owned_layout__from_arc(rc->dt, &arc_t, &h->layout);
+	if (h->list == 0 && !h->layout.one)
+		h->list = -ENOENT;
+	return 1;
+}

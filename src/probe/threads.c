@@ -1,0 +1,130 @@
+/* proc_threads__read(): load the thread iterator, attach it (an iter link,
+ * limited to one process by its pid option), read its records, destroy it.
+ * open -> set rodata -> load -> attach, one cleanup label. */
+#include "probe/threads.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "thread_rec.h"
+#include "threads.skel.h"
+
+#define MAX_THREADS 65536
+
+static int silent(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	(void)fmt;
+	(void)ap;
+	return 0;
+}
+
+int proc_threads__read(pid_t pid, struct proc_thread **out, size_t *n, char *err, size_t errlen)
+{
+	struct threads_bpf *skel = NULL;
+	struct bpf_link *link = NULL;
+	union bpf_iter_link_info info;
+	struct proc_thread *v = NULL;
+	struct as_thread_rec rec;
+	size_t len = 0, cap = 0, got = 0;
+	int fd = -1, ret;
+
+	*out = NULL;
+	*n = 0;
+	libbpf_set_print(silent);
+	skel = threads_bpf__open();
+	if (!skel) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot open the thread iterator: %s", strerror(errno));
+		goto cleanup;
+	}
+	skel->rodata->targ_tgid = (__u32)pid;
+	ret = threads_bpf__load(skel);
+	if (ret) {
+		snprintf(err, errlen, "cannot load the thread iterator (a BPF task iterator, "
+			 "kernel 5.8 or later with BTF): %s%s", strerror(-ret),
+			 ret == -EPERM ? ": run as root (sudo)" : "");
+		goto cleanup;
+	}
+	memset(&info, 0, sizeof(info));
+	info.task.pid = (__u32)pid;
+	LIBBPF_OPTS(bpf_iter_attach_opts, opts, .link_info = &info, .link_info_len = sizeof(info));
+	link = bpf_program__attach_iter(skel->progs.thread_regs, &opts);
+	if (!link && errno == EINVAL) {
+		/* a kernel before 6.1 has no pid option: every task, filtered in BPF */
+		link = bpf_program__attach_iter(skel->progs.thread_regs, NULL);
+	}
+	if (!link) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot attach the thread iterator: %s", strerror(errno));
+		goto cleanup;
+	}
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot start the thread iterator: %s", strerror(errno));
+		goto cleanup;
+	}
+	for (;;) {
+		ssize_t r = read(fd, (char *)&rec + got, sizeof(rec) - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			ret = -errno;
+			snprintf(err, errlen, "cannot read the thread iterator: %s", strerror(errno));
+			goto cleanup;
+		}
+		if (r == 0)
+			break;
+		got += (size_t)r;
+		if (got < sizeof(rec))
+			continue;
+		got = 0;
+		if (len == MAX_THREADS)
+			continue;
+		if (len == cap) {
+			size_t nc = cap ? cap * 2 : 32;
+			struct proc_thread *nv = realloc(v, nc * sizeof(*nv));
+			if (!nv) {
+				ret = -ENOMEM;
+				snprintf(err, errlen, "out of memory");
+				goto cleanup;
+			}
+			v = nv;
+			cap = nc;
+		}
+		struct proc_thread *t = &v[len++];
+		memset(t, 0, sizeof(*t));
+		t->tid = (pid_t)rec.tid;
+		memcpy(t->comm, rec.comm, AS_THREAD_COMM);
+		t->comm[AS_THREAD_COMM] = '\0';
+		t->fsbase = rec.fsbase;
+		t->has_regs = rec.flags & AS_THREAD_F_REGS;
+		t->ip = rec.ip;
+		t->sp = rec.sp;
+		t->bp = rec.bp;
+	}
+	if (!len) {
+		ret = -ESRCH;
+		snprintf(err, errlen, "the thread iterator found no thread of pid %d", pid);
+		goto cleanup;
+	}
+	*out = v;
+	*n = len;
+	v = NULL;
+	ret = 0;
+cleanup:
+	if (fd >= 0)
+		close(fd);
+	bpf_link__destroy(link);
+	threads_bpf__destroy(skel);
+	free(v);
+	return ret;
+}

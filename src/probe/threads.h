@@ -1,0 +1,30 @@
+/* The threads of a running process as the kernel holds them, read without
+ * a probe or a ptrace stop: one pass of a BPF task iterator (bpf/
+ * threads.bpf.c, a skeleton of its own) gives each thread's id, name,
+ * thread pointer (x86-64 FS base: where its thread-local variables are)
+ * and its user registers as last saved. Nothing stays attached once
+ * proc_threads__read() returns: the iterator's link lives for the one read.
+ * The only file of dump's that includes libbpf (dump/ never does). */
+#ifndef AS_PROBE_THREADS_H
+#define AS_PROBE_THREADS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct proc_thread {
+	pid_t tid;
+	char comm[17];          /* as /proc/PID/task/TID/comm, NUL-terminated */
+	uint64_t fsbase;        /* the thread pointer, 0 unknown */
+	bool has_regs;          /* ip, sp, bp read (a user thread) */
+	uint64_t ip, sp, bp;
+};
+
+/* Every thread of process pid: *out (caller frees with free()) holds *n of
+ * them, in the kernel's order (by thread id). Returns 0, or -errno with a
+ * one-line lowercase reason in err (-EPERM not allowed to use BPF, -ESRCH
+ * no such process, -ENOTSUP the kernel has no task iterator or BTF). */
+int proc_threads__read(pid_t pid, struct proc_thread **out, size_t *n, char *err, size_t errlen);
+
+#endif
