@@ -1,7 +1,9 @@
 /* `asyncscope dump -p PID [--format text|json] [--duration DURATION]`: the async
  * backtrace of every live task of a Tokio program, like a thread dump,
  * without stopping it (src/dump/dump.h finds and reads the tasks; this file
- * parses arguments and prints). */
+ * parses arguments and prints). With `--every INTERVAL [--duration D]
+ * [--format text|folded|json]`, the await profile: a dump every INTERVAL
+ * for D, every task's chain counted (src/dump/await_profile.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -9,21 +11,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <time.h>
+#include <unistd.h>
+
 #include "cli/commands.h"
 #include "cli/opts.h"
+#include "dump/await_profile.h"
 #include "dump/dump.h"
+#include "sym/elf_image.h"
 #include "util/json.h"
 
-enum { D_FORMAT = 1, D_DURATION, D_OUTPUT, D_PID, D_TRACE };
+enum { D_FORMAT = 1, D_DURATION, D_OUTPUT, D_PID, D_TRACE, D_EVERY };
 
 static const struct cli_opt dump_opts[] = {
 	{ "pid", 'p', CLI_PID, D_PID, NULL, "the running process to read", 0, 0, true },
-	{ "format", 'f', CLI_CHOICE, D_FORMAT, "text|json", "text (default) or JSON" },
+	{ "format", 'f', CLI_CHOICE, D_FORMAT, "text|json|folded",
+	  "text (default), JSON, or with --every folded stacks (flame graphs, in ns)" },
 	{ "output", 'o', CLI_STRING, D_OUTPUT, "FILE", "write the dump to FILE (default -: stdout)" },
 	{ "duration", 'd', CLI_DURATION, D_DURATION, NULL,
 	  "when no runtime is found through the threads' thread-local CONTEXT\n"
-	  "(no probe), trace this long to find the tasks being polled, up to 1h\n(default 300ms)",
+	  "(no probe), trace this long to find the tasks being polled, up to 1h\n(default 300ms);"
+	  " with --every: how long to sample (default 10s)",
 	  1, 3600000000000ull },
+	{ "every", 0, CLI_DURATION, D_EVERY, "INTERVAL",
+	  "the await profile: a dump every INTERVAL (10ms to 1m) for --duration, every\n"
+	  "task's await chain counted, idle tasks included (text: a table of chains;\n"
+	  "folded: wall-clock flame graph stacks)", 10000000ull, 60000000000ull },
 	{ "trace", 0, CLI_FLAG, D_TRACE, NULL,
 	  "find the tasks by tracing (--duration: uprobes attached meanwhile) instead of\n"
 	  "through the threads' thread-local CONTEXT" },
@@ -43,6 +56,7 @@ const struct cli_command dump_command = {
 struct dump_args {
 	struct dump_opts *o;
 	const char *format, *output;
+	uint64_t every_ns, duration_ns;   /* --every, and --duration as given (0 none) */
 };
 
 static int on_opt(void *ctx, const struct cli_opt *opt, const struct cli_val *v)
@@ -53,7 +67,11 @@ static int on_opt(void *ctx, const struct cli_opt *opt, const struct cli_val *v)
 	case D_PID: a->o->pid = (pid_t)v->num; break;
 	case D_FORMAT: a->format = v->str; break;
 	case D_OUTPUT: a->output = v->str; break;
-	case D_DURATION: a->o->duration = (double)v->num / 1e9; break;
+	case D_DURATION:
+		a->o->duration = (double)v->num / 1e9;
+		a->duration_ns = v->num;
+		break;
+	case D_EVERY: a->every_ns = v->num; break;
 	case D_TRACE: a->o->trace = true; break;
 	}
 	return 0;
@@ -311,6 +329,144 @@ static int print_json(const struct dump_result *r)
 	return err;
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* JSON of the await profile: {"samples", "interval_ns", "late" (ticks
+ * missed: a dump took longer than the interval), "chains": [{"stack"
+ * (';' between: root, frames, awaited), "ns", "tasks", "task_samples"}]}. */
+static int profile_json(struct await_profile *p, uint64_t every, uint64_t late)
+{
+	struct json_writer *w = json_writer__new(stdout, true);
+	size_t n;
+	const struct await_chain *c = await_profile__chains(p, &n);
+
+	if (!w)
+		return -errno;
+	json_writer__begin_object(w);
+	json_writer__kv_u64(w, "samples", await_profile__samples(p));
+	json_writer__kv_u64(w, "interval_ns", every);
+	json_writer__kv_u64(w, "late", late);
+	json_writer__key(w, "chains");
+	json_writer__begin_array(w);
+	for (size_t i = 0; i < n; i++) {
+		json_writer__begin_object(w);
+		json_writer__kv_string(w, "stack", c[i].stack);
+		json_writer__kv_u64(w, "ns", c[i].ns);
+		json_writer__kv_u64(w, "tasks", c[i].tasks);
+		json_writer__kv_u64(w, "task_samples", c[i].task_samples);
+		json_writer__end_object(w);
+	}
+	json_writer__end_array(w);
+	json_writer__end_object(w);
+	int err = json_writer__finish(w);
+	json_writer__free(w);
+	return err;
+}
+
+/* dump --every: a dump every a->every_ns for --duration (10 s), or until
+ * stopped; the chains counted; the profile printed in a->format. A dump
+ * longer than the interval skips the ticks it overran (counted as late). */
+static int await_profile_run(struct dump_args *a)
+{
+	struct dump_opts o = *a->o;
+	uint64_t every = a->every_ns, total = a->duration_ns ? a->duration_ns : 10000000000ull;
+	uint64_t start = mono_ns(), next = start, late = 0, last_note = start;
+	struct await_profile *p = await_profile__new(every);
+	bool tty = isatty(STDERR_FILENO);
+	char err[1024] = "";
+	int ret = 0;
+
+	if (!p) {
+		cli_error("out of memory");
+		return 1;
+	}
+	o.duration = 0.3;   /* the fallback recording's, when CONTEXT finds no runtime */
+	/* the binary and its DWARF kept open: their caches serve every sample */
+	char exe[64];
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)o.pid);
+	o.img = elf_image__open(exe);
+	o.dt = o.img ? dwarf_types__open(exe) : NULL;
+	while (!stop) {
+		struct dump_result res;
+		uint64_t now = mono_ns();
+
+		if (now - start >= total)
+			break;
+		if (now < next) {
+			struct timespec ts = { .tv_sec = (time_t)((next - now) / 1000000000ull),
+					       .tv_nsec = (long)((next - now) % 1000000000ull) };
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		ret = dump_run(&o, &res, err, sizeof(err));
+		if (ret) {
+			if (!await_profile__samples(p)) {
+				cli_error("%s", err);
+				ret = 1;
+				goto out;
+			}
+			/* the target ended while sampling: what was sampled stands */
+			cli_error("warning: sampling stopped after %llu samples: %s",
+				  (unsigned long long)await_profile__samples(p), err);
+			break;
+		}
+		ret = await_profile__add(p, &res);
+		dump_result__clear(&res);
+		if (ret) {
+			cli_error("out of memory after %llu samples",
+				  (unsigned long long)await_profile__samples(p));
+			ret = 1;
+			goto out;
+		}
+		next += every;
+		now = mono_ns();
+		while (next <= now) {   /* overran: the ticks missed */
+			next += every;
+			late++;
+		}
+		if (now - last_note >= 1000000000ull) {
+			/* long work shows progress (a line a second, on a terminal in place) */
+			last_note = now;
+			fprintf(stderr, "%sasyncscope: %llu samples, %.0f of %.0f s%s", tty ? "\r" : "",
+				(unsigned long long)await_profile__samples(p), (double)(now - start) / 1e9,
+				(double)total / 1e9, tty ? " " : "\n");
+		}
+	}
+	if (tty)
+		fprintf(stderr, "\r\033[K");
+	if (late)
+		cli_error("warning: %llu of the %llu ticks were late (a dump took longer than %.0f ms): "
+			  "use a longer --every", (unsigned long long)late,
+			  (unsigned long long)(await_profile__samples(p) + late), (double)every / 1e6);
+	if (cli_redirect_stdout(a->output)) {
+		ret = 1;
+		goto out;
+	}
+	if (!strcmp(a->format, "json"))
+		ret = profile_json(p, every, late);
+	else if (!strcmp(a->format, "folded"))
+		ret = await_profile__write_folded(p, stdout);
+	else
+		ret = await_profile__write_table(p, stdout, 50);
+	if (!ret)
+		ret = cli_close_output(stdout);
+	if (ret) {
+		cli_error("writing the await profile: %s", cli_write_error(ret));
+		ret = 1;
+	}
+out:
+	await_profile__free(p);
+	dwarf_types__free(o.dt);
+	elf_image__free(o.img);
+	return ret;
+}
+
 int cmd_dump(int argc, char **argv)
 {
 	struct dump_opts o = { .duration = 0.3, .stop = &stop };
@@ -331,6 +487,11 @@ int cmd_dump(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	signal(SIGHUP, on_signal);
 	signal(SIGQUIT, on_signal);
+	if (a.every_ns)
+		return await_profile_run(&a);
+	if (!strcmp(format, "folded"))
+		return cli_usage_error(&dump_command, "--format folded needs --every INTERVAL (the "
+				       "await profile)");
 	ret = dump_run(&o, &res, err, sizeof(err));
 	if (ret) {
 		cli_error("%s", err);

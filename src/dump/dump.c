@@ -909,7 +909,7 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 	target[n] = '\0';
 	if (!(res->target = strdup(target)))
 		goto nomem;
-	img = elf_image__open(exe);
+	img = o->img ? o->img : elf_image__open(exe);
 	if (!img) {
 		ret = -errno;
 		snprintf(err, errlen, "cannot read %s: %s", target, strerror(errno));
@@ -954,7 +954,7 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 
 	/* 1. the tasks polled for a moment (or as the caller's source saw
 	 * them), or the ones the caller knows */
-	c.dt = dwarf_types__open(exe);
+	c.dt = o->dt ? o->dt : dwarf_types__open(exe);
 	if (!c.dt) {
 		ret = -errno;
 		snprintf(err, errlen, "%s has no readable debug info: rebuild with debug = true "
@@ -1066,9 +1066,11 @@ out:
 	u64map__clear(&c.vt_copy);
 	u64map__clear(&c.vt_trailer);
 	u64map__clear(&c.task_by_header);
-	dwarf_types__free(c.dt);
+	if (!o->dt)
+		dwarf_types__free(c.dt);
 	probe_plan__free(plan);
-	elf_image__free(img);
+	if (!o->img)
+		elf_image__free(img);
 	return ret;
 }
 

@@ -25,12 +25,20 @@
 #include "sym/async_stack.h"
 #include "trace/event.h"
 
+struct elf_image;
+
 struct dump_opts {
 	pid_t pid;
 	double duration;             /* seconds of tracing to find polled tasks (0.3) */
 	int attempts;                /* reads of a task before giving up (5) */
 	volatile sig_atomic_t *stop; /* ends the tracing moment early, or NULL */
 	bool trace;                  /* find tasks by the tracing moment, not CONTEXT */
+	/* A caller that dumps the same process again and again (dump --every)
+	 * keeps its binary and DWARF open across the dumps, and their caches
+	 * (type names, vtables, lines) with them: borrowed; NULL: opened and
+	 * closed by each dump. */
+	struct elf_image *img;
+	struct dwarf_types *dt;
 	/* A caller that already traces the target (top) gives the task headers
 	 * it knows instead: no tracing moment; the task lists are walked from
 	 * each thread's CONTEXT and from them (or from a task found in the heap
