@@ -44,8 +44,8 @@
 #include "pipeline/pipeline.h"
 #include "pipeline/source_file.h"
 
-static int memfd = -1;
-static char path[64];
+static int memfd = -1, memfd2 = -1;   /* the input; a CAT text read back */
+static char path[64], path2[64];
 static FILE *sink_out;   /* every output goes here and is dropped */
 static bool verbose;     /* FUZZ_DRIVE_VERBOSE=1: each step's outcome on stderr */
 
@@ -85,19 +85,23 @@ static void setup(void)
 	if (memfd < 0)
 		die("memfd_create");
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", memfd);
+	memfd2 = memfd_create("asyncscope-fuzz-cat", MFD_CLOEXEC);
+	if (memfd2 < 0)
+		die("memfd_create");
+	snprintf(path2, sizeof(path2), "/proc/self/fd/%d", memfd2);
 	sink_out = fopencookie(NULL, "w", (cookie_io_functions_t){ .write = discard });
 	if (!sink_out)
 		die("fopencookie");
 }
 
-static void put_input(const uint8_t *data, size_t size)
+static void put_file(int fd, const uint8_t *data, size_t size)
 {
 	size_t off = 0;
 
-	if (ftruncate(memfd, 0))
+	if (ftruncate(fd, 0))
 		die("ftruncate");
 	while (off < size) {
-		ssize_t w = pwrite(memfd, data + off, size - off, (off_t)off);
+		ssize_t w = pwrite(fd, data + off, size - off, (off_t)off);
 
 		if (w <= 0)
 			die("pwrite");
@@ -284,6 +288,144 @@ static int live_finish(void *impl, const struct as_trace_end *end)
 static const struct as_sink_ops live_ops = { .name = "live", .add = live_add,
 					     .finish = live_finish };
 
+/* `export --format cat` checked: "a file written by export --format cat
+ * reads back as exactly the events it was written from, in the same order"
+ * (docs/cat-format.md). The writer's sink is wrapped to keep a copy of each
+ * event it takes (not those it counts as left out); its text is read back
+ * through a second in-memory file and compared, event by event. */
+struct cat_feed {
+	struct cat_writer *w;
+	struct as_event *evs;
+	size_t n, cap;
+	bool oom;
+};
+
+static int cat_add(void *impl, const struct as_event *ev, const struct as_stack *stack)
+{
+	struct cat_feed *f = impl;
+	uint64_t dropped = cat_writer__dropped(f->w);
+	int err = cat_writer__add(f->w, ev);
+
+	(void)stack;
+	if (err || cat_writer__dropped(f->w) != dropped || f->oom)
+		return err;
+	if (f->n == f->cap) {
+		size_t cap = f->cap ? f->cap * 2 : 256;
+		struct as_event *e = realloc(f->evs, cap * sizeof(*e));
+
+		if (!e) {
+			f->oom = true;
+			return 0;
+		}
+		f->evs = e;
+		f->cap = cap;
+	}
+	f->evs[f->n] = *ev;
+	f->evs[f->n].str = ev->str ? strdup(ev->str) : NULL;
+	if (ev->str && !f->evs[f->n].str)
+		f->oom = true;
+	else
+		f->n++;
+	return 0;
+}
+
+static int cat_finish(void *impl, const struct as_trace_end *end)
+{
+	struct cat_feed *f = impl;
+
+	return cat_writer__finish(f->w, end, end->truncated);
+}
+
+static const struct as_sink_ops cat_ops = { .name = "cat", .add = cat_add, .finish = cat_finish };
+
+static void cat_feed__clear(struct cat_feed *f)
+{
+	for (size_t i = 0; i < f->n; i++)
+		free((char *)f->evs[i].str);
+	free(f->evs);
+	memset(f, 0, sizeof(*f));
+}
+
+/* Equal as the format keeps them: a string only where the event type has
+ * one (THREAD, SPAWN: event.h; no reader of other types looks at it), and
+ * a spawn location's unknown file (NULL) written as the empty name, read
+ * back as "" (the trace reader's convention for absent strings; no output
+ * tells them apart). */
+static bool same_event(const struct as_event *a, const struct as_event *b)
+{
+	const char *as = a->str, *bs = b->str;
+
+	if (a->type != AS_EV_THREAD && a->type != AS_EV_SPAWN)
+		as = bs = NULL;
+	if (a->type == AS_EV_SPAWN && !(a->flags & AS_SPAWN_NAME)) {
+		as = as ? as : "";
+		bs = bs ? bs : "";
+	}
+	return a->type == b->type && a->flags == b->flags && a->probe == b->probe &&
+	       a->tid == b->tid && a->ts == b->ts && a->task == b->task && a->other == b->other &&
+	       !as == !bs && (!as || !strcmp(as, bs));
+}
+
+static void print_event(const char *what, size_t i, const struct as_event *e)
+{
+	fprintf(stderr, "  %s event %zu: type %u flags %u probe %u tid %u ts %llu task %#llx "
+		"other %#llx str %s%s%s\n", what, i, e->type, e->flags, e->probe, e->tid,
+		(unsigned long long)e->ts, (unsigned long long)e->task,
+		(unsigned long long)e->other, e->str ? "\"" : "", e->str ? e->str : "NULL",
+		e->str ? "\"" : "");
+}
+
+static void roundtrip_fail(const char *why, const char *text, size_t len)
+{
+	fprintf(stderr, "fuzz_drive: export --format cat does not read back: %s\n", why);
+	if (verbose)
+		fprintf(stderr, "----- the text -----\n%.*s-----\n", (int)(len < 65536 ? len : 65536),
+			text);
+	abort();
+}
+
+/* Reads the CAT text (len bytes) back and compares it with f's events. */
+static void check_cat_roundtrip(const struct cat_feed *f, const char *text, size_t len)
+{
+	struct as_source src = { 0 };
+	struct as_event ev;
+	char err[1024], why[1200];
+	size_t i = 0;
+	int got;
+
+	if (f->oom)
+		return;
+	put_file(memfd2, (const uint8_t *)text, len);
+	if (source_open_file(&src, path2, err, sizeof(err))) {
+		if (errno == ENOMEM)
+			return;
+		snprintf(why, sizeof(why), "open: %s", err);
+		roundtrip_fail(why, text, len);
+	}
+	while ((got = as_source__next(&src, &ev)) == 1) {
+		if (i >= f->n || !same_event(&f->evs[i], &ev)) {
+			if (i < f->n)
+				print_event("written", i, &f->evs[i]);
+			print_event("read", i, &ev);
+			snprintf(why, sizeof(why), "event %zu of %zu differs", i, f->n);
+			as_source__free(&src);
+			roundtrip_fail(why, text, len);
+		}
+		i++;
+	}
+	if (got == -ENOMEM) {
+		as_source__free(&src);
+		return;
+	}
+	if ((got < 0 && got != -ENODATA) || i != f->n) {
+		snprintf(why, sizeof(why), "%zu of %zu events, then %s", i, f->n,
+			 got < 0 ? as_source__error(&src) : "the end");
+		as_source__free(&src);
+		roundtrip_fail(why, text, len);
+	}
+	as_source__free(&src);
+}
+
 /* `export` in each format (src/cli/export.c) and the live view, one run. */
 static void run_exports(bool lines)
 {
@@ -292,24 +434,31 @@ static void run_exports(bool lines)
 	struct folded *fd = NULL, *fdt = NULL;
 	struct futures *fu = NULL;
 	struct cat_writer *cw = NULL;
+	struct cat_feed cf = { 0 };
 	struct live_feed lf = { 0 };
 	struct pipeline_result res;
 	const struct as_trace_meta *meta;
+	char *cat_text = NULL;
+	size_t cat_len = 0;
+	FILE *cat_out;
 
 	if (!open_src(&src))
 		return;
+	cat_out = open_memstream(&cat_text, &cat_len);
+	if (!cat_out)
+		goto out;
 	meta = as_source__meta(&src);
 	pf = perfetto__new(sink_out, meta);
 	fd = folded__new(sink_out, meta, false);
 	fdt = folded__new(sink_out, meta, true);
 	fu = futures__new(meta, &(struct futures_opts){ .lines = lines });
-	cw = cat_writer__new(sink_out, meta);
+	cf.w = cw = cat_writer__new(cat_out, meta);
 	lf.l = live__new(meta);
 	if (!pf || !fd || !fdt || !fu || !cw || !lf.l)
 		goto out;
 	struct as_sink sinks[] = {
 		perfetto__sink(pf), folded__sink(fd), folded__sink(fdt), futures__sink(fu),
-		cat_writer__sink(cw), { &live_ops, &lf },
+		{ &cat_ops, &cf }, { &live_ops, &lf },
 	};
 
 	int ret = pipeline_run(&src, sinks, sizeof(sinks) / sizeof(sinks[0]), &partial, &res);
@@ -320,7 +469,14 @@ static void run_exports(bool lines)
 	folded_futures_write(sink_out, fu, FUTURES_ONCPU, NULL, NULL);
 	folded_futures_write(sink_out, fu, FUTURES_WAIT, NULL, NULL);
 	fflush(sink_out);
+	if (!fclose(cat_out))
+		check_cat_roundtrip(&cf, cat_text, cat_len);
+	cat_out = NULL;
 out:
+	if (cat_out)
+		fclose(cat_out);
+	free(cat_text);
+	cat_feed__clear(&cf);
 	perfetto__free(pf);
 	folded__free(fd);
 	folded__free(fdt);
@@ -349,7 +505,7 @@ void fuzz_drive(const uint8_t *data, size_t size)
 		setup();
 		verbose = getenv("FUZZ_DRIVE_VERBOSE") && *getenv("FUZZ_DRIVE_VERBOSE") == '1';
 	}
-	put_input(data, size);
+	put_file(memfd, data, size);
 	if (h & 1)
 		ao.max_tasks = 1 + (h >> 8) % 3;   /* fold finished tasks into groups */
 	if (h & 2) {   /* every poll long, every wait a stall or a starve */

@@ -5,10 +5,12 @@
  * header crc, each chunk's sequence number and crc, and the trailer crc are
  * recomputed (docs/trace-format.md, "Header" and "Records after the
  * header"); everything else (versions, lengths, counts, payloads) is left
- * as the fuzzer made it. Build and run: `make fuzz`, `make fuzz-run`
- * (README, "Fuzzing"). */
+ * as the fuzzer made it. With FUZZ_TRACE_SAVE=FILE, replaying an input
+ * also writes that trace to FILE (for asyncscope itself). Build and run:
+ * `make fuzz`, `make fuzz-run` (README, "Fuzzing"). */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -81,6 +83,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(buf, data, size);
 	fix_checksums(buf, size);
+	/* replaying an input: the trace as the harness reads it, for the CLI */
+	const char *save = getenv("FUZZ_TRACE_SAVE");
+	FILE *f = save && *save ? fopen(save, "w") : NULL;
+	if (f) {
+		fwrite(buf, 1, size, f);
+		fclose(f);
+	}
 	fuzz_drive(buf, size);
 	free(buf);
 	return 0;
