@@ -110,7 +110,8 @@ FUZZ_FLAGS    := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
                  -fno-sanitize-recover=all $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc -I$(OUT)
 FUZZ_SRCS     := $(filter-out src/output/tui.c,$(wildcard src/util/*.c src/trace/*.c \
                  src/pipeline/*.c src/cat/*.c src/analysis/*.c src/output/*.c)) src/sym/demangle.c
-FUZZ_OBJS     := $(patsubst src/%.c,$(OUT)/fuzz/obj/%.o,$(FUZZ_SRCS)) $(OUT)/fuzz/obj/fuzz_drive.o
+FUZZ_OBJS     := $(patsubst src/%.c,$(OUT)/fuzz/obj/%.o,$(FUZZ_SRCS)) \
+                 $(OUT)/fuzz/obj/fuzz_drive.o $(OUT)/fuzz/obj/json_check.o
 FUZZ_LIBS     := -lz -l:libiberty.a
 FUZZ_BINS     := $(OUT)/fuzz/fuzz_trace $(OUT)/fuzz/fuzz_cat
 
@@ -121,7 +122,7 @@ $(OUT)/fuzz/obj/%.o: src/%.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(DEPFLAGS) -c $< -o $@
 
-$(OUT)/fuzz/obj/fuzz_drive.o: tests/fuzz/fuzz_drive.c tests/fuzz/fuzz_drive.h
+$(OUT)/fuzz/obj/%.o: tests/fuzz/%.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(DEPFLAGS) -Itests/fuzz -c $< -o $@
 

@@ -44,10 +44,27 @@
 #include "pipeline/pipeline.h"
 #include "pipeline/source_file.h"
 
+#include "json_check.h"
+
 static int memfd = -1, memfd2 = -1;   /* the input; a CAT text read back */
 static char path[64], path2[64];
 static FILE *sink_out;   /* every output goes here and is dropped */
 static bool verbose;     /* FUZZ_DRIVE_VERBOSE=1: each step's outcome on stderr */
+
+/* The JSON outputs promise valid JSON whatever the trace's strings hold
+ * (util/json.h): anything else aborts, showing where. */
+static void check_json(const char *what, const char *buf, size_t len)
+{
+	size_t off;
+	const char *why = json_check(buf, len, &off);
+
+	if (!why)
+		return;
+	size_t from = off > 200 ? off - 200 : 0, to = len - off > 200 ? off + 200 : len;
+	fprintf(stderr, "fuzz_drive: %s is not valid JSON: %s at byte %zu of %zu:\n%.*s<HERE>%.*s\n",
+		what, why, off, len, (int)(off - from), buf + from, (int)(to - off), buf + off);
+	abort();
+}
 
 static const char *fmt_u64(uint64_t v)
 {
@@ -209,8 +226,10 @@ static void run_report(const struct analysis_opts *ao)
 		int err = report_json(mem, an, meta, &res.end, &ro);
 
 		note("report json", err, NULL);
-		if (!fclose(mem) && !err)
+		if (!fclose(mem) && !err) {
+			check_json("report --format json", json, len);
 			note("report html", report_html_write(sink_out, json, len, &hin), NULL);
+		}
 	}
 	/* blocking, cpu and uring, text and folded */
 	blocking_report_text(sink_out, bl);
@@ -438,17 +457,18 @@ static void run_exports(bool lines)
 	struct live_feed lf = { 0 };
 	struct pipeline_result res;
 	const struct as_trace_meta *meta;
-	char *cat_text = NULL;
-	size_t cat_len = 0;
-	FILE *cat_out;
+	char *cat_text = NULL, *pf_text = NULL;
+	size_t cat_len = 0, pf_len = 0;
+	FILE *cat_out, *pf_out = NULL;
 
 	if (!open_src(&src))
 		return;
 	cat_out = open_memstream(&cat_text, &cat_len);
-	if (!cat_out)
+	pf_out = open_memstream(&pf_text, &pf_len);
+	if (!cat_out || !pf_out)
 		goto out;
 	meta = as_source__meta(&src);
-	pf = perfetto__new(sink_out, meta);
+	pf = perfetto__new(pf_out, meta);
 	fd = folded__new(sink_out, meta, false);
 	fdt = folded__new(sink_out, meta, true);
 	fu = futures__new(meta, &(struct futures_opts){ .lines = lines });
@@ -472,10 +492,16 @@ static void run_exports(bool lines)
 	if (!fclose(cat_out))
 		check_cat_roundtrip(&cf, cat_text, cat_len);
 	cat_out = NULL;
+	if (!fclose(pf_out))
+		check_json("export --format perfetto", pf_text, pf_len);
+	pf_out = NULL;
 out:
 	if (cat_out)
 		fclose(cat_out);
+	if (pf_out)
+		fclose(pf_out);
 	free(cat_text);
+	free(pf_text);
 	cat_feed__clear(&cf);
 	perfetto__free(pf);
 	folded__free(fd);
