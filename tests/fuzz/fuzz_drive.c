@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -64,6 +65,42 @@ static void check_json(const char *what, const char *buf, size_t len)
 	fprintf(stderr, "fuzz_drive: %s is not valid JSON: %s at byte %zu of %zu:\n%.*s<HERE>%.*s\n",
 		what, why, off, len, (int)(off - from), buf + from, (int)(to - off), buf + off);
 	abort();
+}
+
+/* The HTML page's two data blocks (output/html.h): each must be valid JSON
+ * up to the first "</script" a browser would see, with no "<!--" in it. */
+static void check_html(const char *page, size_t len)
+{
+	static const char *const ids[] = { "data", "kernel" };
+	char open[64];
+
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(open, sizeof(open), "<script type=\"application/json\" id=\"%s\">", ids[i]);
+		const char *b = memmem(page, len, open, strlen(open));
+
+		if (!b) {
+			fprintf(stderr, "fuzz_drive: the HTML page has no %s block\n", ids[i]);
+			abort();
+		}
+		b += strlen(open);
+		const char *e = b;
+		size_t left = len - (size_t)(b - page);
+
+		while (left >= 8 && strncasecmp(e, "</script", 8)) {
+			e++;
+			left--;
+		}
+		if (left < 8) {
+			fprintf(stderr, "fuzz_drive: the HTML page's %s block does not end\n", ids[i]);
+			abort();
+		}
+		if (memmem(b, (size_t)(e - b), "<!--", 4)) {
+			fprintf(stderr, "fuzz_drive: the HTML page's %s block holds \"<!--\"\n", ids[i]);
+			abort();
+		}
+		check_json(i ? "the HTML page's kernel block" : "the HTML page's data block", b,
+			   (size_t)(e - b));
+	}
 }
 
 static const char *fmt_u64(uint64_t v)
@@ -162,8 +199,8 @@ static void run_report(const struct analysis_opts *ao)
 	const struct as_trace_meta *meta;
 	struct as_sink sinks[8];
 	size_t n = 0, n_usdt;
-	char *json = NULL;
-	size_t len = 0;
+	char *json = NULL, *page = NULL;
+	size_t len = 0, page_len = 0;
 	FILE *mem;
 	int ret;
 
@@ -228,7 +265,13 @@ static void run_report(const struct analysis_opts *ao)
 		note("report json", err, NULL);
 		if (!fclose(mem) && !err) {
 			check_json("report --format json", json, len);
-			note("report html", report_html_write(sink_out, json, len, &hin), NULL);
+			mem = open_memstream(&page, &page_len);
+			if (mem) {
+				err = report_html_write(mem, json, len, &hin);
+				note("report html", err, NULL);
+				if (!fclose(mem) && !err)
+					check_html(page, page_len);
+			}
 		}
 	}
 	/* blocking, cpu and uring, text and folded */
@@ -241,6 +284,7 @@ static void run_report(const struct analysis_opts *ao)
 	fflush(sink_out);
 out:
 	free(json);
+	free(page);
 	timeline__free(tl);
 	usdt_counts__free(uc);
 	blocking__free(bl);
