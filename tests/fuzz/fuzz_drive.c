@@ -10,7 +10,11 @@
  *
  * A step whose run fails (a corrupt input) writes nothing, as the command
  * would not; a truncated input is read with --partial. `events` is a
- * printer inside src/cli/events.c, not library code: not driven here. */
+ * printer inside src/cli/events.c, not library code: not driven here.
+ * Beyond what the sanitizers catch, what the outputs promise is checked
+ * and a failure aborts (a crash to libFuzzer): the JSON report, the
+ * Perfetto export and the HTML page's data blocks are strict JSON, and
+ * the CAT export reads back as the events it took. */
 #include "fuzz_drive.h"
 
 #include <errno.h>

@@ -2,8 +2,9 @@
  * input file run through every command that reads a trace, as the CLI runs
  * them (src/cli/report.c, export.c, blocking.c, cpu.c, uring.c, top.c's
  * live view) but on the library calls alone, with --partial, every output
- * written to a stream that discards it. Fuzzing code only: not linked into
- * asyncscope. Owns nothing the caller sees. */
+ * written to a stream that discards it (or checked: fuzz_drive.c says
+ * what). Fuzzing code only: not linked into asyncscope. Owns nothing the
+ * caller sees. */
 #ifndef AS_FUZZ_DRIVE_H
 #define AS_FUZZ_DRIVE_H
 
