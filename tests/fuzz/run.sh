@@ -60,12 +60,12 @@ for n in "${names[@]}"; do
 		corpus=$B/corpus-test/$n
 		rm -rf "$corpus"
 		seeds "$n" "$corpus"
-		nice timeout -k 5 $((cap + 15)) "$bin" "${opts[@]}" -seed=1 -runs="$val" \
+		nice -n 19 timeout -k 5 $((cap + 15)) "$bin" "${opts[@]}" -seed=1 -runs="$val" \
 			-max_total_time="$cap" "$corpus" >"$log" 2>&1
 	else
 		corpus=$B/corpus/$n
 		seeds "$n" "$corpus"
-		nice timeout -k 5 $((val + 60)) "$bin" "${opts[@]}" -max_total_time="$val" \
+		nice -n 19 timeout -k 5 $((val + 60)) "$bin" "${opts[@]}" -max_total_time="$val" \
 			"$corpus" >"$log" 2>&1
 	fi
 	rc=$?
