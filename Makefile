@@ -103,8 +103,8 @@ bench: all apps
 # build/fuzz/crashes/. Only the modules that read traces are linked: no
 # libbpf, no libdw.
 FUZZ_CC       ?= clang
-FUZZ_RUNS     ?= 20000
-FUZZ_TIME_CAP ?= 55
+FUZZ_RUNS     ?= 10000
+FUZZ_TIME_CAP ?= 45
 FUZZ_SECONDS  ?= 3600
 FUZZ_FLAGS    := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
                  -fno-sanitize-recover=all $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc -I$(OUT)

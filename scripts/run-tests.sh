@@ -26,9 +26,9 @@ for t in "$@" tests/unit/test_*.sh; do
 done
 # the libFuzzer harnesses of the trace and CAT readers (make fuzz), a fixed
 # number of inputs each (FUZZ_RUNS) under a time cap: one tally per harness
-echo "== fuzzers (tests/fuzz/run.sh --runs ${FUZZ_RUNS:-20000})"
+echo "== fuzzers (tests/fuzz/run.sh --runs ${FUZZ_RUNS:-10000})"
 out=$(mktemp)
-tests/fuzz/run.sh --runs "${FUZZ_RUNS:-20000}" 2>&1 | tee "$out"
+tests/fuzz/run.sh --runs "${FUZZ_RUNS:-10000}" 2>&1 | tee "$out"
 tally "$out"
 rm -f "$out"
 echo "== integration cases (real BPF, real programs: tests/integ/cases)"

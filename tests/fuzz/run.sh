@@ -13,7 +13,7 @@
 # CAT reader. A crash is written to build/fuzz/crashes/NAME-crash-SHA1 (a
 # leak: NAME-leak-..., a hang: NAME-timeout-...); replay it with
 #   build/fuzz/fuzz_NAME build/fuzz/crashes/NAME-crash-SHA1
-# FUZZ_TIME_CAP (seconds, default 55) bounds a --runs run of one harness.
+# FUZZ_TIME_CAP (seconds, default 45) bounds a --runs run of one harness.
 set -u
 cd "$(dirname "$0")/../.."
 B=build/fuzz
@@ -26,7 +26,7 @@ esac
 shift 2
 names=("$@")
 [ ${#names[@]} -gt 0 ] || names=(trace cat)
-cap=${FUZZ_TIME_CAP:-55}
+cap=${FUZZ_TIME_CAP:-45}
 passed=0 failed=0
 
 # seeds NAME DIR: fills DIR with NAME's seed inputs
