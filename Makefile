@@ -99,6 +99,57 @@ demo: setup
 bench: all apps
 	bench/overhead.sh
 
+# ---- Fuzzing (tests/fuzz, README "Fuzzing") -------------------------------
+# `make fuzz` builds libFuzzer harnesses of the trace reader and the CAT
+# reader, each driving the analyses and every output (clang, runtime in
+# libclang-rt-14-dev); `make fuzz-run` runs each for FUZZ_RUNS inputs (at
+# most FUZZ_TIME_CAP s), as `make test` does; `make fuzz-long` runs each for
+# FUZZ_SECONDS on a corpus kept in build/fuzz/corpus/. Crashes go to
+# build/fuzz/crashes/. Only the modules that read traces are linked: no
+# libbpf, no libdw.
+FUZZ_CC       ?= clang
+FUZZ_RUNS     ?= 10000
+FUZZ_TIME_CAP ?= 45
+FUZZ_SECONDS  ?= 3600
+FUZZ_FLAGS    := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+                 -fno-sanitize-recover=all $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc -I$(OUT)
+FUZZ_SRCS     := $(filter-out src/output/tui.c src/trace/writer.c src/util/units.c,$(wildcard \
+                 src/util/*.c src/trace/*.c src/pipeline/*.c src/cat/*.c src/analysis/*.c \
+                 src/output/*.c)) src/sym/demangle.c
+FUZZ_OBJS     := $(patsubst src/%.c,$(OUT)/fuzz/obj/%.o,$(FUZZ_SRCS)) \
+                 $(OUT)/fuzz/obj/fuzz_drive.o $(OUT)/fuzz/obj/json_check.o
+FUZZ_LIBS     := -lz -l:libiberty.a
+FUZZ_BINS     := $(OUT)/fuzz/fuzz_trace $(OUT)/fuzz/fuzz_cat
+
+.PHONY: fuzz fuzz-run fuzz-long
+fuzz: $(FUZZ_BINS)
+
+$(OUT)/fuzz/obj/%.o: src/%.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(DEPFLAGS) -c $< -o $@
+
+# the harness's own checks (JSON scans of whole outputs) are no coverage
+# worth steering by: sanitizers only, no fuzzer instrumentation
+$(OUT)/fuzz/obj/%.o: tests/fuzz/%.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(DEPFLAGS) -Itests/fuzz -c $< -o $@
+
+$(FUZZ_BINS): $(OUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_drive.h $(FUZZ_OBJS)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -Itests/fuzz $< $(FUZZ_OBJS) $(FUZZ_LIBS) -o $@
+
+fuzz-run: $(FUZZ_BINS)
+	FUZZ_TIME_CAP=$(FUZZ_TIME_CAP) tests/fuzz/run.sh --runs $(FUZZ_RUNS)
+
+fuzz-long: $(FUZZ_BINS)
+	tests/fuzz/run.sh --seconds $(FUZZ_SECONDS)
+
+# `make test` runs them too (scripts/run-tests.sh, FUZZ_RUNS inputs each).
+test: $(FUZZ_BINS)
+export FUZZ_RUNS FUZZ_TIME_CAP
+
+-include $(FUZZ_OBJS:.o=.d)
+# ---- end of fuzzing --------------------------------------------------------
+
 clean:
 	rm -rf $(OUT)
 

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Runs every unit test binary given as argument and the unit-style scripts
 # tests/unit/test_*.sh (no root: the command-line grammar against
-# build/asyncscope), then the integration cases (tests/integ/run.sh: one
-# PASS/FAIL line per tests/integ/cases/*.case), and ends with one line
+# build/asyncscope), the fuzzers (tests/fuzz/run.sh), then the integration
+# cases (tests/integ/run.sh: one PASS/FAIL line per
+# tests/integ/cases/*.case), and ends with one line
 # "N passed, N failed" over all of them (each unit binary's and script's
-# tally plus one per integration case).
+# tally, one per fuzzer, one per integration case).
 set -u
 cd "$(dirname "$0")/.."
 passed=0 failed=0
@@ -23,6 +24,13 @@ for t in "$@" tests/unit/test_*.sh; do
 	tally "$out"
 	rm -f "$out"
 done
+# the libFuzzer harnesses of the trace and CAT readers (make fuzz), a fixed
+# number of inputs each (FUZZ_RUNS) under a time cap: one tally per harness
+echo "== fuzzers (tests/fuzz/run.sh --runs ${FUZZ_RUNS:-10000})"
+out=$(mktemp)
+tests/fuzz/run.sh --runs "${FUZZ_RUNS:-10000}" 2>&1 | tee "$out"
+tally "$out"
+rm -f "$out"
 echo "== integration cases (real BPF, real programs: tests/integ/cases)"
 out=$(mktemp)
 tests/integ/run.sh 2>&1 | tee "$out"

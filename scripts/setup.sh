@@ -2,8 +2,9 @@
 # Installs, idempotently, every Debian package asyncscope's build, tests and
 # benchmarks need. With --check it only verifies and installs what is missing.
 set -euo pipefail
-PKGS=(clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev libiberty-dev
-      libncurses-dev pkg-config make gcc valgrind wrk
+# libclang-rt-14-dev: the libFuzzer and sanitizer runtimes of `make fuzz`.
+PKGS=(clang llvm libclang-rt-14-dev libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
+      libiberty-dev libncurses-dev pkg-config make gcc valgrind wrk
       python3 chromium tmux librust-tokio-dev librust-futures-dev librust-hyper-dev
       librust-async-std-dev librust-smol-dev librust-async-executor-dev systemtap-sdt-dev)
 missing=()
