@@ -204,6 +204,7 @@ static void on_poll_end(void *ctx, struct tm_thread *th, const struct tm_frame *
 	} else {
 		t->state = LIVE_ST_IDLE;
 		t->since = ts;
+		t->idle_exact = true;
 	}
 }
 
@@ -390,6 +391,14 @@ int live__note_stack(struct live *l, uint64_t header, uint64_t tokio_id, const c
 	snprintf(t->parked, sizeof(t->parked), "%s", parked ? parked : "");
 	snprintf(t->stack, sizeof(t->stack), "%s", stack ? stack : "");
 	return 0;
+}
+
+void live__note_wakeup(struct live *l, uint64_t header, uint64_t wakes_at_ns)
+{
+	struct live_task *t = task_find(l, header);
+
+	if (t)
+		t->wakes_at = wakes_at_ns;
 }
 
 void live__set_lost(struct live *l, uint64_t lost, uint64_t missed)

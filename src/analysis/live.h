@@ -46,6 +46,10 @@ struct live_task {
 	bool freed;               /* its memory was freed: the address may be reused */
 	/* where it is parked, from its memory (see live__note_stack) */
 	char parked[96];          /* innermost .await "file:line", or the awaited type */
+	uint64_t wakes_at;        /* parked on a timer: its deadline (CLOCK_MONOTONIC ns,
+	                             the events' clock), 0 none (live__note_wakeup) */
+	bool idle_exact;          /* idle since a poll end seen; else since the view
+	                             found it (Tokio keeps no last-poll time): a lower bound */
 	char stack[640];          /* its async stack, one frame per line */
 	char name_buf[160];       /* name when it came from memory (live_task__name) */
 };
@@ -100,6 +104,9 @@ void live__tick(struct live *l, uint64_t now_ns);
  * may be NULL; strings are copied. Returns 0 or -ENOMEM. */
 int live__note_stack(struct live *l, uint64_t header, uint64_t tokio_id, const char *name,
 		     const char *parked, const char *stack, uint64_t now_ns);
+/* The deadline of the timer the task at header is parked on (from the
+ * same memory read), 0 none. No-op for a task not in the view. */
+void live__note_wakeup(struct live *l, uint64_t header, uint64_t wakes_at_ns);
 /* Lost / missed counters from the recorder, shown by the view. */
 void live__set_lost(struct live *l, uint64_t lost, uint64_t missed);
 const struct live_task *live__tasks(const struct live *l, size_t *n);

@@ -19,6 +19,7 @@
 #include "dump/await_profile.h"
 #include "dump/dump.h"
 #include "sym/elf_image.h"
+#include "util/fmt.h"
 #include "util/json.h"
 
 enum { D_FORMAT = 1, D_DURATION, D_OUTPUT, D_PID, D_TRACE, D_EVERY };
@@ -83,6 +84,14 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* What a frame is doing, for the frame's line: "Suspend0" -> NULL (the
@@ -212,6 +221,16 @@ static void print_text(const struct dump_result *r)
 			continue;
 		}
 		print_chain(s, 4);
+		if (t->wakes_at_ns) {
+			/* its timer's deadline against the clock it is on */
+			uint64_t now = mono_ns();
+			char d[FMT_DURATION_MAX];
+			if (t->wakes_at_ns > now)
+				printf("    (its timer fires in %s)\n",
+				       fmt_duration(d, sizeof(d), t->wakes_at_ns - now));
+			else
+				printf("    (its timer is due: the task should be woken)\n");
+		}
 	}
 }
 
@@ -320,6 +339,19 @@ static int print_json(const struct dump_result *r)
 		json_writer__kv_string(w, "note", t->note);
 		json_writer__kv_bool(w, "seen", t->seen);
 		chain_json(w, &t->stack);
+		/* a timer's deadline (CLOCK_MONOTONIC ns) and how far off it was */
+		json_writer__key(w, "deadline_ns");
+		if (t->wakes_at_ns)
+			json_writer__u64(w, t->wakes_at_ns);
+		else
+			json_writer__null(w);
+		json_writer__key(w, "wakes_in_ns");
+		if (t->wakes_at_ns) {
+			uint64_t now = mono_ns();
+			json_writer__u64(w, t->wakes_at_ns > now ? t->wakes_at_ns - now : 0);
+		} else {
+			json_writer__null(w);
+		}
 		json_writer__end_object(w);
 	}
 	json_writer__end_array(w);
@@ -329,13 +361,6 @@ static int print_json(const struct dump_result *r)
 	return err;
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* JSON of the await profile: {"samples", "interval_ns", "late" (ticks
  * missed: a dump took longer than the interval), "chains": [{"stack"

@@ -129,6 +129,7 @@ static void refresh_stacks(struct top *t, uint64_t now)
 				 d->note ? d->note : d->stack.leaf);
 		if (live__note_stack(t->live, d->header, d->id, d->name, parked, stack, now))
 			t->err = -ENOMEM;
+		live__note_wakeup(t->live, d->header, d->wakes_at_ns);
 	}
 	dump_result__clear(&res);
 }

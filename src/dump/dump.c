@@ -638,6 +638,46 @@ static void pause_briefly(void)
 	nanosleep(&ts, NULL);
 }
 
+/* Futures that wait for a deadline, and the member (anywhere below them)
+ * holding it as a std Instant (CLOCK_MONOTONIC on Linux): Sleep keeps it
+ * in its Inner on 1.24 and on itself in later releases; the search finds
+ * either. */
+static const struct {
+	const char *type_prefix;
+	const char *member;
+} timers[] = {
+	{ "tokio::time::sleep::Sleep", "deadline" },
+	{ "tokio::time::timeout::Timeout<", "deadline" },
+	{ "tokio::time::interval::Interval", "deadline" },
+};
+
+/* t parked on a timer: its deadline into t->wakes_at_ns. */
+static void read_deadline(struct ctx *c, struct dump_task *t)
+{
+	const struct async_stack *s = &t->stack;
+	Dwarf_Die die = s->leaf_die, inst;
+	uint64_t off, so, no;
+	int64_t sec = 0;
+	uint32_t nsec = 0;
+
+	if (!s->leaf_type || !s->leaf_addr)
+		return;
+	for (size_t i = 0; i < sizeof(timers) / sizeof(timers[0]); i++) {
+		if (strncmp(s->leaf_type, timers[i].type_prefix, strlen(timers[i].type_prefix)))
+			continue;
+		if (dwt_member_deep(&die, timers[i].member, &off, &inst) ||
+		    dwt_member_deep(&inst, "tv_sec", &so, NULL) ||
+		    dwt_member_deep(&inst, "tv_nsec", &no, NULL))
+			return;
+		if (procmem_read(&c->pm, s->leaf_addr + off + so, &sec, sizeof(sec)) ||
+		    procmem_read(&c->pm, s->leaf_addr + off + no, &nsec, sizeof(nsec)) ||
+		    sec <= 0 || nsec >= 1000000000u)
+			return;
+		t->wakes_at_ns = (uint64_t)sec * 1000000000ull + nsec;
+		return;
+	}
+}
+
 /* Reads the task's future and walks it: fills t->stack, or t->note. One
  * attempt; returns 1 done, 0 retry (t->note says why), < 0 ENOMEM. */
 static int sample_once(struct ctx *c, struct dump_task *t, struct poll_copy *pc)
@@ -704,6 +744,7 @@ static int sample_once(struct ctx *c, struct dump_task *t, struct poll_copy *pc)
 	     v.discr == stage_discr && async_stack_verify(&t->stack, procmem_read, &c->pm) == 1;
 	if (ok) {
 		t->note = NULL;
+		read_deadline(c, t);
 		return 1;
 	}
 	async_stack__clear(&t->stack);

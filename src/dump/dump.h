@@ -66,6 +66,8 @@ struct dump_task {
 	                                "changed while reading", ...), NULL when stack holds one */
 	bool seen;                   /* polled while tracing (else found in the task list) */
 	struct async_stack stack;    /* outermost frame first */
+	uint64_t wakes_at_ns;        /* parked on a timer (tokio::time::Sleep, ...): its
+	                                deadline, CLOCK_MONOTONIC ns; 0 none */
 };
 
 /* How a task list was found. */

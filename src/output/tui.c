@@ -295,9 +295,13 @@ void tui_draw(struct tui_state *st, const struct live *l, const struct as_trace_
 	for (int i = st->top_row; i < (int)n_rows && y < bottom; i++, y++) {
 		const struct live_task *r = &t[rows[i]];
 		char idle[FMT_DURATION_MAX + 4];
-		if (r->state == LIVE_ST_IDLE)
+		if (r->state == LIVE_ST_IDLE && r->idle_exact) {
 			dur(idle, idle_for(r, s->now_ns));
-		else
+		} else if (r->state == LIVE_ST_IDLE) {
+			/* not polled since the view began: at least that long */
+			char d[FMT_DURATION_MAX];
+			snprintf(idle, sizeof(idle), ">%s", dur(d, idle_for(r, s->now_ns)));
+		} else
 			snprintf(idle, sizeof(idle), "%s", r->state == LIVE_ST_RUNNING ? "running" :
 				 r->state == LIVE_ST_DONE ? "done" : "-");
 		if (r->seq == st->selected)
@@ -320,6 +324,16 @@ void tui_draw(struct tui_state *st, const struct live *l, const struct as_trace_
 			if ((int)strlen(name) + 3 + (int)strlen(p) > room && strrchr(p, '/'))
 				p = strrchr(p, '/') + 1;
 			snprintf(where, sizeof(where), " @ %s", p);
+			if (r->wakes_at) {
+				/* a timer's deadline, on the events' clock */
+				char d[FMT_DURATION_MAX];
+				size_t wl = strlen(where);
+				if (r->wakes_at > s->now_ns)
+					snprintf(where + wl, sizeof(where) - wl, ", wakes in %s",
+						 dur(d, r->wakes_at - s->now_ns));
+				else
+					snprintf(where + wl, sizeof(where) - wl, ", timer due");
+			}
 		}
 		int name_room = room - (int)strlen(where);
 		if (name_room < 8) {

@@ -603,6 +603,8 @@ static int walk(struct walk *w, Dwarf_Die *type, uint64_t addr, struct async_sta
 			/* not a state machine: the leaf (an await macro's branches) */
 			if ((err = set_leaf(w->dt, &cur, out)))
 				return err;
+			out->leaf_addr = addr;
+			out->leaf_die = cur;
 			err = expand_macro(w, out->leaf_type, &cur, addr, have_pv ? &pv : NULL,
 					   have_pv ? &pvm : NULL, paddr, out);
 			if (!err && out->macro && out->n)
@@ -621,6 +623,7 @@ static int walk(struct walk *w, Dwarf_Die *type, uint64_t addr, struct async_sta
 			free(out->leaf);
 			free(out->leaf_type);
 			out->leaf = out->leaf_type = NULL;
+			out->leaf_addr = 0;
 			cur = is.type;
 			addr = is.addr;
 			continue;

@@ -50,6 +50,8 @@ struct async_stack {
 	char *leaf;          /* readable name of the awaited future that ends the
 	                        chain (innermost SuspendN's __awaitee), or NULL */
 	char *leaf_type;     /* its DWARF type name, or NULL */
+	uint64_t leaf_addr;  /* where it is in the target (with leaf_type), 0 none */
+	Dwarf_Die leaf_die;  /* its type (with leaf_addr), valid while the DWARF is open */
 	int truncated;       /* stopped at ASYNC_STACK_MAX_DEPTH */
 	int error;           /* 0, or the -errno that stopped the walk early
 	                        (a read failed, an unexpected layout) */

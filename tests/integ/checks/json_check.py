@@ -5,7 +5,7 @@ expression and the polls by Tokio id."""
 import json, sys
 
 r = json.load(open(sys.argv[1]))
-tasks = [t for t in r["tasks"] if t["kind"] == "task"] if isinstance(r, dict) and "tasks" in r else []
+tasks = [t for t in r["tasks"] if isinstance(t, dict) and t.get("kind") == "task"] if isinstance(r, dict) and "tasks" in r else []
 ok = eval(sys.argv[2])
 if not ok:
     print("assertion false:", sys.argv[2], file=sys.stderr)
