@@ -18,6 +18,7 @@
 #include "cli/opts.h"
 #include "dump/await_profile.h"
 #include "dump/dump.h"
+#include "probe/threads.h"
 #include "sym/elf_image.h"
 #include "util/fmt.h"
 #include "util/json.h"
@@ -417,6 +418,7 @@ static int await_profile_run(struct dump_args *a)
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)o.pid);
 	o.img = elf_image__open(exe);
 	o.dt = o.img ? dwarf_types__open(exe) : NULL;
+	o.threads = proc_threads__open(o.pid, err, sizeof(err));   /* NULL: each dump loads it */
 	while (!stop) {
 		struct dump_result res;
 		uint64_t now = mono_ns();
@@ -487,6 +489,7 @@ static int await_profile_run(struct dump_args *a)
 	}
 out:
 	await_profile__free(p);
+	proc_threads__close(o.threads);
 	dwarf_types__free(o.dt);
 	elf_image__free(o.img);
 	return ret;

@@ -31,7 +31,8 @@ int dump_discover_context(struct ctx *c, const char *exe)
 	const char *why = NULL;
 	int ret = 0;
 
-	if (proc_threads__read(c->pid, &th, &n_th, err, sizeof(err))) {
+	if (c->threads ? proc_threads__read_open(c->threads, &th, &n_th, err, sizeof(err))
+		       : proc_threads__read(c->pid, &th, &n_th, err, sizeof(err))) {
 		r->context_note = "the threads' thread pointers could not be read (BPF task iterator)";
 		return 0;
 	}

@@ -915,7 +915,7 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 {
 	char exe[64], target[PATH_MAX];
 	struct elf_image *img = NULL;
-	struct ctx c = { .pid = o->pid, .res = res };
+	struct ctx c = { .pid = o->pid, .threads = o->threads, .res = res };
 	struct probe_plan *plan = NULL;
 	char why[256];
 	int attempts = o->attempts > 0 ? o->attempts : 5;

@@ -26,6 +26,7 @@
 #include "trace/event.h"
 
 struct elf_image;
+struct proc_threads;
 
 struct dump_opts {
 	pid_t pid;
@@ -39,6 +40,7 @@ struct dump_opts {
 	 * closed by each dump. */
 	struct elf_image *img;
 	struct dwarf_types *dt;
+	struct proc_threads *threads;   /* the thread iterator, loaded (probe/threads.h) */
 	/* A caller that already traces the target (top) gives the task headers
 	 * it knows instead: no tracing moment; the task lists are walked from
 	 * each thread's CONTEXT and from them (or from a task found in the heap

@@ -55,6 +55,7 @@ struct owned_list {
 
 struct ctx {
 	pid_t pid;
+	struct proc_threads *threads;   /* dump_opts.threads, or NULL: loaded for the one read */
 	uint64_t bias;
 	struct layout lay;
 	struct procmem pm;

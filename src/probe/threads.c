@@ -26,9 +26,72 @@ static int silent(enum libbpf_print_level level, const char *fmt, va_list ap)
 	return 0;
 }
 
+struct proc_threads {
+	struct threads_bpf *skel;
+	pid_t pid;
+};
+
+struct proc_threads *proc_threads__open(pid_t pid, char *err, size_t errlen)
+{
+	struct proc_threads *pt = calloc(1, sizeof(*pt));
+	int ret;
+
+	if (!pt) {
+		snprintf(err, errlen, "out of memory");
+		errno = ENOMEM;
+		return NULL;
+	}
+	libbpf_set_print(silent);
+	pt->pid = pid;
+	pt->skel = threads_bpf__open();
+	if (!pt->skel) {
+		ret = errno;
+		snprintf(err, errlen, "cannot open the thread iterator: %s", strerror(errno));
+		free(pt);
+		errno = ret;
+		return NULL;
+	}
+	pt->skel->rodata->targ_tgid = (__u32)pid;
+	ret = threads_bpf__load(pt->skel);
+	if (ret) {
+		snprintf(err, errlen, "cannot load the thread iterator (a BPF task iterator, "
+			 "kernel 5.8 or later with BTF): %s%s", strerror(-ret),
+			 ret == -EPERM ? ": run as root (sudo)" : "");
+		threads_bpf__destroy(pt->skel);
+		free(pt);
+		errno = -ret;
+		return NULL;
+	}
+	return pt;
+}
+
+void proc_threads__close(struct proc_threads *pt)
+{
+	if (!pt)
+		return;
+	threads_bpf__destroy(pt->skel);
+	free(pt);
+}
+
 int proc_threads__read(pid_t pid, struct proc_thread **out, size_t *n, char *err, size_t errlen)
 {
-	struct threads_bpf *skel = NULL;
+	struct proc_threads *pt = proc_threads__open(pid, err, errlen);
+	int ret;
+
+	*out = NULL;
+	*n = 0;
+	if (!pt)
+		return -errno;
+	ret = proc_threads__read_open(pt, out, n, err, errlen);
+	proc_threads__close(pt);
+	return ret;
+}
+
+int proc_threads__read_open(struct proc_threads *pt, struct proc_thread **out, size_t *n,
+			    char *err, size_t errlen)
+{
+	struct threads_bpf *skel = pt->skel;
+	pid_t pid = pt->pid;
 	struct bpf_link *link = NULL;
 	union bpf_iter_link_info info;
 	struct proc_thread *v = NULL;
@@ -38,21 +101,6 @@ int proc_threads__read(pid_t pid, struct proc_thread **out, size_t *n, char *err
 
 	*out = NULL;
 	*n = 0;
-	libbpf_set_print(silent);
-	skel = threads_bpf__open();
-	if (!skel) {
-		ret = -errno;
-		snprintf(err, errlen, "cannot open the thread iterator: %s", strerror(errno));
-		goto cleanup;
-	}
-	skel->rodata->targ_tgid = (__u32)pid;
-	ret = threads_bpf__load(skel);
-	if (ret) {
-		snprintf(err, errlen, "cannot load the thread iterator (a BPF task iterator, "
-			 "kernel 5.8 or later with BTF): %s%s", strerror(-ret),
-			 ret == -EPERM ? ": run as root (sudo)" : "");
-		goto cleanup;
-	}
 	memset(&info, 0, sizeof(info));
 	info.task.pid = (__u32)pid;
 	LIBBPF_OPTS(bpf_iter_attach_opts, opts, .link_info = &info, .link_info_len = sizeof(info));
@@ -124,7 +172,6 @@ cleanup:
 	if (fd >= 0)
 		close(fd);
 	bpf_link__destroy(link);
-	threads_bpf__destroy(skel);
 	free(v);
 	return ret;
 }

@@ -27,4 +27,14 @@ struct proc_thread {
  * no such process, -ENOTSUP the kernel has no task iterator or BTF). */
 int proc_threads__read(pid_t pid, struct proc_thread **out, size_t *n, char *err, size_t errlen);
 
+/* The same, the iterator loaded once for reads again and again (dump
+ * --every: loading it reads the kernel's BTF, most of a read's cost): open
+ * (NULL with errno and err on failure), read as proc_threads__read() does
+ * (its link still lives for the one read only), close (accepts NULL). */
+struct proc_threads;
+struct proc_threads *proc_threads__open(pid_t pid, char *err, size_t errlen);
+int proc_threads__read_open(struct proc_threads *pt, struct proc_thread **out, size_t *n,
+			    char *err, size_t errlen);
+void proc_threads__close(struct proc_threads *pt);
+
 #endif
