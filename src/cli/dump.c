@@ -20,6 +20,7 @@
 #include "dump/dump.h"
 #include "probe/threads.h"
 #include "sym/elf_image.h"
+#include "util/clock.h"
 #include "util/fmt.h"
 #include "util/json.h"
 
@@ -85,14 +86,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* What a frame is doing, for the frame's line: "Suspend0" -> NULL (the
@@ -224,7 +217,7 @@ static void print_text(const struct dump_result *r)
 		print_chain(s, 4);
 		if (t->wakes_at_ns) {
 			/* its timer's deadline against the clock it is on */
-			uint64_t now = mono_ns();
+			uint64_t now = clock_ns(CLOCK_MONOTONIC);
 			char d[FMT_DURATION_MAX];
 			if (t->wakes_at_ns > now)
 				printf("    (its timer fires in %s)\n",
@@ -348,7 +341,7 @@ static int print_json(const struct dump_result *r)
 			json_writer__null(w);
 		json_writer__key(w, "wakes_in_ns");
 		if (t->wakes_at_ns) {
-			uint64_t now = mono_ns();
+			uint64_t now = clock_ns(CLOCK_MONOTONIC);
 			json_writer__u64(w, t->wakes_at_ns > now ? t->wakes_at_ns - now : 0);
 		} else {
 			json_writer__null(w);
@@ -402,7 +395,7 @@ static int await_profile_run(struct dump_args *a)
 {
 	struct dump_opts o = *a->o;
 	uint64_t every = a->every_ns, total = a->duration_ns ? a->duration_ns : 10000000000ull;
-	uint64_t start = mono_ns(), next = start, late = 0, last_note = start;
+	uint64_t start = clock_ns(CLOCK_MONOTONIC), next = start, late = 0, last_note = start;
 	struct await_profile *p = await_profile__new(every);
 	bool tty = isatty(STDERR_FILENO);
 	char err[1024] = "";
@@ -421,7 +414,7 @@ static int await_profile_run(struct dump_args *a)
 	o.threads = proc_threads__open(o.pid, err, sizeof(err));   /* NULL: each dump loads it */
 	while (!stop) {
 		struct dump_result res;
-		uint64_t now = mono_ns();
+		uint64_t now = clock_ns(CLOCK_MONOTONIC);
 
 		if (now - start >= total)
 			break;
@@ -452,7 +445,7 @@ static int await_profile_run(struct dump_args *a)
 			goto out;
 		}
 		next += every;
-		now = mono_ns();
+		now = clock_ns(CLOCK_MONOTONIC);
 		while (next <= now) {   /* overran: the ticks missed */
 			next += every;
 			late++;

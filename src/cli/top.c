@@ -20,6 +20,7 @@
 #include "output/tui.h"
 #include "pipeline/pipeline.h"
 #include "record/recorder.h"
+#include "util/clock.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -189,9 +190,7 @@ static int on_tick(void *ctx, uint64_t now, uint64_t lost, uint64_t missed)
 	if (!t->stacks_off && t->meta.pid && now - t->last_stacks >= t->stacks_every_ns) {
 		uint64_t t0 = now;
 		refresh_stacks(t, now);
-		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		t->last_stacks = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+		t->last_stacks = clock_ns(CLOCK_MONOTONIC);
 		t->stacks_cost_ns = t->last_stacks - t0;
 		/* keep reading stacks under 5% of the time */
 		if (t->stacks_every_ns < 20 * t->stacks_cost_ns)

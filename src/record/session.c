@@ -22,6 +22,7 @@
 #include "record/stacks.h"
 #include "record/stats.h"
 #include "trace/writer.h"
+#include "util/clock.h"
 #include "util/strtab.h"
 #include "util/u64map.h"
 
@@ -61,13 +62,6 @@ struct rec_session {
 	struct u64map stk_by_hash;
 };
 
-static uint64_t now_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* Queues a copy of ev for next(); its string interned (lent until free). */
 static void enqueue(struct rec_session *s, const struct as_event *ev)
@@ -108,6 +102,18 @@ static void enqueue(struct rec_session *s, const struct as_event *ev)
 }
 
 /* Hands one event on: the live consumer, the trace file, the queue. */
+/* A write or flush of the trace failed: a full disk or an I/O error stops
+ * the recording at once (finish cuts the file after its last whole chunk,
+ * with its trailer); a lack of memory is only counted. */
+static void write_failed(struct rec_session *s, int werr)
+{
+	if (werr != -ENOMEM && !s->err) {
+		s->err = werr;
+		snprintf(s->errmsg, sizeof(s->errmsg), "writing trace file %s: %s: recording "
+			 "stopped", s->o->output, strerror(-werr));
+	}
+}
+
 static void emit(void *ctx, const struct as_event *ev)
 {
 	struct rec_session *s = ctx;
@@ -119,13 +125,7 @@ static void emit(void *ctx, const struct as_event *ev)
 	int werr = s->w ? trace_writer__write(s->w, ev) : 0;
 	if (werr) {
 		s->st.write_errors++;
-		/* a full disk or an I/O error stops the recording at once (the
-		 * file is cut after its last whole chunk, with its trailer) */
-		if (werr != -ENOMEM && !s->err) {
-			s->err = werr;
-			snprintf(s->errmsg, sizeof(s->errmsg), "writing trace file %s: %s: recording "
-				 "stopped", s->o->output, strerror(-werr));
-		}
+		write_failed(s, werr);
 	}
 	if (s->queue_on)
 		enqueue(s, ev);
@@ -396,8 +396,8 @@ int rec_session__open(const struct recorder_opts *o, struct rec_session **out,
 	s->meta.runtime_detail = s->runtime_detail[0] ? s->runtime_detail : NULL;
 	s->meta.probes = s->plan->probes;
 	s->meta.n_probes = (uint32_t)s->plan->n;
-	s->meta.clock_mono_ns = now_ns(CLOCK_MONOTONIC);
-	s->meta.clock_real_ns = now_ns(CLOCK_REALTIME);
+	s->meta.clock_mono_ns = clock_ns(CLOCK_MONOTONIC);
+	s->meta.clock_real_ns = clock_ns(CLOCK_REALTIME);
 	s->dec = (struct rec_decoder){ .plan = s->plan, .tgid = s->t.tgid, .offcpu = o->offcpu,
 				       .sample = o->sample_hz != 0, .runq = o->runq, .uring = o->uring,
 				       .dwarf = o->dwarf };
@@ -443,7 +443,7 @@ int rec_session__open(const struct recorder_opts *o, struct rec_session **out,
 	if (!rec_target__load_bias(&s->t, &s->dec.bias))
 		s->dec.img = s->t.img;
 	rec_target__resume(&s->t);   /* held at its exec until the maps were read */
-	s->start = s->last_flush = now_ns(CLOCK_MONOTONIC);
+	s->start = s->last_flush = clock_ns(CLOCK_MONOTONIC);
 	s->deadline = o->duration > 0 ? s->start + (uint64_t)(o->duration * 1e9) : 0;
 	if (o->on_running && ran)
 		o->on_running(o->ctx);
@@ -472,7 +472,7 @@ static int step(struct rec_session *s)
 		snprintf(s->errmsg, sizeof(s->errmsg), "reading the ring buffer: %s", strerror(-n));
 		return n;
 	}
-	uint64_t now = now_ns(CLOCK_MONOTONIC);
+	uint64_t now = clock_ns(CLOCK_MONOTONIC);
 	if (s->deadline && now >= s->deadline)
 		return 1;
 	if (o->on_tick) {
@@ -492,11 +492,8 @@ static int step(struct rec_session *s)
 			 * later leaves a lower bound of them, never 0 */
 			trace_writer__counts(s->w, c.lost, rec_stats__missed(&s->st, &c), now);
 			int werr = trace_writer__flush(s->w);
-			if (werr && werr != -ENOMEM && !s->err) {
-				s->err = werr;
-				snprintf(s->errmsg, sizeof(s->errmsg), "writing trace file %s: %s: "
-					 "recording stopped", s->o->output, strerror(-werr));
-			}
+			if (werr)
+				write_failed(s, werr);
 		}
 		if (o->progress)
 			rec_notify(o, REC_NOTICE_PROGRESS, "%.0f s, %llu events, %llu tasks, %llu lost ",
@@ -533,7 +530,7 @@ static void finish(struct rec_session *s)
 		.events = s->w ? trace_writer__events(s->w) : s->st.events,
 		.lost = c.lost,
 		.missed = rec_stats__missed(&s->st, &c),
-		.end_ns = now_ns(CLOCK_MONOTONIC),
+		.end_ns = clock_ns(CLOCK_MONOTONIC),
 	};
 	if (s->w)
 		trace_writer__counts(s->w, s->end.lost, s->end.missed, s->end.end_ns);
