@@ -188,12 +188,29 @@ static int set_leaf(struct dwarf_types *dt, Dwarf_Die *type, struct async_stack 
 
 static int walk(struct walk *w, Dwarf_Die *type, uint64_t addr, struct async_stack *out);
 
+/* Appends a branch in state to out (its chain empty): the branch, or NULL
+ * when out of memory. */
+static struct async_branch *new_branch(struct async_stack *out, const char *state)
+{
+	struct async_branch *p = realloc(out->branches, (out->n_branches + 1) * sizeof(*p));
+
+	if (!p)
+		return NULL;
+	out->branches = p;
+	p += out->n_branches;
+	memset(p, 0, sizeof(*p));
+	if (!(p->state = strdup(state)))
+		return NULL;
+	out->n_branches++;
+	return p;
+}
+
 /* One branch future at addr: a MaybeDone<F> (join!) read through its
  * variant (Future: F's chain; Done, Gone), else the future itself. */
 static int add_branch(struct walk *w, Dwarf_Die *type, uint64_t addr, bool disabled,
 		      struct async_stack *out)
 {
-	struct async_branch *b, *p;
+	struct async_branch *b;
 	const char *name = dwarf_types__name(w->dt, type);
 	const char *state = disabled ? "disabled" : "pending";
 	Dwarf_Die t = *type, inner;
@@ -202,12 +219,6 @@ static int add_branch(struct walk *w, Dwarf_Die *type, uint64_t addr, bool disab
 
 	if (out->n_branches >= MAX_BRANCHES)
 		return 0;
-	p = realloc(out->branches, (out->n_branches + 1) * sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	out->branches = p;
-	b = &out->branches[out->n_branches];
-	memset(b, 0, sizeof(*b));
 	if (!disabled && name && strstr(name, "::maybe_done::MaybeDone<")) {
 		struct dwt_variant v;
 		Dwarf_Attribute attr;
@@ -228,10 +239,8 @@ static int add_branch(struct walk *w, Dwarf_Die *type, uint64_t addr, bool disab
 			}
 		}
 	}
-	b->state = strdup(state);
-	if (!b->state)
+	if (!(b = new_branch(out, state)))
 		return -ENOMEM;
-	out->n_branches++;
 	if (!strcmp(state, "pending"))
 		err = walk(w, &t, addr, &b->stack);
 	return err == -ENOENT ? 0 : err;
@@ -421,15 +430,8 @@ static int expand_unordered(struct walk *w, const char *leaf, Dwarf_Die *leaf_ty
 		uint64_t ioff;
 		if (vn && !strcmp(vn, "Some") && !dwt_member(&v.type, "__0", NULL, &ioff, &inner)) {
 			err = add_branch(w, &inner, fa + v.offset + ioff, false, out);
-		} else {
-			struct async_branch *p = realloc(out->branches, (out->n_branches + 1) * sizeof(*p));
-			if (!p)
-				return -ENOMEM;
-			out->branches = p;
-			memset(&p[out->n_branches], 0, sizeof(*p));
-			if (!(p[out->n_branches].state = strdup("gone")))
-				return -ENOMEM;
-			out->n_branches++;
+		} else if (!new_branch(out, "gone")) {
+			return -ENOMEM;
 		}
 		Dwarf_Die next_t;
 		if (read_ptr_member(w, &task, t, "next_all", &t, &next_t))
