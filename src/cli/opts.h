@@ -121,9 +121,11 @@ int cli_redirect_stdout(const char *path);
  * then puts the file in place. Returns 0 or -errno (ENOSPC, EIO ... as the
  * write or the close failed; nothing is renamed then). */
 int cli_close_output(FILE *out);
-/* The text of a write error err (-errno) on the command's outputs: a
+/* The cause of a write error err (-errno) on the command's outputs: a
  * writer that saw only ferror() says EIO, but when an output's file system
- * is full the cause is ENOSPC, and that is named instead. */
+ * is full the cause is ENOSPC: -ENOSPC then, else err. */
+int cli_write_errno(int err);
+/* Its text (strerror of cli_write_errno(err)). */
 const char *cli_write_error(int err);
 /* The input file the command reads: an output naming the same file is
  * refused rather than written over it. */

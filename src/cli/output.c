@@ -208,7 +208,7 @@ int cli_redirect_stdout(const char *path)
 	return ok ? 0 : 1;
 }
 
-const char *cli_write_error(int err)
+int cli_write_errno(int err)
 {
 	struct statvfs v;
 
@@ -216,8 +216,14 @@ const char *cli_write_error(int err)
 		for (size_t i = 0; i < MAX_OUTPUTS; i++) {
 			FILE *f = pending[i].f;
 			if (f && !fstatvfs(fileno(f), &v) && v.f_blocks && !v.f_bavail)
-				return strerror(ENOSPC);
+				return -ENOSPC;
 		}
+	return err;
+}
+
+const char *cli_write_error(int err)
+{
+	err = cli_write_errno(err);
 	return strerror(err < 0 ? -err : err);
 }
 

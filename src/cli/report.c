@@ -105,8 +105,7 @@ static int write_report(const char *format, const char *html, FILE *out,
 	}
 	err = report_html_write(out, json, len, hin);
 	if (err) {
-		if (err == -EIO && !strcmp(cli_write_error(err), strerror(ENOSPC)))
-			err = -ENOSPC;   /* its file system is full */
+		err = cli_write_errno(err);   /* -ENOSPC when its file system is full */
 		if (out != stdout)
 			fclose(out);   /* not put in place */
 	} else {
@@ -300,8 +299,7 @@ int report_run(const struct report_args *args)
 		 * writer could only say EIO */
 		if (ret == -EIO && fflush(out))
 			ret = -errno;
-		if (ret == -EIO && !strcmp(cli_write_error(ret), strerror(ENOSPC)))
-			ret = -ENOSPC;   /* its file system is full */
+		ret = cli_write_errno(ret);   /* -ENOSPC when its file system is full */
 		if (out != stdout)
 			fclose(out);
 		out = NULL;
