@@ -46,8 +46,7 @@ static const struct as_trace_end *tr_end(void *impl)
 
 static int tr_counts(void *impl, struct as_trace_end *out)
 {
-	return trace_reader__counts(((struct file_source *)impl)->tr, &out->lost, &out->missed,
-				    &out->counts_ns);
+	return trace_reader__counts(((struct file_source *)impl)->tr, out);
 }
 
 static const char *tr_error(void *impl)

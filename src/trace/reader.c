@@ -730,14 +730,13 @@ const struct as_trace_end *trace_reader__end(const struct trace_reader *r)
 	return r->done && !r->err ? &r->end : NULL;
 }
 
-int trace_reader__counts(const struct trace_reader *r, uint64_t *lost, uint64_t *missed,
-			 uint64_t *ns)
+int trace_reader__counts(const struct trace_reader *r, struct as_trace_end *out)
 {
 	if (!r->have_counts)
 		return 0;
-	*lost = r->lost;
-	*missed = r->missed;
-	*ns = r->counts_ns;
+	out->lost = r->lost;
+	out->missed = r->missed;
+	out->counts_ns = r->counts_ns;
 	return 1;
 }
 

@@ -65,11 +65,12 @@ const char *trace_reader__error(const struct trace_reader *r);
 const struct as_trace_end *trace_reader__end(const struct trace_reader *r);
 
 /* The loss counts of the last complete chunk read (format version 9):
- * events lost in the kernel and missed by the recorder since the start,
- * and the CLOCK_MONOTONIC ns when the recorder read them. 1 with them, 0
- * when no chunk read so far carried counts (an older version, or none yet). */
-int trace_reader__counts(const struct trace_reader *r, uint64_t *lost, uint64_t *missed,
-			 uint64_t *ns);
+ * out->lost and out->missed, the events lost in the kernel and missed by
+ * the recorder since the start, and out->counts_ns, the CLOCK_MONOTONIC ns
+ * when the recorder read them (the rest of *out untouched; as
+ * cat_reader__counts()). 1 with them, 0 when no chunk read so far carried
+ * counts (an older version, or none yet). */
+int trace_reader__counts(const struct trace_reader *r, struct as_trace_end *out);
 
 /* Stack id (format version 3, as in AS_EV_OFFCPU's and AS_EV_SAMPLE's stack field), defined
  * in the file before any event that refers to it: every stack an event

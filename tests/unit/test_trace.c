@@ -1285,14 +1285,14 @@ static void test_loss_counts(void)
 	CHECK(r != NULL);
 	if (r) {
 		struct as_event ev;
-		uint64_t lost = 0, missed = 0, ns = 0;
+		struct as_trace_end c = { 0 };
 		size_t i = 0;
-		CHECK_EQ_U64(trace_reader__counts(r, &lost, &missed, &ns), 0);
+		CHECK_EQ_U64(trace_reader__counts(r, &c), 0);
 		while (trace_reader__next(r, &ev) == 1)
 			if (++i == 501) {
-				CHECK_EQ_U64(trace_reader__counts(r, &lost, &missed, &ns), 1);
-				CHECK_EQ_U64(lost, 10);
-				CHECK_EQ_U64(ns, 5000);
+				CHECK_EQ_U64(trace_reader__counts(r, &c), 1);
+				CHECK_EQ_U64(c.lost, 10);
+				CHECK_EQ_U64(c.counts_ns, 5000);
 			}
 		CHECK_EQ_U64(i, 1000);
 		CHECK_EQ_U64(trace_reader__offset(r) > 0, 1);
