@@ -26,8 +26,8 @@ struct link_hold {
 	struct holder h[LINK_HOLD_MAX];
 };
 
-/* Closes every descriptor of the calling thread's (own) table but keep[0]
- * and keep[1]. */
+/* Closes every descriptor of the calling thread's (own) table but a and
+ * b. */
 static void close_others(int a, int b)
 {
 	int lo = a < b ? a : b, hi = a < b ? b : a;
@@ -84,15 +84,6 @@ struct link_hold *link_hold__new(const int *fds, size_t n, size_t *taken)
 	lh->n = n;
 	*taken = n;
 	return lh;
-}
-
-size_t link_hold__apart(const struct link_hold *lh)
-{
-	size_t k = 0;
-
-	for (size_t i = 0; lh && i < lh->n; i++)
-		k += lh->h[i].apart;
-	return k;
 }
 
 void link_hold__release(struct link_hold *lh)

@@ -22,9 +22,6 @@ struct link_hold;
  * taken then). */
 #define LINK_HOLD_MAX 32
 struct link_hold *link_hold__new(const int *fds, size_t n, size_t *taken);
-/* Descriptors held apart in their thread's own table (the others are
- * still in the process's table). */
-size_t link_hold__apart(const struct link_hold *h);
 /* Closes every descriptor, in parallel, waits for the threads and frees.
  * Accepts NULL. */
 void link_hold__release(struct link_hold *h);

@@ -378,7 +378,6 @@ int rec_target__load_bias(const struct rec_target *t, uint64_t *bias)
 int rec_target__exec_error(struct rec_target *t)
 {
 	int e = 0;
-
 	bool traced = false;
 
 	if (t->exec_fd < 0)
