@@ -137,6 +137,13 @@ static void print_lists(const struct dump_result *r)
 	if (r->context_note)
 		printf("no runtime found in any thread's CONTEXT (%s)%s\n", r->context_note,
 		       r->traced ? ": tasks found by tracing" : "");
+	if (r->lists_without_tasks)
+		printf("%zu more task list%s the program created: %s\n", r->lists_without_tasks,
+		       r->lists_without_tasks == 1 ? "" : "s",
+		       r->heap_scanned && !r->heap_scan_cut
+			       ? "no task of them in the heap (dropped runtimes, or empty LocalSets)"
+		       : r->heap_scan_cut ? "not found (the heap scan stopped at 1 GiB)"
+					  : "not found (the heap was not scanned)");
 }
 
 /* Text, one block per task, outermost frame first, innermost last (parked):
@@ -271,7 +278,10 @@ static void chain_json(struct json_writer *w, const struct async_stack *s)
  * [{"state" (pending, done, gone, disabled), "frames", "leaf", ...}]}],
  * "list_complete"}; header as "0x..." hex; id, name, note, leaf null when
  * unknown. With a sharded task list (tokio >= 1.35) also "shards",
- * "shards_walked" and "list_note" (why not complete, or null). */
+ * "shards_walked" and "list_note" (why not complete, or null). Then
+ * "lists_created" (the task lists the program created, null unknown),
+ * "lists_without_tasks" (of which none walked) and "heap_scan" ("none",
+ * "whole", "cut": the heap scanned for the lists nothing else reached). */
 static int print_json(const struct dump_result *r)
 {
 	struct json_writer *w = json_writer__new(stdout, true);
@@ -290,6 +300,14 @@ static int print_json(const struct dump_result *r)
 	}
 	json_writer__kv_bool(w, "traced", r->traced);
 	json_writer__kv_string(w, "context_note", r->context_note);
+	json_writer__key(w, "lists_created");
+	if (r->lists_counted)
+		json_writer__u64(w, r->lists_created);
+	else
+		json_writer__null(w);
+	json_writer__kv_u64(w, "lists_without_tasks", r->lists_without_tasks);
+	json_writer__kv_string(w, "heap_scan", !r->heap_scanned ? "none"
+				   : r->heap_scan_cut ? "cut" : "whole");
 	json_writer__key(w, "task_lists");
 	json_writer__begin_array(w);
 	for (size_t i = 0; i < r->n_task_lists; i++) {

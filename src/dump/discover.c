@@ -2,14 +2,18 @@
  * thread's thread-local tokio CONTEXT, whose runtime handle leads to the
  * runtime's OwnedTasks (no probe: the threads' thread pointers from a BPF
  * task iterator, probe/threads.h; the layout from DWARF, dump/rt_context.h);
- * last, a scan of the heap for one task header (when nothing else found a
- * task). What found each list is kept with it. */
+ * the count of the lists the program created (tokio's id counter) against
+ * those found; last, a scan of the heap, for one task header (when nothing
+ * else found a task) or for the lists nothing else reached (LocalSets, a
+ * runtime no thread is in). What found each list is kept with it. */
 #include <errno.h>
+#include <gelf.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dump/dump_int.h"
 #include "dump/rt_context.h"
@@ -134,6 +138,60 @@ out:
 	return ret;
 }
 
+/* The lists the program created */
+
+int dump_lists_created(struct ctx *c, const char *exe, uint64_t *created)
+{
+	int fd = -1, ret = -ENOENT;
+	Elf *elf = NULL;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_open64(exe, &fd, &elf, &shstrndx))
+		return -ENOENT;
+	while (ret == -ENOENT && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sizeof(Elf64_Sym); i++) {
+			GElf_Sym s;
+			const char *name;
+			uint64_t v = 0;
+			if (!gelf_getsym(d, (int)i, &s) || GELF_ST_TYPE(s.st_info) != STT_OBJECT ||
+			    (s.st_size != 8 && s.st_size != 4) ||
+			    !(name = elf_strptr(elf, sh.sh_link, s.st_name)) ||
+			    !strstr(name, task_lists_counter_pieces[1]) ||
+			    !strstr(name, task_lists_counter_pieces[0]))
+				continue;
+			if (procmem_read_raw(c->pid, c->bias + s.st_value, &v, s.st_size))
+				break;
+			*created = v ? v - 1 : 0;
+			ret = 0;
+			break;
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return ret;
+}
+
+size_t dump_lists_found(const struct ctx *c)
+{
+	const struct dump_result *r = c->res;
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->n_task_lists; i++) {
+		size_t j;
+		if (!r->task_lists[i].id)
+			continue;
+		for (j = 0; j < i && r->task_lists[j].id != r->task_lists[i].id; j++)
+			;
+		n += j == i;
+	}
+	return n;
+}
+
 /* The heap scan */
 
 /* Every 8-byte word of [start, end) of the target: calls fn(c, addr, word,
@@ -161,8 +219,14 @@ static int scan_words(struct ctx *c, uint64_t start, uint64_t end, uint64_t *bud
 	return r < 0 ? r : 0;
 }
 
+enum scan_mode {
+	SCAN_ONE_TASK,            /* stop at the first live task (its list walked after) */
+	SCAN_LOCAL_LISTS,         /* LocalSet tasks only, every list of them noted */
+	SCAN_ALL_LISTS,           /* every task, the list of each noted (once) */
+};
+
 struct scan {
-	bool local_only;          /* LocalSet tasks only, every list of them noted */
+	enum scan_mode mode;
 	struct u64map vtables;    /* task vtable addresses */
 	uint64_t fallback;        /* sharded lists: the first task of no OwnedTasks accepted */
 };
@@ -175,12 +239,41 @@ static int is_vtable(struct ctx *c, uint64_t addr, uint64_t word, void *arg)
 
 	if (word <= c->bias || !u64map__get(&c->copy_by_addr, word - c->bias, &idx))
 		return 0;
-	if (sc->local_only && (!c->copies[idx - 1].owned ||
-			       !c->layouts[c->copies[idx - 1].owned - 1].local))
+	if (sc->mode == SCAN_LOCAL_LISTS && (!c->copies[idx - 1].owned ||
+					     !c->layouts[c->copies[idx - 1].owned - 1].local))
 		return 0;
 	if (u64map__set(&sc->vtables, addr - c->lay.vt_poll, 1))
 		return -ENOMEM;
 	return 0;
+}
+
+/* The kind of runtime whose task h is, from its poll copy's scheduler
+ * type (static), or NULL. */
+static const char *task_runtime(struct ctx *c, uint64_t h)
+{
+	uint64_t vt;
+	struct poll_copy *pc = dump_task_copy(c, h, &vt);
+
+	if (!pc || !pc->cell_name)
+		return NULL;
+	if (pc->owned && c->layouts[pc->owned - 1].local)
+		return "local_set";
+	if (strstr(pc->cell_name, "::current_thread::"))
+		return "current_thread";
+	if (strstr(pc->cell_name, "::multi_thread::"))
+		return "multi_thread";
+	return NULL;
+}
+
+/* The list at owned of the task h, found by the scan: noted once, with the
+ * kind of its runtime. */
+static void note_scanned_list(struct ctx *c, uint64_t h, uint64_t owned, size_t layout)
+{
+	size_t n = c->n_lists;
+
+	dump_note_list(c, owned, layout, DUMP_VIA_HEAP);
+	if (c->n_lists > n)
+		c->lists[n].runtime = task_runtime(c, h);
 }
 
 /* A word equal to a vtable address: a task header if its owned-list links
@@ -205,10 +298,10 @@ static int is_header(struct ctx *c, uint64_t addr, uint64_t word, void *arg)
 		return 0;
 	/* a sharded OwnedTasks is found from one of its tasks: a task of no
 	 * such list (a blocking-pool worker) only if the scan finds none */
-	if (sc->local_only) {
-		/* every LocalSet: its list noted, walked from its head */
+	if (sc->mode != SCAN_ONE_TASK) {
+		/* every list (or every LocalSet's): noted, walked from its head */
 		if (dump_owned_of(c, h, &owned, &layout))
-			dump_note_list(c, owned, layout, DUMP_VIA_HEAP);
+			note_scanned_list(c, h, owned, layout);
 		return 0;
 	}
 	if ((c->sharded && !dump_owned_of(c, h, &owned, &layout)) ||
@@ -225,10 +318,10 @@ static int is_header(struct ctx *c, uint64_t addr, uint64_t word, void *arg)
  * read-only data equal to a poll copy's address; a task header holds one at
  * hdr_vtable. Scans the heap and anonymous mappings (thread arenas), at most
  * 1 GiB in all. */
-static int scan(struct ctx *c, bool local_only)
+static int scan(struct ctx *c, enum scan_mode mode)
 {
 	char path[64], line[4096], exe[PATH_MAX];
-	struct scan sc = { .local_only = local_only };
+	struct scan sc = { .mode = mode };
 	uint64_t budget = UINT64_C(1) << 30;
 	FILE *f;
 	int ret = 0;
@@ -250,12 +343,16 @@ static int scan(struct ctx *c, bool local_only)
 			else if (pass == 1 && sc.vtables.len && perms[0] == 'r' && perms[1] == 'w' &&
 				 (!name[0] || !strcmp(name, "[heap]")))
 				ret = scan_words(c, start, end, &budget, is_header, &sc);
-			if (pass == 1 && c->res->n && !local_only)
+			if (pass == 1 && c->res->n && mode == SCAN_ONE_TASK)
 				break;
 		}
 		fclose(f);
 	}
-	if (!ret && !local_only && !c->res->n && sc.fallback &&
+	if (mode == SCAN_ALL_LISTS) {
+		c->res->heap_scanned = true;
+		c->res->heap_scan_cut = !budget;
+	}
+	if (!ret && mode == SCAN_ONE_TASK && !c->res->n && sc.fallback &&
 	    dump_add_task(c, sc.fallback, 0, NULL, false))
 		ret = -ENOMEM;
 	u64map__clear(&sc.vtables);
@@ -264,11 +361,11 @@ static int scan(struct ctx *c, bool local_only)
 
 int dump_scan_for_task(struct ctx *c)
 {
-	return scan(c, false);
+	return scan(c, SCAN_ONE_TASK);
 }
 
-int dump_scan_local_sets(struct ctx *c)
+int dump_scan_lists(struct ctx *c, bool local_only)
 {
-	return scan(c, true);
+	return scan(c, local_only ? SCAN_LOCAL_LISTS : SCAN_ALL_LISTS);
 }
 

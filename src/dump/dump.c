@@ -477,7 +477,7 @@ static int walk_sharded(struct ctx *c)
 		l->addr = c->lists[i].addr;
 		l->id = w.id;
 		l->via = c->lists[i].via;
-		l->runtime = ol->local ? "local_set" : NULL;
+		l->runtime = ol->local ? "local_set" : c->lists[i].runtime;
 		l->shards = w.shards;
 		l->walked = w.walked;
 		l->tasks = w.tasks;
@@ -895,6 +895,40 @@ static void undescribed_lists(struct ctx *c)
 }
 
 /* The binary has tokio's LocalSet (task::local) code. */
+/* The lists the program created against those walked: the ones no way in
+ * reached are looked for in the heap (once), the rest counted as holding
+ * no task. 0 or -ENOMEM. */
+static bool read_counter(struct ctx *c, const char *exe)
+{
+	if (!c->counter_read) {
+		c->counter_read = true;
+		c->res->lists_counted = !dump_lists_created(c, exe, &c->res->lists_created);
+	}
+	return c->res->lists_counted;
+}
+
+static int account_lists(struct ctx *c, const char *exe)
+{
+	struct dump_result *r = c->res;
+	size_t found;
+
+	if (!read_counter(c, exe))
+		return 0;
+	found = dump_lists_found(c);
+	if (r->lists_created > found && !r->heap_scanned) {
+		int err = type_copies(c, exe, false);
+		if (!err)
+			err = dump_scan_lists(c, false);
+		if (!err)
+			err = walk_sharded(c);
+		if (err == -ENOMEM)
+			return err;
+		found = dump_lists_found(c);
+	}
+	r->lists_without_tasks = r->lists_created > found ? (size_t)(r->lists_created - found) : 0;
+	return 0;
+}
+
 static bool has_local_set(const struct elf_image *img)
 {
 	for (size_t i = 0; i < img->n_syms; i++)
@@ -1038,8 +1072,13 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 		goto nomem;
 	if (ret > 0) {
 		/* LocalSets are in no CONTEXT while idle: the heap, for the
-		 * program's LocalSet task types only */
-		if (c.has_local && (dump_scan_local_sets(&c) == -ENOMEM || walk_sharded(&c)))
+		 * program's LocalSet task types only; for every task when the
+		 * program created more lists than CONTEXT led to */
+		bool more = read_counter(&c, exe) && res->lists_created > dump_lists_found(&c);
+		if (more && type_copies(&c, exe, false))
+			goto nomem;
+		if ((c.has_local || more) &&
+		    (dump_scan_lists(&c, !more) == -ENOMEM || walk_sharded(&c)))
 			goto nomem;
 		for (size_t i = 0; i < res->n; i++) {
 			uint64_t vt;
@@ -1080,6 +1119,8 @@ tasks_known:
 	if (c.unverified)
 		undescribed_lists(&c);
 lists_known:
+	if (account_lists(&c, exe))
+		goto nomem;
 
 	/* 3. each task's stack */
 	c.snap = malloc(MAX_SNAPSHOT);
@@ -1118,13 +1159,24 @@ out:
 bool dump_list_complete(const struct dump_result *r)
 {
 	return !r->walk_cut && !r->list_note && !r->layout_unverified && !r->lists_unread &&
-	       r->shards_walked == r->shards;
+	       r->shards_walked == r->shards &&
+	       (!r->lists_without_tasks || (r->heap_scanned && !r->heap_scan_cut));
 }
 
 const char *dump_list_status(const struct dump_result *r, char *buf, size_t len)
 {
+	struct dump_result lists = *r;
+
 	if (dump_list_complete(r))
 		return NULL;
+	lists.lists_without_tasks = 0;
+	if (dump_list_complete(&lists)) {
+		snprintf(buf, len, "%zu task list%s the program created %s not found (%s)",
+			 r->lists_without_tasks, r->lists_without_tasks == 1 ? "" : "s",
+			 r->lists_without_tasks == 1 ? "was" : "were",
+			 r->heap_scan_cut ? "the heap scan stopped at 1 GiB" : "the heap was not scanned");
+		return buf;
+	}
 	if (!r->lists && !r->layout_unverified)
 		snprintf(buf, len, "the task list changed while it was walked");
 	else if (r->layout_unverified && !r->shards)

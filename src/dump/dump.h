@@ -132,6 +132,15 @@ struct dump_result {
 	size_t context_unread;       /* threads whose CONTEXT could not be read (list_note
 	                                then says a runtime may be missing) */
 	size_t threads;
+	/* The lists the program created (tokio's id counter) against those
+	 * walked: the others hold no task any way in reached. */
+	uint64_t lists_created;      /* 0 unknown (no counter symbol) */
+	bool lists_counted;          /* lists_created was read */
+	size_t lists_without_tasks;  /* created, not walked: dropped runtimes or empty
+	                                LocalSets when the heap scan found none of their
+	                                tasks (heap_scanned, not cut) */
+	bool heap_scanned;           /* the heap was scanned for the lists nothing else reached */
+	bool heap_scan_cut;          /* ... and the scan stopped at its byte budget */
 };
 
 /* Dumps o->pid. Returns 0 with *res filled (free with dump_result__clear),
@@ -145,8 +154,10 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
  * into buf (24 bytes are enough), returns it. */
 const char *dump_task_ident(const struct dump_task *t, char *buf, size_t len);
 
-/* True when every task list found was walked to its ends: with sharded
- * lists, every shard of each, their layout from DWARF. */
+/* True when every task list found was walked to its ends (with sharded
+ * lists, every shard of each, their layout from DWARF) and, when the
+ * program's count of lists is known, each list it created that was not
+ * walked was looked for in the whole heap, which holds no task of it. */
 bool dump_list_complete(const struct dump_result *r);
 
 /* NULL when dump_list_complete(r), else one line saying why not (in buf,

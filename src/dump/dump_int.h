@@ -50,6 +50,7 @@ struct owned_list {
 	uint64_t addr;
 	size_t layout;
 	enum dump_via via;
+	const char *runtime;  /* its kind, as struct dump_list says, or NULL */
 	bool walked;          /* already walked (found through CONTEXT) */
 };
 
@@ -82,6 +83,7 @@ struct ctx {
 	/* no DWARF for any task list, of a version that shards it: its facts */
 	const struct task_list_fact *unverified;
 	bool version_known;           /* from the binary's paths (else its symbols) */
+	bool counter_read;            /* dump_lists_created() tried (res->lists_counted) */
 };
 
 /* Reads one word of the target: 0 or -errno. */
@@ -111,10 +113,18 @@ int dump_discover_context(struct ctx *c, const char *exe);
 /* Fallback when no task is known: one task found in the heap (its owned
  * list then walked). 0 or -errno. */
 int dump_scan_for_task(struct ctx *c);
-/* Every LocalSet's list (a LocalSet is in no thread's CONTEXT while it is
- * not polled): the heap scanned for tasks of the program's LocalSet task
- * types, each one's LocalOwnedTasks (reached from its scheduler handle)
- * noted in c->lists, via DUMP_VIA_HEAP, once per list. 0 or -errno. */
-int dump_scan_local_sets(struct ctx *c);
+/* Lists no thread's CONTEXT leads to: the heap scanned for tasks (of the
+ * program's LocalSet task types only, when local_only: a LocalSet is in no
+ * thread's CONTEXT while it is not polled; else of every type: a runtime
+ * no thread is in), each one's list (reached from its scheduler handle)
+ * noted in c->lists, via DUMP_VIA_HEAP, once per list. Sets
+ * res->heap_scanned and heap_scan_cut when not local_only. 0 or -errno. */
+int dump_scan_lists(struct ctx *c, bool local_only);
+/* How many task lists the program created (tokio's id counter, read from
+ * its static): 0 with *created, or -ENOENT when the binary has no such
+ * symbol or it is unreadable. */
+int dump_lists_created(struct ctx *c, const char *exe, uint64_t *created);
+/* The distinct ids of the lists walked so far. */
+size_t dump_lists_found(const struct ctx *c);
 
 #endif

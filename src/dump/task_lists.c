@@ -39,6 +39,9 @@ static const struct task_list_fact facts[] = {
 	  "(tested on 1.53.1)" },
 };
 
+const char *const task_lists_counter_pieces[2] = { "5tokio7runtime4task4list",
+						     "19NEXT_OWNED_TASKS_ID" };
+
 const struct task_list_fact *task_list_facts(size_t *n)
 {
 	*n = sizeof(facts) / sizeof(facts[0]);

@@ -116,6 +116,14 @@ const struct task_list_fact *task_list_fact_for(unsigned minor);
 /* The rows of the table, in version order (*n of them). */
 const struct task_list_fact *task_list_facts(size_t *n);
 
+/* tokio::runtime::task::list::NEXT_OWNED_TASKS_ID, the static counter that
+ * gives every OwnedTasks and LocalOwnedTasks its id (1, 2, ... in order of
+ * creation; list.rs, unchanged from 1.24.2 to 1.53.1): its value less one
+ * is how many task lists the program created. Found in the symbol table by
+ * these pieces of its mangled name (legacy and v0 manglings both spell
+ * each path segment as <length><name>). */
+extern const char *const task_lists_counter_pieces[2];
+
 /* The shards of a multi-thread runtime's OwnedTasks with `workers` worker
  * threads under fact f (TASK_LIST_SHARDED), or 0 when f is no sharded list
  * or workers is 0. */
