@@ -166,9 +166,40 @@ static void print_lists(const struct dump_result *r)
  * Files below the unit's compilation directory are relative to it; others
  * (dependencies) stay absolute.
  */
-/* The frames of s, indented (branches of an await macro below their frame,
- * two more spaces each level). */
-static void print_chain(const struct async_stack *s, int indent)
+/* The JoinSets frame k of t holds, below it: "JoinSet of 3 tasks: #5 #6
+ * #7 (done)". */
+static void print_join_sets(const struct dump_result *r, const struct dump_task *t, size_t k,
+			    int indent)
+{
+	char ident[24];
+
+	for (size_t j = 0; t && j < t->n_join_sets; j++) {
+		const struct dump_join_set *js = &t->join_sets[j];
+		if (js->frame != k)
+			continue;
+		printf("%*sJoinSet of %zu task%s%s", indent + 2, "", js->n, js->n == 1 ? "" : "s",
+		       js->n ? ":" : "");
+		for (size_t i = 0; i < js->n; i++) {
+			const struct dump_child *ch = &js->tasks[i];
+			if (ch->task)
+				printf(" %s", dump_task_ident(&r->tasks[ch->task - 1], ident, sizeof(ident)));
+			else if (ch->id)
+				printf(" #%" PRIu64, ch->id);
+			else
+				printf(" ?");
+			if (ch->done)
+				printf(" (done)");
+			else if (!ch->task)
+				printf(" (in no task list)");
+		}
+		printf("%s\n", js->cut ? " ... (more not read)" : "");
+	}
+}
+
+/* The frames of s (of task t, NULL for a branch), indented (branches of an
+ * await macro below their frame, two more spaces each level). */
+static void print_chain(const struct dump_result *r, const struct dump_task *t,
+			const struct async_stack *s, int indent)
 {
 	for (size_t k = 0; k < s->n; k++) {
 		const struct async_frame *f = &s->frames[k];
@@ -184,13 +215,14 @@ static void print_chain(const struct async_stack *s, int indent)
 		else if (k + 1 == s->n && s->leaf)
 			printf("  (awaiting %s)", s->leaf);
 		printf("\n");
+		print_join_sets(r, t, k, indent);
 	}
 	if (!s->n && s->leaf)
 		printf("%*s%s  (not an async fn or block: no source location)\n", indent, "", s->leaf);
 	for (size_t b = 0; b < s->n_branches; b++) {
 		const struct async_branch *br = &s->branches[b];
 		printf("%*sbranch %zu: %s\n", indent + 2, "", b, br->state);
-		print_chain(&br->stack, indent + 4);
+		print_chain(r, NULL, &br->stack, indent + 4);
 	}
 	if (s->truncated)
 		printf("%*s... (deeper frames not shown)\n", indent, "");
@@ -215,13 +247,17 @@ static void print_text(const struct dump_result *r)
 		const struct async_stack *s = &t->stack;
 		char ident[24];
 
-		printf("\ntask %s %s  [%s]\n", dump_task_ident(t, ident, sizeof(ident)),
+		printf("\ntask %s %s  [%s]", dump_task_ident(t, ident, sizeof(ident)),
 		       t->name ? t->name : "?", t->state);
+		if (t->parent)
+			printf("  (in a JoinSet of task %s)",
+			       dump_task_ident(&r->tasks[t->parent - 1], ident, sizeof(ident)));
+		printf("\n");
 		if (t->note) {
 			printf("    (%s)\n", t->note);
 			continue;
 		}
-		print_chain(s, 4);
+		print_chain(r, t, s, 4);
 		if (t->wakes_at_ns) {
 			/* its timer's deadline against the clock it is on */
 			uint64_t now = clock_ns(CLOCK_MONOTONIC);
@@ -233,6 +269,52 @@ static void print_text(const struct dump_result *r)
 				printf("    (its timer is due: the task should be woken)\n");
 		}
 	}
+}
+
+/* "parent" (the task whose JoinSet holds this one, or null) and
+ * "join_sets": [{"frame" (the index of the frame holding it), "tasks":
+ * [{"task", "id", "done" (not yet joined), "listed" (among the tasks)}],
+ * "complete"}]. */
+static void join_sets_json(struct json_writer *w, const struct dump_result *r,
+			   const struct dump_task *t)
+{
+	char ident[24];
+
+	json_writer__kv_string(w, "parent", t->parent ? dump_task_ident(&r->tasks[t->parent - 1], ident,
+									 sizeof(ident)) : NULL);
+	json_writer__key(w, "join_sets");
+	json_writer__begin_array(w);
+	for (size_t j = 0; j < t->n_join_sets; j++) {
+		const struct dump_join_set *js = &t->join_sets[j];
+		json_writer__begin_object(w);
+		json_writer__kv_u64(w, "frame", js->frame);
+		json_writer__key(w, "tasks");
+		json_writer__begin_array(w);
+		for (size_t i = 0; i < js->n; i++) {
+			const struct dump_child *ch = &js->tasks[i];
+			json_writer__begin_object(w);
+			if (ch->task)
+				json_writer__kv_string(w, "task", dump_task_ident(&r->tasks[ch->task - 1],
+										  ident, sizeof(ident)));
+			else if (ch->id)
+				json_writer__kv_string(w, "task", (snprintf(ident, sizeof(ident), "#%" PRIu64,
+									    ch->id), ident));
+			else
+				json_writer__kv_string(w, "task", NULL);
+			json_writer__key(w, "id");
+			if (ch->id)
+				json_writer__u64(w, ch->id);
+			else
+				json_writer__null(w);
+			json_writer__kv_bool(w, "done", ch->done);
+			json_writer__kv_bool(w, "listed", ch->task != 0);
+			json_writer__end_object(w);
+		}
+		json_writer__end_array(w);
+		json_writer__kv_bool(w, "complete", !js->cut);
+		json_writer__end_object(w);
+	}
+	json_writer__end_array(w);
 }
 
 /* "frames", "leaf", "truncated" and, for an await macro, "macro" and
@@ -276,7 +358,7 @@ static void chain_json(struct json_writer *w, const struct async_stack *s)
  * "truncated", and when the innermost frame is in an await macro "macro"
  * ("tokio::select!", "tokio::join!", "futures::join!") and "branches":
  * [{"state" (pending, done, gone, disabled), "frames", "leaf", ...}]}],
- * "list_complete"}; header as "0x..." hex; id, name, note, leaf null when
+ * "list_complete"}, "parent" and "join_sets" (join_sets_json()); header as "0x..." hex; id, name, note, leaf null when
  * unknown. With a sharded task list (tokio >= 1.35) also "shards",
  * "shards_walked" and "list_note" (why not complete, or null). Then
  * "lists_created" (the task lists the program created, null unknown),
@@ -351,6 +433,7 @@ static int print_json(const struct dump_result *r)
 		json_writer__kv_string(w, "note", t->note);
 		json_writer__kv_bool(w, "seen", t->seen);
 		chain_json(w, &t->stack);
+		join_sets_json(w, r, t);
 		/* a timer's deadline (CLOCK_MONOTONIC ns) and how far off it was */
 		json_writer__key(w, "deadline_ns");
 		if (t->wakes_at_ns)

@@ -192,6 +192,37 @@ size_t dump_lists_found(const struct ctx *c)
 	return n;
 }
 
+bool dump_read_counter(struct ctx *c, const char *exe)
+{
+	if (!c->counter_read) {
+		c->counter_read = true;
+		c->res->lists_counted = !dump_lists_created(c, exe, &c->res->lists_created);
+	}
+	return c->res->lists_counted;
+}
+
+int dump_account_lists(struct ctx *c, const char *exe)
+{
+	struct dump_result *r = c->res;
+	size_t found;
+
+	if (!dump_read_counter(c, exe))
+		return 0;
+	found = dump_lists_found(c);
+	if (r->lists_created > found && !r->heap_scanned) {
+		int err = dump_type_copies(c, exe, false);
+		if (!err)
+			err = dump_scan_lists(c, false);
+		if (!err)
+			err = dump_walk_noted(c);
+		if (err == -ENOMEM)
+			return err;
+		found = dump_lists_found(c);
+	}
+	r->lists_without_tasks = r->lists_created > found ? (size_t)(r->lists_created - found) : 0;
+	return 0;
+}
+
 /* The heap scan */
 
 /* Every 8-byte word of [start, end) of the target: calls fn(c, addr, word,

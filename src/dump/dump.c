@@ -449,7 +449,7 @@ static int walk_found(void *ctx, uint64_t h)
 const struct owned_walk_ops dump_walk_ops = { .node = walk_node, .found = walk_found };
 
 /* Every shard of every sharded OwnedTasks noted, from its heads. */
-static int walk_sharded(struct ctx *c)
+int dump_walk_noted(struct ctx *c)
 {
 	struct dump_result *r = c->res;
 
@@ -518,7 +518,7 @@ static int walk_lists(struct ctx *c)
 			err = walk_list(c, h, false, &visited);
 	}
 	u64map__clear(&visited);
-	return err ? err : walk_sharded(c);
+	return err ? err : dump_walk_noted(c);
 }
 
 /* What the copy's Cell<T, S> says of its scheduler's task list. */
@@ -547,7 +547,7 @@ static void note_layout(struct ctx *c, struct poll_copy *pc, Dwarf_Die *cell)
 
 /* Cell<T, S> of every poll copy that has tasks: its name from the copy's
  * DWARF subprogram "poll<T, S>", then one pass over the units for them all. */
-static int type_copies(struct ctx *c, const char *exe, bool only_used)
+int dump_type_copies(struct ctx *c, const char *exe, bool only_used)
 {
 	uint64_t *addrs = calloc(c->n_copies ? c->n_copies : 1, sizeof(*addrs));
 	char **names = calloc(c->n_copies ? c->n_copies : 1, sizeof(*names));
@@ -638,46 +638,6 @@ static void pause_briefly(void)
 	nanosleep(&ts, NULL);
 }
 
-/* Futures that wait for a deadline, and the member (anywhere below them)
- * holding it as a std Instant (CLOCK_MONOTONIC on Linux): Sleep keeps it
- * in its Inner on 1.24 and on itself in later releases; the search finds
- * either. */
-static const struct {
-	const char *type_prefix;
-	const char *member;
-} timers[] = {
-	{ "tokio::time::sleep::Sleep", "deadline" },
-	{ "tokio::time::timeout::Timeout<", "deadline" },
-	{ "tokio::time::interval::Interval", "deadline" },
-};
-
-/* t parked on a timer: its deadline into t->wakes_at_ns. */
-static void read_deadline(struct ctx *c, struct dump_task *t)
-{
-	const struct async_stack *s = &t->stack;
-	Dwarf_Die die = s->leaf_die, inst;
-	uint64_t off, so, no;
-	int64_t sec = 0;
-	uint32_t nsec = 0;
-
-	if (!s->leaf_type || !s->leaf_addr)
-		return;
-	for (size_t i = 0; i < sizeof(timers) / sizeof(timers[0]); i++) {
-		if (strncmp(s->leaf_type, timers[i].type_prefix, strlen(timers[i].type_prefix)))
-			continue;
-		if (dwt_member_deep(&die, timers[i].member, &off, &inst) ||
-		    dwt_member_deep(&inst, "tv_sec", &so, NULL) ||
-		    dwt_member_deep(&inst, "tv_nsec", &no, NULL))
-			return;
-		if (procmem_read(&c->pm, s->leaf_addr + off + so, &sec, sizeof(sec)) ||
-		    procmem_read(&c->pm, s->leaf_addr + off + no, &nsec, sizeof(nsec)) ||
-		    sec <= 0 || nsec >= 1000000000u)
-			return;
-		t->wakes_at_ns = (uint64_t)sec * 1000000000ull + nsec;
-		return;
-	}
-}
-
 /* Reads the task's future and walks it: fills t->stack, or t->note. One
  * attempt; returns 1 done, 0 retry (t->note says why), < 0 ENOMEM. */
 static int sample_once(struct ctx *c, struct dump_task *t, struct poll_copy *pc)
@@ -744,27 +704,36 @@ static int sample_once(struct ctx *c, struct dump_task *t, struct poll_copy *pc)
 	     v.discr == stage_discr && async_stack_verify(&t->stack, procmem_read, &c->pm) == 1;
 	if (ok) {
 		t->note = NULL;
-		read_deadline(c, t);
-		return 1;
+		dump_read_deadline(c, t);
+		return dump_read_join_sets(c, t) ? -ENOMEM : 1;
 	}
 	async_stack__clear(&t->stack);
 	t->note = "changed while reading";
 	return 0;
 }
 
+uint64_t dump_task_id(struct ctx *c, uint64_t header)
+{
+	uint64_t vtable, id_off, id = 0;
+
+	if (dump_task_copy(c, header, &vtable) && dump_rd64(c, vtable + c->lay.vt_id, &id_off) == 0 &&
+	    id_off < 1u << 24 && dump_rd64(c, header + id_off, &id))
+		id = 0;
+	return id;
+}
+
 static int sample(struct ctx *c, struct dump_task *t, int attempts)
 {
 	uint64_t vtable;
 	struct poll_copy *pc = dump_task_copy(c, t->header, &vtable);
-	uint64_t id_off;
 
 	if (!pc) {
 		t->state = "unreadable";
 		t->note = "task memory unreadable (freed?)";
 		return 0;
 	}
-	if (!t->id && dump_rd64(c, vtable + c->lay.vt_id, &id_off) == 0 && id_off < 1u << 24)
-		dump_rd64(c, t->header + id_off, &t->id);
+	if (!t->id)
+		t->id = dump_task_id(c, t->header);
 	if (!t->name && pc->future && !(t->name = strdup(pc->future)))
 		return -ENOMEM;
 	if (!pc->typed) {
@@ -783,6 +752,41 @@ static int sample(struct ctx *c, struct dump_task *t, int attempts)
 			return r < 0 ? r : 0;
 	}
 	return 0;
+}
+
+static int cmp_child(const void *a, const void *b)
+{
+	const struct dump_child *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->header < y->header ? -1 : x->header > y->header;
+}
+
+/* Each JoinSet's tasks found among the tasks (sorted): the child's place,
+ * and the parent's in the child. 0 or -ENOMEM. */
+static int place_children(struct ctx *c)
+{
+	struct dump_result *r = c->res;
+	struct u64map at = { 0 };
+	int err = 0;
+
+	for (size_t i = 0; i < r->n && !err; i++)
+		err = u64map__set(&at, r->tasks[i].header, i + 1);
+	for (size_t i = 0; i < r->n && !err; i++)
+		for (size_t j = 0; j < r->tasks[i].n_join_sets; j++) {
+			struct dump_join_set *js = &r->tasks[i].join_sets[j];
+			for (size_t k = 0; k < js->n; k++) {
+				uint64_t idx;
+				if (!u64map__get(&at, js->tasks[k].header, &idx))
+					continue;
+				js->tasks[k].task = idx;
+				r->tasks[idx - 1].parent = i + 1;
+			}
+			qsort(js->tasks, js->n, sizeof(*js->tasks), cmp_child);
+		}
+	u64map__clear(&at);
+	return err;
 }
 
 static int cmp_task(const void *a, const void *b)
@@ -895,40 +899,6 @@ static void undescribed_lists(struct ctx *c)
 }
 
 /* The binary has tokio's LocalSet (task::local) code. */
-/* The lists the program created against those walked: the ones no way in
- * reached are looked for in the heap (once), the rest counted as holding
- * no task. 0 or -ENOMEM. */
-static bool read_counter(struct ctx *c, const char *exe)
-{
-	if (!c->counter_read) {
-		c->counter_read = true;
-		c->res->lists_counted = !dump_lists_created(c, exe, &c->res->lists_created);
-	}
-	return c->res->lists_counted;
-}
-
-static int account_lists(struct ctx *c, const char *exe)
-{
-	struct dump_result *r = c->res;
-	size_t found;
-
-	if (!read_counter(c, exe))
-		return 0;
-	found = dump_lists_found(c);
-	if (r->lists_created > found && !r->heap_scanned) {
-		int err = type_copies(c, exe, false);
-		if (!err)
-			err = dump_scan_lists(c, false);
-		if (!err)
-			err = walk_sharded(c);
-		if (err == -ENOMEM)
-			return err;
-		found = dump_lists_found(c);
-	}
-	r->lists_without_tasks = r->lists_created > found ? (size_t)(r->lists_created - found) : 0;
-	return 0;
-}
-
 static bool has_local_set(const struct elf_image *img)
 {
 	for (size_t i = 0; i < img->n_syms; i++)
@@ -1052,7 +1022,7 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 				goto nomem;
 		/* and every runtime's list through CONTEXT: the tasks not
 		 * polled since the caller began tracing */
-		if (type_copies(&c, exe, false) || dump_discover_context(&c, exe) < 0)
+		if (dump_type_copies(&c, exe, false) || dump_discover_context(&c, exe) < 0)
 			goto nomem;
 		goto tasks_known;
 	}
@@ -1065,7 +1035,7 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 	/* the copies' types: all of them only when the program has LocalSet
 	 * code (their layouts say which are LocalSet tasks, to look for in
 	 * the heap), else only those of the tasks the walks find */
-	if (has_local_set(img) && type_copies(&c, exe, false))
+	if (has_local_set(img) && dump_type_copies(&c, exe, false))
 		goto nomem;
 	ret = o->trace ? 0 : dump_discover_context(&c, exe);
 	if (ret < 0)
@@ -1074,11 +1044,11 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 		/* LocalSets are in no CONTEXT while idle: the heap, for the
 		 * program's LocalSet task types only; for every task when the
 		 * program created more lists than CONTEXT led to */
-		bool more = read_counter(&c, exe) && res->lists_created > dump_lists_found(&c);
-		if (more && type_copies(&c, exe, false))
+		bool more = dump_read_counter(&c, exe) && res->lists_created > dump_lists_found(&c);
+		if (more && dump_type_copies(&c, exe, false))
 			goto nomem;
 		if ((c.has_local || more) &&
-		    (dump_scan_lists(&c, !more) == -ENOMEM || walk_sharded(&c)))
+		    (dump_scan_lists(&c, !more) == -ENOMEM || dump_walk_noted(&c)))
 			goto nomem;
 		for (size_t i = 0; i < res->n; i++) {
 			uint64_t vt;
@@ -1086,7 +1056,7 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 			if (pc)
 				pc->used = true;
 		}
-		if (type_copies(&c, exe, true))
+		if (dump_type_copies(&c, exe, true))
 			goto nomem;
 		goto lists_known;
 	}
@@ -1104,7 +1074,7 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 tasks_known:
 	/* the rest of the tasks from Tokio's lists; the copies' types first:
 	 * they say where a list is */
-	ret = type_copies(&c, exe, false);
+	ret = dump_type_copies(&c, exe, false);
 	if (!ret && !c.sharded && !c.one_list)
 		undescribed_version(&c, img);
 	if (!ret && !res->n) {
@@ -1119,7 +1089,7 @@ tasks_known:
 	if (c.unverified)
 		undescribed_lists(&c);
 lists_known:
-	if (account_lists(&c, exe))
+	if (dump_account_lists(&c, exe))
 		goto nomem;
 
 	/* 3. each task's stack */
@@ -1130,6 +1100,8 @@ lists_known:
 		if (sample(&c, &res->tasks[i], attempts))
 			goto nomem;
 	qsort(res->tasks, res->n, sizeof(*res->tasks), cmp_task);
+	if (place_children(&c))
+		goto nomem;
 	ret = 0;
 	goto out;
 nomem:
@@ -1229,6 +1201,9 @@ void dump_result__clear(struct dump_result *res)
 	for (size_t i = 0; i < res->n; i++) {
 		free(res->tasks[i].name);
 		async_stack__clear(&res->tasks[i].stack);
+		for (size_t j = 0; j < res->tasks[i].n_join_sets; j++)
+			free(res->tasks[i].join_sets[j].tasks);
+		free(res->tasks[i].join_sets);
 	}
 	free(res->tasks);
 	free(res->task_lists);

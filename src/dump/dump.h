@@ -57,6 +57,25 @@ struct dump_opts {
 	struct as_source *source;
 };
 
+/* A task of a JoinSet. */
+struct dump_child {
+	uint64_t header;
+	uint64_t id;                 /* Tokio task id, 0 unread */
+	size_t task;                 /* index + 1 into dump_result.tasks, 0: not among
+	                                them (done: out of its runtime's list) */
+	bool done;                   /* in the set's notified list: done, not yet joined */
+};
+
+/* A JoinSet a frame of a task holds (by value or by reference): its tasks,
+ * the task's children. */
+struct dump_join_set {
+	size_t frame;                /* the frame of the task's stack that holds it */
+	uint64_t addr;               /* the JoinSet in the target */
+	struct dump_child *tasks;
+	size_t n;
+	bool cut;                    /* more than listed, or a link unreadable */
+};
+
 struct dump_task {
 	uint64_t header;             /* task address in the target */
 	uint64_t id;                 /* Tokio task id, 0 unknown */
@@ -70,6 +89,10 @@ struct dump_task {
 	struct async_stack stack;    /* outermost frame first */
 	uint64_t wakes_at_ns;        /* parked on a timer (tokio::time::Sleep, ...): its
 	                                deadline, CLOCK_MONOTONIC ns; 0 none */
+	struct dump_join_set *join_sets;   /* the JoinSets its frames hold */
+	size_t n_join_sets;
+	size_t parent;               /* index + 1 into dump_result.tasks of the task whose
+	                                JoinSet holds this one, 0 none */
 };
 
 /* How a task list was found. */

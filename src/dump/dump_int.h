@@ -91,6 +91,8 @@ int dump_rd64(struct ctx *c, uint64_t addr, uint64_t *v);
 /* The poll copy of the task at header, or NULL when the header does not
  * look like a live task (its vtable's poll is no raw::poll copy). */
 struct poll_copy *dump_task_copy(struct ctx *c, uint64_t header, uint64_t *vtable);
+/* The Tokio id of the task at header, 0 unread. */
+uint64_t dump_task_id(struct ctx *c, uint64_t header);
 /* The owned-list links of the task at h: 0 or -1. */
 int dump_task_links(struct ctx *c, uint64_t h, uint64_t *prev, uint64_t *next);
 /* The OwnedTasks the task at h belongs to: 1 with *addr, *layout; else 0. */
@@ -103,6 +105,12 @@ int dump_add_task(struct ctx *c, uint64_t header, uint64_t id, const char *name,
 extern const struct owned_walk_ops dump_walk_ops;
 /* Appends a list to c->res->task_lists (zeroed): it, or NULL (ENOMEM). */
 struct dump_list *dump_list_add(struct ctx *c);
+/* The poll copies' types (of those of tasks found only, when only_used):
+ * where their lists are. 0 or -ENOMEM. */
+int dump_type_copies(struct ctx *c, const char *exe, bool only_used);
+/* Every list noted in c->lists and not yet walked, walked from its heads
+ * into c->res. 0 or -ENOMEM. */
+int dump_walk_noted(struct ctx *c);
 
 /* The ways in (discover.c). */
 /* Every thread's CONTEXT (a BPF task iterator gives their thread pointers),
@@ -126,5 +134,19 @@ int dump_scan_lists(struct ctx *c, bool local_only);
 int dump_lists_created(struct ctx *c, const char *exe, uint64_t *created);
 /* The distinct ids of the lists walked so far. */
 size_t dump_lists_found(const struct ctx *c);
+/* dump_lists_created() into c->res once (lists_counted): true when read. */
+bool dump_read_counter(struct ctx *c, const char *exe);
+/* The lists the program created against those walked: the ones no way in
+ * reached are looked for in the heap (once), the rest counted as holding
+ * no task (res->lists_without_tasks). 0 or -ENOMEM. */
+int dump_account_lists(struct ctx *c, const char *exe);
+
+/* What a parked task holds (held.c). */
+/* t parked on a timer (its chain's leaf a Sleep, Timeout, Interval): its
+ * deadline into t->wakes_at_ns. */
+void dump_read_deadline(struct ctx *c, struct dump_task *t);
+/* The JoinSets t's frames hold, each with its tasks, into t->join_sets
+ * (their tasks' places in c->res resolved later). 0 or -ENOMEM. */
+int dump_read_join_sets(struct ctx *c, struct dump_task *t);
 
 #endif

@@ -156,6 +156,8 @@ static int make_frame(struct dwarf_types *dt, Dwarf_Die *type, uint64_t addr,
 
 	memset(f, 0, sizeof(*f));
 	f->addr = addr;
+	f->variant = v->type;
+	f->variant_addr = addr + v->offset;
 	f->discr_addr = v->discr_addr;
 	f->discr = v->discr;
 	f->discr_size = v->discr_size;

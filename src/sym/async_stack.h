@@ -27,6 +27,10 @@ struct async_frame {
 	                        compilation directory when below it), or NULL */
 	unsigned line;       /* SuspendN: the line of the .await; 0 unknown */
 	uint64_t addr;       /* of the state machine in the target */
+	Dwarf_Die variant;   /* its active variant's type (what it holds at this
+	                        state: the locals live across the await), valid
+	                        while the DWARF is open */
+	uint64_t variant_addr;  /* where that variant is in the target */
 	uint64_t discr_addr; /* its __state, as read */
 	uint64_t discr;
 	unsigned discr_size;

@@ -1,8 +1,9 @@
 //! A JoinSet's children under their parent, for dump: a parent task spawns
 //! N children (default 3) into a JoinSet and awaits them at the .await
 //! marked `dump: parent`; each child is parked for good at `dump: child`.
-//! A second parent holds a JoinSet of M children (default 2) while it
-//! awaits something else (`dump: holder`). Prints "ready" once every task
+//! A second parent holds a JoinSet of M children (default 2) parked the
+//! same way and one that is done at once (its output never joined) while
+//! it awaits something else (`dump: holder`). Prints "ready" once every task
 //! has been polled, then sleeps until killed (60 s at most).
 //! Usage: join_sets [N] [M]
 use std::time::Duration;
@@ -31,6 +32,7 @@ async fn holder(m: u32) -> usize {
     for k in 0..m {
         set.spawn(child(100 + k));
     }
+    set.spawn(async { 7 });
     tokio::time::sleep(Duration::from_secs(3600)).await; // dump: holder
     set.len()
 }

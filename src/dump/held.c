@@ -1,0 +1,232 @@
+/* What a parked task holds, read from its chain (dump_int.h): the deadline
+ * of the timer it waits on, and the tasks of each tokio JoinSet its frames
+ * hold (its children, listed under it; each child then names its parent).
+ * Types and offsets from DWARF, by the names of tokio's types. */
+#include <dwarf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dump/dump_int.h"
+
+/* Futures that wait for a deadline, and the member (anywhere below them)
+ * holding it as a std Instant (CLOCK_MONOTONIC on Linux): Sleep keeps it
+ * in its Inner on 1.24 and on itself in later releases; the search finds
+ * either. */
+static const struct {
+	const char *type_prefix;
+	const char *member;
+} timers[] = {
+	{ "tokio::time::sleep::Sleep", "deadline" },
+	{ "tokio::time::timeout::Timeout<", "deadline" },
+	{ "tokio::time::interval::Interval", "deadline" },
+};
+
+void dump_read_deadline(struct ctx *c, struct dump_task *t)
+{
+	const struct async_stack *s = &t->stack;
+	Dwarf_Die die = s->leaf_die, inst;
+	uint64_t off, so, no;
+	int64_t sec = 0;
+	uint32_t nsec = 0;
+
+	if (!s->leaf_type || !s->leaf_addr)
+		return;
+	for (size_t i = 0; i < sizeof(timers) / sizeof(timers[0]); i++) {
+		if (strncmp(s->leaf_type, timers[i].type_prefix, strlen(timers[i].type_prefix)))
+			continue;
+		if (dwt_member_deep(&die, timers[i].member, &off, &inst) ||
+		    dwt_member_deep(&inst, "tv_sec", &so, NULL) ||
+		    dwt_member_deep(&inst, "tv_nsec", &no, NULL))
+			return;
+		if (procmem_read(&c->pm, s->leaf_addr + off + so, &sec, sizeof(sec)) ||
+		    procmem_read(&c->pm, s->leaf_addr + off + no, &nsec, sizeof(nsec)) ||
+		    sec <= 0 || nsec >= 1000000000u)
+			return;
+		t->wakes_at_ns = (uint64_t)sec * 1000000000ull + nsec;
+		return;
+	}
+}
+
+
+/* JoinSets */
+
+#define JOIN_SET_PREFIX "tokio::task::join_set::JoinSet<"
+#define MAX_JOIN_SETS   8      /* per task */
+#define MAX_CHILDREN    4096   /* per JoinSet */
+
+static bool is_join_set(struct ctx *c, Dwarf_Die *type)
+{
+	const char *n = dwarf_types__name(c->dt, type);
+
+	return n && !strncmp(n, JOIN_SET_PREFIX, strlen(JOIN_SET_PREFIX));
+}
+
+/* The type a pointer-like type points at: a pointer, a one-member wrapper
+ * of one (NonNull { pointer }), or an Option of those (its Some's __0). */
+static bool pointee(Dwarf_Die *type, Dwarf_Die *out, int depth)
+{
+	Dwarf_Die t, vp, var, m, mt;
+	Dwarf_Attribute a;
+	uint64_t off;
+
+	if (depth > 4 || dwarf_peel_type(type, &t))
+		return false;
+	if (dwarf_tag(&t) == DW_TAG_pointer_type)
+		return dwarf_formref_die(dwarf_attr(&t, DW_AT_type, &a), out) != NULL;
+	if (dwarf_tag(&t) != DW_TAG_structure_type)
+		return false;
+	if (!dwt_only_member(&t, &off, &mt))
+		return pointee(&mt, out, depth + 1);
+	/* Option<P>: the variant named Some, whose type holds P as __0 */
+	if (dwarf_child(&t, &vp))
+		return false;
+	do {
+		if (dwarf_tag(&vp) != DW_TAG_variant_part || dwarf_child(&vp, &var))
+			continue;
+		do {
+			const char *n;
+			if (dwarf_tag(&var) != DW_TAG_variant || dwarf_child(&var, &m))
+				continue;
+			n = dwarf_formstring(dwarf_attr(&m, DW_AT_name, &a));
+			if (n && !strcmp(n, "Some") && dwarf_formref_die(dwarf_attr(&m, DW_AT_type, &a), &mt) &&
+			    !dwt_member(&mt, "__0", NULL, &off, &mt))
+				return pointee(&mt, out, depth + 1);
+		} while (dwarf_siblingof(&var, &var) == 0);
+	} while (dwarf_siblingof(&vp, &vp) == 0);
+	return false;
+}
+
+/* The tasks of the JoinSet of type js at addr: its IdleNotifiedSet's two
+ * lists (notified: done, not yet joined; idle: the others), each entry's
+ * JoinHandle the task's header. */
+static int read_join_set(struct ctx *c, Dwarf_Die *js, uint64_t addr, struct dump_join_set *out)
+{
+	static const char *const lists[] = { "notified", "idle" };
+	Dwarf_Die inner, entry = { 0 }, vt;
+	uint64_t arc, next_off, value_off, ptr_off;
+	bool have_entry = false;
+
+	out->addr = addr;
+	/* IdleNotifiedSet { lists: Arc<Mutex<ListsInner>> }: the Arc's ArcInner */
+	{
+		Dwarf_Die arc_t, nn;
+		uint64_t loff, poff;
+		if (dwt_member_deep(js, "lists", &loff, &arc_t) ||
+		    dwt_member_deep(&arc_t, "ptr", &poff, &nn) || !pointee(&nn, &inner, 0) ||
+		    dump_rd64(c, addr + loff + poff, &arc) || !arc)
+			return -ENOENT;
+	}
+	for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++) {
+		Dwarf_Die ll, head_t;
+		uint64_t ll_off, head_off, e = 0;
+		if (dwt_member_deep(&inner, lists[l], &ll_off, &ll) ||
+		    dwt_member_deep(&ll, "head", &head_off, &head_t) ||
+		    dump_rd64(c, arc + ll_off + head_off, &e))
+			return -ENOENT;
+		if (!have_entry) {
+			/* ListEntry { pointers: { .. next }, value: JoinHandle { raw: { ptr } } } */
+			if (!pointee(&head_t, &entry, 0) ||
+			    dwt_member_deep(&entry, "next", &next_off, NULL) ||
+			    dwt_member(&entry, "value", NULL, &value_off, &vt) ||
+			    dwt_member_deep(&vt, "ptr", &ptr_off, NULL))
+				return -ENOENT;
+			have_entry = true;
+		}
+		for (size_t steps = 0; e; steps++) {
+			struct dump_child *ch;
+			uint64_t h;
+			if (steps == MAX_CHILDREN || out->n == MAX_CHILDREN) {
+				out->cut = true;
+				break;
+			}
+			if (dump_rd64(c, e + value_off + ptr_off, &h) || !h) {
+				out->cut = true;
+				break;
+			}
+			ch = realloc(out->tasks, (out->n + 1) * sizeof(*ch));
+			if (!ch)
+				return -ENOMEM;
+			out->tasks = ch;
+			ch[out->n++] = (struct dump_child){ .header = h, .id = dump_task_id(c, h),
+							    .done = l == 0 };
+			if (dump_rd64(c, e + next_off, &e)) {
+				out->cut = true;
+				break;
+			}
+		}
+	}
+	return 0;
+}
+
+/* A JoinSet held by the frame's variant: a member of it (or of a member),
+ * or a reference to one. Appends each (once per task) to t->join_sets. */
+static int find_in(struct ctx *c, struct dump_task *t, size_t frame, Dwarf_Die *st, uint64_t addr,
+		   int depth)
+{
+	Dwarf_Die m;
+
+	if (dwarf_child(st, &m))
+		return 0;
+	do {
+		Dwarf_Die mt, to;
+		Dwarf_Attribute a;
+		Dwarf_Word off;
+		uint64_t at = 0;
+		const char *n;
+		int err;
+		if (dwarf_tag(&m) != DW_TAG_member || !dwarf_formref_die(dwarf_attr(&m, DW_AT_type, &a), &mt) ||
+		    dwarf_formudata(dwarf_attr(&m, DW_AT_data_member_location, &a), &off) ||
+		    dwarf_peel_type(&mt, &mt))
+			continue;
+		n = dwarf_formstring(dwarf_attr(&m, DW_AT_name, &a));
+		if (n && !strcmp(n, "__awaitee"))
+			continue;   /* the next frame: its own */
+		if (is_join_set(c, &mt)) {
+			at = addr + off;
+			to = mt;
+		} else if (dwarf_tag(&mt) == DW_TAG_pointer_type && pointee(&mt, &to, 0) &&
+			   !dwarf_peel_type(&to, &to) && is_join_set(c, &to)) {
+			if (dump_rd64(c, addr + off, &at) || !at)
+				continue;
+		} else {
+			if (depth < 1 && dwarf_tag(&mt) == DW_TAG_structure_type &&
+			    (err = find_in(c, t, frame, &mt, addr + off, depth + 1)))
+				return err;
+			continue;
+		}
+		bool known = false;
+		for (size_t i = 0; i < t->n_join_sets; i++)
+			known |= t->join_sets[i].addr == at;
+		if (known || t->n_join_sets == MAX_JOIN_SETS)
+			continue;
+		struct dump_join_set *js = realloc(t->join_sets, (t->n_join_sets + 1) * sizeof(*js));
+		if (!js)
+			return -ENOMEM;
+		t->join_sets = js;
+		js = &js[t->n_join_sets];
+		memset(js, 0, sizeof(*js));
+		js->frame = frame;
+		err = read_join_set(c, &to, at, js);
+		if (err == -ENOMEM) {
+			free(js->tasks);
+			return err;
+		}
+		if (err)
+			free(js->tasks);   /* not laid out as expected: not listed */
+		else
+			t->n_join_sets++;
+	} while (dwarf_siblingof(&m, &m) == 0);
+	return 0;
+}
+
+int dump_read_join_sets(struct ctx *c, struct dump_task *t)
+{
+	for (size_t k = 0; k < t->stack.n; k++) {
+		struct async_frame *f = &t->stack.frames[k];
+		int err = find_in(c, t, k, &f->variant, f->variant_addr, 0);
+		if (err)
+			return err;
+	}
+	return 0;
+}
