@@ -24,6 +24,9 @@ const volatile __u32 spawn_meta_name_off __weak = 0;
 /* Benchmarks only: every program returns at once, to measure the bare cost
  * of the probe points themselves. */
 const volatile __u32 bare_probes __weak = 0;
+/* The task ids read at a task's first poll are kept (task_ids) until its
+ * free probe: set only when the plan has that runtime's free probe. */
+const volatile __u32 cache_task_ids __weak = 0;
 /* Wake the consumer once this many bytes wait in the ring buffer. */
 const volatile __u64 wakeup_bytes __weak = 2 << 20;
 
@@ -43,12 +46,22 @@ struct poll_stack {
 	__u8 ready[AS_MAX_DEPTH];
 };
 
+/* Per thread, in the kernel's task local storage: found from the task
+ * itself (no hash lookup), freed with the thread. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u32);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct poll_stack);
 } threads SEC(".maps") __weak;
+
+/* Task header -> its Tokio id, from its first poll to its free. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u64);
+	__type(value, __u64);
+} task_ids SEC(".maps") __weak;
 
 /* Future frames open per thread (bpf/futures.bpf.c, record --futures);
  * here so that the thread-exit program can drop a thread's entry. */
@@ -69,13 +82,6 @@ struct {
 	__type(value, struct fut_stack);
 } fut_threads SEC(".maps") __weak;
 
-/* Scratch for creating a thread's entry without a large stack frame. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct poll_stack);
-} zero_stack SEC(".maps") __weak;
 
 /* The task being polled by the thread whose poll stack is st (NULL: none
  * known), or 0 outside any poll. */
@@ -131,24 +137,33 @@ static __always_inline void fill_hdr(struct raw_hdr *h, __u8 type, __u16 probe, 
 	h->ts = bpf_ktime_get_ns();
 }
 
-/* The thread's poll stack, created on first use; the first time a thread is
- * seen its name goes out as a RAW_THREAD record. */
+/* The poll stack of thread t, NULL when it has none yet. */
+static __always_inline struct poll_stack *thread_of(struct task_struct *t)
+{
+	return bpf_task_storage_get(&threads, t, 0, 0);
+}
+
+/* The current thread's poll stack, NULL when it has none yet. */
+static __always_inline struct poll_stack *current_state(void)
+{
+	return thread_of(bpf_get_current_task_btf());
+}
+
+/* The current thread's (tid) poll stack, created on first use (zeroed);
+ * the first time a thread is seen its name goes out as a RAW_THREAD
+ * record. */
 static __always_inline struct poll_stack *thread_state(__u32 tid)
 {
-	struct poll_stack *st = bpf_map_lookup_elem(&threads, &tid);
-	__u32 zero = 0;
+	struct poll_stack *st = bpf_task_storage_get(&threads, bpf_get_current_task_btf(), 0,
+						     BPF_LOCAL_STORAGE_GET_F_CREATE);
 
-	if (st)
-		return st;
-	st = bpf_map_lookup_elem(&zero_stack, &zero);
-	if (!st)
-		return NULL;
-	__builtin_memset(st, 0, sizeof(*st));
-	st->named = 1;
-	if (bpf_map_update_elem(&threads, &tid, st, BPF_NOEXIST)) {
+	if (!st) {
 		__sync_fetch_and_add(&counters.no_thread_slot, 1);
 		return NULL;
 	}
+	if (st->named)
+		return st;
+	st->named = 1;
 	struct raw_thread *t = bpf_ringbuf_reserve(&events, sizeof(*t), 0);
 	if (t) {
 		fill_hdr(&t->h, RAW_THREAD, 0, tid);
@@ -157,7 +172,7 @@ static __always_inline struct poll_stack *thread_state(__u32 tid)
 	} else {
 		__sync_fetch_and_add(&counters.lost, 1);
 	}
-	return bpf_map_lookup_elem(&threads, &tid);
+	return st;
 }
 
 static __always_inline void emit(__u8 type, __u8 flags, __u16 probe, __u32 tid,

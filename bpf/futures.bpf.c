@@ -120,7 +120,7 @@ int future_exit(struct pt_regs *ctx)
 	if (!is_target(&tid))
 		return 0;
 	struct fut_stack *fs = bpf_map_lookup_elem(&fut_threads, &tid);
-	__u64 task = polled_task(bpf_map_lookup_elem(&threads, &tid));
+	__u64 task = polled_task(current_state());
 	__u32 d = fs ? fs->depth : 0;
 	if (fs && d > AS_FUT_MAX_DEPTH) {
 		/* deeper than kept: nothing to match or read */

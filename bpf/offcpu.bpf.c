@@ -67,7 +67,7 @@ static __always_inline struct raw_sample_dwarf *pending_dwarf(__u32 tid)
 static __always_inline void switch_out(void *ctx, struct task_struct *prev, bool preempted)
 {
 	__u32 tid = BPF_CORE_READ(prev, pid), zero = 0;
-	struct poll_stack *st = bpf_map_lookup_elem(&threads, &tid);
+	struct poll_stack *st = thread_of(prev);
 
 	if (!st)
 		return;

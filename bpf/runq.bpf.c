@@ -82,7 +82,7 @@ int BPF_PROG(runq_switch, bool preempt, struct task_struct *prev, struct task_st
 	e->h.probe = 0;
 	e->h.tid = tid;
 	e->h.ts = t0;
-	e->task = polled_task(bpf_map_lookup_elem(&threads, &tid));
+	e->task = polled_task(thread_of(next));
 	e->arg = now - t0;
 	bpf_ringbuf_submit(e, submit_flags());
 	return 0;

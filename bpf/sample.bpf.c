@@ -32,7 +32,7 @@ int cpu_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	}
 	fill_hdr(&e->h, d ? RAW_SAMPLE_DWARF : RAW_SAMPLE, 0, tid);
-	e->task = polled_task(bpf_map_lookup_elem(&threads, &tid));
+	e->task = polled_task(current_state());
 	e->dur_ns = 0;
 	long k = bpf_get_stack(ctx, e->kstack, sizeof(e->kstack), 0);
 	long u = bpf_get_stack(ctx, e->ustack, sizeof(e->ustack), BPF_F_USER_STACK);

@@ -27,14 +27,20 @@ int poll_enter(struct pt_regs *ctx)
 	st->depth = d + 1;
 
 	/* Task id: header -> vtable -> id offset -> id (Tokio >= 1.23), only
-	 * for the poll probes of a runtime with that layout. */
+	 * for the poll probes of a runtime with that layout; read at the
+	 * task's first poll, then kept until its free. */
 	__u64 id = 0;
 	if ((AS_COOKIE_FLAGS(cookie) & AS_CF_TASK_ID) && vtable_id_off_slot) {
-		__u64 vtable = 0, off = 0;
-		if (!bpf_probe_read_user(&vtable, sizeof(vtable), (void *)(task + hdr_vtable_off)) &&
-		    !bpf_probe_read_user(&off, sizeof(off), (void *)(vtable + vtable_id_off_slot)) &&
-		    off < 4096)
-			bpf_probe_read_user(&id, sizeof(id), (void *)(task + off));
+		__u64 vtable = 0, off = 0, *known = cache_task_ids ?
+						    bpf_map_lookup_elem(&task_ids, &task) : NULL;
+		if (known) {
+			id = *known;
+		} else if (!bpf_probe_read_user(&vtable, sizeof(vtable), (void *)(task + hdr_vtable_off)) &&
+			   !bpf_probe_read_user(&off, sizeof(off), (void *)(vtable + vtable_id_off_slot)) &&
+			   off < 4096 && !bpf_probe_read_user(&id, sizeof(id), (void *)(task + off)) &&
+			   id && cache_task_ids) {
+			bpf_map_update_elem(&task_ids, &task, &id, BPF_ANY);
+		}
 	}
 	emit(RAW_POLL_BEGIN, 0, AS_COOKIE_IDX(cookie), tid, task, id);
 	return 0;
@@ -49,7 +55,7 @@ int poll_exit(struct pt_regs *ctx)
 
 	if (!is_target(&tid))
 		return 0;
-	struct poll_stack *st = bpf_map_lookup_elem(&threads, &tid);
+	struct poll_stack *st = current_state();
 	if (!st)
 		return 0;
 	__u32 d = st->depth;
@@ -79,7 +85,7 @@ int task_ready(struct pt_regs *ctx)
 
 	if (!is_target(&tid))
 		return 0;
-	struct poll_stack *st = bpf_map_lookup_elem(&threads, &tid);
+	struct poll_stack *st = current_state();
 	if (!st)
 		return 0;
 	__u32 d = st->depth;
@@ -235,9 +241,13 @@ int task_free(struct pt_regs *ctx)
 	__u64 cookie = bpf_get_attach_cookie(ctx);
 	__u32 tid;
 
+	__u64 task = arg_reg(ctx, AS_COOKIE_REG(cookie));
+
 	if (!is_target(&tid))
 		return 0;
-	emit(RAW_FREE, 0, AS_COOKIE_IDX(cookie), tid, arg_reg(ctx, AS_COOKIE_REG(cookie)), 0);
+	if (cache_task_ids)
+		bpf_map_delete_elem(&task_ids, &task);
+	emit(RAW_FREE, 0, AS_COOKIE_IDX(cookie), tid, task, 0);
 	return 0;
 }
 

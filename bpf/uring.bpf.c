@@ -32,7 +32,7 @@ int BPF_PROG(uring_submit, struct io_kiocb *req)
 	if (!is_target(&tid))
 		return 0;
 	struct inflight f = { .ts = bpf_ktime_get_ns(), .tid = tid };
-	f.task = polled_task(bpf_map_lookup_elem(&threads, &tid));
+	f.task = polled_task(current_state());
 	__u64 key = (__u64)req;
 	if (bpf_map_update_elem(&uring_inflight, &key, &f, BPF_ANY))
 		__sync_fetch_and_add(&counters.uring_dropped, 1);

@@ -34,7 +34,7 @@ static __always_inline int driver_ctx(struct pt_regs *ctx, int delta)
 
 	if (!is_target(&tid))
 		return 0;
-	struct poll_stack *st = delta > 0 ? thread_state(tid) : bpf_map_lookup_elem(&threads, &tid);
+	struct poll_stack *st = delta > 0 ? thread_state(tid) : current_state();
 	if (!st)
 		return 0;
 	if (kind == AS_CTX_IO) {
@@ -68,8 +68,7 @@ int BPF_PROG(thread_exit, struct task_struct *p)
 
 	if (BPF_CORE_READ(p, tgid) != targ_tgid)
 		return 0;
-	bpf_map_delete_elem(&threads, &tid);
-	bpf_map_delete_elem(&fut_threads, &tid);
+	bpf_map_delete_elem(&fut_threads, &tid);   /* its poll stack goes with the thread */
 	return 0;
 }
 

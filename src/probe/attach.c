@@ -203,6 +203,9 @@ static int open_and_load(struct attachment *a, bool multi, char *err, size_t err
 		a->skel->rodata->hdr_vtable_off = probe_plan__hdr_vtable_off(plan);
 		a->skel->rodata->vtable_id_off_slot = probe_plan__vtable_id_off_slot(plan);
 		a->skel->rodata->spawn_meta_name_off = probe_plan__spawn_meta_name_off(plan);
+		/* ids kept from a task's first poll to its free: only with the
+		 * free probe that ends them (a freed header is reused) */
+		a->skel->rodata->cache_task_ids = probe_plan__frees_tasks(plan, plan->id_profile);
 	}
 	a->skel->rodata->bare_probes = getenv("ASYNCSCOPE_BARE_PROBES") != NULL;
 	size_t rb = attach_ringbuf_size(a->ringbuf_bytes);

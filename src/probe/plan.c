@@ -556,6 +556,14 @@ uint32_t probe_plan__vtable_id_off_slot(const struct probe_plan *plan)
 	       plan->id_profile->vtable_id_off_slot;
 }
 
+bool probe_plan__frees_tasks(const struct probe_plan *plan, const struct runtime_profile *prof)
+{
+	for (size_t i = 0; i < plan->n; i++)
+		if (plan->probes[i].role == AS_ROLE_FREE && plan->profiles[plan->owner[i]] == prof)
+			return true;
+	return false;
+}
+
 uint32_t probe_plan__spawn_meta_name_off(const struct probe_plan *plan)
 {
 	for (size_t i = 0; i < plan->n_profiles; i++)
