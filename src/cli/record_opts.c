@@ -6,7 +6,7 @@
 
 enum {
 	RO_DURATION = 1000, RO_PID, RO_RUNTIME, RO_BUFFER, RO_USDT, RO_OFFCPU, RO_OFFCPU_MIN,
-	RO_SAMPLE, RO_RUNQ, RO_URING, RO_DWARF, RO_FUTURES, RO_PROBE, RO_PRESET,
+	RO_SAMPLE, RO_RUNQ, RO_URING, RO_DWARF, RO_FUTURES, RO_LITE, RO_PROBE, RO_PRESET,
 };
 
 #define NS_PER_S 1000000000ull
@@ -53,6 +53,10 @@ const struct cli_opt record_event_opts[] = {
 	  "blocks and impl Future::poll, with nesting depth, Ready/Pending and\n"
 	  "the .await line (async flame graphs, await chains: see report and\n"
 	  "export)", 0, 0, false },
+	{ "lite", 0, CLI_FLAG, RO_LITE, NULL,
+	  "polls and busy time only, at the least cost: the poll entry and\n"
+	  "return (and completion, free) probes, no wake, spawn, park or driver\n"
+	  "probes (no scheduling delays, wakers or spawn sites)", 0, 0, false },
 	{ "probe", 0, CLI_LIST, RO_PROBE, "REGEX",
 	  "also trace functions whose demangled name matches REGEX (POSIX\n"
 	  "extended; repeatable), entry and return with depth", 0, 0, false },
@@ -89,6 +93,7 @@ int record_args__set(struct record_args *a, const struct cli_opt *opt, const str
 	case RO_URING: o->uring = true; break;
 	case RO_DWARF: o->dwarf = true; break;
 	case RO_FUTURES: o->futures = true; break;
+	case RO_LITE: o->lite = true; break;
 	case RO_PROBE:
 		if (cli_push_arg(&a->pats, &o->n_probe_patterns, v->str))
 			return 1;

@@ -788,6 +788,8 @@ int report_json(FILE *out, const struct analysis *a, const struct as_trace_meta 
 	else
 		json_writer__null(w);
 	json_writer__kv_string(w, "runtime", meta ? meta->runtime : NULL);
+	/* record --lite: wakes, scheduling delays and spawn sites not recorded */
+	json_writer__kv_bool(w, "lite", as_meta_lite(meta));
 	json_writer__kv_string(w, "runtime_detail", meta && meta->runtime_detail &&
 			       *meta->runtime_detail ? meta->runtime_detail : NULL);
 	json_writer__kv_u64(w, "duration_ns", s->duration_ns);

@@ -302,17 +302,41 @@ static size_t detect(const struct elf_image *img, const struct runtime_profile *
 	return n;
 }
 
+static void probe_clear(struct as_probe *p)
+{
+	free(p->symbol);
+	free(p->future);
+	free(p->src_file);
+	free(p->await_lines);
+	for (uint32_t k = 0; p->await_types && k < p->n_awaits; k++)
+		free(p->await_types[k]);
+	free(p->await_types);
+}
+
+void probe_plan__keep_roles(struct probe_plan *plan, unsigned roles)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < plan->n; i++) {
+		if (!(roles & (1u << plan->probes[i].role))) {
+			plan->per_role[plan->probes[i].role]--;
+			probe_clear(&plan->probes[i]);
+			continue;
+		}
+		plan->probes[n] = plan->probes[i];
+		plan->owner[n] = plan->owner[i];
+		plan->flags[n] = plan->flags[i];
+		plan->sema[n] = plan->sema[i];
+		plan->usdt_arg[n] = plan->usdt_arg[i];
+		n++;
+	}
+	plan->n = n;
+}
+
 static void plan_reset(struct probe_plan *plan)
 {
-	for (size_t i = 0; i < plan->n; i++) {
-		free(plan->probes[i].symbol);
-		free(plan->probes[i].future);
-		free(plan->probes[i].src_file);
-		free(plan->probes[i].await_lines);
-		for (uint32_t k = 0; plan->probes[i].await_types && k < plan->probes[i].n_awaits; k++)
-			free(plan->probes[i].await_types[k]);
-		free(plan->probes[i].await_types);
-	}
+	for (size_t i = 0; i < plan->n; i++)
+		probe_clear(&plan->probes[i]);
 	free(plan->probes);
 	free(plan->owner);
 	free(plan->flags);

@@ -78,6 +78,8 @@ int probe_plan__identify(struct probe_plan *plan, const struct elf_image *img,
  * where it disagreed (identified plans). */
 uint32_t probe_plan__hdr_vtable_off(const struct probe_plan *plan);
 uint32_t probe_plan__vtable_id_off_slot(const struct probe_plan *plan);
+/* Drops every probe whose role's bit (1 << role) is not in roles. */
+void probe_plan__keep_roles(struct probe_plan *plan, unsigned roles);
 /* True when the plan has a free probe (AS_ROLE_FREE) of profile prof. */
 bool probe_plan__frees_tasks(const struct probe_plan *plan, const struct runtime_profile *prof);
 /* Where the spawn metadata keeps the name (name points), 0 none. */

@@ -190,6 +190,9 @@ int rec_target__plan(struct rec_target *t, const struct recorder_opts *o,
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
+	if (o->lite)   /* polls and busy time only: the traps a poll needs, no others */
+		probe_plan__keep_roles(plan, 1u << AS_ROLE_POLL | 1u << AS_ROLE_READY |
+						     1u << AS_ROLE_FREE | 1u << AS_ROLE_USDT);
 	if (o->futures || o->n_probe_patterns || o->probe_preset_cat) {
 		struct futures_opts fo = { .futures = o->futures, .patterns = o->probe_patterns,
 					   .n_patterns = o->n_probe_patterns,

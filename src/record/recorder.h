@@ -70,6 +70,9 @@ struct recorder_opts {
 	 * POSIX extended regexes on demangled names (probe_patterns), CAT's
 	 * four patterns (probe_preset_cat); entry and return with depth */
 	bool futures;
+	/* Polls and busy time only (record --lite): the poll entry and return,
+	 * completion and free probes, none of wake, spawn, park or drivers */
+	bool lite;
 	const char *const *probe_patterns;
 	size_t n_probe_patterns;
 	bool probe_preset_cat;

@@ -11,3 +11,14 @@ const char *as_role_name(unsigned role)
 	};
 	return role < AS_ROLE__MAX ? names[role] : NULL;
 }
+
+bool as_meta_lite(const struct as_trace_meta *m)
+{
+	bool poll = false, wake = false;
+
+	for (uint32_t i = 0; m && i < m->n_probes; i++) {
+		poll |= m->probes[i].role == AS_ROLE_POLL;
+		wake |= m->probes[i].role == AS_ROLE_WAKE;
+	}
+	return poll && !wake;
+}

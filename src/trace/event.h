@@ -6,6 +6,7 @@
 #define AS_TRACE_EVENT_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 enum as_ev_type {
@@ -209,5 +210,8 @@ struct as_trace_end {
 /* Lower-case name of a probe role ("poll", "future", ...), or NULL when
  * role is not one (src/trace/event.c). */
 const char *as_role_name(unsigned role);
+/* True when the trace's probes poll tasks but see no wake (record --lite):
+ * wakes, scheduling delays and spawn sites were not recorded. */
+bool as_meta_lite(const struct as_trace_meta *m);
 
 #endif
