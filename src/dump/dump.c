@@ -135,8 +135,38 @@ struct poll_copy *dump_task_copy(struct ctx *c, uint64_t header, uint64_t *vtabl
 
 	if (!header || (header & 7) || dump_rd64(c, header + c->lay.hdr_vtable, vtable))
 		return NULL;
+	u64map__set(&c->hdr_vt, header, *vtable);   /* ENOMEM: read again next time */
 	idx = vtable_copy(c, *vtable, NULL);
 	return idx ? &c->copies[idx - 1] : NULL;
+}
+
+/* dump_task_copy() from the vtable this dump last read in the header (a
+ * walk read it moments ago), else read; a sample checks the vtable in its
+ * copy of the cell. */
+static struct poll_copy *task_copy_cached(struct ctx *c, uint64_t header, uint64_t *vtable)
+{
+	size_t idx;
+
+	if (!u64map__get(&c->hdr_vt, header, vtable))
+		return dump_task_copy(c, header, vtable);
+	idx = vtable_copy(c, *vtable, NULL);
+	return idx ? &c->copies[idx - 1] : NULL;
+}
+
+/* The offset of the task id in the tasks of vtable vt (static data: read
+ * once per vtable). Returns 0 or -1. */
+static int vtable_id_off(struct ctx *c, uint64_t vt, uint64_t *id_off)
+{
+	uint64_t v;
+
+	if (u64map__get(&c->vt_id, vt, &v)) {
+		*id_off = v - 1;
+		return 0;
+	}
+	if (dump_rd64(c, vt + c->lay.vt_id, id_off) || *id_off >= 1u << 24)
+		return -1;   /* not cached: a torn header's garbage */
+	u64map__set(&c->vt_id, vt, *id_off + 1);
+	return 0;
 }
 
 /* The owned-list links of the task at h (each task's own trailer offset:
@@ -420,14 +450,28 @@ static int walk_list(struct ctx *c, uint64_t header, bool forward, struct u64map
 static int walk_node(void *ctx, uint64_t h, struct owned_node *n)
 {
 	struct ctx *c = ctx;
-	uint64_t hdr[8], vt, trailer;
+	uint64_t hdr[32], vt, trailer;
 	uint64_t end = (c->lay.hdr_vtable > c->lay.hdr_owner ? c->lay.hdr_vtable : c->lay.hdr_owner) + 8;
+	uint64_t links = 0, len;
 
 	if (!h || (h & 7))
 		return -1;
-	/* the header's vtable and owner id in one read when they are close */
+	/* the header's vtable and owner id in one read when they are close,
+	 * and the links with them when they sit where the last node's did
+	 * (the tasks of a list are mostly of one vtable) */
 	if (end <= sizeof(hdr) && !(c->lay.hdr_vtable & 7) && !(c->lay.hdr_owner & 7)) {
-		if (procmem_read_raw(c->pid, h, hdr, (size_t)end))
+		len = end;
+		if (c->walk_trailer && c->lay.owned_next == c->lay.owned_prev + 8 &&
+		    !((c->walk_trailer - 1 + c->lay.owned_prev) & 7)) {
+			links = c->walk_trailer - 1 + c->lay.owned_prev;
+			if (links + 16 <= sizeof(hdr) && links + 16 > len)
+				len = links + 16;
+			else if (links + 16 > sizeof(hdr))
+				links = 0;
+		}
+		if (len > end && procmem_read_raw(c->pid, h, hdr, (size_t)len))
+			len = end;   /* read as much as the header alone */
+		if (len == end && procmem_read_raw(c->pid, h, hdr, (size_t)end))
 			return -1;
 		vt = hdr[c->lay.hdr_vtable / 8];
 		n->owner = hdr[c->lay.hdr_owner / 8];
@@ -435,10 +479,16 @@ static int walk_node(void *ctx, uint64_t h, struct owned_node *n)
 		   dump_rd64(c, h + c->lay.hdr_owner, &n->owner)) {
 		return -1;
 	}
-	if (!vtable_copy(c, vt, &trailer) || trailer == UINT64_MAX ||
-	    read_links(c, h, trailer, &n->prev, &n->next))
+	u64map__set(&c->hdr_vt, h, vt);   /* ENOMEM: read again when sampled */
+	if (!vtable_copy(c, vt, &trailer) || trailer == UINT64_MAX)
 		return -1;
-	return 0;
+	c->walk_trailer = trailer + 1;
+	if (links && links + 16 <= len && trailer + c->lay.owned_prev == links) {
+		n->prev = hdr[links / 8];
+		n->next = hdr[links / 8 + 1];
+		return 0;
+	}
+	return read_links(c, h, trailer, &n->prev, &n->next) ? -1 : 0;
 }
 
 static int walk_found(void *ctx, uint64_t h)
@@ -678,18 +728,56 @@ static void read_deadline(struct ctx *c, struct dump_task *t)
 	}
 }
 
+/* One read of the whole cell at header into buf: 0, or -1 when it is too
+ * large or unreadable (then read piece by piece). */
+static int read_cell(struct ctx *c, uint64_t header, const struct poll_copy *pc, uint8_t *buf)
+{
+	if (pc->cell_size > MAX_SNAPSHOT || pc->cell_size < c->lay.hdr_state + 8 ||
+	    procmem_read_raw(c->pid, header, buf, pc->cell_size))
+		return -1;
+	return 0;
+}
+
+static uint64_t word_at(const uint8_t *buf, uint64_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, buf + off, sizeof(v));
+	return v;
+}
+
 /* Reads the task's future and walks it: fills t->stack, or t->note. One
- * attempt; returns 1 done, 0 retry (t->note says why), < 0 ENOMEM. */
-static int sample_once(struct ctx *c, struct dump_task *t, struct poll_copy *pc)
+ * attempt; returns 1 done, 0 retry (t->note says why), 2 the header holds
+ * another vtable than vtable (when not 0: read it again), < 0 ENOMEM. *id_off, when not
+ * UINT64_MAX, is where t->id is read (then set to UINT64_MAX). */
+static int sample_once(struct ctx *c, struct dump_task *t, struct poll_copy *pc,
+		       uint64_t vtable, uint64_t *id_off)
 {
 	struct dwt_variant v;
 	uint64_t s1, s2, t_off, stage_discr;
 	Dwarf_Die fut;
 	const char *vname;
 	Dwarf_Attribute attr;
+	bool snap;
 	int ok, err;
 
-	if (dump_rd64(c, t->header + c->lay.hdr_state, &s1)) {
+	/* one read of the whole cell: its state, vtable and id, and the walk
+	 * then reads a near-instant copy */
+	c->pm.snap = NULL;
+	snap = read_cell(c, t->header, pc, c->snap) == 0;
+	if (snap && vtable && c->lay.hdr_vtable + 8 <= pc->cell_size &&
+	    word_at(c->snap, c->lay.hdr_vtable) != vtable)
+		return 2;
+	if (*id_off != UINT64_MAX) {
+		if (snap && *id_off + 8 <= pc->cell_size)
+			t->id = word_at(c->snap, *id_off);
+		else
+			dump_rd64(c, t->header + *id_off, &t->id);
+		*id_off = UINT64_MAX;
+	}
+	if (snap) {
+		s1 = word_at(c->snap, c->lay.hdr_state);
+	} else if (dump_rd64(c, t->header + c->lay.hdr_state, &s1)) {
 		t->state = "unreadable";
 		t->note = "task memory unreadable (freed?)";
 		return 1;
@@ -705,10 +793,7 @@ static int sample_once(struct ctx *c, struct dump_task *t, struct poll_copy *pc)
 		return 0;
 	}
 	t->state = s1 & TOKIO_NOTIFIED ? "runnable" : "idle";
-	/* one read of the whole cell: the walk then reads a near-instant copy */
-	c->pm.snap = NULL;
-	if (pc->cell_size <= MAX_SNAPSHOT &&
-	    procmem_read_raw(c->pid, t->header, c->snap, pc->cell_size) == 0) {
+	if (snap) {
 		c->pm.snap = c->snap;
 		c->pm.snap_addr = t->header;
 		c->pm.snap_len = pc->cell_size;
@@ -734,14 +819,24 @@ static int sample_once(struct ctx *c, struct dump_task *t, struct poll_copy *pc)
 				   procmem_read, &c->pm, c->bias, &t->stack);
 	if (err == -ENOMEM)
 		return err;
-	c->pm.snap = NULL;   /* the checks read the live process */
+	c->pm.snap = NULL;
 	if (err) {
 		t->note = "task future not described by DWARF";
 		return 1;
 	}
-	ok = dump_rd64(c, t->header + c->lay.hdr_state, &s2) == 0 && s2 == s1 &&
+	/* the checks read the process again: a second copy of the cell, in
+	 * one read (what lies outside it is read live) */
+	if (snap && read_cell(c, t->header, pc, c->snap2) == 0) {
+		s2 = word_at(c->snap2, c->lay.hdr_state);
+		c->pm.snap = c->snap2;
+		ok = 1;
+	} else {
+		ok = dump_rd64(c, t->header + c->lay.hdr_state, &s2) == 0;
+	}
+	ok = ok && s2 == s1 &&
 	     dwt_read_variant(&pc->stage, t->header + pc->stage_off, procmem_read, &c->pm, &v) == 0 &&
 	     v.discr == stage_discr && async_stack_verify(&t->stack, procmem_read, &c->pm) == 1;
+	c->pm.snap = NULL;
 	if (ok) {
 		t->note = NULL;
 		read_deadline(c, t);
@@ -752,19 +847,25 @@ static int sample_once(struct ctx *c, struct dump_task *t, struct poll_copy *pc)
 	return 0;
 }
 
-static int sample(struct ctx *c, struct dump_task *t, int attempts)
+static int sample(struct ctx *c, struct dump_task *t, int attempts, bool cached)
 {
 	uint64_t vtable;
-	struct poll_copy *pc = dump_task_copy(c, t->header, &vtable);
-	uint64_t id_off;
+	struct poll_copy *pc = cached ? task_copy_cached(c, t->header, &vtable)
+				      : dump_task_copy(c, t->header, &vtable);
+	uint64_t id_off = UINT64_MAX;
 
 	if (!pc) {
 		t->state = "unreadable";
 		t->note = "task memory unreadable (freed?)";
 		return 0;
 	}
-	if (!t->id && dump_rd64(c, vtable + c->lay.vt_id, &id_off) == 0 && id_off < 1u << 24)
+	if (t->id || vtable_id_off(c, vtable, &id_off))
+		id_off = UINT64_MAX;
+	/* the id from the first copy of the cell, when there is one */
+	if (id_off != UINT64_MAX && !pc->typed) {
 		dump_rd64(c, t->header + id_off, &t->id);
+		id_off = UINT64_MAX;
+	}
 	if (!t->name && pc->future && !(t->name = strdup(pc->future)))
 		return -ENOMEM;
 	if (!pc->typed) {
@@ -778,7 +879,12 @@ static int sample(struct ctx *c, struct dump_task *t, int attempts)
 	for (int i = 0; i < attempts; i++) {
 		if (i)
 			pause_briefly();
-		int r = sample_once(c, t, pc);
+		int r = sample_once(c, t, pc, cached ? vtable : 0, &id_off);
+		if (r == 2) {
+			/* another task at this header since the walk: as found now */
+			u64map__del(&c->hdr_vt, t->header);
+			return sample(c, t, attempts, false);
+		}
 		if (r)
 			return r < 0 ? r : 0;
 	}
@@ -1043,7 +1149,7 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 			goto nomem;
 		for (size_t i = 0; i < res->n; i++) {
 			uint64_t vt;
-			struct poll_copy *pc = dump_task_copy(&c, res->tasks[i].header, &vt);
+			struct poll_copy *pc = task_copy_cached(&c, res->tasks[i].header, &vt);
 			if (pc)
 				pc->used = true;
 		}
@@ -1083,10 +1189,11 @@ lists_known:
 
 	/* 3. each task's stack */
 	c.snap = malloc(MAX_SNAPSHOT);
-	if (!c.snap)
+	c.snap2 = malloc(MAX_SNAPSHOT);
+	if (!c.snap || !c.snap2)
 		goto nomem;
 	for (size_t i = 0; i < res->n; i++)
-		if (sample(&c, &res->tasks[i], attempts))
+		if (sample(&c, &res->tasks[i], attempts, true))
 			goto nomem;
 	qsort(res->tasks, res->n, sizeof(*res->tasks), cmp_task);
 	ret = 0;
@@ -1098,6 +1205,7 @@ fail:
 	dump_result__clear(res);
 out:
 	free(c.snap);
+	free(c.snap2);
 	for (size_t i = 0; i < c.n_copies; i++) {
 		free(c.copies[i].future);
 		free(c.copies[i].cell_name);
@@ -1107,6 +1215,8 @@ out:
 	u64map__clear(&c.vt_copy);
 	u64map__clear(&c.vt_trailer);
 	u64map__clear(&c.task_by_header);
+	u64map__clear(&c.hdr_vt);
+	u64map__clear(&c.vt_id);
 	if (!o->dt)
 		dwarf_types__free(c.dt);
 	probe_plan__free(plan);

@@ -66,8 +66,14 @@ struct ctx {
 	struct u64map vt_copy;        /* task vtable -> poll copy index + 1, 0 none (cache) */
 	struct u64map vt_trailer;     /* task vtable -> its trailer offset (cache) */
 	struct u64map task_by_header; /* header -> index + 1 into res->tasks */
+	struct u64map hdr_vt;         /* task header -> the vtable last read in it (this
+	                                 dump's cache: a sample checks it in its copy) */
+	struct u64map vt_id;          /* task vtable -> its tasks' id offset + 1 (cache) */
+	uint64_t walk_trailer;        /* trailer offset of the last node walked + 1, 0 none:
+	                                 the next node's links read with its header */
 	struct dump_result *res;
 	uint8_t *snap;
+	uint8_t *snap2;               /* the second copy of a cell, for the checks */
 	uint32_t next_seq;            /* ~N of the tasks without an id: first sight, never reused */
 	struct owned_layout layouts[MAX_LAYOUTS];
 	size_t n_layouts;
