@@ -748,8 +748,9 @@ static uint64_t word_at(const uint8_t *buf, uint64_t off)
 
 /* Reads the task's future and walks it: fills t->stack, or t->note. One
  * attempt; returns 1 done, 0 retry (t->note says why), 2 the header holds
- * another vtable than vtable (when not 0: read it again), < 0 ENOMEM. *id_off, when not
- * UINT64_MAX, is where t->id is read (then set to UINT64_MAX). */
+ * another vtable than vtable (when vtable is not 0: look again), < 0
+ * ENOMEM. *id_off, when not UINT64_MAX, is where t->id is read (from the
+ * copy; then set to UINT64_MAX). */
 static int sample_once(struct ctx *c, struct dump_task *t, struct poll_copy *pc,
 		       uint64_t vtable, uint64_t *id_off)
 {

@@ -252,7 +252,8 @@ bool dwarf_memo__get(const struct dwarf_memo *m, const char *key, const char **v
 {
 	uint64_t idx;
 
-	if (!m || !u64map__get(&m->index, hash(key, strlen(key)), &idx) || strcmp(m->ents[idx - 1].key, key))
+	if (!m || !u64map__get(&m->index, hash(key, strlen(key)), &idx) ||
+	    strcmp(m->ents[idx - 1].key, key))
 		return false;
 	*val = m->ents[idx - 1].val;
 	return true;
