@@ -8,6 +8,13 @@
 # tally, one per fuzzer, one per integration case).
 set -u
 cd "$(dirname "$0")/.."
+# the DWARF memo (src/sym/dwarf_memo.h) in a directory of this run's own:
+# the first dump of each program computes it, the later ones read it
+if [ -z "${ASYNCSCOPE_CACHE_DIR+set}" ]; then
+	ASYNCSCOPE_CACHE_DIR=$(mktemp -d /tmp/asyncscope-test-cache.XXXXXX)
+	export ASYNCSCOPE_CACHE_DIR
+	trap 'rm -rf "$ASYNCSCOPE_CACHE_DIR"' EXIT
+fi
 passed=0 failed=0
 tally() { # reads a test binary's closing "N passed, N failed" line
 	local line p f

@@ -1,6 +1,7 @@
-/* Async stack dump engine: task discovery (the tasks a source of events
- * saw polled, a short live recording by default, + Tokio's owned-task list),
- * per-task memory reads with consistency checks, DWARF walks.
+/* Async stack dump engine: the order of task discovery (the ways in are in
+ * discover.c and polled.c), Tokio's owned-task lists walked, per-task
+ * memory reads with consistency checks, DWARF walks (what a task holds:
+ * held.c; what the results say of themselves: result.c).
  *
  * Tokio 1.24 facts used here, each checked against DWARF when the binary
  * describes it, constants only as a fallback (RUNTIME-NOTES.md):
@@ -135,8 +136,38 @@ struct poll_copy *dump_task_copy(struct ctx *c, uint64_t header, uint64_t *vtabl
 
 	if (!header || (header & 7) || dump_rd64(c, header + c->lay.hdr_vtable, vtable))
 		return NULL;
+	u64map__set(&c->hdr_vt, header, *vtable);   /* ENOMEM: read again next time */
 	idx = vtable_copy(c, *vtable, NULL);
 	return idx ? &c->copies[idx - 1] : NULL;
+}
+
+/* dump_task_copy() from the vtable this dump last read in the header (a
+ * walk read it moments ago), else read; a sample checks the vtable in its
+ * copy of the cell. */
+static struct poll_copy *task_copy_cached(struct ctx *c, uint64_t header, uint64_t *vtable)
+{
+	size_t idx;
+
+	if (!u64map__get(&c->hdr_vt, header, vtable))
+		return dump_task_copy(c, header, vtable);
+	idx = vtable_copy(c, *vtable, NULL);
+	return idx ? &c->copies[idx - 1] : NULL;
+}
+
+/* The offset of the task id in the tasks of vtable vt (static data: read
+ * once per vtable). Returns 0 or -1. */
+static int vtable_id_off(struct ctx *c, uint64_t vt, uint64_t *id_off)
+{
+	uint64_t v;
+
+	if (u64map__get(&c->vt_id, vt, &v)) {
+		*id_off = v - 1;
+		return 0;
+	}
+	if (dump_rd64(c, vt + c->lay.vt_id, id_off) || *id_off >= 1u << 24)
+		return -1;   /* not cached: a torn header's garbage */
+	u64map__set(&c->vt_id, vt, *id_off + 1);
+	return 0;
 }
 
 /* The owned-list links of the task at h (each task's own trailer offset:
@@ -257,136 +288,6 @@ int dump_add_task(struct ctx *c, uint64_t header, uint64_t id, const char *name,
 	return 0;
 }
 
-/* Tasks polled during the recording, still alive at its end. */
-/* The plan's poll copies: what a vtable's poll pointer may be. 0 or -ENOMEM. */
-static int add_copies(struct ctx *c, const struct as_probe *probes, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		const struct as_probe *p = &probes[i];
-		if (p->role != AS_ROLE_POLL || u64map__get(&c->copy_by_addr, p->addr, NULL))
-			continue;
-		struct poll_copy *pc = realloc(c->copies, (c->n_copies + 1) * sizeof(*pc));
-		if (!pc)
-			return -ENOMEM;
-		c->copies = pc;
-		pc = &c->copies[c->n_copies];
-		memset(pc, 0, sizeof(*pc));
-		pc->addr = p->addr;
-		if (p->future && *p->future && !(pc->future = strdup(p->future)))
-			return -ENOMEM;
-		c->n_copies++;
-		if (u64map__set(&c->copy_by_addr, p->addr, c->n_copies))
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-/* Discovery from a source of events: the tasks it saw polled and not freed
- * by its end (their memory may be reused), as the task model tells a task's
- * life (an address freed and polled again is a new task). The source is a
- * live recording (dump_run), a trace, or later memory discovery. */
-struct polled {
-	struct ctx *c;
-	struct u64map freed;      /* headers freed since their last poll */
-	int err;
-};
-
-static void polled_begin(void *ctx, struct tm_task *t, struct tm_thread *th,
-			 const struct as_event *ev)
-{
-	struct polled *p = ctx;
-
-	(void)th;
-	if (p->err || !t->header)
-		return;
-	u64map__del(&p->freed, t->header);   /* the address was reused */
-	if (dump_add_task(p->c, t->header, ev->other ? ev->other : t->tokio_id,
-		     t->name && *t->name ? t->name : NULL, true))
-		p->err = -ENOMEM;
-}
-
-static void polled_gone(void *ctx, struct tm_task *t, uint64_t ts, bool freed)
-{
-	struct polled *p = ctx;
-
-	(void)ts;
-	if (!p->err && freed && t->polled && u64map__set(&p->freed, t->header, 1))
-		p->err = -ENOMEM;
-}
-
-static const struct tm_ops polled_ops = { .poll_begin = polled_begin, .gone = polled_gone };
-
-static int discover_polled(struct ctx *c, struct as_source *src, char *err, size_t errlen)
-{
-	const struct as_trace_meta *meta = as_source__meta(src);
-	struct polled p = { .c = c };
-	struct task_model *m = task_model__new(meta);
-	struct pipeline_result res;
-	struct as_sink sink;
-	int n, ret = 0;
-
-	if (!m || add_copies(c, meta->probes, meta->n_probes) ||
-	    task_model__observe(m, &polled_ops, &p, 0, NULL, 0, NULL))
-		goto nomem;
-	sink = task_model__sink(m);
-	n = pipeline_run(src, &sink, 1, &(struct pipeline_opts){ .partial = true }, &res);
-	if ((n == -ENOMEM && res.failed) || p.err)
-		goto nomem;
-	if (n < 0) {
-		snprintf(err, errlen, "%s", as_source__error(src));
-		ret = n;
-		goto out;
-	}
-	/* drop the tasks freed before the end (their memory may be reused) */
-	for (size_t i = 0; i < c->res->n;) {
-		struct dump_task *t = &c->res->tasks[i];
-		if (!u64map__get(&p.freed, t->header, NULL)) {
-			i++;
-			continue;
-		}
-		u64map__del(&c->task_by_header, t->header);
-		free(t->name);
-		c->res->seen--;
-		c->res->tasks[i] = c->res->tasks[--c->res->n];
-		if (i < c->res->n)
-			u64map__set(&c->task_by_header, c->res->tasks[i].header, i + 1);
-	}
-	goto out;
-nomem:
-	snprintf(err, errlen, "out of memory");
-	ret = -ENOMEM;
-out:
-	task_model__free(m);
-	u64map__clear(&p.freed);
-	return ret;
-}
-
-/* The tasks polled during a short recording of the target, read live
- * from the recording session (no trace file). Its notices (the "attached"
- * line) are not part of a dump: dropped; its errors come back in err. */
-static int discover_by_recording(struct ctx *c, const struct dump_opts *o, char *err,
-				 size_t errlen)
-{
-	struct recorder_opts ro = {
-		.duration = o->duration > 0 ? o->duration : 0.3, .pid = o->pid, .stop = o->stop,
-		.quiet = true, .notice = NULL,
-	};
-	static volatile sig_atomic_t never;
-	struct rec_session *rs = NULL;
-	struct as_source src = { 0 };
-	int ret;
-
-	if (!ro.stop)
-		ro.stop = &never;
-	ret = rec_session__open(&ro, &rs, err, errlen);
-	if (ret)
-		return ret;
-	rec_session__source(rs, &src);
-	ret = discover_polled(c, &src, err, errlen);
-	as_source__free(&src);
-	return ret;
-}
-
 /* Follows one direction of the owned-task list from header. */
 static int walk_list(struct ctx *c, uint64_t header, bool forward, struct u64map *visited)
 {
@@ -420,14 +321,28 @@ static int walk_list(struct ctx *c, uint64_t header, bool forward, struct u64map
 static int walk_node(void *ctx, uint64_t h, struct owned_node *n)
 {
 	struct ctx *c = ctx;
-	uint64_t hdr[8], vt, trailer;
+	uint64_t hdr[32], vt, trailer;
 	uint64_t end = (c->lay.hdr_vtable > c->lay.hdr_owner ? c->lay.hdr_vtable : c->lay.hdr_owner) + 8;
+	uint64_t links = 0, len;
 
 	if (!h || (h & 7))
 		return -1;
-	/* the header's vtable and owner id in one read when they are close */
+	/* the header's vtable and owner id in one read when they are close,
+	 * and the links with them when they sit where the last node's did
+	 * (the tasks of a list are mostly of one vtable) */
 	if (end <= sizeof(hdr) && !(c->lay.hdr_vtable & 7) && !(c->lay.hdr_owner & 7)) {
-		if (procmem_read_raw(c->pid, h, hdr, (size_t)end))
+		len = end;
+		if (c->walk_trailer && c->lay.owned_next == c->lay.owned_prev + 8 &&
+		    !((c->walk_trailer - 1 + c->lay.owned_prev) & 7)) {
+			links = c->walk_trailer - 1 + c->lay.owned_prev;
+			if (links + 16 <= sizeof(hdr) && links + 16 > len)
+				len = links + 16;
+			else if (links + 16 > sizeof(hdr))
+				links = 0;
+		}
+		if (len > end && procmem_read_raw(c->pid, h, hdr, (size_t)len))
+			len = end;   /* read as much as the header alone */
+		if (len == end && procmem_read_raw(c->pid, h, hdr, (size_t)end))
 			return -1;
 		vt = hdr[c->lay.hdr_vtable / 8];
 		n->owner = hdr[c->lay.hdr_owner / 8];
@@ -435,10 +350,16 @@ static int walk_node(void *ctx, uint64_t h, struct owned_node *n)
 		   dump_rd64(c, h + c->lay.hdr_owner, &n->owner)) {
 		return -1;
 	}
-	if (!vtable_copy(c, vt, &trailer) || trailer == UINT64_MAX ||
-	    read_links(c, h, trailer, &n->prev, &n->next))
+	u64map__set(&c->hdr_vt, h, vt);   /* ENOMEM: read again when sampled */
+	if (!vtable_copy(c, vt, &trailer) || trailer == UINT64_MAX)
 		return -1;
-	return 0;
+	c->walk_trailer = trailer + 1;
+	if (links && links + 16 <= len && trailer + c->lay.owned_prev == links) {
+		n->prev = hdr[links / 8];
+		n->next = hdr[links / 8 + 1];
+		return 0;
+	}
+	return read_links(c, h, trailer, &n->prev, &n->next) ? -1 : 0;
 }
 
 static int walk_found(void *ctx, uint64_t h)
@@ -638,18 +559,57 @@ static void pause_briefly(void)
 	nanosleep(&ts, NULL);
 }
 
+/* One read of the whole cell at header into buf: 0, or -1 when it is too
+ * large or unreadable (then read piece by piece). */
+static int read_cell(struct ctx *c, uint64_t header, const struct poll_copy *pc, uint8_t *buf)
+{
+	if (pc->cell_size > MAX_SNAPSHOT || pc->cell_size < c->lay.hdr_state + 8 ||
+	    procmem_read_raw(c->pid, header, buf, pc->cell_size))
+		return -1;
+	return 0;
+}
+
+static uint64_t word_at(const uint8_t *buf, uint64_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, buf + off, sizeof(v));
+	return v;
+}
+
 /* Reads the task's future and walks it: fills t->stack, or t->note. One
- * attempt; returns 1 done, 0 retry (t->note says why), < 0 ENOMEM. */
-static int sample_once(struct ctx *c, struct dump_task *t, struct poll_copy *pc)
+ * attempt; returns 1 done, 0 retry (t->note says why), 2 the header holds
+ * another vtable than vtable (when vtable is not 0: look again), < 0
+ * ENOMEM. *id_off, when not UINT64_MAX, is where t->id is read (from the
+ * copy; then set to UINT64_MAX). */
+static int sample_once(struct ctx *c, struct dump_task *t, struct poll_copy *pc,
+		       uint64_t vtable, uint64_t *id_off)
 {
 	struct dwt_variant v;
 	uint64_t s1, s2, t_off, stage_discr;
 	Dwarf_Die fut;
 	const char *vname;
 	Dwarf_Attribute attr;
+	bool snap;
 	int ok, err;
 
-	if (dump_rd64(c, t->header + c->lay.hdr_state, &s1)) {
+	/* one read of the whole cell: its state, vtable and id, and the walk
+	 * then reads a near-instant copy */
+	c->pm.snap = NULL;
+	snap = read_cell(c, t->header, pc, c->snap) == 0;
+	if (snap && vtable && c->lay.hdr_vtable + 8 <= pc->cell_size &&
+	    word_at(c->snap, c->lay.hdr_vtable) != vtable)
+		return 2;
+	if (*id_off != UINT64_MAX) {
+		if (snap && *id_off + 8 <= pc->cell_size)
+			t->id = word_at(c->snap, *id_off);
+		else
+			dump_rd64(c, t->header + *id_off, &t->id);
+		*id_off = UINT64_MAX;
+	}
+	if (snap) {
+		s1 = word_at(c->snap, c->lay.hdr_state);
+	} else if (dump_rd64(c, t->header + c->lay.hdr_state, &s1)) {
 		t->state = "unreadable";
 		t->note = "task memory unreadable (freed?)";
 		return 1;
@@ -665,10 +625,7 @@ static int sample_once(struct ctx *c, struct dump_task *t, struct poll_copy *pc)
 		return 0;
 	}
 	t->state = s1 & TOKIO_NOTIFIED ? "runnable" : "idle";
-	/* one read of the whole cell: the walk then reads a near-instant copy */
-	c->pm.snap = NULL;
-	if (pc->cell_size <= MAX_SNAPSHOT &&
-	    procmem_read_raw(c->pid, t->header, c->snap, pc->cell_size) == 0) {
+	if (snap) {
 		c->pm.snap = c->snap;
 		c->pm.snap_addr = t->header;
 		c->pm.snap_len = pc->cell_size;
@@ -694,14 +651,24 @@ static int sample_once(struct ctx *c, struct dump_task *t, struct poll_copy *pc)
 				   procmem_read, &c->pm, c->bias, &t->stack);
 	if (err == -ENOMEM)
 		return err;
-	c->pm.snap = NULL;   /* the checks read the live process */
+	c->pm.snap = NULL;
 	if (err) {
 		t->note = "task future not described by DWARF";
 		return 1;
 	}
-	ok = dump_rd64(c, t->header + c->lay.hdr_state, &s2) == 0 && s2 == s1 &&
+	/* the checks read the process again: a second copy of the cell, in
+	 * one read (what lies outside it is read live) */
+	if (snap && read_cell(c, t->header, pc, c->snap2) == 0) {
+		s2 = word_at(c->snap2, c->lay.hdr_state);
+		c->pm.snap = c->snap2;
+		ok = 1;
+	} else {
+		ok = dump_rd64(c, t->header + c->lay.hdr_state, &s2) == 0;
+	}
+	ok = ok && s2 == s1 &&
 	     dwt_read_variant(&pc->stage, t->header + pc->stage_off, procmem_read, &c->pm, &v) == 0 &&
 	     v.discr == stage_discr && async_stack_verify(&t->stack, procmem_read, &c->pm) == 1;
+	c->pm.snap = NULL;
 	if (ok) {
 		t->note = NULL;
 		dump_read_deadline(c, t);
@@ -716,24 +683,31 @@ uint64_t dump_task_id(struct ctx *c, uint64_t header)
 {
 	uint64_t vtable, id_off, id = 0;
 
-	if (dump_task_copy(c, header, &vtable) && dump_rd64(c, vtable + c->lay.vt_id, &id_off) == 0 &&
-	    id_off < 1u << 24 && dump_rd64(c, header + id_off, &id))
+	if (dump_task_copy(c, header, &vtable) && !vtable_id_off(c, vtable, &id_off) &&
+	    dump_rd64(c, header + id_off, &id))
 		id = 0;
 	return id;
 }
 
-static int sample(struct ctx *c, struct dump_task *t, int attempts)
+static int sample(struct ctx *c, struct dump_task *t, int attempts, bool cached)
 {
 	uint64_t vtable;
-	struct poll_copy *pc = dump_task_copy(c, t->header, &vtable);
+	struct poll_copy *pc = cached ? task_copy_cached(c, t->header, &vtable)
+				      : dump_task_copy(c, t->header, &vtable);
+	uint64_t id_off = UINT64_MAX;
 
 	if (!pc) {
 		t->state = "unreadable";
 		t->note = "task memory unreadable (freed?)";
 		return 0;
 	}
-	if (!t->id)
-		t->id = dump_task_id(c, t->header);
+	if (t->id || vtable_id_off(c, vtable, &id_off))
+		id_off = UINT64_MAX;
+	/* the id from the first copy of the cell, when there is one */
+	if (id_off != UINT64_MAX && !pc->typed) {
+		dump_rd64(c, t->header + id_off, &t->id);
+		id_off = UINT64_MAX;
+	}
 	if (!t->name && pc->future && !(t->name = strdup(pc->future)))
 		return -ENOMEM;
 	if (!pc->typed) {
@@ -747,46 +721,16 @@ static int sample(struct ctx *c, struct dump_task *t, int attempts)
 	for (int i = 0; i < attempts; i++) {
 		if (i)
 			pause_briefly();
-		int r = sample_once(c, t, pc);
+		int r = sample_once(c, t, pc, cached ? vtable : 0, &id_off);
+		if (r == 2) {
+			/* another task at this header since the walk: as found now */
+			u64map__del(&c->hdr_vt, t->header);
+			return sample(c, t, attempts, false);
+		}
 		if (r)
 			return r < 0 ? r : 0;
 	}
 	return 0;
-}
-
-static int cmp_child(const void *a, const void *b)
-{
-	const struct dump_child *x = a, *y = b;
-
-	if (x->id != y->id)
-		return x->id < y->id ? -1 : 1;
-	return x->header < y->header ? -1 : x->header > y->header;
-}
-
-/* Each JoinSet's tasks found among the tasks (sorted): the child's place,
- * and the parent's in the child. 0 or -ENOMEM. */
-static int place_children(struct ctx *c)
-{
-	struct dump_result *r = c->res;
-	struct u64map at = { 0 };
-	int err = 0;
-
-	for (size_t i = 0; i < r->n && !err; i++)
-		err = u64map__set(&at, r->tasks[i].header, i + 1);
-	for (size_t i = 0; i < r->n && !err; i++)
-		for (size_t j = 0; j < r->tasks[i].n_join_sets; j++) {
-			struct dump_join_set *js = &r->tasks[i].join_sets[j];
-			for (size_t k = 0; k < js->n; k++) {
-				uint64_t idx;
-				if (!u64map__get(&at, js->tasks[k].header, &idx))
-					continue;
-				js->tasks[k].task = idx;
-				r->tasks[idx - 1].parent = i + 1;
-			}
-			qsort(js->tasks, js->n, sizeof(*js->tasks), cmp_child);
-		}
-	u64map__clear(&at);
-	return err;
 }
 
 static int cmp_task(const void *a, const void *b)
@@ -1009,13 +953,13 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 	read_layout(c.dt, &c.lay);
 	c.seed_via = DUMP_VIA_POLL;
 	if (o->source) {
-		ret = discover_polled(&c, o->source, err, errlen);
+		ret = dump_discover_polled(&c, o->source, err, errlen);
 		if (ret)
 			goto fail;
 		goto tasks_known;
 	}
 	if (o->no_trace) {
-		if (add_copies(&c, o->probes, o->n_probes))
+		if (dump_add_copies(&c, o->probes, o->n_probes))
 			goto nomem;
 		for (size_t i = 0; i < o->n_headers; i++)
 			if (dump_add_task(&c, o->headers[i], 0, NULL, false))
@@ -1030,7 +974,7 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 	 * walked from their heads (the poll copies from the probe plan, never
 	 * attached) */
 	plan = probe_plan__build(img, NULL, 0, why, sizeof(why));
-	if (plan && add_copies(&c, plan->probes, plan->n))
+	if (plan && dump_add_copies(&c, plan->probes, plan->n))
 		goto nomem;
 	/* the copies' types: all of them only when the program has LocalSet
 	 * code (their layouts say which are LocalSet tasks, to look for in
@@ -1052,7 +996,7 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 			goto nomem;
 		for (size_t i = 0; i < res->n; i++) {
 			uint64_t vt;
-			struct poll_copy *pc = dump_task_copy(&c, res->tasks[i].header, &vt);
+			struct poll_copy *pc = task_copy_cached(&c, res->tasks[i].header, &vt);
 			if (pc)
 				pc->used = true;
 		}
@@ -1062,7 +1006,7 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 	}
 	/* 2. else the tasks polled during a short recording */
 	res->traced = true;
-	ret = discover_by_recording(&c, o, err, errlen);
+	ret = dump_discover_by_recording(&c, o, err, errlen);
 	if (ret)
 		goto fail;
 	if (kill(o->pid, 0) && errno == ESRCH) {
@@ -1094,13 +1038,14 @@ lists_known:
 
 	/* 3. each task's stack */
 	c.snap = malloc(MAX_SNAPSHOT);
-	if (!c.snap)
+	c.snap2 = malloc(MAX_SNAPSHOT);
+	if (!c.snap || !c.snap2)
 		goto nomem;
 	for (size_t i = 0; i < res->n; i++)
-		if (sample(&c, &res->tasks[i], attempts))
+		if (sample(&c, &res->tasks[i], attempts, true))
 			goto nomem;
 	qsort(res->tasks, res->n, sizeof(*res->tasks), cmp_task);
-	if (place_children(&c))
+	if (dump_place_children(&c))
 		goto nomem;
 	ret = 0;
 	goto out;
@@ -1111,6 +1056,7 @@ fail:
 	dump_result__clear(res);
 out:
 	free(c.snap);
+	free(c.snap2);
 	for (size_t i = 0; i < c.n_copies; i++) {
 		free(c.copies[i].future);
 		free(c.copies[i].cell_name);
@@ -1120,93 +1066,12 @@ out:
 	u64map__clear(&c.vt_copy);
 	u64map__clear(&c.vt_trailer);
 	u64map__clear(&c.task_by_header);
+	u64map__clear(&c.hdr_vt);
+	u64map__clear(&c.vt_id);
 	if (!o->dt)
 		dwarf_types__free(c.dt);
 	probe_plan__free(plan);
 	if (!o->img)
 		elf_image__free(img);
 	return ret;
-}
-
-bool dump_list_complete(const struct dump_result *r)
-{
-	return !r->walk_cut && !r->list_note && !r->layout_unverified && !r->lists_unread &&
-	       r->shards_walked == r->shards &&
-	       (!r->lists_without_tasks || (r->heap_scanned && !r->heap_scan_cut));
-}
-
-const char *dump_list_status(const struct dump_result *r, char *buf, size_t len)
-{
-	struct dump_result lists = *r;
-
-	if (dump_list_complete(r))
-		return NULL;
-	lists.lists_without_tasks = 0;
-	if (dump_list_complete(&lists)) {
-		snprintf(buf, len, "%zu task list%s the program created %s not found (%s)",
-			 r->lists_without_tasks, r->lists_without_tasks == 1 ? "" : "s",
-			 r->lists_without_tasks == 1 ? "was" : "were",
-			 r->heap_scan_cut ? "the heap scan stopped at 1 GiB" : "the heap was not scanned");
-		return buf;
-	}
-	if (!r->lists && !r->layout_unverified)
-		snprintf(buf, len, "the task list changed while it was walked");
-	else if (r->layout_unverified && !r->shards)
-		snprintf(buf, len, "%s: only the shards of the tasks found were walked, of an "
-			 "unknown number", r->list_note);
-	else if (r->layout_unverified)
-		snprintf(buf, len, "%s: only the shards of the tasks found were walked, %zu of "
-			 "%zu (tokio's count for the worker threads seen)", r->list_note,
-			 r->shards_walked, r->shards);
-	else if (!r->shards)   /* one list per runtime (tokio < 1.35, LocalSet) */
-		snprintf(buf, len, "%s", r->list_note ? r->list_note : "a walk was cut");
-	else
-		snprintf(buf, len, "%s: %zu of %zu shards walked",
-			 r->list_note ? r->list_note : "a walk was cut", r->shards_walked, r->shards);
-	return buf;
-}
-
-const char *dump_via_name(enum dump_via via)
-{
-	switch (via) {
-	case DUMP_VIA_CONTEXT: return "context";
-	case DUMP_VIA_POLL: return "poll";
-	case DUMP_VIA_HEAP: return "heap";
-	}
-	return "?";
-}
-
-const char *dump_via_text(const struct dump_list *l, char *buf, size_t len)
-{
-	if (l->via == DUMP_VIA_CONTEXT)
-		snprintf(buf, len, "the thread-local CONTEXT of thread %d (%s)", (int)l->tid, l->comm);
-	else if (l->via == DUMP_VIA_HEAP)
-		snprintf(buf, len, "a task found by a heap scan");
-	else
-		snprintf(buf, len, "a task polled while tracing");
-	return buf;
-}
-
-const char *dump_task_ident(const struct dump_task *t, char *buf, size_t len)
-{
-	if (t->id)
-		snprintf(buf, len, "#%" PRIu64, t->id);
-	else
-		snprintf(buf, len, "~%u", t->seq);
-	return buf;
-}
-
-void dump_result__clear(struct dump_result *res)
-{
-	for (size_t i = 0; i < res->n; i++) {
-		free(res->tasks[i].name);
-		async_stack__clear(&res->tasks[i].stack);
-		for (size_t j = 0; j < res->tasks[i].n_join_sets; j++)
-			free(res->tasks[i].join_sets[j].tasks);
-		free(res->tasks[i].join_sets);
-	}
-	free(res->tasks);
-	free(res->task_lists);
-	free(res->target);
-	memset(res, 0, sizeof(*res));
 }

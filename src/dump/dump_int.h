@@ -67,8 +67,14 @@ struct ctx {
 	struct u64map vt_copy;        /* task vtable -> poll copy index + 1, 0 none (cache) */
 	struct u64map vt_trailer;     /* task vtable -> its trailer offset (cache) */
 	struct u64map task_by_header; /* header -> index + 1 into res->tasks */
+	struct u64map hdr_vt;         /* task header -> the vtable last read in it (this
+	                                 dump's cache: a sample checks it in its copy) */
+	struct u64map vt_id;          /* task vtable -> its tasks' id offset + 1 (cache) */
+	uint64_t walk_trailer;        /* trailer offset of the last node walked + 1, 0 none:
+	                                 the next node's links read with its header */
 	struct dump_result *res;
 	uint8_t *snap;
+	uint8_t *snap2;               /* the second copy of a cell, for the checks */
 	uint32_t next_seq;            /* ~N of the tasks without an id: first sight, never reused */
 	struct owned_layout layouts[MAX_LAYOUTS];
 	size_t n_layouts;
@@ -141,6 +147,16 @@ bool dump_read_counter(struct ctx *c, const char *exe);
  * no task (res->lists_without_tasks). 0 or -ENOMEM. */
 int dump_account_lists(struct ctx *c, const char *exe);
 
+/* The ways in by events (polled.c). */
+/* The plan's poll copies: what a vtable's poll pointer may be. 0 or -ENOMEM. */
+int dump_add_copies(struct ctx *c, const struct as_probe *probes, size_t n);
+/* The tasks src saw polled and not freed by its end, into c->res (seen).
+ * 0, -ENOMEM, or the source's error (in err). */
+int dump_discover_polled(struct ctx *c, struct as_source *src, char *err, size_t errlen);
+/* The same from a short live recording of o->pid (o->duration, 0.3 s). */
+int dump_discover_by_recording(struct ctx *c, const struct dump_opts *o, char *err,
+			       size_t errlen);
+
 /* What a parked task holds (held.c). */
 /* t parked on a timer (its chain's leaf a Sleep, Timeout, Interval): its
  * deadline into t->wakes_at_ns. */
@@ -148,5 +164,8 @@ void dump_read_deadline(struct ctx *c, struct dump_task *t);
 /* The JoinSets t's frames hold, each with its tasks, into t->join_sets
  * (their tasks' places in c->res resolved later). 0 or -ENOMEM. */
 int dump_read_join_sets(struct ctx *c, struct dump_task *t);
+/* After the tasks are sorted: each JoinSet's tasks found among them (the
+ * child's place, the parent's in the child), sorted by id. 0 or -ENOMEM. */
+int dump_place_children(struct ctx *c);
 
 #endif

@@ -230,3 +230,40 @@ int dump_read_join_sets(struct ctx *c, struct dump_task *t)
 	}
 	return 0;
 }
+
+/* The JoinSets' tasks among the dump's */
+
+static int cmp_child(const void *a, const void *b)
+{
+	const struct dump_child *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->header < y->header ? -1 : x->header > y->header;
+}
+
+/* Each JoinSet's tasks found among the tasks (sorted): the child's place,
+ * and the parent's in the child. 0 or -ENOMEM. */
+int dump_place_children(struct ctx *c)
+{
+	struct dump_result *r = c->res;
+	struct u64map at = { 0 };
+	int err = 0;
+
+	for (size_t i = 0; i < r->n && !err; i++)
+		err = u64map__set(&at, r->tasks[i].header, i + 1);
+	for (size_t i = 0; i < r->n && !err; i++)
+		for (size_t j = 0; j < r->tasks[i].n_join_sets; j++) {
+			struct dump_join_set *js = &r->tasks[i].join_sets[j];
+			for (size_t k = 0; k < js->n; k++) {
+				uint64_t idx;
+				if (!u64map__get(&at, js->tasks[k].header, &idx))
+					continue;
+				js->tasks[k].task = idx;
+				r->tasks[idx - 1].parent = i + 1;
+			}
+			qsort(js->tasks, js->n, sizeof(*js->tasks), cmp_child);
+		}
+	u64map__clear(&at);
+	return err;
+}

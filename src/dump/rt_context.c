@@ -287,10 +287,17 @@ struct rt_context *rt_context__open(struct dwarf_types *dt, const char *path, co
 				      : "no thread-local tokio CONTEXT symbol in the executable";
 		goto fail;
 	}
-	while (!found && dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-		if (dwarf_offdie(dw, off + hsize, &cu))
-			found = find_var(rc, &cu, 0, &var);
-		off = next;
+	/* the variable's DIE as an earlier run found it, else a pass over the
+	 * units (remembered: a one-shot dump runs again and again) */
+	err = dwarf_types__recall(dt, rc->linkage, &var);
+	found = err == 1;
+	if (err < 0) {
+		while (!found && dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+			if (dwarf_offdie(dw, off + hsize, &cu))
+				found = find_var(rc, &cu, 0, &var);
+			off = next;
+		}
+		dwarf_types__remember(dt, rc->linkage, found ? &var : NULL);
 	}
 	if (!found || (err = layout(rc, &var))) {
 		err = -ENODATA;

@@ -1,13 +1,18 @@
-/* Subprogram names by address through libdw's address ranges and scopes. */
+/* Subprogram names by address through libdw's address ranges and scopes,
+ * kept across runs in the binary's memo (sym/dwarf_memo.h: the address
+ * ranges of every unit cost more than the lookups). */
 #include "sym/dwarf_names.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "sym/dwarf_memo.h"
 
 /* Depth-first search below die for a subprogram starting at addr; Rust
  * nests them in namespaces and impl blocks (dwarf_getscopes does not look
@@ -64,6 +69,7 @@ int dwarf_subprogram_names(const char *path, const uint64_t *addrs, size_t n, ch
 
 int dwarf_subprogram_names_fd(int fd, const uint64_t *addrs, size_t n, char **names)
 {
+	struct dwarf_memo *memo;
 	Dwarf *dw;
 
 	for (size_t i = 0; i < n; i++)
@@ -73,8 +79,30 @@ int dwarf_subprogram_names_fd(int fd, const uint64_t *addrs, size_t n, char **na
 	dw = dwarf_begin(fd, DWARF_C_READ);
 	if (!dw)
 		return -ENODATA;
-	for (size_t i = 0; i < n; i++)
+	memo = dwarf_memo__open(dwarf_getelf(dw), fd, "subprograms");   /* NULL: none */
+	for (size_t i = 0; i < n; i++) {
+		char key[32];
+		const char *val;
+		/* "=name", or "-" when no subprogram starts there */
+		snprintf(key, sizeof(key), "%llx", (unsigned long long)addrs[i]);
+		if (dwarf_memo__get(memo, key, &val)) {
+			names[i] = val[0] == '=' ? strdup(val + 1) : NULL;
+			continue;
+		}
+		errno = 0;
 		names[i] = name_at(dw, addrs[i]);
+		if (names[i] && !strchr(names[i], '\n')) {
+			char *v;
+			if (asprintf(&v, "=%s", names[i]) >= 0) {
+				dwarf_memo__put(memo, key, v);
+				free(v);
+			}
+		} else if (!names[i] && errno != ENOMEM) {
+			dwarf_memo__put(memo, key, "-");
+		}
+	}
+	dwarf_memo__save(memo);   /* a cache: a failed write costs the next run time */
+	dwarf_memo__free(memo);
 	dwarf_end(dw);
 	return 0;
 }

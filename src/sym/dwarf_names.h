@@ -1,7 +1,8 @@
 /* Names of generic function instances from DWARF (libdw): for a function
  * address, the DW_AT_name of its subprogram, e.g.
  * "poll<app::main::{async_block#3}::{async_block_env#0}, alloc::sync::Arc<..>>",
- * from which the root future type of a task poll copy is read. */
+ * from which the root future type of a task poll copy is read. The names
+ * found are kept across runs in the binary's memo (sym/dwarf_memo.h). */
 #ifndef AS_SYM_DWARF_NAMES_H
 #define AS_SYM_DWARF_NAMES_H
 

@@ -7,10 +7,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "sym/dwarf_memo.h"
 #include "util/u64map.h"
 
 #define MAX_NAME 4096     /* longer qualified names are not looked up */
@@ -23,6 +25,7 @@ struct dwarf_types {
 	struct u64map vtables; /* vtable vaddr -> containing type's DIE offset */
 	bool vtables_read;
 	struct u64map first_lines; /* hash of (file, lo, hi) -> line + 1 */
+	struct dwarf_memo *memo;   /* names and finds of earlier runs (NULL: none) */
 };
 
 static struct dwarf_types *open_on(int fd);
@@ -67,6 +70,7 @@ static struct dwarf_types *open_on(int fd)
 		errno = ENODATA;
 		return NULL;
 	}
+	dt->memo = dwarf_memo__open(dwarf_getelf(dt->dw), dt->fd, "types");   /* NULL: none */
 	return dt;
 }
 
@@ -74,6 +78,8 @@ void dwarf_types__free(struct dwarf_types *dt)
 {
 	if (!dt)
 		return;
+	dwarf_memo__save(dt->memo);   /* a cache: a failed write costs the next run time */
+	dwarf_memo__free(dt->memo);
 	for (size_t i = 0; i < dt->names.cap; i++)
 		if (dt->names.keys[i] && dt->names.keys[i] != UINT64_MAX)
 			free((char *)(uintptr_t)dt->names.vals[i]);
@@ -174,8 +180,8 @@ static void find_below(struct find_ctx *fc, Dwarf_Die *parent, size_t len, int d
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
-static int find(struct dwarf_types *dt, const char *const *names, size_t n, Dwarf_Die *dies,
-		int *found, bool norm)
+static int find_pass(struct dwarf_types *dt, const char *const *names, size_t n, Dwarf_Die *dies,
+		     int *found, bool norm)
 {
 	struct find_ctx *fc = calloc(1, sizeof(*fc));
 	Dwarf_Off off = 0, next;
@@ -203,6 +209,76 @@ static int find(struct dwarf_types *dt, const char *const *names, size_t n, Dwar
 	}
 	ret = fc->nfound;
 	free(fc);
+	return ret;
+}
+
+/* The memo's key of a find: "f:" or "F:" (norm) and the name. */
+static char *find_key(const char *name, bool norm)
+{
+	char *key;
+
+	return asprintf(&key, "%c:%s", norm ? 'F' : 'f', name) < 0 ? NULL : key;
+}
+
+/* find_pass() for the names the memo does not know, the rest from it (the
+ * first defining DIE of a name does not depend on the others wanted). */
+static int find(struct dwarf_types *dt, const char *const *names, size_t n, Dwarf_Die *dies,
+		int *found, bool norm)
+{
+	const char **rest = calloc(n ? n : 1, sizeof(*rest));
+	size_t *at = calloc(n ? n : 1, sizeof(*at));
+	Dwarf_Die *rdies = calloc(n ? n : 1, sizeof(*rdies));
+	int *rfound = calloc(n ? n : 1, sizeof(*rfound));
+	size_t nr = 0;
+	int ret = -ENOMEM, got = 0;
+
+	if (!rest || !at || !rdies || !rfound)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		char *key = find_key(names[i], norm), *end;
+		const char *val;
+		unsigned long long off;
+		found[i] = 0;
+		if (key && dwarf_memo__get(dt->memo, key, &val)) {
+			free(key);
+			if (!strcmp(val, "-"))
+				continue;   /* not in the binary */
+			errno = 0;
+			off = strtoull(val, &end, 16);
+			if (!errno && !*end && dwarf_offdie(dt->dw, off, &dies[i])) {
+				found[i] = 1;
+				got++;
+				continue;
+			}
+		} else {
+			free(key);
+		}
+		at[nr] = i;
+		rest[nr++] = names[i];
+	}
+	ret = nr ? find_pass(dt, rest, nr, rdies, rfound, norm) : 0;
+	if (ret < 0)
+		goto out;
+	for (size_t k = 0; k < nr; k++) {
+		char *key = find_key(rest[k], norm), val[32];
+		size_t i = at[k];
+		if (rfound[k]) {
+			dies[i] = rdies[k];
+			found[i] = 1;
+			snprintf(val, sizeof(val), "%llx", (unsigned long long)dwarf_dieoffset(&rdies[k]));
+		} else {
+			snprintf(val, sizeof(val), "-");
+		}
+		if (key)
+			dwarf_memo__put(dt->memo, key, val);
+		free(key);
+	}
+	ret += got;
+out:
+	free(rest);
+	free(at);
+	free(rdies);
+	free(rfound);
 	return ret;
 }
 
@@ -319,13 +395,18 @@ const char *dwarf_types__name(struct dwarf_types *dt, Dwarf_Die *type)
 	char *out = NULL;
 	size_t len = 0;
 	int n;
+	char mkey[32];
+	const char *known = NULL;
 
 	if (u64map__get(&dt->names, key, &val))
 		return (const char *)(uintptr_t)val;
 	if (!die_name(type))
 		return NULL;
-	n = dwarf_getscopes_die(type, &scopes);
-	if (n <= 0) {
+	snprintf(mkey, sizeof(mkey), "n:%llx", (unsigned long long)(key - 1));
+	if (dwarf_memo__get(dt->memo, mkey, &known)) {
+		n = 0;
+		out = strdup(known);
+	} else if ((n = dwarf_getscopes_die(type, &scopes)) <= 0) {
 		out = strdup(die_name(type));
 	} else {
 		/* scopes[0] is the DIE itself, scopes[n - 1] its unit */
@@ -355,11 +436,49 @@ const char *dwarf_types__name(struct dwarf_types *dt, Dwarf_Die *type)
 	free(scopes);
 	if (!out)
 		return NULL;
+	if (!known)
+		dwarf_memo__put(dt->memo, mkey, out);
 	if (u64map__set(&dt->names, key, (uint64_t)(uintptr_t)out)) {
 		free(out);
 		return NULL;
 	}
 	return out;
+}
+
+int dwarf_types__recall(struct dwarf_types *dt, const char *key, Dwarf_Die *out)
+{
+	char *k, *end;
+	const char *val;
+	unsigned long long off;
+	bool hit;
+
+	if (asprintf(&k, "u:%s", key) < 0)
+		return -ENOENT;
+	hit = dwarf_memo__get(dt->memo, k, &val);
+	free(k);
+	if (!hit)
+		return -ENOENT;
+	if (!strcmp(val, "-"))
+		return 0;
+	errno = 0;
+	off = strtoull(val, &end, 16);
+	if (errno || *end || !dwarf_offdie(dt->dw, off, out))
+		return -ENOENT;
+	return 1;
+}
+
+void dwarf_types__remember(struct dwarf_types *dt, const char *key, Dwarf_Die *die)
+{
+	char *k, val[32];
+
+	if (asprintf(&k, "u:%s", key) < 0)
+		return;
+	if (die)
+		snprintf(val, sizeof(val), "%llx", (unsigned long long)dwarf_dieoffset(die));
+	else
+		snprintf(val, sizeof(val), "-");
+	dwarf_memo__put(dt->memo, k, val);
+	free(k);
 }
 
 const char *dwarf_types__comp_dir(Dwarf_Die *die)

@@ -2,8 +2,10 @@
  * memory: one session per binary, batch lookup of structure types by
  * qualified name, members and their offsets, sizes, qualified names of any
  * type DIE, and the active variant of a Rust enum (or async state machine)
- * read through a memory-read callback. No I/O beyond the ELF file; never
- * prints; knows nothing of Tokio. */
+ * read through a memory-read callback. What the lookups by name find (and
+ * the qualified names) are kept across runs in a per-binary memo file
+ * (sym/dwarf_memo.h: read at open, written by dwarf_types__free()); no
+ * other I/O beyond the ELF file; never prints; knows nothing of Tokio. */
 #ifndef AS_SYM_DWARF_TYPES_H
 #define AS_SYM_DWARF_TYPES_H
 
@@ -25,6 +27,7 @@ struct dwarf_types *dwarf_types__open(const char *path);
  * the session reads it through a duplicate descriptor of its own, so the
  * binary is not opened again. */
 struct dwarf_types *dwarf_types__open_fd(int fd);
+/* Writes the memo when the session added to it, then frees dt (NULL ok). */
 void dwarf_types__free(struct dwarf_types *dt);
 /* The libdw handle, borrowed until dwarf_types__free(). */
 Dwarf *dwarf_types__dwarf(const struct dwarf_types *dt);
@@ -44,6 +47,13 @@ int dwarf_types__find(struct dwarf_types *dt, const char *const *names, size_t n
  * "<impl X>", is kept whole). */
 int dwarf_types__find_norm(struct dwarf_types *dt, const char *const *names, size_t n,
 			   Dwarf_Die *dies, int *found);
+
+/* A DIE the caller remembered in an earlier run under its own key (in the
+ * memo, apart from the session's own keys): 1 with *out, 0 when remembered
+ * as absent, -ENOENT when not remembered (look it up, then remember it). */
+int dwarf_types__recall(struct dwarf_types *dt, const char *key, Dwarf_Die *out);
+/* Remembers die (NULL: absent) under key for later runs. */
+void dwarf_types__remember(struct dwarf_types *dt, const char *key, Dwarf_Die *die);
 
 /* The qualified name of a type DIE ("a::f::{async_fn_env#0}"; base types
  * and pointers keep their DW_AT_name, e.g. "u8", "&mut a::B"), cached per
