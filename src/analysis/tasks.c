@@ -1117,3 +1117,22 @@ void analysis__free(struct analysis *a)
 	free(a->workers);
 	free(a);
 }
+
+bool analysis__wakes_unrecorded(const struct analysis *a, const struct as_trace_meta *meta)
+{
+	const struct task_stats *t;
+	const struct task_group *g;
+	size_t n;
+
+	if (!as_meta_lite(meta))
+		return false;
+	t = analysis__tasks(a, &n);
+	for (size_t i = 0; i < n; i++)
+		if (t[i].wakes)
+			return false;
+	g = analysis__groups(a, &n);
+	for (size_t i = 0; i < n; i++)
+		if (g[i].wakes)
+			return false;
+	return true;
+}

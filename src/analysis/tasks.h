@@ -99,6 +99,10 @@ const struct task_stats *analysis__task(const struct analysis *a, uint64_t seq);
 /* Groups of folded tasks, most busy time first; empty when nothing was
  * folded. */
 const struct task_group *analysis__groups(const struct analysis *a, size_t *n);
+/* True when the trace's probes saw no wake (record --lite, or a runtime
+ * without a wake probe) and no task was woken: wakes, scheduling delays
+ * and spawn sites were not recorded. */
+bool analysis__wakes_unrecorded(const struct analysis *a, const struct as_trace_meta *meta);
 const struct worker_stats *analysis__workers(const struct analysis *a, size_t *n);
 const struct summary *analysis__summary(const struct analysis *a);
 

@@ -21,7 +21,8 @@
  * {"schema_version" (this document's version, REPORT_SCHEMA_VERSION: 1;
  *     "format_version" is the trace file's),
  *  "format_version", "target", "pid", "runtime", "runtime_detail"
- *  (which release of the runtime the recorder found, null unknown), "duration_ns", "events",
+ *  (which release of the runtime the recorder found, null unknown), "wakes_recorded"
+ *  (false: no wake probe, record --lite), "duration_ns", "events",
  *  "lost_events", "missed_events" (null when unknown: a truncated trace of
  *  format version 8 or older), "loss_counts" ("exact": from the end record;
  *  "lower_bound": a truncated trace, the counts of its last complete chunk;
@@ -788,10 +789,11 @@ int report_json(FILE *out, const struct analysis *a, const struct as_trace_meta 
 	else
 		json_writer__null(w);
 	json_writer__kv_string(w, "runtime", meta ? meta->runtime : NULL);
-	/* record --lite: wakes, scheduling delays and spawn sites not recorded */
-	json_writer__kv_bool(w, "lite", as_meta_lite(meta));
 	json_writer__kv_string(w, "runtime_detail", meta && meta->runtime_detail &&
 			       *meta->runtime_detail ? meta->runtime_detail : NULL);
+	/* no wake probe (record --lite): wakes, scheduling delays and spawn
+	 * sites not recorded */
+	json_writer__kv_bool(w, "wakes_recorded", !analysis__wakes_unrecorded(a, meta));
 	json_writer__kv_u64(w, "duration_ns", s->duration_ns);
 	json_writer__kv_u64(w, "events", s->events);
 	loss_json(w, end, opts && opts->truncated, lost, missed);

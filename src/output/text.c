@@ -551,10 +551,10 @@ int report_text(FILE *out, const struct analysis *a, const struct as_trace_meta 
 		fprintf(out, "duration %s, %" PRIu64 " events, lost events %" PRIu64
 			", missed events %" PRIu64 "\n", dur(b1, s->duration_ns), s->events, lost,
 			missed);
-	if (as_meta_lite(meta))
-		fprintf(out, "recorded with --lite: polls and busy time only; wakes, scheduling "
-			"delays and spawn sites were not recorded (WAKES, SPAWNED AT and the wake "
-			"sections are empty for that reason)\n");
+	if (analysis__wakes_unrecorded(a, meta))
+		fprintf(out, "no wake probe (record --lite): polls and busy time only; wakes, "
+			"scheduling delays and spawn sites were not recorded (WAKES, SPAWNED AT "
+			"and the wake sections are empty for that reason)\n");
 	if (lost || missed)
 		fprintf(out, "!!! WARNING: %s%" PRIu64 " events lost in the kernel (ring buffer full) "
 			"and %" PRIu64 " missed by the recorder: the numbers below undercount !!!\n",
