@@ -1,5 +1,5 @@
 /* `asyncscope dump -p PID [--format text|json] [--duration DURATION]`: the async
- * backtrace of every live task of a Tokio program, like a thread dump,
+ * backtrace of every live task of a Tokio, async-std or smol program, like a thread dump,
  * without stopping it (src/dump/dump.h finds and reads the tasks; this file
  * parses arguments and prints). With `--every INTERVAL [--duration D]
  * [--format text|folded|json]`, the await profile: a dump every INTERVAL
@@ -109,6 +109,8 @@ static const char *frame_note(const struct async_frame *f)
  *   found through the thread-local CONTEXT of thread 7919 (local_set), 3 threads in it
  * task list 2 (LocalSet, id 2): 5 tasks, complete; found through a task found by a
  *   heap scan
+ * task list 3 (async-executor executor): 3 tasks, complete; found through the static
+ *   smol::spawn::spawn::GLOBAL
  * no runtime found in any thread's CONTEXT (no thread's thread-local CONTEXT holds
  *   a runtime handle): tasks found by tracing 300 ms
  */
@@ -122,8 +124,11 @@ static void print_lists(const struct dump_result *r)
 				 : !strcmp(l->runtime, "multi_thread") ? "multi_thread runtime, "
 				 : !strcmp(l->runtime, "current_thread") ? "current_thread runtime, "
 				 : "runtime, ";
-		printf("task list %zu (%sid %" PRIu64 "): %zu task%s, ", i + 1, kind, l->id, l->tasks,
-		       l->tasks == 1 ? "" : "s");
+		if (l->runtime && !strcmp(l->runtime, "executor"))   /* async-executor: no id */
+			printf("task list %zu (async-executor executor): ", i + 1);
+		else
+			printf("task list %zu (%sid %" PRIu64 "): ", i + 1, kind, l->id);
+		printf("%zu task%s, ", l->tasks, l->tasks == 1 ? "" : "s");
 		if (l->shards > 1)
 			printf("%zu of %zu shards walked, ", l->walked, l->shards);
 		printf("%s; found through %s", l->complete ? "complete" : "not complete",

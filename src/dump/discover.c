@@ -136,10 +136,9 @@ out:
 
 /* The heap scan */
 
-/* Every 8-byte word of [start, end) of the target: calls fn(c, addr, word,
- * arg) until it returns non-zero; at most *budget bytes are read. */
-static int scan_words(struct ctx *c, uint64_t start, uint64_t end, uint64_t *budget,
-		      int (*fn)(struct ctx *, uint64_t, uint64_t, void *), void *arg)
+/* dump_scan_words (dump_int.h): also async_exec.c's heap scan */
+int dump_scan_words(struct ctx *c, uint64_t start, uint64_t end, uint64_t *budget,
+		    int (*fn)(struct ctx *, uint64_t, uint64_t, void *), void *arg)
 {
 	enum { CHUNK = 1 << 20 };
 	uint64_t *buf = malloc(CHUNK);
@@ -246,10 +245,10 @@ static int scan(struct ctx *c, bool local_only)
 				   &end, perms, name) < 3)
 				continue;
 			if (pass == 0 && !strcmp(name, exe) && perms[0] == 'r' && perms[2] != 'x')
-				ret = scan_words(c, start, end, &budget, is_vtable, &sc);
+				ret = dump_scan_words(c, start, end, &budget, is_vtable, &sc);
 			else if (pass == 1 && sc.vtables.len && perms[0] == 'r' && perms[1] == 'w' &&
 				 (!name[0] || !strcmp(name, "[heap]")))
-				ret = scan_words(c, start, end, &budget, is_header, &sc);
+				ret = dump_scan_words(c, start, end, &budget, is_header, &sc);
 			if (pass == 1 && c->res->n && !local_only)
 				break;
 		}

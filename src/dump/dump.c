@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "analysis/task_model.h"
+#include "dump/async_exec.h"
 #include "dump/dump_int.h"
 #include "dump/procmem.h"
 #include "dump/task_lists.h"
@@ -793,7 +794,8 @@ static int cmp_task(const void *a, const void *b)
 		return x->id ? -1 : 1;
 	if (x->id != y->id)
 		return x->id < y->id ? -1 : 1;
-	return x->header < y->header ? -1 : x->header > y->header;
+	/* without an id (async-task's): in order of first sight, as ~N says */
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 /* The Tokio minor version the binary's source paths name
@@ -917,6 +919,10 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 	struct elf_image *img = NULL;
 	struct ctx c = { .pid = o->pid, .threads = o->threads, .res = res };
 	struct probe_plan *plan = NULL;
+	struct async_exec *ax = NULL;
+	const struct as_probe *probes = o->probes;
+	size_t n_probes = o->n_probes;
+	bool tokio;
 	char why[256];
 	int attempts = o->attempts > 0 ? o->attempts : 5;
 	int ret;
@@ -963,9 +969,11 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 		ret = -ENODATA;
 		goto fail;
 	}
-	if (!has_tokio(img)) {
+	tokio = has_tokio(img);
+	if (!tokio && !async_exec_present(img)) {
 		snprintf(err, errlen, "no Tokio runtime functions found in %s (searched %zu function "
-			 "symbols for tokio::runtime::task::raw::poll): is it a Tokio program?",
+			 "symbols for tokio::runtime::task::raw::poll), nor async-task's (async-std, "
+			 "smol: async_task::raw::RawTask::run): is it a Tokio program?",
 			 target, img->n_syms);
 		ret = -ENOENT;
 		goto fail;
@@ -1004,6 +1012,8 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 	}
 	read_layout(c.dt, &c.lay);
 	c.seed_via = DUMP_VIA_POLL;
+	if (o->source)
+		probes = as_source__meta(o->source)->probes, n_probes = as_source__meta(o->source)->n_probes;
 	if (o->source) {
 		ret = discover_polled(&c, o->source, err, errlen);
 		if (ret)
@@ -1033,7 +1043,7 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 	 * the heap), else only those of the tasks the walks find */
 	if (has_local_set(img) && type_copies(&c, exe, false))
 		goto nomem;
-	ret = o->trace ? 0 : dump_discover_context(&c, exe);
+	ret = o->trace || !tokio ? 0 : dump_discover_context(&c, exe);
 	if (ret < 0)
 		goto nomem;
 	if (ret > 0) {
@@ -1051,6 +1061,8 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 			goto nomem;
 		goto lists_known;
 	}
+	if (!tokio && !o->trace)
+		goto lists_known;   /* async-task only: its executors, below */
 	/* 2. else the tasks polled during a short recording */
 	res->traced = true;
 	ret = discover_by_recording(&c, o, err, errlen);
@@ -1063,6 +1075,8 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 	}
 
 tasks_known:
+	if (!tokio)
+		goto lists_known;
 	/* the rest of the tasks from Tokio's lists; the copies' types first:
 	 * they say where a list is */
 	ret = type_copies(&c, exe, false);
@@ -1080,13 +1094,19 @@ tasks_known:
 	if (c.unverified)
 		undescribed_lists(&c);
 lists_known:
-
+	/* async-task's tasks (async-std, smol): through their executors */
+	if (plan)
+		probes = plan->probes, n_probes = plan->n;
+	if ((ret = async_exec_open(&c, img, probes, n_probes, !tokio, &ax, err, errlen)))
+		goto fail;
 	/* 3. each task's stack */
 	c.snap = malloc(MAX_SNAPSHOT);
 	if (!c.snap)
 		goto nomem;
 	for (size_t i = 0; i < res->n; i++)
-		if (sample(&c, &res->tasks[i], attempts))
+		if (async_exec__owns(ax, res->tasks[i].header)
+			    ? async_exec__sample(ax, &res->tasks[i], attempts)
+			    : sample(&c, &res->tasks[i], attempts))
 			goto nomem;
 	qsort(res->tasks, res->n, sizeof(*res->tasks), cmp_task);
 	ret = 0;
@@ -1097,6 +1117,7 @@ nomem:
 fail:
 	dump_result__clear(res);
 out:
+	async_exec__free(ax);
 	free(c.snap);
 	for (size_t i = 0; i < c.n_copies; i++) {
 		free(c.copies[i].future);
@@ -1113,63 +1134,6 @@ out:
 	if (!o->img)
 		elf_image__free(img);
 	return ret;
-}
-
-bool dump_list_complete(const struct dump_result *r)
-{
-	return !r->walk_cut && !r->list_note && !r->layout_unverified && !r->lists_unread &&
-	       r->shards_walked == r->shards;
-}
-
-const char *dump_list_status(const struct dump_result *r, char *buf, size_t len)
-{
-	if (dump_list_complete(r))
-		return NULL;
-	if (!r->lists && !r->layout_unverified)
-		snprintf(buf, len, "the task list changed while it was walked");
-	else if (r->layout_unverified && !r->shards)
-		snprintf(buf, len, "%s: only the shards of the tasks found were walked, of an "
-			 "unknown number", r->list_note);
-	else if (r->layout_unverified)
-		snprintf(buf, len, "%s: only the shards of the tasks found were walked, %zu of "
-			 "%zu (tokio's count for the worker threads seen)", r->list_note,
-			 r->shards_walked, r->shards);
-	else if (!r->shards)   /* one list per runtime (tokio < 1.35, LocalSet) */
-		snprintf(buf, len, "%s", r->list_note ? r->list_note : "a walk was cut");
-	else
-		snprintf(buf, len, "%s: %zu of %zu shards walked",
-			 r->list_note ? r->list_note : "a walk was cut", r->shards_walked, r->shards);
-	return buf;
-}
-
-const char *dump_via_name(enum dump_via via)
-{
-	switch (via) {
-	case DUMP_VIA_CONTEXT: return "context";
-	case DUMP_VIA_POLL: return "poll";
-	case DUMP_VIA_HEAP: return "heap";
-	}
-	return "?";
-}
-
-const char *dump_via_text(const struct dump_list *l, char *buf, size_t len)
-{
-	if (l->via == DUMP_VIA_CONTEXT)
-		snprintf(buf, len, "the thread-local CONTEXT of thread %d (%s)", (int)l->tid, l->comm);
-	else if (l->via == DUMP_VIA_HEAP)
-		snprintf(buf, len, "a task found by a heap scan");
-	else
-		snprintf(buf, len, "a task polled while tracing");
-	return buf;
-}
-
-const char *dump_task_ident(const struct dump_task *t, char *buf, size_t len)
-{
-	if (t->id)
-		snprintf(buf, len, "#%" PRIu64, t->id);
-	else
-		snprintf(buf, len, "~%u", t->seq);
-	return buf;
 }
 
 void dump_result__clear(struct dump_result *res)

@@ -103,6 +103,11 @@ extern const struct owned_walk_ops dump_walk_ops;
 struct dump_list *dump_list_add(struct ctx *c);
 
 /* The ways in (discover.c). */
+/* Every 8-byte word of [start, end) of the target: calls fn(c, addr, word,
+ * arg) until it returns non-zero (< 0: an error, returned); at most *budget
+ * bytes are read (unreadable chunks skipped). 0 or the error. */
+int dump_scan_words(struct ctx *c, uint64_t start, uint64_t end, uint64_t *budget,
+		    int (*fn)(struct ctx *, uint64_t, uint64_t, void *), void *arg);
 /* Every thread's CONTEXT (a BPF task iterator gives their thread pointers),
  * each runtime handle found once, its OwnedTasks walked from its heads into
  * c->res (task_lists, tasks). Returns the number of lists walked (0: none

@@ -1,0 +1,930 @@
+/* async-executor's executors and async-task's tasks, read from a live
+ * process without a probe (async_exec.h). Depends on libelf (the static
+ * symbols), libdw (sym/dwarf_types), the dump engine's state (dump_int.h)
+ * and the runtime profiles' wrapper tables (probe/profile.h: data only).
+ *
+ * Checked on Debian's async-task 4.3.0, async-executor 1.5.0, async-lock
+ * 2.6.0, slab 0.4.4, async-global-executor 2.3.1, async-std 1.12.0 and
+ * smol 1.3.0 (rustc 1.95, release with debug = true):
+ * - async-task's raw task: Header { state, awaiter, vtable } (reordered by
+ *   rustc: vtable @0, state @8), then the schedule fn S at offset_s, then
+ *   the union of the future F and its output T at offset_f; the vtable's
+ *   layout_info (&'static Option<TaskLayout>, kept "so that debuggers can
+ *   decode raw task memory blobs", raw.rs) gives both offsets and the size;
+ *   RawTask<F, T, S> (pointers to each part) is in DWARF per task type, its
+ *   name from the DWARF name of the type's run copy, "run<F, T, S>";
+ * - state bits (state.rs): SCHEDULED 1, RUNNING 2, COMPLETED 4, CLOSED 8,
+ *   TASK 16, AWAITER 32, reference count in units of 1 << 8;
+ * - Executor { state: OnceCell<Arc<State>> } (async_lock's OnceCell: state
+ *   0 uninitialised, 1 initialising, 2 initialised; value), LocalExecutor
+ *   { inner: Executor }; State { .., active: Mutex<Slab<Waker>> }: spawn
+ *   inserts the task's waker (runnable.waker()), the task's wrapper future
+ *   removes it when it ends (lib.rs 131-146);
+ * - Slab { entries: Vec<Entry<T>>, len (occupied entries), next }, Entry
+ *   Vacant(usize) | Occupied(T); a Waker's RawWaker.data is the task;
+ * - a task's schedule fn (Executor::schedule's and LocalExecutor's closure)
+ *   captures `state: Arc<State>`: a task leads to its executor. */
+#include "dump/async_exec.h"
+
+#include <dwarf.h>
+#include <errno.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dump/async_task.h"
+#include "dump/dump_int.h"
+#include "probe/profile.h"
+#include "sym/demangle.h"
+#include "sym/dwarf_names.h"
+#include "util/glob.h"
+
+/* The facts, by the versions they were checked on (above). */
+
+/* Statics holding an executor: how each is reached. */
+static const struct exec_static {
+	const char *symbol;   /* demangled, hash removed */
+	const char *needle;   /* in its mangled name (skips the other symbols cheaply) */
+	const char *type;     /* its DWARF type */
+	const char *why;      /* the source that declares it */
+} statics[] = {
+	{ "async_global_executor::executor::GLOBAL_EXECUTOR", "GLOBAL_EXECUTOR",
+	  "async_executor::Executor",
+	  "async-global-executor 2.3.1 executor.rs: static GLOBAL_EXECUTOR: Executor<'_> "
+	  "(async-std 1.12's spawn)" },
+	{ "smol::spawn::spawn::GLOBAL", "GLOBAL",
+	  "async_lock::once_cell::OnceCell<async_executor::Executor>",
+	  "smol 1.3.0 spawn.rs: static GLOBAL: OnceCell<Executor<'_>> in spawn()" },
+};
+
+static const char *const type_header = "async_task::header::Header";
+static const char *const type_vtable = "async_task::raw::TaskVTable";
+static const char *const rawtask_prefix = "async_task::raw::RawTask";
+static const char *const run_marker = "async_task::raw::RawTask";   /* in a run copy's symbol */
+static const char *const once_cell_prefix = "async_lock::once_cell::OnceCell<";
+static const char *const type_executor = "async_executor::Executor";
+static const char *const type_local_executor = "async_executor::LocalExecutor";
+static const char *const arc_prefix = "alloc::sync::Arc<";
+static const char *const state_inner = "alloc::sync::ArcInner<async_executor::State>";
+#define ONCE_INITIALIZED 2
+
+
+#define MAX_EXECUTORS  64
+#define MAX_ENTRIES    (1u << 20)   /* slab entries read (16 MiB) */
+#define MAX_TASK_SNAP  (1u << 20)   /* a task read in one piece up to this size */
+#define SLAB_TRIES     3            /* reads of a slab that changed under the last one */
+#define RETRY_NS       2000000L
+
+/* One task type: a RawTask<F, T, S>::run copy. */
+struct ax_copy {
+	uint64_t addr;            /* ELF address of its run */
+	char *future;             /* root future, readable (the plan's name), or NULL */
+	bool typed;               /* F found: */
+	Dwarf_Die fut;
+	bool sched;               /* S holds an Arc<async_executor::State>: */
+	uint64_t sched_arc_off;   /* its pointer within S */
+};
+
+/* One task vtable: its copy and layout (static data: read once). */
+struct ax_vt {
+	size_t copy;              /* index + 1, 0 none */
+	bool layout;              /* layout_info read: */
+	uint64_t off_s, off_f, size;
+};
+
+struct async_exec {
+	struct ctx *c;
+	struct ax_copy *copies;
+	size_t n_copies;
+	struct u64map copy_by_addr;   /* run's ELF address -> index + 1 */
+	struct ax_vt *vts;
+	size_t n_vts;
+	struct u64map vt_by_addr;     /* vtable -> index + 1 into vts */
+	struct u64map owned;          /* headers found: 1 */
+	uint64_t executors[MAX_EXECUTORS];   /* State addresses walked */
+	size_t n_executors;
+	uint8_t *snap;
+	/* layouts */
+	uint64_t hdr_state, hdr_vtable, vt_run, vt_layout_info;
+	Dwarf_Die opt_layout;         /* Option<TaskLayout> */
+	bool have_state;              /* the State's slab described: */
+	uint64_t arc_data;            /* ArcInner<State>.data */
+	uint64_t slab_off;            /* the Slab within State */
+	uint64_t ent_ptr, ent_len, slab_len;   /* within the Slab */
+	Dwarf_Die entry;              /* Entry<Waker> */
+	uint64_t entry_size;
+};
+
+bool async_exec_present(const struct elf_image *img)
+{
+	for (size_t i = 0; i < img->n_syms; i++)
+		if (strstr(img->syms[i].norm, run_marker) && strstr(img->syms[i].norm, "::run"))
+			return true;
+	return false;
+}
+
+/* DWARF */
+
+static const char *die_name(Dwarf_Die *d)
+{
+	Dwarf_Attribute a;
+
+	return dwarf_formstring(dwarf_attr_integrate(d, DW_AT_name, &a));
+}
+
+static bool starts(const char *s, const char *p)
+{
+	return s && !strncmp(s, p, strlen(p));
+}
+
+/* The type a pointer type DIE points at, defined. */
+static bool pointee(struct dwarf_types *dt, Dwarf_Die *ptr, Dwarf_Die *out)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die raw;
+
+	if (dwarf_tag(ptr) != DW_TAG_pointer_type ||
+	    !dwarf_formref_die(dwarf_attr(ptr, DW_AT_type, &a), &raw) || dwarf_peel_type(&raw, out))
+		return false;
+	return task_lists_defined(dt, out);
+}
+
+/* The pointee of structure st's pointer member `name`. */
+static bool member_pointee(struct dwarf_types *dt, Dwarf_Die *st, const char *name, Dwarf_Die *out)
+{
+	Dwarf_Die t;
+	uint64_t off;
+
+	return dwt_member(st, name, NULL, &off, &t) == 0 && pointee(dt, &t, out);
+}
+
+/* The generic argument `name` of a structure, defined. */
+static bool template_arg(struct dwarf_types *dt, Dwarf_Die *st, const char *name, Dwarf_Die *out)
+{
+	Dwarf_Die child, raw;
+	Dwarf_Attribute a;
+
+	if (dwarf_child(st, &child))
+		return false;
+	do {
+		const char *n;
+		if (dwarf_tag(&child) != DW_TAG_template_type_parameter || !(n = die_name(&child)) ||
+		    strcmp(n, name))
+			continue;
+		return dwarf_formref_die(dwarf_attr(&child, DW_AT_type, &a), &raw) &&
+		       !dwarf_peel_type(&raw, out) && task_lists_defined(dt, out);
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+/* The State's slab, from ArcInner<State> (a DIE): where each part is. */
+static bool state_layout(struct async_exec *ax, Dwarf_Die *inner)
+{
+	Dwarf_Die state, active, cell, slab, vec;
+	uint64_t data, a_off, c_off, s_off, dummy;
+
+	if (ax->have_state)
+		return true;
+	if (dwt_member(inner, "data", NULL, &data, &state) || !task_lists_defined(ax->c->dt, &state) ||
+	    dwt_member(&state, "active", NULL, &a_off, &active) ||
+	    dwt_member(&active, "data", NULL, &c_off, &cell) ||
+	    dwt_only_member(&cell, &s_off, &slab) || !task_lists_defined(ax->c->dt, &slab) ||
+	    dwt_member(&slab, "entries", NULL, &ax->ent_ptr, &vec) ||
+	    dwt_member(&slab, "len", NULL, &ax->slab_len, NULL) ||
+	    !task_lists_defined(ax->c->dt, &vec) ||
+	    dwt_member_deep(&vec, "pointer", &dummy, NULL) ||
+	    dwt_member(&vec, "len", NULL, &ax->ent_len, NULL) ||
+	    !template_arg(ax->c->dt, &vec, "T", &ax->entry) || dwt_byte_size(&ax->entry) <= 0)
+		return false;
+	ax->ent_len += ax->ent_ptr;
+	ax->ent_ptr += dummy;
+	ax->arc_data = data;
+	ax->slab_off = a_off + c_off + s_off;   /* from the State (ArcInner + data) */
+	ax->entry_size = (uint64_t)dwt_byte_size(&ax->entry);
+	ax->have_state = true;
+	return true;
+}
+
+/* F and S of each copy: RawTask<F, T, S>, named after the copy's DWARF
+ * subprogram "run<F, T, S>", in one pass over the units. */
+static int type_copies(struct async_exec *ax, const struct elf_image *img)
+{
+	size_t n = ax->n_copies ? ax->n_copies : 1;
+	uint64_t *addrs = calloc(n, sizeof(*addrs));
+	char **names = calloc(n, sizeof(*names)), **want = calloc(n, sizeof(*want));
+	Dwarf_Die *dies = calloc(n, sizeof(*dies));
+	int *found = calloc(n, sizeof(*found));
+	size_t *sel = calloc(n, sizeof(*sel)), nw = 0;
+	int ret = -ENOMEM;
+
+	if (!addrs || !names || !want || !dies || !found || !sel)
+		goto out;
+	for (size_t i = 0; i < ax->n_copies; i++)
+		addrs[i] = ax->copies[i].addr;
+	dwarf_subprogram_names_fd(elf_image__fd(img), addrs, ax->n_copies, names);
+	for (size_t i = 0; i < ax->n_copies; i++) {
+		if (!names[i] || strncmp(names[i], "run<", 4))
+			continue;
+		if (asprintf(&want[nw], "%s%s", rawtask_prefix, names[i] + 3) < 0) {
+			want[nw] = NULL;
+			goto out;
+		}
+		sel[nw++] = i;
+	}
+	if (dwarf_types__find(ax->c->dt, (const char *const *)want, nw, dies, found) < 0)
+		goto out;
+	for (size_t k = 0; k < nw; k++) {
+		struct ax_copy *cp = &ax->copies[sel[k]];
+		Dwarf_Die s, arc, inner;
+		if (!found[k])
+			continue;
+		cp->typed = member_pointee(ax->c->dt, &dies[k], "future", &cp->fut);
+		/* the executor's closure: state: Arc<State> */
+		if (member_pointee(ax->c->dt, &dies[k], "schedule", &s) &&
+		    dwt_member_deep(&s, "pointer", &cp->sched_arc_off, &arc) == 0 &&
+		    pointee(ax->c->dt, &arc, &inner) &&
+		    starts(dwarf_types__name(ax->c->dt, &inner), state_inner) && state_layout(ax, &inner))
+			cp->sched = true;
+	}
+	ret = 0;
+out:
+	for (size_t i = 0; names && i < ax->n_copies; i++)
+		free(names[i]);
+	for (size_t k = 0; want && k < nw; k++)
+		free(want[k]);
+	free(names);
+	free(want);
+	free(addrs);
+	free(dies);
+	free(found);
+	free(sel);
+	return ret;
+}
+
+struct async_exec *async_exec__new(struct ctx *c, const struct elf_image *img,
+				   const struct as_probe *probes, size_t n, const char **why)
+{
+	static const char *const names[] = { type_header, type_vtable };
+	struct async_exec *ax = calloc(1, sizeof(*ax));
+	Dwarf_Die dies[2], lt;
+	int found[2];
+
+	*why = NULL;
+	if (!ax)
+		return NULL;
+	ax->c = c;
+	for (size_t i = 0; i < n; i++) {
+		const struct as_probe *p = &probes[i];
+		struct ax_copy *cp;
+		if (p->role != AS_ROLE_POLL || !p->symbol || !strstr(p->symbol, run_marker) ||
+		    u64map__get(&ax->copy_by_addr, p->addr, NULL))
+			continue;
+		cp = realloc(ax->copies, (ax->n_copies + 1) * sizeof(*cp));
+		if (!cp)
+			goto nomem;
+		ax->copies = cp;
+		cp = &cp[ax->n_copies];
+		memset(cp, 0, sizeof(*cp));
+		cp->addr = p->addr;
+		if (p->future && !(cp->future = strdup(p->future)))
+			goto nomem;
+		if (u64map__set(&ax->copy_by_addr, p->addr, ++ax->n_copies))
+			goto nomem;
+	}
+	if (!ax->n_copies) {
+		*why = "no async-task run function in the probe plan";
+		errno = ENOENT;
+		goto fail;
+	}
+	if (dwarf_types__find(c->dt, names, 2, dies, found) < 0)
+		goto nomem;
+	if (!found[0] || !found[1] ||
+	    dwt_member(&dies[0], "state", NULL, &ax->hdr_state, NULL) ||
+	    dwt_member(&dies[0], "vtable", NULL, &ax->hdr_vtable, NULL) ||
+	    dwt_member(&dies[1], "run", NULL, &ax->vt_run, NULL) ||
+	    dwt_member(&dies[1], "layout_info", NULL, &ax->vt_layout_info, &lt) ||
+	    !pointee(c->dt, &lt, &ax->opt_layout)) {
+		*why = "the binary's DWARF does not describe async-task's Header and TaskVTable "
+		       "(layout_info)";
+		errno = ENODATA;
+		goto fail;
+	}
+	if (type_copies(ax, img))
+		goto nomem;
+	return ax;
+nomem:
+	errno = ENOMEM;
+fail:
+	async_exec__free(ax);
+	return NULL;
+}
+
+void async_exec__free(struct async_exec *ax)
+{
+	if (!ax)
+		return;
+	for (size_t i = 0; i < ax->n_copies; i++)
+		free(ax->copies[i].future);
+	free(ax->copies);
+	free(ax->vts);
+	free(ax->snap);
+	u64map__clear(&ax->copy_by_addr);
+	u64map__clear(&ax->vt_by_addr);
+	u64map__clear(&ax->owned);
+	free(ax);
+}
+
+bool async_exec__owns(const struct async_exec *ax, uint64_t header)
+{
+	return ax && u64map__get(&ax->owned, header, NULL);
+}
+
+/* Tasks */
+
+static int rd64(struct async_exec *ax, uint64_t addr, uint64_t *v)
+{
+	return procmem_read(&ax->c->pm, addr, v, sizeof(*v));
+}
+
+/* The vtable at vt: its copy and layout, read once (static data). NULL
+ * when it is no task vtable of a known type. */
+static struct ax_vt *vtable_of(struct async_exec *ax, uint64_t vt)
+{
+	struct ax_vt *v, nv = { 0 };
+	uint64_t idx, run, li, o;
+	struct dwt_variant var;
+	Dwarf_Die tl;
+	const char *vn;
+
+	if (u64map__get(&ax->vt_by_addr, vt, &idx))
+		return idx ? &ax->vts[idx - 1] : NULL;
+	if (!vt || (vt & 7) || rd64(ax, vt + ax->vt_run, &run))
+		return NULL;   /* unreadable: not cached (a torn header's garbage) */
+	if (run > ax->c->bias && u64map__get(&ax->copy_by_addr, run - ax->c->bias, &idx))
+		nv.copy = (size_t)idx;
+	/* layout_info: &'static Option<TaskLayout> */
+	if (nv.copy && rd64(ax, vt + ax->vt_layout_info, &li) == 0 &&
+	    dwt_read_variant(&ax->opt_layout, li, procmem_read, &ax->c->pm, &var) == 0 &&
+	    (vn = die_name(&var.member)) && !strcmp(vn, "Some") &&
+	    dwt_member(&var.type, "__0", NULL, &o, &tl) == 0) {
+		uint64_t so, fo, zo, base = li + var.offset + o;
+		if (dwt_member(&tl, "offset_s", NULL, &so, NULL) == 0 &&
+		    dwt_member(&tl, "offset_f", NULL, &fo, NULL) == 0 &&
+		    dwt_member_deep(&tl, "size", &zo, NULL) == 0 && rd64(ax, base + so, &nv.off_s) == 0 &&
+		    rd64(ax, base + fo, &nv.off_f) == 0 && rd64(ax, base + zo, &nv.size) == 0 &&
+		    nv.off_f < nv.size && nv.off_s < nv.size && nv.size < (UINT64_C(1) << 32))
+			nv.layout = true;
+	}
+	if (!nv.copy) {
+		if (u64map__set(&ax->vt_by_addr, vt, 0))
+			return NULL;
+		return NULL;
+	}
+	v = realloc(ax->vts, (ax->n_vts + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	ax->vts = v;
+	ax->vts[ax->n_vts] = nv;
+	if (u64map__set(&ax->vt_by_addr, vt, ++ax->n_vts))
+		return NULL;
+	return &ax->vts[ax->n_vts - 1];
+}
+
+/* The task at h: its vtable entry, or NULL when it is no task of a known
+ * type. */
+static struct ax_vt *task_vt(struct async_exec *ax, uint64_t h)
+{
+	uint64_t vt;
+
+	if (!h || (h & 7) || rd64(ax, h + ax->hdr_vtable, &vt))
+		return NULL;
+	return vtable_of(ax, vt);
+}
+
+/* The executor State the task at h is scheduled on (its schedule closure's
+ * Arc<State>), or 0. */
+static uint64_t task_executor(struct async_exec *ax, uint64_t h)
+{
+	struct ax_vt *v = task_vt(ax, h);
+	const struct ax_copy *cp;
+	uint64_t inner;
+
+	if (!v || !v->layout || !(cp = &ax->copies[v->copy - 1])->sched ||
+	    rd64(ax, h + v->off_s + cp->sched_arc_off, &inner) || !inner || (inner & 7))
+		return 0;
+	return inner + ax->arc_data;
+}
+
+/* Executors */
+
+/* One slab read: the tasks of the State at st into *out (malloc'd, *n of
+ * them). Returns 1 complete (every entry a task of a known type, as many
+ * as the slab counts), 0 not (*why), -ENOMEM. */
+static int slab_tasks(struct async_exec *ax, uint64_t st, uint64_t **out, size_t *n,
+		      const char **why)
+{
+	uint64_t ptr, len, count, *hs = NULL;
+	uint8_t *buf = NULL;
+	struct procmem pm = ax->c->pm;
+	int ret = 0;
+
+	*out = NULL;
+	*n = 0;
+	*why = NULL;
+	for (int try = 0; try < SLAB_TRIES; try++) {
+		size_t occupied = 0, k = 0;
+		bool unknown = false;
+		free(buf);
+		free(hs);
+		buf = NULL;
+		hs = NULL;
+		if (rd64(ax, st + ax->slab_off + ax->ent_ptr, &ptr) ||
+		    rd64(ax, st + ax->slab_off + ax->ent_len, &len) ||
+		    rd64(ax, st + ax->slab_off + ax->slab_len, &count)) {
+			*why = "the executor's task slab is unreadable";
+			return 0;
+		}
+		if (len > MAX_ENTRIES || count > len) {
+			*why = "the executor's task slab does not look like one";
+			return 0;
+		}
+		if (!len)
+			return 1;
+		if (!(buf = malloc(len * ax->entry_size)) || !(hs = calloc(len, sizeof(*hs)))) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		if (procmem_read_raw(ax->c->pid, ptr, buf, len * ax->entry_size)) {
+			*why = "the executor's task slab is unreadable";
+			goto out;
+		}
+		pm.snap = buf;
+		pm.snap_addr = ptr;
+		pm.snap_len = len * ax->entry_size;
+		for (uint64_t i = 0; i < len; i++) {
+			struct dwt_variant v;
+			const char *vn;
+			uint64_t wo, data;
+			uint64_t at = ptr + i * ax->entry_size;
+			if (dwt_read_variant(&ax->entry, at, procmem_read, &pm, &v) ||
+			    !(vn = die_name(&v.member))) {
+				unknown = true;
+				continue;
+			}
+			if (strcmp(vn, "Occupied"))
+				continue;
+			occupied++;
+			if (dwt_member_deep(&v.type, "data", &wo, NULL) ||
+			    procmem_read(&pm, at + v.offset + wo, &data, sizeof(data)) ||
+			    !task_vt(ax, data)) {
+				unknown = true;
+				continue;
+			}
+			hs[k++] = data;
+		}
+		if (occupied == count && !unknown) {
+			*out = hs;
+			*n = k;
+			hs = NULL;
+			ret = 1;
+			goto out;
+		}
+		/* changed under the read (a spawn, a task ending): again; the last
+		 * read stands */
+		*out = hs;
+		*n = k;
+		hs = NULL;
+		*why = unknown ? "an entry of the executor's task slab is no task of a known type"
+			       : "the executor's task slab changed while it was read";
+		if (try + 1 < SLAB_TRIES) {
+			free(*out);
+			*out = NULL;
+			*n = 0;
+			struct timespec ts = { 0, RETRY_NS };
+			nanosleep(&ts, NULL);
+		}
+	}
+out:
+	free(buf);
+	free(hs);
+	return ret;
+}
+
+static bool executor_seen(struct async_exec *ax, uint64_t st)
+{
+	for (size_t i = 0; i < ax->n_executors; i++)
+		if (ax->executors[i] == st)
+			return true;
+	return false;
+}
+
+/* Walks the executor at st (once), found as via says (source: the static's
+ * name, or NULL). must: a header the slab must hold for the walk to be
+ * kept (a heap scan's candidate), 0 none. Returns 1 walked, 0 not kept,
+ * -ENOMEM. */
+static int walk_executor(struct async_exec *ax, uint64_t st, enum dump_via via, const char *source,
+			 uint64_t must)
+{
+	struct dump_result *r = ax->c->res;
+	struct dump_list *l;
+	uint64_t *hs = NULL;
+	size_t n = 0;
+	const char *why = NULL;
+	int complete, ret = 1;
+	bool has = !must;
+
+	if (!st || executor_seen(ax, st) || !ax->have_state)
+		return 0;
+	if (ax->n_executors == MAX_EXECUTORS) {
+		r->walk_cut = true;
+		if (!r->list_note)
+			r->list_note = "more executors than a dump walks";
+		return 0;
+	}
+	complete = slab_tasks(ax, st, &hs, &n, &why);
+	if (complete < 0)
+		return complete;
+	for (size_t i = 0; i < n && !has; i++)
+		has = hs[i] == must;
+	if (!has) {
+		free(hs);
+		return 0;
+	}
+	ax->executors[ax->n_executors++] = st;
+	for (size_t i = 0; i < n; i++)
+		if (dump_add_task(ax->c, hs[i], 0, NULL, false) || u64map__set(&ax->owned, hs[i], 1)) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	if (!(l = dump_list_add(ax->c))) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	l->addr = st;
+	l->runtime = "executor";
+	l->via = via;
+	l->source = source;
+	l->shards = 1;
+	l->walked = complete == 1;
+	l->tasks = n;
+	l->complete = complete == 1;
+	l->note = l->complete ? NULL : why;
+	r->lists++;
+	if (!l->complete) {
+		r->walk_cut = true;
+		if (!r->list_note)
+			r->list_note = why;
+	}
+out:
+	free(hs);
+	return ret;
+}
+
+/* The State of the executor at addr, a value of type die (an Executor, a
+ * LocalExecutor, a OnceCell of one, the Arc<State>), or 0 (not yet
+ * initialised, unreadable, or a type not known). */
+static uint64_t executor_state(struct async_exec *ax, uint64_t addr, Dwarf_Die *die, int depth)
+{
+	const char *name = dwarf_types__name(ax->c->dt, die);
+	Dwarf_Die t, ptr, inner;
+	uint64_t off, v;
+
+	if (depth > 6 || !name)
+		return 0;
+	if (starts(name, once_cell_prefix)) {
+		uint64_t so, vo;
+		if (dwt_member(die, "state", NULL, &so, NULL) || dwt_member(die, "value", NULL, &vo, NULL) ||
+		    !template_arg(ax->c->dt, die, "T", &t) || rd64(ax, addr + so, &v) ||
+		    v != ONCE_INITIALIZED)
+			return 0;
+		/* MaybeUninit<T>: a union, T at its start */
+		return executor_state(ax, addr + vo, &t, depth + 1);
+	}
+	if (!strcmp(name, type_local_executor) || starts(name, "async_executor::LocalExecutor<")) {
+		if (dwt_member(die, "inner", NULL, &off, &t) || !task_lists_defined(ax->c->dt, &t))
+			return 0;
+		return executor_state(ax, addr + off, &t, depth + 1);
+	}
+	if (!strcmp(name, type_executor) || starts(name, "async_executor::Executor<")) {
+		if (dwt_member(die, "state", NULL, &off, &t) || !task_lists_defined(ax->c->dt, &t))
+			return 0;
+		return executor_state(ax, addr + off, &t, depth + 1);
+	}
+	if (starts(name, arc_prefix)) {
+		if (dwt_member_deep(die, "pointer", &off, &ptr) || !pointee(ax->c->dt, &ptr, &inner) ||
+		    !starts(dwarf_types__name(ax->c->dt, &inner), state_inner) ||
+		    !state_layout(ax, &inner) || rd64(ax, addr + off, &v) || !v || (v & 7))
+			return 0;
+		return v + ax->arc_data;
+	}
+	return 0;
+}
+
+/* The statics of the table in the executable's symbol table: their
+ * addresses (ELF virtual), found[i] set. */
+static void find_statics(const char *path, uint64_t *addr, bool *found)
+{
+	int fd = -1;
+	struct Elf *elf = NULL;
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_open64(path, &fd, &elf, &shstrndx))
+		return;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sizeof(Elf64_Sym); i++) {
+			GElf_Sym s;
+			const char *raw;
+			char *dm;
+			if (!gelf_getsym(d, (int)i, &s) || GELF_ST_TYPE(s.st_info) != STT_OBJECT ||
+			    !s.st_value || !(raw = elf_strptr(elf, sh.sh_link, s.st_name)))
+				continue;
+			for (size_t k = 0; k < sizeof(statics) / sizeof(statics[0]); k++) {
+				if (found[k] || !strstr(raw, statics[k].needle))
+					continue;
+				if (!(dm = sym_demangle(raw)))
+					continue;
+				if (!strcmp(dm, statics[k].symbol)) {
+					addr[k] = s.st_value;
+					found[k] = true;
+				}
+				free(dm);
+			}
+		}
+	}
+	elf_end(elf);
+	close(fd);
+}
+
+static int from_statics(struct async_exec *ax, const struct elf_image *img)
+{
+	enum { N = sizeof(statics) / sizeof(statics[0]) };
+	uint64_t addr[N] = { 0 };
+	bool found[N] = { false };
+	const char *types[N];
+	Dwarf_Die dies[N];
+	int dfound[N], walked = 0;
+
+	find_statics(img->path, addr, found);
+	for (size_t k = 0; k < N; k++)
+		types[k] = statics[k].type;
+	if (dwarf_types__find(ax->c->dt, types, N, dies, dfound) < 0)
+		return -ENOMEM;
+	for (size_t k = 0; k < N; k++) {
+		uint64_t st;
+		int r;
+		if (!found[k] || !dfound[k])
+			continue;
+		st = executor_state(ax, addr[k] + ax->c->bias, &dies[k], 0);
+		r = walk_executor(ax, st, DUMP_VIA_STATIC, statics[k].symbol, 0);
+		if (r < 0)
+			return r;
+		walked += r;
+	}
+	return walked;
+}
+
+/* The tasks already known (polled while tracing, or the caller's): their
+ * executors. */
+static int from_known(struct async_exec *ax)
+{
+	struct dump_result *r = ax->c->res;
+	size_t known = r->n;
+	int walked = 0;
+
+	for (size_t i = 0; i < known; i++) {
+		uint64_t h = r->tasks[i].header;
+		int w;
+		if (!task_vt(ax, h))
+			continue;
+		if (u64map__set(&ax->owned, h, 1))
+			return -ENOMEM;
+		w = walk_executor(ax, task_executor(ax, h), DUMP_VIA_POLL, NULL, h);
+		if (w < 0)
+			return w;
+		walked += w;
+	}
+	return walked;
+}
+
+/* The heap scan: task vtables are the words of the executable's read-only
+ * data equal to a run copy's address (at the vtable's run slot); a task
+ * header holds one at hdr_vtable; its executor is walked when its slab
+ * holds the task. */
+struct hscan {
+	struct async_exec *ax;
+	struct u64map vtables;
+	int walked;
+};
+
+static int is_vtable(struct ctx *c, uint64_t addr, uint64_t word, void *arg)
+{
+	struct hscan *hs = arg;
+
+	if (word <= c->bias || !u64map__get(&hs->ax->copy_by_addr, word - c->bias, NULL) ||
+	    addr < hs->ax->vt_run)
+		return 0;
+	return u64map__set(&hs->vtables, addr - hs->ax->vt_run, 1) ? -ENOMEM : 0;
+}
+
+static int is_header(struct ctx *c, uint64_t addr, uint64_t word, void *arg)
+{
+	struct hscan *hs = arg;
+	struct async_exec *ax = hs->ax;
+	uint64_t h = addr - ax->hdr_vtable, state;
+	int w;
+
+	(void)c;
+	if (!u64map__get(&hs->vtables, word, NULL) || u64map__get(&ax->owned, h, NULL) ||
+	    rd64(ax, h + ax->hdr_state, &state) || state < ASYNC_TASK_REFERENCE ||
+	    (state & (ASYNC_TASK_COMPLETED | ASYNC_TASK_CLOSED)))
+		return 0;
+	w = walk_executor(ax, task_executor(ax, h), DUMP_VIA_HEAP, NULL, h);
+	if (w < 0)
+		return w;
+	hs->walked += w;
+	return 0;
+}
+
+static int from_heap(struct async_exec *ax)
+{
+	struct ctx *c = ax->c;
+	struct hscan hs = { .ax = ax };
+	char path[64], line[4096];
+	uint64_t budget = UINT64_C(1) << 30;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", c->pid);
+	for (int pass = 0; pass < 2 && !ret; pass++) {
+		FILE *f = fopen(path, "re");
+		if (!f)
+			break;
+		while (!ret && fgets(line, sizeof(line), f)) {
+			uint64_t start, end;
+			char perms[8], name[PATH_MAX] = "";
+			if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %*s %*s %*s %4095[^\n]", &start,
+				   &end, perms, name) < 3)
+				continue;
+			if (pass == 0 && !strcmp(name, c->res->target) && perms[0] == 'r' && perms[2] != 'x')
+				ret = dump_scan_words(c, start, end, &budget, is_vtable, &hs);
+			else if (pass == 1 && hs.vtables.len && perms[0] == 'r' && perms[1] == 'w' &&
+				 (!name[0] || !strcmp(name, "[heap]")))
+				ret = dump_scan_words(c, start, end, &budget, is_header, &hs);
+		}
+		fclose(f);
+	}
+	u64map__clear(&hs.vtables);
+	return ret < 0 ? ret : hs.walked;
+}
+
+int async_exec__discover(struct async_exec *ax, const struct elf_image *img)
+{
+	int a, b, h;
+
+	if ((a = from_statics(ax, img)) < 0 || (b = from_known(ax)) < 0 || (h = from_heap(ax)) < 0)
+		return -ENOMEM;
+	return a + b + h;
+}
+
+/* Sampling */
+
+static void pause_briefly(void)
+{
+	struct timespec ts = { 0, RETRY_NS };
+
+	nanosleep(&ts, NULL);
+}
+
+/* The executors' own wrapper futures (the runtime profiles' tables). */
+static size_t wrapper_patterns(const char **out, size_t max)
+{
+	static const char *const names[] = { "async-std", "smol", "async-executor" };
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const struct runtime_profile *p = profile_find(names[i]);
+		for (size_t w = 0; p && w < p->n_wrappers && n < max; w++) {
+			bool dup = false;
+			for (size_t k = 0; k < n && !dup; k++)
+				dup = !strcmp(out[k], p->wrappers[w].pattern);
+			if (!dup)
+				out[n++] = p->wrappers[w].pattern;
+		}
+	}
+	return n;
+}
+
+/* One attempt: 1 done, 0 retry, < 0 ENOMEM. */
+static int sample_once(struct async_exec *ax, struct dump_task *t, struct ax_vt *v,
+		       const struct ax_copy *cp)
+{
+	struct ctx *c = ax->c;
+	uint64_t s1, s2;
+	const char *note;
+	int err, ok;
+
+	if (rd64(ax, t->header + ax->hdr_state, &s1)) {
+		t->state = "unreadable";
+		t->note = "task memory unreadable (freed?)";
+		return 1;
+	}
+	t->state = async_task_state_name(s1, &note);
+	t->note = note;
+	if (note)
+		return !(s1 & ASYNC_TASK_RUNNING);
+	if (!ax->snap && !(ax->snap = malloc(MAX_TASK_SNAP)))
+		return -ENOMEM;
+	c->pm.snap = NULL;
+	if (v->size <= MAX_TASK_SNAP && procmem_read_raw(c->pid, t->header, ax->snap, v->size) == 0) {
+		c->pm.snap = ax->snap;
+		c->pm.snap_addr = t->header;
+		c->pm.snap_len = v->size;
+	}
+	err = async_stack_walk_dyn(c->dt, (Dwarf_Die *)&cp->fut, t->header + v->off_f, procmem_read,
+				   &c->pm, c->bias, &t->stack);
+	c->pm.snap = NULL;   /* the checks read the live process */
+	if (err == -ENOMEM)
+		return err;
+	if (err) {
+		t->note = "task future not described by DWARF";
+		return 1;
+	}
+	ok = rd64(ax, t->header + ax->hdr_state, &s2) == 0 && s2 == s1 &&
+	     async_stack_verify(&t->stack, procmem_read, &c->pm) == 1;
+	if (ok) {
+		const char *pats[16];
+		async_task_drop_wrappers(&t->stack, pats, wrapper_patterns(pats, 16));
+		t->note = NULL;
+		return 1;
+	}
+	async_stack__clear(&t->stack);
+	t->note = "changed while reading";
+	return 0;
+}
+
+int async_exec__sample(struct async_exec *ax, struct dump_task *t, int attempts)
+{
+	struct ax_vt *v = task_vt(ax, t->header);
+	const struct ax_copy *cp = v ? &ax->copies[v->copy - 1] : NULL;
+
+	if (!v) {
+		t->state = "unreadable";
+		t->note = "task memory unreadable (freed?)";
+		return 0;
+	}
+	if (!t->name && cp->future && !(t->name = strdup(cp->future)))
+		return -ENOMEM;
+	if (!cp->typed || !v->layout) {
+		uint64_t s = 0;
+		const char *note;
+		rd64(ax, t->header + ax->hdr_state, &s);
+		t->state = async_task_state_name(s, &note);
+		t->note = note ? note : !cp->typed ? "no DWARF type for this task's future"
+					: "the task's layout_info is unreadable";
+		return 0;
+	}
+	for (int i = 0; i < attempts; i++) {
+		if (i)
+			pause_briefly();
+		int r = sample_once(ax, t, v, cp);
+		if (r)
+			return r < 0 ? r : 0;
+	}
+	return 0;
+}
+
+int async_exec_open(struct ctx *c, const struct elf_image *img, const struct as_probe *probes,
+		    size_t n, bool required, struct async_exec **ax, char *err, size_t errlen)
+{
+	const char *why = NULL;
+
+	*ax = NULL;
+	if (!async_exec_present(img))
+		return 0;
+	*ax = async_exec__new(c, img, probes, n, &why);
+	if (!*ax && errno != ENOMEM) {
+		if (!required) {
+			if (!c->res->list_note)
+				c->res->list_note = why;
+			return 0;
+		}
+		snprintf(err, errlen, "%s: %s: rebuild with debug = true in its Cargo profile",
+			 c->res->target, why ? why : "its async-task tasks cannot be read");
+		return -ENODATA;
+	}
+	if (!*ax || async_exec__discover(*ax, img) < 0) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}

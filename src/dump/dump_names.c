@@ -1,0 +1,67 @@
+/* The words of a dump's result (dump.h): how a task list was found, a
+ * task's identity, whether the lists found were walked whole and, if not,
+ * why. Pure functions of a struct dump_result; no I/O. */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "dump/dump.h"
+
+bool dump_list_complete(const struct dump_result *r)
+{
+	return !r->walk_cut && !r->list_note && !r->layout_unverified && !r->lists_unread &&
+	       r->shards_walked == r->shards;
+}
+
+const char *dump_list_status(const struct dump_result *r, char *buf, size_t len)
+{
+	if (dump_list_complete(r))
+		return NULL;
+	if (!r->lists && !r->layout_unverified)
+		snprintf(buf, len, "the task list changed while it was walked");
+	else if (r->layout_unverified && !r->shards)
+		snprintf(buf, len, "%s: only the shards of the tasks found were walked, of an "
+			 "unknown number", r->list_note);
+	else if (r->layout_unverified)
+		snprintf(buf, len, "%s: only the shards of the tasks found were walked, %zu of "
+			 "%zu (tokio's count for the worker threads seen)", r->list_note,
+			 r->shards_walked, r->shards);
+	else if (!r->shards)   /* one list per runtime (tokio < 1.35, LocalSet) */
+		snprintf(buf, len, "%s", r->list_note ? r->list_note : "a walk was cut");
+	else
+		snprintf(buf, len, "%s: %zu of %zu shards walked",
+			 r->list_note ? r->list_note : "a walk was cut", r->shards_walked, r->shards);
+	return buf;
+}
+
+const char *dump_via_name(enum dump_via via)
+{
+	switch (via) {
+	case DUMP_VIA_CONTEXT: return "context";
+	case DUMP_VIA_POLL: return "poll";
+	case DUMP_VIA_HEAP: return "heap";
+	case DUMP_VIA_STATIC: return "static";
+	}
+	return "?";
+}
+
+const char *dump_via_text(const struct dump_list *l, char *buf, size_t len)
+{
+	if (l->via == DUMP_VIA_CONTEXT)
+		snprintf(buf, len, "the thread-local CONTEXT of thread %d (%s)", (int)l->tid, l->comm);
+	else if (l->via == DUMP_VIA_HEAP)
+		snprintf(buf, len, "a task found by a heap scan");
+	else if (l->via == DUMP_VIA_STATIC)
+		snprintf(buf, len, "the static %s", l->source ? l->source : "?");
+	else
+		snprintf(buf, len, "a task polled while tracing");
+	return buf;
+}
+
+const char *dump_task_ident(const struct dump_task *t, char *buf, size_t len)
+{
+	if (t->id)
+		snprintf(buf, len, "#%" PRIu64, t->id);
+	else
+		snprintf(buf, len, "~%u", t->seq);
+	return buf;
+}
