@@ -110,6 +110,8 @@ struct async_exec {
 	uint64_t executors[MAX_EXECUTORS];   /* State addresses walked */
 	size_t n_executors;
 	uint8_t *snap;
+	Dwarf_Die static_die[sizeof(statics) / sizeof(statics[0])];   /* their types: */
+	int static_found[sizeof(statics) / sizeof(statics[0])];
 	/* layouts */
 	uint64_t hdr_state, hdr_vtable, vt_run, vt_layout_info;
 	Dwarf_Die opt_layout;         /* Option<TaskLayout> */
@@ -211,20 +213,43 @@ static bool state_layout(struct async_exec *ax, Dwarf_Die *inner)
 	return true;
 }
 
-/* F and S of each copy: RawTask<F, T, S>, named after the copy's DWARF
- * subprogram "run<F, T, S>", in one pass over the units. */
-static int type_copies(struct async_exec *ax, const struct elf_image *img)
+enum { N_STATICS = sizeof(statics) / sizeof(statics[0]), N_FIXED = 2 + N_STATICS };
+
+/* Header and TaskVTable (dies[0], dies[1]): their layouts. 0 or -ENODATA. */
+static int task_layout(struct async_exec *ax, Dwarf_Die *dies, const int *found)
 {
-	size_t n = ax->n_copies ? ax->n_copies : 1;
+	Dwarf_Die lt;
+
+	if (!found[0] || !found[1] ||
+	    dwt_member(&dies[0], "state", NULL, &ax->hdr_state, NULL) ||
+	    dwt_member(&dies[0], "vtable", NULL, &ax->hdr_vtable, NULL) ||
+	    dwt_member(&dies[1], "run", NULL, &ax->vt_run, NULL) ||
+	    dwt_member(&dies[1], "layout_info", NULL, &ax->vt_layout_info, &lt) ||
+	    !pointee(ax->c->dt, &lt, &ax->opt_layout))
+		return -ENODATA;
+	return 0;
+}
+
+/* One pass over the units for every type: async-task's Header and
+ * TaskVTable, the statics' types, and F and S of each copy (RawTask<F, T,
+ * S>, named after the copy's DWARF subprogram "run<F, T, S>"). 0, -ENODATA
+ * (no Header / TaskVTable), -ENOMEM. */
+static int read_types(struct async_exec *ax, const struct elf_image *img)
+{
+	size_t n = N_FIXED + ax->n_copies;
 	uint64_t *addrs = calloc(n, sizeof(*addrs));
 	char **names = calloc(n, sizeof(*names)), **want = calloc(n, sizeof(*want));
 	Dwarf_Die *dies = calloc(n, sizeof(*dies));
 	int *found = calloc(n, sizeof(*found));
-	size_t *sel = calloc(n, sizeof(*sel)), nw = 0;
+	size_t *sel = calloc(n, sizeof(*sel)), nw = N_FIXED;
 	int ret = -ENOMEM;
 
 	if (!addrs || !names || !want || !dies || !found || !sel)
 		goto out;
+	want[0] = (char *)type_header;
+	want[1] = (char *)type_vtable;
+	for (size_t k = 0; k < N_STATICS; k++)
+		want[2 + k] = (char *)statics[k].type;
 	for (size_t i = 0; i < ax->n_copies; i++)
 		addrs[i] = ax->copies[i].addr;
 	dwarf_subprogram_names_fd(elf_image__fd(img), addrs, ax->n_copies, names);
@@ -239,15 +264,21 @@ static int type_copies(struct async_exec *ax, const struct elf_image *img)
 	}
 	if (dwarf_types__find(ax->c->dt, (const char *const *)want, nw, dies, found) < 0)
 		goto out;
-	for (size_t k = 0; k < nw; k++) {
+	if ((ret = task_layout(ax, dies, found)))
+		goto out;
+	for (size_t k = 0; k < N_STATICS; k++) {
+		ax->static_die[k] = dies[2 + k];
+		ax->static_found[k] = found[2 + k];
+	}
+	for (size_t k = N_FIXED; k < nw; k++) {
 		struct ax_copy *cp = &ax->copies[sel[k]];
-		Dwarf_Die s, arc, inner;
+		Dwarf_Die st, arc, inner;
 		if (!found[k])
 			continue;
 		cp->typed = member_pointee(ax->c->dt, &dies[k], "future", &cp->fut);
 		/* the executor's closure: state: Arc<State> */
-		if (member_pointee(ax->c->dt, &dies[k], "schedule", &s) &&
-		    dwt_member_deep(&s, "pointer", &cp->sched_arc_off, &arc) == 0 &&
+		if (member_pointee(ax->c->dt, &dies[k], "schedule", &st) &&
+		    dwt_member_deep(&st, "pointer", &cp->sched_arc_off, &arc) == 0 &&
 		    pointee(ax->c->dt, &arc, &inner) &&
 		    starts(dwarf_types__name(ax->c->dt, &inner), state_inner) && state_layout(ax, &inner))
 			cp->sched = true;
@@ -256,7 +287,7 @@ static int type_copies(struct async_exec *ax, const struct elf_image *img)
 out:
 	for (size_t i = 0; names && i < ax->n_copies; i++)
 		free(names[i]);
-	for (size_t k = 0; want && k < nw; k++)
+	for (size_t k = N_FIXED; want && k < nw; k++)
 		free(want[k]);
 	free(names);
 	free(want);
@@ -270,10 +301,8 @@ out:
 struct async_exec *async_exec__new(struct ctx *c, const struct elf_image *img,
 				   const struct as_probe *probes, size_t n, const char **why)
 {
-	static const char *const names[] = { type_header, type_vtable };
 	struct async_exec *ax = calloc(1, sizeof(*ax));
-	Dwarf_Die dies[2], lt;
-	int found[2];
+	int err;
 
 	*why = NULL;
 	if (!ax)
@@ -302,20 +331,14 @@ struct async_exec *async_exec__new(struct ctx *c, const struct elf_image *img,
 		errno = ENOENT;
 		goto fail;
 	}
-	if (dwarf_types__find(c->dt, names, 2, dies, found) < 0)
-		goto nomem;
-	if (!found[0] || !found[1] ||
-	    dwt_member(&dies[0], "state", NULL, &ax->hdr_state, NULL) ||
-	    dwt_member(&dies[0], "vtable", NULL, &ax->hdr_vtable, NULL) ||
-	    dwt_member(&dies[1], "run", NULL, &ax->vt_run, NULL) ||
-	    dwt_member(&dies[1], "layout_info", NULL, &ax->vt_layout_info, &lt) ||
-	    !pointee(c->dt, &lt, &ax->opt_layout)) {
+	err = read_types(ax, img);
+	if (err == -ENODATA) {
 		*why = "the binary's DWARF does not describe async-task's Header and TaskVTable "
 		       "(layout_info)";
 		errno = ENODATA;
 		goto fail;
 	}
-	if (type_copies(ax, img))
+	if (err)
 		goto nomem;
 	return ax;
 nomem:
@@ -668,24 +691,17 @@ static void find_statics(const char *path, uint64_t *addr, bool *found)
 
 static int from_statics(struct async_exec *ax, const struct elf_image *img)
 {
-	enum { N = sizeof(statics) / sizeof(statics[0]) };
-	uint64_t addr[N] = { 0 };
-	bool found[N] = { false };
-	const char *types[N];
-	Dwarf_Die dies[N];
-	int dfound[N], walked = 0;
+	uint64_t addr[N_STATICS] = { 0 };
+	bool found[N_STATICS] = { false };
+	int walked = 0;
 
 	find_statics(img->path, addr, found);
-	for (size_t k = 0; k < N; k++)
-		types[k] = statics[k].type;
-	if (dwarf_types__find(ax->c->dt, types, N, dies, dfound) < 0)
-		return -ENOMEM;
-	for (size_t k = 0; k < N; k++) {
+	for (size_t k = 0; k < N_STATICS; k++) {
 		uint64_t st;
 		int r;
-		if (!found[k] || !dfound[k])
+		if (!found[k] || !ax->static_found[k])
 			continue;
-		st = executor_state(ax, addr[k] + ax->c->bias, &dies[k], 0);
+		st = executor_state(ax, addr[k] + ax->c->bias, &ax->static_die[k], 0);
 		r = walk_executor(ax, st, DUMP_VIA_STATIC, statics[k].symbol, 0);
 		if (r < 0)
 			return r;
