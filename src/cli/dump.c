@@ -50,8 +50,8 @@ static const struct cli_opt *const tables[] = { dump_opts, NULL };
 
 const struct cli_command dump_command = {
 	.name = "dump",
-	.summary = "The async backtrace of every live task of a running Tokio program, like a "
-		   "thread dump,\nwithout stopping it (needs the binary's debug info).",
+	.summary = "The async backtrace of every live task of a running Tokio, async-std or smol\n"
+		   "program, like a thread dump, without stopping it (needs the binary's debug info).",
 	.operands = "-p PID",
 	.tables = tables,
 };
