@@ -116,7 +116,7 @@ static const char *frame_note(const struct async_frame *f)
  */
 static void print_lists(const struct dump_result *r)
 {
-	char via[96];
+	char via[192];
 
 	for (size_t i = 0; i < r->n_task_lists; i++) {
 		const struct dump_list *l = &r->task_lists[i];
@@ -303,7 +303,7 @@ static int print_json(const struct dump_result *r)
 		json_writer__kv_string(w, "via", dump_via_name(l->via));
 		json_writer__kv_string(w, "found_through", dump_via_text(l, why, sizeof(why)));
 		json_writer__key(w, "thread");
-		if (l->via == DUMP_VIA_CONTEXT)
+		if (l->via == DUMP_VIA_CONTEXT || l->via == DUMP_VIA_TLS)
 			json_writer__u64(w, (uint64_t)l->tid);
 		else
 			json_writer__null(w);

@@ -41,6 +41,7 @@
 #include "dump/async_task.h"
 #include "dump/dump_int.h"
 #include "probe/profile.h"
+#include "probe/threads.h"
 #include "sym/demangle.h"
 #include "sym/dwarf_names.h"
 #include "util/glob.h"
@@ -62,6 +63,26 @@ static const struct exec_static {
 	  "async_lock::once_cell::OnceCell<async_executor::Executor>",
 	  "smol 1.3.0 spawn.rs: static GLOBAL: OnceCell<Executor<'_>> in spawn()" },
 };
+
+/* Thread-locals holding an executor (std's thread_local! storage: its
+ * `__RUST_STD_INTERNAL_VAL`, an STT_TLS symbol; the storage's types, tried
+ * in order, with their state's Alive variant), and how each is said. */
+static const struct exec_tls {
+	const char *prefix, *suffix;   /* the symbol, demangled: starts and ends so */
+	const char *needle;
+	const char *name;
+	const char *types[2];
+	const char *why;
+} tls_vars[] = {
+	{ "async_global_executor::executor::LOCAL_EXECUTOR::", "__RUST_STD_INTERNAL_VAL",
+	  "LOCAL_EXECUTOR", "async_global_executor::executor::LOCAL_EXECUTOR",
+	  { "std::sys::thread_local::native::lazy::Storage<async_executor::LocalExecutor, !>",
+	    "std::sys::thread_local::native::lazy::Storage<async_executor::LocalExecutor, ()>" },
+	  "async-global-executor 2.3.1 executor.rs: thread_local! LOCAL_EXECUTOR: LocalExecutor "
+	  "(async-std's spawn_local; every thread in its block_on, each worker); rustc 1.95's lazy "
+	  "Storage { value, state: State::Alive }" },
+};
+static const char *const tls_alive = "Alive";
 
 static const char *const type_header = "async_task::header::Header";
 static const char *const type_vtable = "async_task::raw::TaskVTable";
@@ -112,6 +133,8 @@ struct async_exec {
 	uint8_t *snap;
 	Dwarf_Die static_die[sizeof(statics) / sizeof(statics[0])];   /* their types: */
 	int static_found[sizeof(statics) / sizeof(statics[0])];
+	Dwarf_Die tls_die[sizeof(tls_vars) / sizeof(tls_vars[0])];   /* their storages: */
+	int tls_found[sizeof(tls_vars) / sizeof(tls_vars[0])];
 	/* layouts */
 	uint64_t hdr_state, hdr_vtable, vt_run, vt_layout_info;
 	Dwarf_Die opt_layout;         /* Option<TaskLayout> */
@@ -213,7 +236,11 @@ static bool state_layout(struct async_exec *ax, Dwarf_Die *inner)
 	return true;
 }
 
-enum { N_STATICS = sizeof(statics) / sizeof(statics[0]), N_FIXED = 2 + N_STATICS };
+enum {
+	N_STATICS = sizeof(statics) / sizeof(statics[0]),
+	N_TLS = sizeof(tls_vars) / sizeof(tls_vars[0]),
+	N_FIXED = 2 + N_STATICS + 2 * N_TLS,
+};
 
 /* Header and TaskVTable (dies[0], dies[1]): their layouts. 0 or -ENODATA. */
 static int task_layout(struct async_exec *ax, Dwarf_Die *dies, const int *found)
@@ -250,6 +277,9 @@ static int read_types(struct async_exec *ax, const struct elf_image *img)
 	want[1] = (char *)type_vtable;
 	for (size_t k = 0; k < N_STATICS; k++)
 		want[2 + k] = (char *)statics[k].type;
+	for (size_t k = 0; k < N_TLS; k++)
+		for (size_t j = 0; j < 2; j++)
+			want[2 + N_STATICS + 2 * k + j] = (char *)tls_vars[k].types[j];
 	for (size_t i = 0; i < ax->n_copies; i++)
 		addrs[i] = ax->copies[i].addr;
 	dwarf_subprogram_names_fd(elf_image__fd(img), addrs, ax->n_copies, names);
@@ -270,6 +300,12 @@ static int read_types(struct async_exec *ax, const struct elf_image *img)
 		ax->static_die[k] = dies[2 + k];
 		ax->static_found[k] = found[2 + k];
 	}
+	for (size_t k = 0; k < N_TLS; k++)
+		for (size_t j = 0; j < 2 && !ax->tls_found[k]; j++)
+			if (found[2 + N_STATICS + 2 * k + j]) {
+				ax->tls_die[k] = dies[2 + N_STATICS + 2 * k + j];
+				ax->tls_found[k] = 1;
+			}
 	for (size_t k = N_FIXED; k < nw; k++) {
 		struct ax_copy *cp = &ax->copies[sel[k]];
 		Dwarf_Die st, arc, inner;
@@ -548,11 +584,11 @@ static bool executor_seen(struct async_exec *ax, uint64_t st)
 }
 
 /* Walks the executor at st (once), found as via says (source: the static's
- * name, or NULL). must: a header the slab must hold for the walk to be
+ * name, or NULL; th: the thread whose thread-local holds it, or NULL). must: a header the slab must hold for the walk to be
  * kept (a heap scan's candidate), 0 none. Returns 1 walked, 0 not kept,
  * -ENOMEM. */
 static int walk_executor(struct async_exec *ax, uint64_t st, enum dump_via via, const char *source,
-			 uint64_t must)
+			 uint64_t must, const struct proc_thread *th)
 {
 	struct dump_result *r = ax->c->res;
 	struct dump_list *l;
@@ -593,6 +629,10 @@ static int walk_executor(struct async_exec *ax, uint64_t st, enum dump_via via, 
 	l->runtime = "executor";
 	l->via = via;
 	l->source = source;
+	if (th) {
+		l->tid = th->tid;
+		snprintf(l->comm, sizeof(l->comm), "%s", th->comm);
+	}
 	l->shards = 1;
 	l->walked = complete == 1;
 	l->tasks = n;
@@ -649,17 +689,59 @@ static uint64_t executor_state(struct async_exec *ax, uint64_t addr, Dwarf_Die *
 	return 0;
 }
 
+/* Where the executable's thread-locals are: its TLS block's distance below
+ * a thread's thread pointer (x86-64 variant II, glibc's static TLS for the
+ * executable, as in rt_context.c), and each TLS variable's offset in it. */
+struct tls_syms {
+	bool have;                  /* a PT_TLS segment */
+	uint64_t tls_off;
+	uint64_t value[sizeof(tls_vars) / sizeof(tls_vars[0])];
+	bool found[sizeof(tls_vars) / sizeof(tls_vars[0])];
+};
+
+static bool ends(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n >= k && !strcmp(s + n - k, suffix);
+}
+
+/* A TLS symbol of the table: its offset into tl. */
+static void tls_symbol(const char *raw, const GElf_Sym *s, struct tls_syms *tl)
+{
+	for (size_t k = 0; k < sizeof(tls_vars) / sizeof(tls_vars[0]); k++) {
+		char *dm;
+		if (tl->found[k] || !strstr(raw, tls_vars[k].needle) || !(dm = sym_demangle(raw)))
+			continue;
+		if (starts(dm, tls_vars[k].prefix) && ends(dm, tls_vars[k].suffix)) {
+			tl->value[k] = s->st_value;
+			tl->found[k] = true;
+		}
+		free(dm);
+	}
+}
+
 /* The statics of the table in the executable's symbol table: their
- * addresses (ELF virtual), found[i] set. */
-static void find_statics(const char *path, uint64_t *addr, bool *found)
+ * addresses (ELF virtual), found[i] set; its thread-locals into tl. */
+static void find_statics(const char *path, uint64_t *addr, bool *found, struct tls_syms *tl)
 {
 	int fd = -1;
 	struct Elf *elf = NULL;
-	size_t shstrndx;
+	size_t shstrndx, nph;
 	Elf_Scn *scn = NULL;
 
 	if (elf_open64(path, &fd, &elf, &shstrndx))
 		return;
+	if (elf_getphdrnum(elf, &nph) == 0)
+		for (size_t i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_TLS)
+				continue;
+			uint64_t align = ph.p_align ? ph.p_align : 1;
+			uint64_t first = (-(ph.p_vaddr & (align - 1))) & (align - 1);
+			tl->tls_off = ((ph.p_memsz - first + align - 1) / align) * align + first;
+			tl->have = true;
+		}
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		Elf_Data *d;
@@ -669,8 +751,11 @@ static void find_statics(const char *path, uint64_t *addr, bool *found)
 			GElf_Sym s;
 			const char *raw;
 			char *dm;
-			if (!gelf_getsym(d, (int)i, &s) || GELF_ST_TYPE(s.st_info) != STT_OBJECT ||
-			    !s.st_value || !(raw = elf_strptr(elf, sh.sh_link, s.st_name)))
+			if (!gelf_getsym(d, (int)i, &s) || !(raw = elf_strptr(elf, sh.sh_link, s.st_name)))
+				continue;
+			if (GELF_ST_TYPE(s.st_info) == STT_TLS && tl->have)
+				tls_symbol(raw, &s, tl);
+			if (GELF_ST_TYPE(s.st_info) != STT_OBJECT || !s.st_value)
 				continue;
 			for (size_t k = 0; k < sizeof(statics) / sizeof(statics[0]); k++) {
 				if (found[k] || !strstr(raw, statics[k].needle))
@@ -689,25 +774,87 @@ static void find_statics(const char *path, uint64_t *addr, bool *found)
 	close(fd);
 }
 
+/* The std thread_local! storage at addr, of type die: the address of its
+ * value when its state is Alive (*val_type its type), else 0. */
+static uint64_t tls_value(struct async_exec *ax, Dwarf_Die *die, uint64_t addr, Dwarf_Die *val_type)
+{
+	Dwarf_Die st, inner;
+	struct dwt_variant v;
+	uint64_t so, vo, o;
+	const char *vn;
+
+	if (dwt_member(die, "state", NULL, &so, &st) || dwt_member(die, "value", NULL, &vo, NULL) ||
+	    !template_arg(ax->c->dt, die, "T", val_type))
+		return 0;
+	/* Cell<State<..>> { value: UnsafeCell { value: State } } */
+	for (int d = 0; d < 4 && !dwt_has_variants(&st); d++) {
+		if (dwt_only_member(&st, &o, &inner))
+			return 0;
+		so += o;
+		st = inner;
+	}
+	if (dwt_read_variant(&st, addr + so, procmem_read, &ax->c->pm, &v) ||
+	    !(vn = die_name(&v.member)) || strcmp(vn, tls_alive))
+		return 0;
+	return addr + vo;   /* MaybeUninit<T>: T at its start */
+}
+
+/* Every thread's copy of the table's thread-locals (the threads' thread
+ * pointers from the BPF task iterator). Returns the executors walked. */
+static int from_thread_locals(struct async_exec *ax, const struct tls_syms *tl)
+{
+	struct proc_thread *th = NULL;
+	size_t n_th = 0;
+	char err[256];
+	int walked = 0, ret = 0;
+	bool any = false;
+
+	for (size_t k = 0; k < N_TLS; k++)
+		any |= tl->found[k] && ax->tls_found[k];
+	if (!any || (ax->c->threads ? proc_threads__read_open(ax->c->threads, &th, &n_th, err, sizeof(err))
+				   : proc_threads__read(ax->c->pid, &th, &n_th, err, sizeof(err))))
+		return 0;   /* the heap scan finds their tasks */
+	for (size_t k = 0; k < N_TLS && ret >= 0; k++) {
+		if (!tl->found[k] || !ax->tls_found[k])
+			continue;
+		for (size_t i = 0; i < n_th && ret >= 0; i++) {
+			Dwarf_Die vt;
+			uint64_t at, val, st;
+			if (!th[i].fsbase || th[i].fsbase < tl->tls_off)
+				continue;
+			at = th[i].fsbase - tl->tls_off + tl->value[k];
+			if (!(val = tls_value(ax, &ax->tls_die[k], at, &vt)) ||
+			    !(st = executor_state(ax, val, &vt, 0)))
+				continue;
+			ret = walk_executor(ax, st, DUMP_VIA_TLS, tls_vars[k].name, 0, &th[i]);
+			walked += ret > 0;
+		}
+	}
+	free(th);
+	return ret < 0 ? ret : walked;
+}
+
 static int from_statics(struct async_exec *ax, const struct elf_image *img)
 {
 	uint64_t addr[N_STATICS] = { 0 };
 	bool found[N_STATICS] = { false };
-	int walked = 0;
+	struct tls_syms tl = { 0 };
+	int walked = 0, r;
 
-	find_statics(img->path, addr, found);
+	find_statics(img->path, addr, found, &tl);
 	for (size_t k = 0; k < N_STATICS; k++) {
 		uint64_t st;
-		int r;
 		if (!found[k] || !ax->static_found[k])
 			continue;
 		st = executor_state(ax, addr[k] + ax->c->bias, &ax->static_die[k], 0);
-		r = walk_executor(ax, st, DUMP_VIA_STATIC, statics[k].symbol, 0);
+		r = walk_executor(ax, st, DUMP_VIA_STATIC, statics[k].symbol, 0, NULL);
 		if (r < 0)
 			return r;
 		walked += r;
 	}
-	return walked;
+	if ((r = from_thread_locals(ax, &tl)) < 0)
+		return r;
+	return walked + r;
 }
 
 /* The tasks already known (polled while tracing, or the caller's): their
@@ -725,7 +872,7 @@ static int from_known(struct async_exec *ax)
 			continue;
 		if (u64map__set(&ax->owned, h, 1))
 			return -ENOMEM;
-		w = walk_executor(ax, task_executor(ax, h), DUMP_VIA_POLL, NULL, h);
+		w = walk_executor(ax, task_executor(ax, h), DUMP_VIA_POLL, NULL, h, NULL);
 		if (w < 0)
 			return w;
 		walked += w;
@@ -765,7 +912,7 @@ static int is_header(struct ctx *c, uint64_t addr, uint64_t word, void *arg)
 	    rd64(ax, h + ax->hdr_state, &state) || state < ASYNC_TASK_REFERENCE ||
 	    (state & (ASYNC_TASK_COMPLETED | ASYNC_TASK_CLOSED)))
 		return 0;
-	w = walk_executor(ax, task_executor(ax, h), DUMP_VIA_HEAP, NULL, h);
+	w = walk_executor(ax, task_executor(ax, h), DUMP_VIA_HEAP, NULL, h, NULL);
 	if (w < 0)
 		return w;
 	hs->walked += w;

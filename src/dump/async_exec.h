@@ -3,8 +3,10 @@
  * without a probe and read as dump reads Tokio's (dump.h):
  * - the ways in: the executors' statics (async-global-executor's
  *   GLOBAL_EXECUTOR, smol's GLOBAL: their ELF symbols, their layouts from
- *   DWARF; one table of facts with the versions they were checked on), the
- *   tasks already known (polled while tracing, or the caller's), and last a
+ *   DWARF; one table of facts with the versions they were checked on), each
+ *   thread's async-global-executor LOCAL_EXECUTOR (a thread-local: the
+ *   threads' thread pointers from the BPF task iterator), the tasks
+ *   already known (polled while tracing, or the caller's), and last a
  *   scan of the heap for task headers (a user's Executor or LocalExecutor,
  *   reached from a task's schedule closure, which holds its State);
  * - each executor's list: State.active, a Slab<Waker> holding a waker of

@@ -82,6 +82,9 @@ enum dump_via {
 	DUMP_VIA_HEAP,           /* from a task found by scanning the heap */
 	DUMP_VIA_STATIC,         /* an executor held by a static of the program (its ELF
 	                            symbol; async-std's and smol's global executors) */
+	DUMP_VIA_TLS,            /* an executor held by a thread-local of a thread (its
+	                            thread pointer read with a BPF task iterator;
+	                            async-global-executor's LOCAL_EXECUTOR) */
 };
 
 /* One task list walked (an OwnedTasks: one per runtime; or an
@@ -93,9 +96,11 @@ struct dump_list {
 	                            LocalSet's LocalOwnedTasks), "executor" (an
 	                            async-executor Executor or LocalExecutor: addr is
 	                            its State), NULL unknown (static) */
-	const char *source;      /* DUMP_VIA_STATIC: the static's name (static), else NULL */
+	const char *source;      /* DUMP_VIA_STATIC, DUMP_VIA_TLS: the variable's name
+	                            (static), else NULL */
 	enum dump_via via;
-	pid_t tid;               /* DUMP_VIA_CONTEXT: the first thread whose CONTEXT holds it */
+	pid_t tid;               /* DUMP_VIA_CONTEXT: the first thread whose CONTEXT holds
+	                            it; DUMP_VIA_TLS: the thread whose variable holds it */
 	char comm[17];           /* ... its name */
 	size_t threads;          /* threads whose CONTEXT holds its runtime */
 	size_t shards;           /* 1 for one list (tokio < 1.35), 0 unreadable */
@@ -107,9 +112,11 @@ struct dump_list {
 
 /* "the thread-local CONTEXT of thread 4242 (tokio-runtime-w)", "a task
  * polled while tracing", "a task found by a heap scan", "the static
- * smol::spawn::spawn::GLOBAL": into buf, returned. */
+ * smol::spawn::spawn::GLOBAL", "the thread-local
+ * async_global_executor::executor::LOCAL_EXECUTOR of thread 4242 (main)":
+ * into buf, returned. */
 const char *dump_via_text(const struct dump_list *l, char *buf, size_t len);
-/* "context", "poll", "heap", "static". */
+/* "context", "poll", "heap", "static", "thread_local". */
 const char *dump_via_name(enum dump_via via);
 
 struct dump_result {

@@ -40,6 +40,7 @@ const char *dump_via_name(enum dump_via via)
 	case DUMP_VIA_POLL: return "poll";
 	case DUMP_VIA_HEAP: return "heap";
 	case DUMP_VIA_STATIC: return "static";
+	case DUMP_VIA_TLS: return "thread_local";
 	}
 	return "?";
 }
@@ -52,6 +53,9 @@ const char *dump_via_text(const struct dump_list *l, char *buf, size_t len)
 		snprintf(buf, len, "a task found by a heap scan");
 	else if (l->via == DUMP_VIA_STATIC)
 		snprintf(buf, len, "the static %s", l->source ? l->source : "?");
+	else if (l->via == DUMP_VIA_TLS)
+		snprintf(buf, len, "the thread-local %s of thread %d (%s)", l->source ? l->source : "?",
+			 (int)l->tid, l->comm);
 	else
 		snprintf(buf, len, "a task polled while tracing");
 	return buf;

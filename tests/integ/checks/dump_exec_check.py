@@ -1,4 +1,5 @@
-"""dump_exec_check.py JSON SRC --vias V,V [--static NAME] [--busy FUNC=MARK] SPEC ...:
+"""dump_exec_check.py JSON SRC --vias V,V [--static NAME] [--busy FUNC=MARK]
+[--thread-locals NAME=PID] SPEC ...:
 `asyncscope dump --format json` of an async-std or smol program whose tasks
 are parked for good at the lines of SRC marked `// dump: MARK`. Each SPEC
 is MARK=FUNC=N=CHAIN[=LEAF]: exactly N tasks named FUNC, idle, with a
@@ -13,19 +14,25 @@ e.g. heap,heap,static), each complete, one walked shard, their task counts
 summing to the tasks found; --static NAME: the static list is found through
 that static; the whole list_complete, and no recording made. --busy: one
 more task, FUNC, nearly always running: its chain at MARK when caught
-between polls, else said running with no chain (never a made-up one)."""
+between polls, else said running with no chain (never a made-up one).
+--thread-locals: the lists found through the thread-local NAME ("via"
+"thread_local", not counted in --vias), one per thread holding one, among
+them thread PID (the main thread, in block_on), each with its thread id and
+said so; without it, none."""
 import json, re, sys
 
 args = sys.argv[1:]
 r = json.load(open(args.pop(0)))
 src = args.pop(0)
-vias, static, busy, specs = None, None, None, []
+vias, static, busy, tls, specs = None, None, None, None, []
 while args:
     a = args.pop(0)
     if a == "--vias":
         vias = sorted(args.pop(0).split(","))
     elif a == "--static":
         static = args.pop(0)
+    elif a == "--thread-locals":
+        tls = args.pop(0).split("=")
     elif a == "--busy":
         busy = args.pop(0).split("=")
     else:
@@ -78,8 +85,18 @@ headers = [t["header"] for t in tasks]
 if len(set(headers)) != len(headers) or not all(re.match(r"^0x[0-9a-f]+$", h) for h in headers):
     fails.append("headers: %s" % headers)
 tl = r["task_lists"]
-if vias is not None and sorted(l["via"] for l in tl) != vias:
+tl_tls = [l for l in tl if l["via"] == "thread_local"]
+if vias is not None and sorted(l["via"] for l in tl if l["via"] != "thread_local") != vias:
     fails.append("ways in %s, expected %s" % (sorted(l["via"] for l in tl), vias))
+if tls is None and tl_tls:
+    fails.append("thread-local lists: %s" % tl_tls)
+if tls is not None:
+    threads = [l["thread"] for l in tl_tls]
+    if int(tls[1]) not in threads or len(set(threads)) != len(threads):
+        fails.append("thread-local lists of threads %s, main thread %s" % (threads, tls[1]))
+    for l in tl_tls:
+        if not l["found_through"].startswith("the thread-local %s of thread %d (" % (tls[0], l["thread"])):
+            fails.append("thread-local list said %s" % l["found_through"])
 for l in tl:
     if l["runtime"] != "executor" or not l["complete"] or l["shards"] != 1 or l["shards_walked"] != 1 \
             or l["note"] is not None:
