@@ -23,7 +23,8 @@
  * - Slab { entries: Vec<Entry<T>>, len (occupied entries), next }, Entry
  *   Vacant(usize) | Occupied(T); a Waker's RawWaker.data is the task;
  * - a task's schedule fn (Executor::schedule's and LocalExecutor's closure)
- *   captures `state: Arc<State>`: a task leads to its executor. */
+ *   captures `state: Arc<State>`: a task leads to its executor.
+ * Reading a task's state and chain is async_exec_sample.c's. */
 #include "dump/async_exec.h"
 
 #include <dwarf.h>
@@ -38,6 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dump/async_exec_int.h"
 #include "dump/async_task.h"
 #include "dump/dump_int.h"
 #include "probe/profile.h"
@@ -83,6 +85,8 @@ static const struct exec_tls {
 	  "Storage { value, state: State::Alive }" },
 };
 static const char *const tls_alive = "Alive";
+_Static_assert(sizeof(statics) / sizeof(statics[0]) == AX_N_STATICS, "AX_N_STATICS");
+_Static_assert(sizeof(tls_vars) / sizeof(tls_vars[0]) == AX_N_TLS, "AX_N_TLS");
 
 static const char *const type_header = "async_task::header::Header";
 static const char *const type_vtable = "async_task::raw::TaskVTable";
@@ -97,54 +101,9 @@ static const char *const state_inner = "alloc::sync::ArcInner<async_executor::St
 
 
 #define MAX_EXECUTORS  64
-#define MAX_ENTRIES    (1u << 20)   /* slab entries read (16 MiB) */
-#define MAX_TASK_SNAP  (1u << 20)   /* a task read in one piece up to this size */
+#define MAX_ENTRIES    (1u << 22)   /* slab entries read (64 MiB) */
 #define SLAB_TRIES     3            /* reads of a slab that changed under the last one */
-#define RETRY_NS       2000000L
-
-/* One task type: a RawTask<F, T, S>::run copy. */
-struct ax_copy {
-	uint64_t addr;            /* ELF address of its run */
-	char *future;             /* root future, readable (the plan's name), or NULL */
-	bool typed;               /* F found: */
-	Dwarf_Die fut;
-	bool sched;               /* S holds an Arc<async_executor::State>: */
-	uint64_t sched_arc_off;   /* its pointer within S */
-};
-
-/* One task vtable: its copy and layout (static data: read once). */
-struct ax_vt {
-	size_t copy;              /* index + 1, 0 none */
-	bool layout;              /* layout_info read: */
-	uint64_t off_s, off_f, size;
-};
-
-struct async_exec {
-	struct ctx *c;
-	struct ax_copy *copies;
-	size_t n_copies;
-	struct u64map copy_by_addr;   /* run's ELF address -> index + 1 */
-	struct ax_vt *vts;
-	size_t n_vts;
-	struct u64map vt_by_addr;     /* vtable -> index + 1 into vts */
-	struct u64map owned;          /* headers found: 1 */
-	uint64_t executors[MAX_EXECUTORS];   /* State addresses walked */
-	size_t n_executors;
-	uint8_t *snap;
-	Dwarf_Die static_die[sizeof(statics) / sizeof(statics[0])];   /* their types: */
-	int static_found[sizeof(statics) / sizeof(statics[0])];
-	Dwarf_Die tls_die[sizeof(tls_vars) / sizeof(tls_vars[0])];   /* their storages: */
-	int tls_found[sizeof(tls_vars) / sizeof(tls_vars[0])];
-	/* layouts */
-	uint64_t hdr_state, hdr_vtable, vt_run, vt_layout_info;
-	Dwarf_Die opt_layout;         /* Option<TaskLayout> */
-	bool have_state;              /* the State's slab described: */
-	uint64_t arc_data;            /* ArcInner<State>.data */
-	uint64_t slab_off;            /* the Slab within State */
-	uint64_t ent_ptr, ent_len, slab_len;   /* within the Slab */
-	Dwarf_Die entry;              /* Entry<Waker> */
-	uint64_t entry_size;
-};
+#define RETRY_NS       2000000L   /* between reads of a changing slab */
 
 bool async_exec_present(const struct elf_image *img)
 {
@@ -156,7 +115,7 @@ bool async_exec_present(const struct elf_image *img)
 
 /* DWARF */
 
-static const char *die_name(Dwarf_Die *d)
+const char *ax_die_name(Dwarf_Die *d)
 {
 	Dwarf_Attribute a;
 
@@ -199,7 +158,7 @@ static bool template_arg(struct dwarf_types *dt, Dwarf_Die *st, const char *name
 		return false;
 	do {
 		const char *n;
-		if (dwarf_tag(&child) != DW_TAG_template_type_parameter || !(n = die_name(&child)) ||
+		if (dwarf_tag(&child) != DW_TAG_template_type_parameter || !(n = ax_die_name(&child)) ||
 		    strcmp(n, name))
 			continue;
 		return dwarf_formref_die(dwarf_attr(&child, DW_AT_type, &a), &raw) &&
@@ -396,6 +355,7 @@ void async_exec__free(struct async_exec *ax)
 	u64map__clear(&ax->copy_by_addr);
 	u64map__clear(&ax->vt_by_addr);
 	u64map__clear(&ax->owned);
+	u64map__clear(&ax->tried);
 	free(ax);
 }
 
@@ -406,7 +366,7 @@ bool async_exec__owns(const struct async_exec *ax, uint64_t header)
 
 /* Tasks */
 
-static int rd64(struct async_exec *ax, uint64_t addr, uint64_t *v)
+int ax_rd64(struct async_exec *ax, uint64_t addr, uint64_t *v)
 {
 	return procmem_read(&ax->c->pm, addr, v, sizeof(*v));
 }
@@ -423,20 +383,20 @@ static struct ax_vt *vtable_of(struct async_exec *ax, uint64_t vt)
 
 	if (u64map__get(&ax->vt_by_addr, vt, &idx))
 		return idx ? &ax->vts[idx - 1] : NULL;
-	if (!vt || (vt & 7) || rd64(ax, vt + ax->vt_run, &run))
+	if (!vt || (vt & 7) || ax_rd64(ax, vt + ax->vt_run, &run))
 		return NULL;   /* unreadable: not cached (a torn header's garbage) */
 	if (run > ax->c->bias && u64map__get(&ax->copy_by_addr, run - ax->c->bias, &idx))
 		nv.copy = (size_t)idx;
 	/* layout_info: &'static Option<TaskLayout> */
-	if (nv.copy && rd64(ax, vt + ax->vt_layout_info, &li) == 0 &&
+	if (nv.copy && ax_rd64(ax, vt + ax->vt_layout_info, &li) == 0 &&
 	    dwt_read_variant(&ax->opt_layout, li, procmem_read, &ax->c->pm, &var) == 0 &&
-	    (vn = die_name(&var.member)) && !strcmp(vn, "Some") &&
+	    (vn = ax_die_name(&var.member)) && !strcmp(vn, "Some") &&
 	    dwt_member(&var.type, "__0", NULL, &o, &tl) == 0) {
 		uint64_t so, fo, zo, base = li + var.offset + o;
 		if (dwt_member(&tl, "offset_s", NULL, &so, NULL) == 0 &&
 		    dwt_member(&tl, "offset_f", NULL, &fo, NULL) == 0 &&
-		    dwt_member_deep(&tl, "size", &zo, NULL) == 0 && rd64(ax, base + so, &nv.off_s) == 0 &&
-		    rd64(ax, base + fo, &nv.off_f) == 0 && rd64(ax, base + zo, &nv.size) == 0 &&
+		    dwt_member_deep(&tl, "size", &zo, NULL) == 0 && ax_rd64(ax, base + so, &nv.off_s) == 0 &&
+		    ax_rd64(ax, base + fo, &nv.off_f) == 0 && ax_rd64(ax, base + zo, &nv.size) == 0 &&
 		    nv.off_f < nv.size && nv.off_s < nv.size && nv.size < (UINT64_C(1) << 32))
 			nv.layout = true;
 	}
@@ -457,11 +417,11 @@ static struct ax_vt *vtable_of(struct async_exec *ax, uint64_t vt)
 
 /* The task at h: its vtable entry, or NULL when it is no task of a known
  * type. */
-static struct ax_vt *task_vt(struct async_exec *ax, uint64_t h)
+struct ax_vt *ax_task_vt(struct async_exec *ax, uint64_t h)
 {
 	uint64_t vt;
 
-	if (!h || (h & 7) || rd64(ax, h + ax->hdr_vtable, &vt))
+	if (!h || (h & 7) || ax_rd64(ax, h + ax->hdr_vtable, &vt))
 		return NULL;
 	return vtable_of(ax, vt);
 }
@@ -470,12 +430,12 @@ static struct ax_vt *task_vt(struct async_exec *ax, uint64_t h)
  * Arc<State>), or 0. */
 static uint64_t task_executor(struct async_exec *ax, uint64_t h)
 {
-	struct ax_vt *v = task_vt(ax, h);
+	struct ax_vt *v = ax_task_vt(ax, h);
 	const struct ax_copy *cp;
 	uint64_t inner;
 
 	if (!v || !v->layout || !(cp = &ax->copies[v->copy - 1])->sched ||
-	    rd64(ax, h + v->off_s + cp->sched_arc_off, &inner) || !inner || (inner & 7))
+	    ax_rd64(ax, h + v->off_s + cp->sched_arc_off, &inner) || !inner || (inner & 7))
 		return 0;
 	return inner + ax->arc_data;
 }
@@ -503,13 +463,17 @@ static int slab_tasks(struct async_exec *ax, uint64_t st, uint64_t **out, size_t
 		free(hs);
 		buf = NULL;
 		hs = NULL;
-		if (rd64(ax, st + ax->slab_off + ax->ent_ptr, &ptr) ||
-		    rd64(ax, st + ax->slab_off + ax->ent_len, &len) ||
-		    rd64(ax, st + ax->slab_off + ax->slab_len, &count)) {
+		if (ax_rd64(ax, st + ax->slab_off + ax->ent_ptr, &ptr) ||
+		    ax_rd64(ax, st + ax->slab_off + ax->ent_len, &len) ||
+		    ax_rd64(ax, st + ax->slab_off + ax->slab_len, &count)) {
 			*why = "the executor's task slab is unreadable";
 			return 0;
 		}
-		if (len > MAX_ENTRIES || count > len) {
+		if (len > MAX_ENTRIES) {
+			*why = "the executor's task slab is larger than a dump reads (4M entries)";
+			return 0;
+		}
+		if (count > len) {
 			*why = "the executor's task slab does not look like one";
 			return 0;
 		}
@@ -532,7 +496,7 @@ static int slab_tasks(struct async_exec *ax, uint64_t st, uint64_t **out, size_t
 			uint64_t wo, data;
 			uint64_t at = ptr + i * ax->entry_size;
 			if (dwt_read_variant(&ax->entry, at, procmem_read, &pm, &v) ||
-			    !(vn = die_name(&v.member))) {
+			    !(vn = ax_die_name(&v.member))) {
 				unknown = true;
 				continue;
 			}
@@ -541,7 +505,7 @@ static int slab_tasks(struct async_exec *ax, uint64_t st, uint64_t **out, size_t
 			occupied++;
 			if (dwt_member_deep(&v.type, "data", &wo, NULL) ||
 			    procmem_read(&pm, at + v.offset + wo, &data, sizeof(data)) ||
-			    !task_vt(ax, data)) {
+			    !ax_task_vt(ax, data)) {
 				unknown = true;
 				continue;
 			}
@@ -575,20 +539,24 @@ out:
 	return ret;
 }
 
-static bool executor_seen(struct async_exec *ax, uint64_t st)
-{
-	for (size_t i = 0; i < ax->n_executors; i++)
-		if (ax->executors[i] == st)
-			return true;
-	return false;
-}
 
-/* Walks the executor at st (once), found as via says (source: the static's
- * name, or NULL; th: the thread whose thread-local holds it, or NULL). must: a header the slab must hold for the walk to be
- * kept (a heap scan's candidate), 0 none. Returns 1 walked, 0 not kept,
- * -ENOMEM. */
+/* What a walk must find to be kept (an executor reached from a task found
+ * some other way than through it): the task (h), or one of the live
+ * candidates of a heap scan that led to it (cand: header -> State), or,
+ * with finished, none when the slab was read whole (only finished tasks led
+ * to it: an executor whose tasks all ended). NULL: no condition. */
+struct exec_must {
+	uint64_t h;
+	const struct u64map *cand;
+	bool finished;
+};
+
+/* Walks the executor at st (once: a State tried is never read again),
+ * found as via says (source: the variable's name, or NULL; th: the thread
+ * whose thread-local holds it, or NULL), if it meets must. Returns 1
+ * walked, 0 not kept, -ENOMEM. */
 static int walk_executor(struct async_exec *ax, uint64_t st, enum dump_via via, const char *source,
-			 uint64_t must, const struct proc_thread *th)
+			 const struct exec_must *must, const struct proc_thread *th)
 {
 	struct dump_result *r = ax->c->res;
 	struct dump_list *l;
@@ -597,8 +565,9 @@ static int walk_executor(struct async_exec *ax, uint64_t st, enum dump_via via, 
 	const char *why = NULL;
 	int complete, ret = 1;
 	bool has = !must;
+	uint64_t v;
 
-	if (!st || executor_seen(ax, st) || !ax->have_state)
+	if (!st || (st & 7) || !ax->have_state || u64map__get(&ax->tried, st, NULL))
 		return 0;
 	if (ax->n_executors == MAX_EXECUTORS) {
 		r->walk_cut = true;
@@ -606,16 +575,19 @@ static int walk_executor(struct async_exec *ax, uint64_t st, enum dump_via via, 
 			r->list_note = "more executors than a dump walks";
 		return 0;
 	}
+	if (u64map__set(&ax->tried, st, 1))
+		return -ENOMEM;
 	complete = slab_tasks(ax, st, &hs, &n, &why);
 	if (complete < 0)
 		return complete;
 	for (size_t i = 0; i < n && !has; i++)
-		has = hs[i] == must;
-	if (!has) {
+		has = hs[i] == must->h ||
+		      (must->cand && u64map__get(must->cand, hs[i], &v) && v == st);
+	if (!has && !(must->finished && complete == 1)) {
 		free(hs);
-		return 0;
+		return 0;   /* a stale candidate's executor: its task is not there */
 	}
-	ax->executors[ax->n_executors++] = st;
+	ax->n_executors++;
 	for (size_t i = 0; i < n; i++)
 		if (dump_add_task(ax->c, hs[i], 0, NULL, false) || u64map__set(&ax->owned, hs[i], 1)) {
 			ret = -ENOMEM;
@@ -663,7 +635,7 @@ static uint64_t executor_state(struct async_exec *ax, uint64_t addr, Dwarf_Die *
 	if (starts(name, once_cell_prefix)) {
 		uint64_t so, vo;
 		if (dwt_member(die, "state", NULL, &so, NULL) || dwt_member(die, "value", NULL, &vo, NULL) ||
-		    !template_arg(ax->c->dt, die, "T", &t) || rd64(ax, addr + so, &v) ||
+		    !template_arg(ax->c->dt, die, "T", &t) || ax_rd64(ax, addr + so, &v) ||
 		    v != ONCE_INITIALIZED)
 			return 0;
 		/* MaybeUninit<T>: a union, T at its start */
@@ -682,7 +654,7 @@ static uint64_t executor_state(struct async_exec *ax, uint64_t addr, Dwarf_Die *
 	if (starts(name, arc_prefix)) {
 		if (dwt_member_deep(die, "pointer", &off, &ptr) || !pointee(ax->c->dt, &ptr, &inner) ||
 		    !starts(dwarf_types__name(ax->c->dt, &inner), state_inner) ||
-		    !state_layout(ax, &inner) || rd64(ax, addr + off, &v) || !v || (v & 7))
+		    !state_layout(ax, &inner) || ax_rd64(ax, addr + off, &v) || !v || (v & 7))
 			return 0;
 		return v + ax->arc_data;
 	}
@@ -794,7 +766,7 @@ static uint64_t tls_value(struct async_exec *ax, Dwarf_Die *die, uint64_t addr, 
 		st = inner;
 	}
 	if (dwt_read_variant(&st, addr + so, procmem_read, &ax->c->pm, &v) ||
-	    !(vn = die_name(&v.member)) || strcmp(vn, tls_alive))
+	    !(vn = ax_die_name(&v.member)) || strcmp(vn, tls_alive))
 		return 0;
 	return addr + vo;   /* MaybeUninit<T>: T at its start */
 }
@@ -826,7 +798,7 @@ static int from_thread_locals(struct async_exec *ax, const struct tls_syms *tl)
 			if (!(val = tls_value(ax, &ax->tls_die[k], at, &vt)) ||
 			    !(st = executor_state(ax, val, &vt, 0)))
 				continue;
-			ret = walk_executor(ax, st, DUMP_VIA_TLS, tls_vars[k].name, 0, &th[i]);
+			ret = walk_executor(ax, st, DUMP_VIA_TLS, tls_vars[k].name, NULL, &th[i]);
 			walked += ret > 0;
 		}
 	}
@@ -847,7 +819,7 @@ static int from_statics(struct async_exec *ax, const struct elf_image *img)
 		if (!found[k] || !ax->static_found[k])
 			continue;
 		st = executor_state(ax, addr[k] + ax->c->bias, &ax->static_die[k], 0);
-		r = walk_executor(ax, st, DUMP_VIA_STATIC, statics[k].symbol, 0, NULL);
+		r = walk_executor(ax, st, DUMP_VIA_STATIC, statics[k].symbol, NULL, NULL);
 		if (r < 0)
 			return r;
 		walked += r;
@@ -868,11 +840,12 @@ static int from_known(struct async_exec *ax)
 	for (size_t i = 0; i < known; i++) {
 		uint64_t h = r->tasks[i].header;
 		int w;
-		if (!task_vt(ax, h))
+		if (!ax_task_vt(ax, h))
 			continue;
 		if (u64map__set(&ax->owned, h, 1))
 			return -ENOMEM;
-		w = walk_executor(ax, task_executor(ax, h), DUMP_VIA_POLL, NULL, h, NULL);
+		w = walk_executor(ax, task_executor(ax, h), DUMP_VIA_POLL, NULL,
+				  &(struct exec_must){ .h = h }, NULL);
 		if (w < 0)
 			return w;
 		walked += w;
@@ -882,12 +855,24 @@ static int from_known(struct async_exec *ax)
 
 /* The heap scan: task vtables are the words of the executable's read-only
  * data equal to a run copy's address (at the vtable's run slot); a task
- * header holds one at hdr_vtable; its executor is walked when its slab
- * holds the task. */
+ * header holds one at hdr_vtable, and its schedule closure its executor's
+ * State. First every candidate's State (a candidate: a live or finished
+ * task of a known type, not found yet), then each State read once: kept
+ * when its slab holds a live candidate, or when only finished tasks led to
+ * it and its slab reads whole. A State whose Arc counts are not those of a
+ * live Arc (freed memory) is not read. */
+#define MAX_HEAP_STATES 256
+
 struct hscan {
 	struct async_exec *ax;
 	struct u64map vtables;
-	int walked;
+	struct u64map cand;       /* live candidate header -> its State */
+	struct {
+		uint64_t st;
+		bool live, finished;
+	} states[MAX_HEAP_STATES];
+	size_t n_states;
+	bool states_cut;
 };
 
 static int is_vtable(struct ctx *c, uint64_t addr, uint64_t word, void *arg)
@@ -900,33 +885,56 @@ static int is_vtable(struct ctx *c, uint64_t addr, uint64_t word, void *arg)
 	return u64map__set(&hs->vtables, addr - hs->ax->vt_run, 1) ? -ENOMEM : 0;
 }
 
+/* A live Arc's counts: strong and weak (1 while strong) in a sane range. */
+static bool arc_alive(struct async_exec *ax, uint64_t st)
+{
+	uint64_t w[2];
+
+	if (ax->arc_data < 16 || procmem_read(&ax->c->pm, st - ax->arc_data, w, sizeof(w)))
+		return false;
+	return w[0] >= 1 && w[0] < (UINT64_C(1) << 32) && w[1] >= 1 && w[1] < (UINT64_C(1) << 32);
+}
+
 static int is_header(struct ctx *c, uint64_t addr, uint64_t word, void *arg)
 {
 	struct hscan *hs = arg;
 	struct async_exec *ax = hs->ax;
-	uint64_t h = addr - ax->hdr_vtable, state;
-	int w;
+	uint64_t h = addr - ax->hdr_vtable, state, st;
+	bool live;
+	size_t k;
 
 	(void)c;
 	if (!u64map__get(&hs->vtables, word, NULL) || u64map__get(&ax->owned, h, NULL) ||
-	    rd64(ax, h + ax->hdr_state, &state) || state < ASYNC_TASK_REFERENCE ||
-	    (state & (ASYNC_TASK_COMPLETED | ASYNC_TASK_CLOSED)))
+	    ax_rd64(ax, h + ax->hdr_state, &state) || state < ASYNC_TASK_REFERENCE ||
+	    !(st = task_executor(ax, h)) || u64map__get(&ax->tried, st, NULL))
 		return 0;
-	w = walk_executor(ax, task_executor(ax, h), DUMP_VIA_HEAP, NULL, h, NULL);
-	if (w < 0)
-		return w;
-	hs->walked += w;
-	return 0;
+	live = !(state & (ASYNC_TASK_COMPLETED | ASYNC_TASK_CLOSED));
+	for (k = 0; k < hs->n_states && hs->states[k].st != st; k++)
+		;
+	if (k == hs->n_states) {
+		if (k == MAX_HEAP_STATES || !arc_alive(ax, st)) {
+			hs->states_cut |= k == MAX_HEAP_STATES;
+			return 0;
+		}
+		hs->states[hs->n_states++].st = st;
+		hs->states[k].live = hs->states[k].finished = false;
+	}
+	hs->states[k].live |= live;
+	hs->states[k].finished |= !live;
+	return live && u64map__set(&hs->cand, h, st) ? -ENOMEM : 0;
 }
 
 static int from_heap(struct async_exec *ax)
 {
 	struct ctx *c = ax->c;
-	struct hscan hs = { .ax = ax };
+	struct hscan *hs = calloc(1, sizeof(*hs));
 	char path[64], line[4096];
 	uint64_t budget = UINT64_C(1) << 30;
-	int ret = 0;
+	int ret = 0, walked = 0;
 
+	if (!hs)
+		return -ENOMEM;
+	hs->ax = ax;
 	snprintf(path, sizeof(path), "/proc/%d/maps", c->pid);
 	for (int pass = 0; pass < 2 && !ret; pass++) {
 		FILE *f = fopen(path, "re");
@@ -939,15 +947,28 @@ static int from_heap(struct async_exec *ax)
 				   &end, perms, name) < 3)
 				continue;
 			if (pass == 0 && !strcmp(name, c->res->target) && perms[0] == 'r' && perms[2] != 'x')
-				ret = dump_scan_words(c, start, end, &budget, is_vtable, &hs);
-			else if (pass == 1 && hs.vtables.len && perms[0] == 'r' && perms[1] == 'w' &&
+				ret = dump_scan_words(c, start, end, &budget, is_vtable, hs);
+			else if (pass == 1 && hs->vtables.len && perms[0] == 'r' && perms[1] == 'w' &&
 				 (!name[0] || !strcmp(name, "[heap]")))
-				ret = dump_scan_words(c, start, end, &budget, is_header, &hs);
+				ret = dump_scan_words(c, start, end, &budget, is_header, hs);
 		}
 		fclose(f);
 	}
-	u64map__clear(&hs.vtables);
-	return ret < 0 ? ret : hs.walked;
+	for (size_t k = 0; k < hs->n_states && ret >= 0; k++) {
+		struct exec_must m = { .cand = &hs->cand, .finished = hs->states[k].finished };
+		ret = walk_executor(ax, hs->states[k].st, DUMP_VIA_HEAP, NULL, &m, NULL);
+		walked += ret > 0;
+	}
+	if (ret >= 0 && (hs->states_cut || !budget)) {
+		c->res->walk_cut = true;
+		if (!c->res->list_note)
+			c->res->list_note = hs->states_cut ? "more executors in the heap than a dump reads"
+							    : "the heap scan stopped at its budget (1 GiB)";
+	}
+	u64map__clear(&hs->vtables);
+	u64map__clear(&hs->cand);
+	free(hs);
+	return ret < 0 ? ret : walked;
 }
 
 int async_exec__discover(struct async_exec *ax, const struct elf_image *img)
@@ -957,155 +978,6 @@ int async_exec__discover(struct async_exec *ax, const struct elf_image *img)
 	if ((a = from_statics(ax, img)) < 0 || (b = from_known(ax)) < 0 || (h = from_heap(ax)) < 0)
 		return -ENOMEM;
 	return a + b + h;
-}
-
-/* Sampling */
-
-static void pause_briefly(void)
-{
-	struct timespec ts = { 0, RETRY_NS };
-
-	nanosleep(&ts, NULL);
-}
-
-/* The executors' own wrapper futures (the runtime profiles' tables). */
-static size_t wrapper_patterns(const char **out, size_t max)
-{
-	static const char *const names[] = { "async-std", "smol", "async-executor" };
-	size_t n = 0;
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		const struct runtime_profile *p = profile_find(names[i]);
-		for (size_t w = 0; p && w < p->n_wrappers && n < max; w++) {
-			bool dup = false;
-			for (size_t k = 0; k < n && !dup; k++)
-				dup = !strcmp(out[k], p->wrappers[w].pattern);
-			if (!dup)
-				out[n++] = p->wrappers[w].pattern;
-		}
-	}
-	return n;
-}
-
-/* Futures that wait for a deadline, and their member holding it as an
- * Option<std Instant> (CLOCK_MONOTONIC on Linux): async-io 1.x's Timer
- * (smol::Timer) keeps `when: Option<Instant>`, None for a timer that never
- * fires. */
-static const struct {
-	const char *type_prefix;
-	const char *member;
-} timers[] = {
-	{ "async_io::Timer", "when" },
-};
-
-/* t parked on a timer: its deadline into t->wakes_at_ns. */
-static void read_deadline(struct async_exec *ax, struct dump_task *t)
-{
-	const struct async_stack *s = &t->stack;
-	Dwarf_Die die = s->leaf_die, opt, inst;
-	struct dwt_variant v;
-	uint64_t off, io, so, no;
-	const char *vn;
-	int64_t sec = 0;
-	uint32_t nsec = 0;
-
-	for (size_t i = 0; s->leaf_type && s->leaf_addr && i < sizeof(timers) / sizeof(timers[0]); i++) {
-		if (strncmp(s->leaf_type, timers[i].type_prefix, strlen(timers[i].type_prefix)) ||
-		    dwt_member(&die, timers[i].member, NULL, &off, &opt) ||
-		    dwt_read_variant(&opt, s->leaf_addr + off, procmem_read, &ax->c->pm, &v) ||
-		    !(vn = die_name(&v.member)) || strcmp(vn, "Some") ||
-		    dwt_member(&v.type, "__0", NULL, &io, &inst) ||
-		    dwt_member_deep(&inst, "tv_sec", &so, NULL) ||
-		    dwt_member_deep(&inst, "tv_nsec", &no, NULL))
-			continue;
-		off = s->leaf_addr + off + v.offset + io;
-		if (procmem_read(&ax->c->pm, off + so, &sec, sizeof(sec)) ||
-		    procmem_read(&ax->c->pm, off + no, &nsec, sizeof(nsec)) || sec <= 0 ||
-		    nsec >= 1000000000u)
-			return;
-		t->wakes_at_ns = (uint64_t)sec * 1000000000ull + nsec;
-		return;
-	}
-}
-
-/* One attempt: 1 done, 0 retry, < 0 ENOMEM. */
-static int sample_once(struct async_exec *ax, struct dump_task *t, struct ax_vt *v,
-		       const struct ax_copy *cp)
-{
-	struct ctx *c = ax->c;
-	uint64_t s1, s2;
-	const char *note;
-	int err, ok;
-
-	if (rd64(ax, t->header + ax->hdr_state, &s1)) {
-		t->state = "unreadable";
-		t->note = "task memory unreadable (freed?)";
-		return 1;
-	}
-	t->state = async_task_state_name(s1, &note);
-	t->note = note;
-	if (note)
-		return !(s1 & ASYNC_TASK_RUNNING);
-	if (!ax->snap && !(ax->snap = malloc(MAX_TASK_SNAP)))
-		return -ENOMEM;
-	c->pm.snap = NULL;
-	if (v->size <= MAX_TASK_SNAP && procmem_read_raw(c->pid, t->header, ax->snap, v->size) == 0) {
-		c->pm.snap = ax->snap;
-		c->pm.snap_addr = t->header;
-		c->pm.snap_len = v->size;
-	}
-	err = async_stack_walk_dyn(c->dt, (Dwarf_Die *)&cp->fut, t->header + v->off_f, procmem_read,
-				   &c->pm, c->bias, &t->stack);
-	c->pm.snap = NULL;   /* the checks read the live process */
-	if (err == -ENOMEM)
-		return err;
-	if (err) {
-		t->note = "task future not described by DWARF";
-		return 1;
-	}
-	ok = rd64(ax, t->header + ax->hdr_state, &s2) == 0 && s2 == s1 &&
-	     async_stack_verify(&t->stack, procmem_read, &c->pm) == 1;
-	if (ok) {
-		const char *pats[16];
-		async_task_drop_wrappers(&t->stack, pats, wrapper_patterns(pats, 16));
-		t->note = NULL;
-		read_deadline(ax, t);
-		return 1;
-	}
-	async_stack__clear(&t->stack);
-	t->note = "changed while reading";
-	return 0;
-}
-
-int async_exec__sample(struct async_exec *ax, struct dump_task *t, int attempts)
-{
-	struct ax_vt *v = task_vt(ax, t->header);
-	const struct ax_copy *cp = v ? &ax->copies[v->copy - 1] : NULL;
-
-	if (!v) {
-		t->state = "unreadable";
-		t->note = "task memory unreadable (freed?)";
-		return 0;
-	}
-	if (!t->name && cp->future && !(t->name = strdup(cp->future)))
-		return -ENOMEM;
-	if (!cp->typed || !v->layout) {
-		uint64_t s = 0;
-		const char *note;
-		rd64(ax, t->header + ax->hdr_state, &s);
-		t->state = async_task_state_name(s, &note);
-		t->note = note ? note : !cp->typed ? "no DWARF type for this task's future"
-					: "the task's layout_info is unreadable";
-		return 0;
-	}
-	for (int i = 0; i < attempts; i++) {
-		if (i)
-			pause_briefly();
-		int r = sample_once(ax, t, v, cp);
-		if (r)
-			return r < 0 ? r : 0;
-	}
-	return 0;
 }
 
 int async_exec_open(struct ctx *c, const struct elf_image *img, const struct as_probe *probes,

@@ -1108,7 +1108,8 @@ lists_known:
 			    ? async_exec__sample(ax, &res->tasks[i], attempts)
 			    : sample(&c, &res->tasks[i], attempts))
 			goto nomem;
-	qsort(res->tasks, res->n, sizeof(*res->tasks), cmp_task);
+	if (res->n)
+		qsort(res->tasks, res->n, sizeof(*res->tasks), cmp_task);
 	ret = 0;
 	goto out;
 nomem:
