@@ -999,9 +999,23 @@ int async_exec_open(struct ctx *c, const struct elf_image *img, const struct as_
 			 c->res->target, why ? why : "its async-task tasks cannot be read");
 		return -ENODATA;
 	}
-	if (!*ax || async_exec__discover(*ax, img) < 0) {
+	if (!*ax) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+bool async_exec_is_task(struct async_exec *ax, uint64_t header)
+{
+	return ax && ax_task_vt(ax, header);
+}
+
+size_t async_exec_others(struct async_exec *ax, const struct dump_result *r)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->n; i++)
+		n += !async_exec_is_task(ax, r->tasks[i].header);
+	return n;
 }

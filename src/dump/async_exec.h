@@ -32,6 +32,7 @@
 #include "trace/event.h"
 
 struct ctx;
+struct dump_result;
 struct dump_task;
 struct async_exec;
 
@@ -53,6 +54,13 @@ struct async_exec *async_exec__new(struct ctx *c, const struct elf_image *img,
  * or -ENOMEM. */
 int async_exec__discover(struct async_exec *ax, const struct elf_image *img);
 
+/* True when the task at header is one of async-task's (its vtable's run is
+ * a known copy), not a Tokio task; false for a NULL ax. */
+bool async_exec_is_task(struct async_exec *ax, uint64_t header);
+
+/* The tasks of r that are not async-task's (r->n for a NULL ax). */
+size_t async_exec_others(struct async_exec *ax, const struct dump_result *r);
+
 /* True when the task at header is an async-task task this dump found. */
 bool async_exec__owns(const struct async_exec *ax, uint64_t header);
 
@@ -62,11 +70,11 @@ int async_exec__sample(struct async_exec *ax, struct dump_task *t, int attempts)
 
 void async_exec__free(struct async_exec *ax);
 
-/* dump_run's step: when img runs async-task tasks, *ax made and every
- * executor discovered into c->res; else *ax NULL. When the tasks cannot be
- * read (DWARF missing): an error if required (the program has no other
- * runtime: -ENODATA, the message and fix in err), else said in
- * c->res->list_note. Returns 0, or -errno with err. */
+/* dump_run's step: when img runs async-task tasks, *ax made (discover with
+ * async_exec__discover()); else *ax NULL. When the tasks cannot be read
+ * (DWARF missing): an error if required (the program has no other runtime:
+ * -ENODATA, the message and fix in err), else said in c->res->list_note.
+ * Returns 0, or -errno with err. */
 int async_exec_open(struct ctx *c, const struct elf_image *img, const struct as_probe *probes,
 		    size_t n, bool required, struct async_exec **ax, char *err, size_t errlen);
 

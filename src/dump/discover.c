@@ -229,6 +229,7 @@ static int scan(struct ctx *c, bool local_only)
 	char path[64], line[4096], exe[PATH_MAX];
 	struct scan sc = { .local_only = local_only };
 	uint64_t budget = UINT64_C(1) << 30;
+	size_t known = c->res->n;   /* a mixed program's async-task tasks, already known */
 	FILE *f;
 	int ret = 0;
 
@@ -249,12 +250,12 @@ static int scan(struct ctx *c, bool local_only)
 			else if (pass == 1 && sc.vtables.len && perms[0] == 'r' && perms[1] == 'w' &&
 				 (!name[0] || !strcmp(name, "[heap]")))
 				ret = dump_scan_words(c, start, end, &budget, is_header, &sc);
-			if (pass == 1 && c->res->n && !local_only)
+			if (pass == 1 && c->res->n > known && !local_only)
 				break;
 		}
 		fclose(f);
 	}
-	if (!ret && !local_only && !c->res->n && sc.fallback &&
+	if (!ret && !local_only && c->res->n == known && sc.fallback &&
 	    dump_add_task(c, sc.fallback, 0, NULL, false))
 		ret = -ENOMEM;
 	u64map__clear(&sc.vtables);

@@ -498,6 +498,8 @@ static int walk_lists(struct ctx *c)
 		uint64_t h = c->res->tasks[i].header, addr, vt;
 		size_t layout;
 		struct poll_copy *pc;
+		if (async_exec_is_task(c->ax, h))
+			continue;   /* async-task's (a mixed program's): its executor's */
 		if (c->sharded && dump_owned_of(c, h, &addr, &layout)) {
 			/* walked from its heads below */
 			dump_note_list(c, addr, layout, c->seed_via);
@@ -919,7 +921,6 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 	struct elf_image *img = NULL;
 	struct ctx c = { .pid = o->pid, .threads = o->threads, .res = res };
 	struct probe_plan *plan = NULL;
-	struct async_exec *ax = NULL;
 	const struct as_probe *probes = o->probes;
 	size_t n_probes = o->n_probes;
 	bool tokio;
@@ -1038,6 +1039,8 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 	plan = probe_plan__build(img, NULL, 0, why, sizeof(why));
 	if (plan && add_copies(&c, plan->probes, plan->n))
 		goto nomem;
+	if (plan)
+		probes = plan->probes, n_probes = plan->n;
 	/* the copies' types: all of them only when the program has LocalSet
 	 * code (their layouts say which are LocalSet tasks, to look for in
 	 * the heap), else only those of the tasks the walks find */
@@ -1077,12 +1080,15 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 tasks_known:
 	if (!tokio)
 		goto lists_known;
+	/* async-task's task types: its tasks (a mixed program's) are no seeds */
+	if ((ret = async_exec_open(&c, img, probes, n_probes, false, &c.ax, err, errlen)))
+		goto fail;
 	/* the rest of the tasks from Tokio's lists; the copies' types first:
 	 * they say where a list is */
 	ret = type_copies(&c, exe, false);
 	if (!ret && !c.sharded && !c.one_list)
 		undescribed_version(&c, img);
-	if (!ret && !res->n) {
+	if (!ret && !async_exec_others(c.ax, res)) {
 		/* 3. last: one task found in the heap */
 		ret = dump_scan_for_task(&c);
 		c.seed_via = DUMP_VIA_HEAP;
@@ -1095,17 +1101,17 @@ tasks_known:
 		undescribed_lists(&c);
 lists_known:
 	/* async-task's tasks (async-std, smol): through their executors */
-	if (plan)
-		probes = plan->probes, n_probes = plan->n;
-	if ((ret = async_exec_open(&c, img, probes, n_probes, !tokio, &ax, err, errlen)))
+	if (!c.ax && (ret = async_exec_open(&c, img, probes, n_probes, !tokio, &c.ax, err, errlen)))
 		goto fail;
+	if (c.ax && async_exec__discover(c.ax, img) < 0)
+		goto nomem;
 	/* 3. each task's stack */
 	c.snap = malloc(MAX_SNAPSHOT);
 	if (!c.snap)
 		goto nomem;
 	for (size_t i = 0; i < res->n; i++)
-		if (async_exec__owns(ax, res->tasks[i].header)
-			    ? async_exec__sample(ax, &res->tasks[i], attempts)
+		if (async_exec__owns(c.ax, res->tasks[i].header)
+			    ? async_exec__sample(c.ax, &res->tasks[i], attempts)
 			    : sample(&c, &res->tasks[i], attempts))
 			goto nomem;
 	if (res->n)
@@ -1118,7 +1124,7 @@ nomem:
 fail:
 	dump_result__clear(res);
 out:
-	async_exec__free(ax);
+	async_exec__free(c.ax);
 	free(c.snap);
 	for (size_t i = 0; i < c.n_copies; i++) {
 		free(c.copies[i].future);

@@ -16,6 +16,8 @@
 #include "sym/elf_image.h"
 #include "util/u64map.h"
 
+struct async_exec;
+
 /* Where things are, from DWARF or the 1.24 constants. */
 struct layout {
 	uint64_t hdr_state, hdr_vtable;
@@ -82,6 +84,7 @@ struct ctx {
 	/* no DWARF for any task list, of a version that shards it: its facts */
 	const struct task_list_fact *unverified;
 	bool version_known;           /* from the binary's paths (else its symbols) */
+	struct async_exec *ax;        /* async-task's tasks (dump/async_exec.h), or NULL */
 };
 
 /* Reads one word of the target: 0 or -errno. */
