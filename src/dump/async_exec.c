@@ -53,15 +53,16 @@
 /* Statics holding an executor: how each is reached. */
 static const struct exec_static {
 	const char *symbol;   /* demangled, hash removed */
-	const char *needle;   /* in its mangled name (skips the other symbols cheaply) */
+	const char *needle;   /* in its mangled name, legacy or v0 (length-prefixed: skips
+	                         the other symbols without demangling them) */
 	const char *type;     /* its DWARF type */
 	const char *why;      /* the source that declares it */
 } statics[] = {
-	{ "async_global_executor::executor::GLOBAL_EXECUTOR", "GLOBAL_EXECUTOR",
+	{ "async_global_executor::executor::GLOBAL_EXECUTOR", "15GLOBAL_EXECUTOR",
 	  "async_executor::Executor",
 	  "async-global-executor 2.3.1 executor.rs: static GLOBAL_EXECUTOR: Executor<'_> "
 	  "(async-std 1.12's spawn)" },
-	{ "smol::spawn::spawn::GLOBAL", "GLOBAL",
+	{ "smol::spawn::spawn::GLOBAL", "6GLOBAL",
 	  "async_lock::once_cell::OnceCell<async_executor::Executor>",
 	  "smol 1.3.0 spawn.rs: static GLOBAL: OnceCell<Executor<'_>> in spawn()" },
 };
@@ -71,13 +72,13 @@ static const struct exec_static {
  * in order, with their state's Alive variant), and how each is said. */
 static const struct exec_tls {
 	const char *prefix, *suffix;   /* the symbol, demangled: starts and ends so */
-	const char *needle;
-	const char *name;
+	const char *needle;            /* as exec_static's */
+	const char *name;              /* how the output names it */
 	const char *types[2];
 	const char *why;
 } tls_vars[] = {
 	{ "async_global_executor::executor::LOCAL_EXECUTOR::", "__RUST_STD_INTERNAL_VAL",
-	  "LOCAL_EXECUTOR", "async_global_executor::executor::LOCAL_EXECUTOR",
+	  "14LOCAL_EXECUTOR", "async_global_executor::executor::LOCAL_EXECUTOR",
 	  { "std::sys::thread_local::native::lazy::Storage<async_executor::LocalExecutor, !>",
 	    "std::sys::thread_local::native::lazy::Storage<async_executor::LocalExecutor, ()>" },
 	  "async-global-executor 2.3.1 executor.rs: thread_local! LOCAL_EXECUTOR: LocalExecutor "
@@ -97,13 +98,12 @@ static const char *const type_executor = "async_executor::Executor";
 static const char *const type_local_executor = "async_executor::LocalExecutor";
 static const char *const arc_prefix = "alloc::sync::Arc<";
 static const char *const state_inner = "alloc::sync::ArcInner<async_executor::State>";
-#define ONCE_INITIALIZED 2
-
+#define ONCE_INITIALIZED 2   /* async-lock 2.6 once_cell.rs: State::Initialized */
 
 #define MAX_EXECUTORS  64
 #define MAX_ENTRIES    (1u << 22)   /* slab entries read (64 MiB) */
 #define SLAB_TRIES     3            /* reads of a slab that changed under the last one */
-#define RETRY_NS       2000000L   /* between reads of a changing slab */
+#define RETRY_NS       2000000L     /* between reads of a changing slab */
 
 bool async_exec_present(const struct elf_image *img)
 {
@@ -401,8 +401,7 @@ static struct ax_vt *vtable_of(struct async_exec *ax, uint64_t vt)
 			nv.layout = true;
 	}
 	if (!nv.copy) {
-		if (u64map__set(&ax->vt_by_addr, vt, 0))
-			return NULL;
+		u64map__set(&ax->vt_by_addr, vt, 0);   /* ENOMEM: read again next time */
 		return NULL;
 	}
 	v = realloc(ax->vts, (ax->n_vts + 1) * sizeof(*v));
@@ -538,7 +537,6 @@ out:
 	free(hs);
 	return ret;
 }
-
 
 /* What a walk must find to be kept (an executor reached from a task found
  * some other way than through it): the task (h), or one of the live
