@@ -1,5 +1,5 @@
 /* `asyncscope dump -p PID [--format text|json] [--duration DURATION]`: the async
- * backtrace of every live task of a Tokio program, like a thread dump,
+ * backtrace of every live task of a Tokio, async-std or smol program, like a thread dump,
  * without stopping it (src/dump/dump.h finds and reads the tasks; this file
  * parses arguments and prints). With `--every INTERVAL [--duration D]
  * [--format text|folded|json]`, the await profile: a dump every INTERVAL
@@ -50,8 +50,8 @@ static const struct cli_opt *const tables[] = { dump_opts, NULL };
 
 const struct cli_command dump_command = {
 	.name = "dump",
-	.summary = "The async backtrace of every live task of a running Tokio program, like a "
-		   "thread dump,\nwithout stopping it (needs the binary's debug info).",
+	.summary = "The async backtrace of every live task of a running Tokio, async-std or smol\n"
+		   "program, like a thread dump, without stopping it (needs the binary's debug info).",
 	.operands = "-p PID",
 	.tables = tables,
 };
@@ -109,12 +109,14 @@ static const char *frame_note(const struct async_frame *f)
  *   found through the thread-local CONTEXT of thread 7919 (local_set), 3 threads in it
  * task list 2 (LocalSet, id 2): 5 tasks, complete; found through a task found by a
  *   heap scan
+ * task list 3 (async-executor executor): 3 tasks, complete; found through the static
+ *   smol::spawn::spawn::GLOBAL
  * no runtime found in any thread's CONTEXT (no thread's thread-local CONTEXT holds
  *   a runtime handle): tasks found by tracing 300 ms
  */
 static void print_lists(const struct dump_result *r)
 {
-	char via[96];
+	char via[192];
 
 	for (size_t i = 0; i < r->n_task_lists; i++) {
 		const struct dump_list *l = &r->task_lists[i];
@@ -122,8 +124,11 @@ static void print_lists(const struct dump_result *r)
 				 : !strcmp(l->runtime, "multi_thread") ? "multi_thread runtime, "
 				 : !strcmp(l->runtime, "current_thread") ? "current_thread runtime, "
 				 : "runtime, ";
-		printf("task list %zu (%sid %" PRIu64 "): %zu task%s, ", i + 1, kind, l->id, l->tasks,
-		       l->tasks == 1 ? "" : "s");
+		if (l->runtime && !strcmp(l->runtime, "executor"))   /* async-executor: no id */
+			printf("task list %zu (async-executor executor): ", i + 1);
+		else
+			printf("task list %zu (%sid %" PRIu64 "): ", i + 1, kind, l->id);
+		printf("%zu task%s, ", l->tasks, l->tasks == 1 ? "" : "s");
 		if (l->shards > 1)
 			printf("%zu of %zu shards walked, ", l->walked, l->shards);
 		printf("%s; found through %s", l->complete ? "complete" : "not complete",
@@ -398,7 +403,7 @@ static int print_json(const struct dump_result *r)
 		json_writer__kv_string(w, "via", dump_via_name(l->via));
 		json_writer__kv_string(w, "found_through", dump_via_text(l, why, sizeof(why)));
 		json_writer__key(w, "thread");
-		if (l->via == DUMP_VIA_CONTEXT)
+		if (l->via == DUMP_VIA_CONTEXT || l->via == DUMP_VIA_TLS)
 			json_writer__u64(w, (uint64_t)l->tid);
 		else
 			json_writer__null(w);

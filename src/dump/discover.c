@@ -225,10 +225,9 @@ int dump_account_lists(struct ctx *c, const char *exe)
 
 /* The heap scan */
 
-/* Every 8-byte word of [start, end) of the target: calls fn(c, addr, word,
- * arg) until it returns non-zero; at most *budget bytes are read. */
-static int scan_words(struct ctx *c, uint64_t start, uint64_t end, uint64_t *budget,
-		      int (*fn)(struct ctx *, uint64_t, uint64_t, void *), void *arg)
+/* dump_scan_words (dump_int.h): also async_exec.c's heap scan */
+int dump_scan_words(struct ctx *c, uint64_t start, uint64_t end, uint64_t *budget,
+		    int (*fn)(struct ctx *, uint64_t, uint64_t, void *), void *arg)
 {
 	enum { CHUNK = 1 << 20 };
 	uint64_t *buf = malloc(CHUNK);
@@ -354,6 +353,7 @@ static int scan(struct ctx *c, enum scan_mode mode)
 	char path[64], line[4096], exe[PATH_MAX];
 	struct scan sc = { .mode = mode };
 	uint64_t budget = UINT64_C(1) << 30;
+	size_t known = c->res->n;   /* a mixed program's async-task tasks, already known */
 	FILE *f;
 	int ret = 0;
 
@@ -370,11 +370,11 @@ static int scan(struct ctx *c, enum scan_mode mode)
 				   &end, perms, name) < 3)
 				continue;
 			if (pass == 0 && !strcmp(name, exe) && perms[0] == 'r' && perms[2] != 'x')
-				ret = scan_words(c, start, end, &budget, is_vtable, &sc);
+				ret = dump_scan_words(c, start, end, &budget, is_vtable, &sc);
 			else if (pass == 1 && sc.vtables.len && perms[0] == 'r' && perms[1] == 'w' &&
 				 (!name[0] || !strcmp(name, "[heap]")))
-				ret = scan_words(c, start, end, &budget, is_header, &sc);
-			if (pass == 1 && c->res->n && mode == SCAN_ONE_TASK)
+				ret = dump_scan_words(c, start, end, &budget, is_header, &sc);
+			if (pass == 1 && c->res->n > known && mode == SCAN_ONE_TASK)
 				break;
 		}
 		fclose(f);
@@ -383,7 +383,7 @@ static int scan(struct ctx *c, enum scan_mode mode)
 		c->res->heap_scanned = true;
 		c->res->heap_scan_cut = !budget;
 	}
-	if (!ret && mode == SCAN_ONE_TASK && !c->res->n && sc.fallback &&
+	if (!ret && mode == SCAN_ONE_TASK && c->res->n == known && sc.fallback &&
 	    dump_add_task(c, sc.fallback, 0, NULL, false))
 		ret = -ENOMEM;
 	u64map__clear(&sc.vtables);

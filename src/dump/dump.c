@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "analysis/task_model.h"
+#include "dump/async_exec.h"
 #include "dump/dump_int.h"
 #include "dump/procmem.h"
 #include "dump/task_lists.h"
@@ -418,6 +419,8 @@ static int walk_lists(struct ctx *c)
 		uint64_t h = c->res->tasks[i].header, addr, vt;
 		size_t layout;
 		struct poll_copy *pc;
+		if (async_exec_is_task(c->ax, h))
+			continue;   /* async-task's (a mixed program's): its executor's */
 		if (c->sharded && dump_owned_of(c, h, &addr, &layout)) {
 			/* walked from its heads below */
 			dump_note_list(c, addr, layout, c->seed_via);
@@ -741,7 +744,8 @@ static int cmp_task(const void *a, const void *b)
 		return x->id ? -1 : 1;
 	if (x->id != y->id)
 		return x->id < y->id ? -1 : 1;
-	return x->header < y->header ? -1 : x->header > y->header;
+	/* without an id (async-task's): in order of first sight, as ~N says */
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 /* The Tokio minor version the binary's source paths name
@@ -865,6 +869,9 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 	struct elf_image *img = NULL;
 	struct ctx c = { .pid = o->pid, .threads = o->threads, .res = res };
 	struct probe_plan *plan = NULL;
+	const struct as_probe *probes = o->probes;
+	size_t n_probes = o->n_probes;
+	bool tokio;
 	char why[256];
 	int attempts = o->attempts > 0 ? o->attempts : 5;
 	int ret;
@@ -911,9 +918,11 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 		ret = -ENODATA;
 		goto fail;
 	}
-	if (!has_tokio(img)) {
+	tokio = has_tokio(img);
+	if (!tokio && !async_exec_present(img)) {
 		snprintf(err, errlen, "no Tokio runtime functions found in %s (searched %zu function "
-			 "symbols for tokio::runtime::task::raw::poll): is it a Tokio program?",
+			 "symbols for tokio::runtime::task::raw::poll), nor async-task's (async-std, "
+			 "smol: async_task::raw::RawTask::run): is it a Tokio program?",
 			 target, img->n_syms);
 		ret = -ENOENT;
 		goto fail;
@@ -952,6 +961,8 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 	}
 	read_layout(c.dt, &c.lay);
 	c.seed_via = DUMP_VIA_POLL;
+	if (o->source)
+		probes = as_source__meta(o->source)->probes, n_probes = as_source__meta(o->source)->n_probes;
 	if (o->source) {
 		ret = dump_discover_polled(&c, o->source, err, errlen);
 		if (ret)
@@ -976,12 +987,14 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 	plan = probe_plan__build(img, NULL, 0, why, sizeof(why));
 	if (plan && dump_add_copies(&c, plan->probes, plan->n))
 		goto nomem;
+	if (plan)
+		probes = plan->probes, n_probes = plan->n;
 	/* the copies' types: all of them only when the program has LocalSet
 	 * code (their layouts say which are LocalSet tasks, to look for in
 	 * the heap), else only those of the tasks the walks find */
 	if (has_local_set(img) && dump_type_copies(&c, exe, false))
 		goto nomem;
-	ret = o->trace ? 0 : dump_discover_context(&c, exe);
+	ret = o->trace || !tokio ? 0 : dump_discover_context(&c, exe);
 	if (ret < 0)
 		goto nomem;
 	if (ret > 0) {
@@ -1004,6 +1017,8 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 			goto nomem;
 		goto lists_known;
 	}
+	if (!tokio && !o->trace)
+		goto lists_known;   /* async-task only: its executors, below */
 	/* 2. else the tasks polled during a short recording */
 	res->traced = true;
 	ret = dump_discover_by_recording(&c, o, err, errlen);
@@ -1016,12 +1031,17 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 	}
 
 tasks_known:
+	if (!tokio)
+		goto lists_known;
+	/* async-task's task types: its tasks (a mixed program's) are no seeds */
+	if ((ret = async_exec_open(&c, img, probes, n_probes, false, &c.ax, err, errlen)))
+		goto fail;
 	/* the rest of the tasks from Tokio's lists; the copies' types first:
 	 * they say where a list is */
 	ret = dump_type_copies(&c, exe, false);
 	if (!ret && !c.sharded && !c.one_list)
 		undescribed_version(&c, img);
-	if (!ret && !res->n) {
+	if (!ret && !async_exec_others(c.ax, res)) {
 		/* 3. last: one task found in the heap */
 		ret = dump_scan_for_task(&c);
 		c.seed_via = DUMP_VIA_HEAP;
@@ -1035,16 +1055,23 @@ tasks_known:
 lists_known:
 	if (dump_account_lists(&c, exe))
 		goto nomem;
-
+	/* async-task's tasks (async-std, smol): through their executors */
+	if (!c.ax && (ret = async_exec_open(&c, img, probes, n_probes, !tokio, &c.ax, err, errlen)))
+		goto fail;
+	if (c.ax && async_exec__discover(c.ax, img) < 0)
+		goto nomem;
 	/* 3. each task's stack */
 	c.snap = malloc(MAX_SNAPSHOT);
 	c.snap2 = malloc(MAX_SNAPSHOT);
 	if (!c.snap || !c.snap2)
 		goto nomem;
 	for (size_t i = 0; i < res->n; i++)
-		if (sample(&c, &res->tasks[i], attempts, true))
+		if (async_exec__owns(c.ax, res->tasks[i].header)
+			    ? async_exec__sample(c.ax, &res->tasks[i], attempts)
+			    : sample(&c, &res->tasks[i], attempts, true))
 			goto nomem;
-	qsort(res->tasks, res->n, sizeof(*res->tasks), cmp_task);
+	if (res->n)
+		qsort(res->tasks, res->n, sizeof(*res->tasks), cmp_task);
 	if (dump_place_children(&c))
 		goto nomem;
 	ret = 0;
@@ -1055,6 +1082,7 @@ nomem:
 fail:
 	dump_result__clear(res);
 out:
+	async_exec__free(c.ax);
 	free(c.snap);
 	free(c.snap2);
 	for (size_t i = 0; i < c.n_copies; i++) {

@@ -11,7 +11,9 @@
  * process's memory and walked through its DWARF state machines
  * (sym/async_stack.h). Reads are checked against the task's state word and
  * the __state bytes read before and after, so a torn read is reported as
- * such, never as a stack. Never prints on stdout (the caller formats). */
+ * such, never as a stack. async-std's and smol's tasks (async-task) are
+ * found through their async-executor executors instead (dump/async_exec.h)
+ * and read the same way. Never prints on stdout (the caller formats). */
 #ifndef AS_DUMP_DUMP_H
 #define AS_DUMP_DUMP_H
 
@@ -101,16 +103,27 @@ enum dump_via {
 	                            handle (no probe: read with a BPF task iterator) */
 	DUMP_VIA_POLL,           /* from a task polled while tracing (or one the caller knew) */
 	DUMP_VIA_HEAP,           /* from a task found by scanning the heap */
+	DUMP_VIA_STATIC,         /* an executor held by a static of the program (its ELF
+	                            symbol; async-std's and smol's global executors) */
+	DUMP_VIA_TLS,            /* an executor held by a thread-local of a thread (its
+	                            thread pointer read with a BPF task iterator;
+	                            async-global-executor's LOCAL_EXECUTOR) */
 };
 
-/* One task list walked (an OwnedTasks: one per runtime). */
+/* One task list walked (an OwnedTasks: one per runtime; or an
+ * async-executor Executor's slab of live tasks, dump/async_exec.h). */
 struct dump_list {
 	uint64_t addr;           /* the OwnedTasks in the target */
 	uint64_t id;             /* its id (its tasks' owner id), 0 unread */
 	const char *runtime;     /* "multi_thread", "current_thread", "local_set" (a
-	                            LocalSet's LocalOwnedTasks), NULL unknown (static) */
+	                            LocalSet's LocalOwnedTasks), "executor" (an
+	                            async-executor Executor or LocalExecutor: addr is
+	                            its State), NULL unknown (static) */
+	const char *source;      /* DUMP_VIA_STATIC, DUMP_VIA_TLS: the variable's name
+	                            (static), else NULL */
 	enum dump_via via;
-	pid_t tid;               /* DUMP_VIA_CONTEXT: the first thread whose CONTEXT holds it */
+	pid_t tid;               /* DUMP_VIA_CONTEXT: the first thread whose CONTEXT holds
+	                            it; DUMP_VIA_TLS: the thread whose variable holds it */
 	char comm[17];           /* ... its name */
 	size_t threads;          /* threads whose CONTEXT holds its runtime */
 	size_t shards;           /* 1 for one list (tokio < 1.35), 0 unreadable */
@@ -121,9 +134,12 @@ struct dump_list {
 };
 
 /* "the thread-local CONTEXT of thread 4242 (tokio-runtime-w)", "a task
- * polled while tracing", "a task found by a heap scan": into buf, returned. */
+ * polled while tracing", "a task found by a heap scan", "the static
+ * smol::spawn::spawn::GLOBAL", "the thread-local
+ * async_global_executor::executor::LOCAL_EXECUTOR of thread 4242 (main)":
+ * into buf, returned. */
 const char *dump_via_text(const struct dump_list *l, char *buf, size_t len);
-/* "context", "poll", "heap". */
+/* "context", "poll", "heap", "static", "thread_local". */
 const char *dump_via_name(enum dump_via via);
 
 struct dump_result {
@@ -169,7 +185,9 @@ struct dump_result {
 /* Dumps o->pid. Returns 0 with *res filled (free with dump_result__clear),
  * or -errno with a one-line lowercase message and the fix in err: no such
  * process (-ESRCH), not root (-EPERM), stripped or no debug info (-ENODATA),
- * not a Tokio program (-ENOENT), or the recorder's error. */
+ * neither a Tokio nor an async-task (async-std, smol) program (-ENOENT), or
+ * the recorder's error. async-task tasks (no task id: ~N) are found through
+ * their executors (dump/async_exec.h), in every mode. */
 int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size_t errlen);
 
 /* The task's identity as every output shows it: "#3" (the runtime's task

@@ -16,6 +16,8 @@
 #include "sym/elf_image.h"
 #include "util/u64map.h"
 
+struct async_exec;
+
 /* Where things are, from DWARF or the 1.24 constants. */
 struct layout {
 	uint64_t hdr_state, hdr_vtable;
@@ -90,6 +92,7 @@ struct ctx {
 	const struct task_list_fact *unverified;
 	bool version_known;           /* from the binary's paths (else its symbols) */
 	bool counter_read;            /* dump_lists_created() tried (res->lists_counted) */
+	struct async_exec *ax;        /* async-task's tasks (dump/async_exec.h), or NULL */
 };
 
 /* Reads one word of the target: 0 or -errno. */
@@ -119,6 +122,11 @@ int dump_type_copies(struct ctx *c, const char *exe, bool only_used);
 int dump_walk_noted(struct ctx *c);
 
 /* The ways in (discover.c). */
+/* Every 8-byte word of [start, end) of the target: calls fn(c, addr, word,
+ * arg) until it returns non-zero (< 0: an error, returned); at most *budget
+ * bytes are read (unreadable chunks skipped). 0 or the error. */
+int dump_scan_words(struct ctx *c, uint64_t start, uint64_t end, uint64_t *budget,
+		    int (*fn)(struct ctx *, uint64_t, uint64_t, void *), void *arg);
 /* Every thread's CONTEXT (a BPF task iterator gives their thread pointers),
  * each runtime handle found once, its OwnedTasks walked from its heads into
  * c->res (task_lists, tasks). Returns the number of lists walked (0: none

@@ -51,6 +51,8 @@ const char *dump_via_name(enum dump_via via)
 	case DUMP_VIA_CONTEXT: return "context";
 	case DUMP_VIA_POLL: return "poll";
 	case DUMP_VIA_HEAP: return "heap";
+	case DUMP_VIA_STATIC: return "static";
+	case DUMP_VIA_TLS: return "thread_local";
 	}
 	return "?";
 }
@@ -59,6 +61,11 @@ const char *dump_via_text(const struct dump_list *l, char *buf, size_t len)
 {
 	if (l->via == DUMP_VIA_CONTEXT)
 		snprintf(buf, len, "the thread-local CONTEXT of thread %d (%s)", (int)l->tid, l->comm);
+	else if (l->via == DUMP_VIA_STATIC)
+		snprintf(buf, len, "the static %s", l->source ? l->source : "?");
+	else if (l->via == DUMP_VIA_TLS)
+		snprintf(buf, len, "the thread-local %s of thread %d (%s)", l->source ? l->source : "?",
+			 (int)l->tid, l->comm);
 	else if (l->via == DUMP_VIA_HEAP)
 		snprintf(buf, len, "a task found by a heap scan");
 	else
