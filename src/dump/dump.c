@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "analysis/task_model.h"
+#include "dump/block_on.h"
 #include "dump/dump_int.h"
 #include "dump/procmem.h"
 #include "dump/task_lists.h"
@@ -1089,6 +1090,9 @@ lists_known:
 		if (sample(&c, &res->tasks[i], attempts))
 			goto nomem;
 	qsort(res->tasks, res->n, sizeof(*res->tasks), cmp_task);
+	/* 4. the block_on futures (top shows none: not read for it) */
+	if (!o->no_trace && dump_block_ons(&c, c.th, c.n_th))
+		goto nomem;
 	ret = 0;
 	goto out;
 nomem:
@@ -1098,6 +1102,7 @@ fail:
 	dump_result__clear(res);
 out:
 	free(c.snap);
+	free(c.th);
 	for (size_t i = 0; i < c.n_copies; i++) {
 		free(c.copies[i].future);
 		free(c.copies[i].cell_name);
@@ -1179,6 +1184,7 @@ void dump_result__clear(struct dump_result *res)
 		async_stack__clear(&res->tasks[i].stack);
 	}
 	free(res->tasks);
+	dump_block_ons__free(res->block_ons, res->n_block_ons);
 	free(res->task_lists);
 	free(res->target);
 	memset(res, 0, sizeof(*res));

@@ -72,6 +72,25 @@ struct dump_task {
 	                                deadline, CLOCK_MONOTONIC ns; 0 none */
 };
 
+/* A thread blocked in a runtime's block_on (main's async body under
+ * #[tokio::main], a Runtime::block_on or Handle::block_on on any thread):
+ * the future it drives, in no task list, found in the thread's stack
+ * (dump/block_on.h). */
+struct dump_block_on {
+	pid_t tid;
+	char comm[17];
+	const char *function;        /* the block_on it is in ("tokio::runtime::park::
+	                                CachedParkThread::block_on", static) */
+	char *name;                  /* its future, readable, or NULL unknown */
+	uint64_t addr;               /* where the future is, 0 not found */
+	const char *located;         /* "dwarf" (its variable's location at the pc),
+	                                "frame_scan" (DWARF has none there: the one started
+	                                future of its type in the frame), NULL not found */
+	const char *note;            /* "location optimized out", ... (static): why no
+	                                stack, or how it was found; NULL: by DWARF */
+	struct async_stack stack;    /* outermost frame first */
+};
+
 /* How a task list was found. */
 enum dump_via {
 	DUMP_VIA_CONTEXT = 1,    /* a thread's thread-local tokio CONTEXT held its runtime's
@@ -132,6 +151,8 @@ struct dump_result {
 	size_t context_unread;       /* threads whose CONTEXT could not be read (list_note
 	                                then says a runtime may be missing) */
 	size_t threads;
+	struct dump_block_on *block_ons;   /* threads in a block_on, by thread id */
+	size_t n_block_ons;
 };
 
 /* Dumps o->pid. Returns 0 with *res filled (free with dump_result__clear),

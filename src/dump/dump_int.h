@@ -82,6 +82,9 @@ struct ctx {
 	/* no DWARF for any task list, of a version that shards it: its facts */
 	const struct task_list_fact *unverified;
 	bool version_known;           /* from the binary's paths (else its symbols) */
+	struct proc_thread *th;       /* the threads as CONTEXT's discovery read them, or
+	                                 NULL (block_on.c reads them); freed by dump_run */
+	size_t n_th;
 };
 
 /* Reads one word of the target: 0 or -errno. */
