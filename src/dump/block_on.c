@@ -160,10 +160,26 @@ static int on_frame(Dwfl_Frame *state, void *arg)
 	return DWARF_CB_OK;
 }
 
+/* The concrete functions of a compilation unit (at its top level and in
+ * its namespaces), found once per unit and dump: finding the function of a
+ * pc then costs a look at each instead of a walk of the unit's tree (its
+ * types: most of it). */
+struct cu_funcs {
+	Dwarf_Off cu;
+	Dwarf_Die *funcs;
+	size_t n;
+};
+
+struct cu_cache {
+	struct cu_funcs *v;
+	size_t n;
+};
+
 /* The search of one thread's frames. */
 struct search {
 	struct ctx *c;
 	Dwarf *dbg;
+	struct cu_cache *cache;
 	const char *function;    /* the innermost block_on function met, NULL none */
 	int err;                 /* why the future was not located (frame_loc) */
 	bool done;
@@ -352,35 +368,81 @@ static void scope_vars(struct search *s, Dwarf_Die *scope, const char *var, cons
 
 #define MAX_SCOPES 64
 
-/* The scopes of the CU's tree that contain rel, outermost first, into
- * out[*n..]: concrete subprograms (in namespaces), the subroutines inlined
- * into them and lexical blocks. (dwarf_getscopes() gives an inlined
- * subroutine's abstract context instead of the function it is inlined
- * into.) Returns true once the innermost is found. */
-static bool scopes_in(Dwarf_Die *parent, uint64_t rel, Dwarf_Die *out, int *n, int depth)
+/* The scopes below parent that contain rel, outermost first, into
+ * out[*n..]: the subroutines inlined into a function and its lexical
+ * blocks. (dwarf_getscopes() gives an inlined subroutine's abstract
+ * context instead of the function it is inlined into.) */
+static void scopes_in(Dwarf_Die *parent, uint64_t rel, Dwarf_Die *out, int *n, int depth)
 {
 	Dwarf_Die child;
 
 	if (depth > 32 || dwarf_child(parent, &child))
-		return false;
+		return;
 	do {
 		int tag = dwarf_tag(&child);
-		if (tag == DW_TAG_namespace) {
-			if (scopes_in(&child, rel, out, n, depth + 1))
-				return true;
-			continue;
-		}
-		if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine &&
-		    tag != DW_TAG_lexical_block)
-			continue;
-		if (dwarf_haspc(&child, rel) != 1)
+		if ((tag != DW_TAG_inlined_subroutine && tag != DW_TAG_lexical_block) ||
+		    dwarf_haspc(&child, rel) != 1)
 			continue;
 		if (*n < MAX_SCOPES)
 			out[(*n)++] = child;
 		scopes_in(&child, rel, out, n, depth + 1);
-		return true;
+		return;
 	} while (dwarf_siblingof(&child, &child) == 0);
-	return false;
+}
+
+static int collect_funcs(Dwarf_Die *parent, struct cu_funcs *cf, size_t *cap, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > 32 || dwarf_child(parent, &child))
+		return 0;
+	do {
+		int tag = dwarf_tag(&child);
+		if (tag == DW_TAG_namespace) {
+			if (collect_funcs(&child, cf, cap, depth + 1))
+				return -ENOMEM;
+			continue;
+		}
+		if (tag != DW_TAG_subprogram ||
+		    (!dwarf_hasattr(&child, DW_AT_low_pc) && !dwarf_hasattr(&child, DW_AT_ranges)))
+			continue;
+		if (cf->n == *cap) {
+			size_t nc = *cap ? *cap * 2 : 64;
+			Dwarf_Die *v = realloc(cf->funcs, nc * sizeof(*v));
+			if (!v)
+				return -ENOMEM;
+			cf->funcs = v;
+			*cap = nc;
+		}
+		cf->funcs[cf->n++] = child;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return 0;
+}
+
+/* The unit's functions (from the cache, else collected now), or NULL. */
+static const struct cu_funcs *unit_funcs(struct cu_cache *cc, Dwarf_Die *cu)
+{
+	Dwarf_Off off = dwarf_dieoffset(cu);
+	struct cu_funcs *v, cf = { .cu = off };
+	size_t cap = 0;
+
+	for (size_t i = 0; i < cc->n; i++)
+		if (cc->v[i].cu == off)
+			return &cc->v[i];
+	if (collect_funcs(cu, &cf, &cap, 0) || !(v = realloc(cc->v, (cc->n + 1) * sizeof(*v)))) {
+		free(cf.funcs);
+		return NULL;
+	}
+	cc->v = v;
+	v[cc->n] = cf;
+	return &v[cc->n++];
+}
+
+static void cu_cache__clear(struct cu_cache *cc)
+{
+	for (size_t i = 0; i < cc->n; i++)
+		free(cc->v[i].funcs);
+	free(cc->v);
 }
 
 /* Frame k: its scopes at the pc, innermost first; each block_on
@@ -391,11 +453,18 @@ static void search_frame(struct search *s, const struct frame *f, int k)
 	Dwarf_Die cu, scopes[MAX_SCOPES];
 	Dwarf_Op *fb = NULL;
 	size_t nfb = 0;
+	const struct cu_funcs *cf;
 	int n = 0, last;
 
 	if (!dwarf_addrdie(s->dbg, rel, &cu))
 		return;   /* not the executable's code (libc, the vDSO) */
-	scopes_in(&cu, rel, scopes, &n, 0);
+	if (!(cf = unit_funcs(s->cache, &cu)))
+		return;
+	for (size_t i = 0; i < cf->n && !n; i++)
+		if (dwarf_haspc(&cf->funcs[i], rel) == 1) {
+			scopes[n++] = cf->funcs[i];
+			scopes_in(&scopes[0], rel, scopes, &n, 0);
+		}
 	if (n && dwarf_tag(&scopes[0]) == DW_TAG_subprogram) {
 		Dwarf_Attribute attr;
 		if (!dwarf_attr(&scopes[0], DW_AT_frame_base, &attr) ||
@@ -501,13 +570,25 @@ static int scan_frame(struct search *s, const struct frame *inner, const struct 
 	return 0;
 }
 
-/* The entry of a thread whose frames hold a block_on. */
-static int read_entry(struct search *s, struct unwind *u, struct dump_block_on *e)
+/* The entry of a thread whose frames hold a block_on (run: the thread is
+ * running, its frames not read). */
+static int read_entry(struct search *s, struct unwind *u, struct dump_block_on *e, bool run)
 {
 	const char *tn;
 	int err;
 
 	e->function = s->function;
+	if (run) {
+		/* as a task being polled: never a chain read from stale frames */
+		if (s->have_type) {
+			Dwarf_Die t = s->type;
+			pointee(s, &t);
+			if ((tn = type_name(s, &t)) && !(e->name = sym_pretty_future(tn)))
+				return -ENOMEM;
+		}
+		e->note = "running, not sampled";
+		return 0;
+	}
 	if (!s->found && s->stop_frame >= 0 && (err = scan_frame(s, &u->frames[0], &u->frames[s->stop_frame])))
 		return err;
 	if (s->found) {
@@ -548,6 +629,24 @@ static int read_entry(struct search *s, struct unwind *u, struct dump_block_on *
 	return 0;
 }
 
+/* The thread is running (or runnable) now: its saved registers are those
+ * of its last entry into the kernel, its frames not what they were. */
+static bool running(pid_t pid, pid_t tid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	if (!(f = fopen(path, "re")))
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');   /* the name may hold spaces and parentheses */
+	return p && p[1] == ' ' && p[2] == 'R';
+}
+
 static int add_entry(struct dump_result *r, const struct proc_thread *t, struct dump_block_on **e)
 {
 	struct dump_block_on *v = realloc(r->block_ons, (r->n_block_ons + 1) * sizeof(*v));
@@ -566,6 +665,7 @@ int dump_block_ons(struct ctx *c, const struct proc_thread *th, size_t n)
 {
 	struct proc_thread *own = NULL;
 	struct unwind *u = NULL;
+	struct cu_cache cache = { 0 };
 	Dwfl *dwfl = NULL;
 	char err[256];
 	int ret = 0;
@@ -593,7 +693,8 @@ int dump_block_ons(struct ctx *c, const struct proc_thread *th, size_t n)
 	if (!dwfl_attach_state(dwfl, NULL, c->pid, &thread_callbacks, u))
 		goto out;
 	for (size_t i = 0; i < n && !ret; i++) {
-		struct search s = { .c = c, .dbg = dwarf_types__dwarf(c->dt), .stop_frame = -1 };
+		struct search s = { .c = c, .dbg = dwarf_types__dwarf(c->dt), .cache = &cache,
+				    .stop_frame = -1 };
 		struct dump_block_on *e;
 		if (!th[i].has_regs || !th[i].regs[16] || !s.dbg)
 			continue;
@@ -611,9 +712,10 @@ int dump_block_ons(struct ctx *c, const struct proc_thread *th, size_t n)
 			continue;
 		if ((ret = add_entry(c->res, &th[i], &e)))
 			break;
-		ret = read_entry(&s, u, e);
+		ret = read_entry(&s, u, e, running(c->pid, th[i].tid));
 	}
 out:
+	cu_cache__clear(&cache);
 	dwfl_end(dwfl);
 	free(u);
 	free(own);
