@@ -235,6 +235,8 @@ static int to_future(struct search *s, Dwarf_Die *t, const struct frame_loc *loc
 	bool value = loc->kind == FRAME_LOC_VALUE;
 	uint64_t a = loc->where;
 
+	if (loc->piece && loc->piece < 8)
+		return -EPROTO;   /* a part of the pointer only */
 	for (int depth = 0; depth < 8; depth++) {
 		int tag = dwarf_tag(&cur);
 		Dwarf_Attribute attr;
@@ -589,15 +591,20 @@ static int read_entry(struct search *s, struct unwind *u, struct dump_block_on *
 		e->note = "running, not sampled";
 		return 0;
 	}
-	if (!s->found && s->stop_frame >= 0 && (err = scan_frame(s, &u->frames[0], &u->frames[s->stop_frame])))
+	if (!s->found && s->stop_frame >= 0 &&
+	    (err = scan_frame(s, &u->frames[0], &u->frames[s->stop_frame])))
 		return err;
 	if (s->found) {
 		e->addr = s->addr;
 		e->located = s->err ? "frame_scan" : "dwarf";
 	}
-	if (s->err)
-		e->note = s->found ? "location optimized out at the pc: the future found by a scan "
-				     "of its frame" : frame_loc_strerror(s->err);
+	if (s->err && s->found)
+		e->note = s->err == -ENODATA ? "location optimized out at the pc: the future found by "
+					       "a scan of its frame"
+					     : "location not known at the pc: the future found by a "
+					       "scan of its frame";
+	else if (s->err)
+		e->note = frame_loc_strerror(s->err);
 	if (!s->found && !s->err)
 		e->note = frame_loc_strerror(-ENODATA);   /* no variable of it at the pc */
 	if (!s->found && !s->have_type)
