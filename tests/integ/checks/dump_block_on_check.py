@@ -4,7 +4,10 @@ each with its future's chain, file:line from the `// dump: TAG` markers of
 its source (the file as the build's unit names it, ending in
 src/bin/block_on_ways.rs), innermost last, and its leaf: main's async body
 (main thread, `block_on_ways multi|current`), side-rt's current-thread
-Runtime::block_on, handle-bo's Handle::block_on of main's runtime. How each
+Runtime::block_on, handle-bo's Handle::block_on of main's runtime, and
+recv-bo's Handle::block_on of a oneshot receiver (no state machine: DWARF
+has no location of it, no frame scan can tell it: listed as "location
+optimized out", with its name, never dropped). How each
 was located is asserted too: by DWARF (a current-thread runtime's
 CoreGuard::block_on closure describes its future), or, where DWARF says
 nothing at the pc (CachedParkThread::block_on: a multi-thread runtime and
@@ -27,15 +30,15 @@ def chain(b):
     return [(f["future"], SRC if (f["file"] or "").endswith(SRC) else f["file"], f["line"],
              f["state"]) for f in b["frames"]]
 by_comm = {b["comm"]: b for b in r["block_on"]}
-expect(len(r["block_on"]) == 3, "three block_on threads: %s" % [b["comm"] for b in r["block_on"]])
-expect(sorted(by_comm) == ["block_on_ways", "handle-bo", "side-rt"], "threads: %s" % sorted(by_comm))
+expect(len(r["block_on"]) == 4, "four block_on threads: %s" % [b["comm"] for b in r["block_on"]])
+expect(sorted(by_comm) == ["block_on_ways", "handle-bo", "recv-bo", "side-rt"], "threads: %s" % sorted(by_comm))
 SCAN = "location optimized out at the pc: the future found by a scan of its frame"
 PARK = "tokio::runtime::park::CachedParkThread::block_on"
 CORE = "tokio::runtime::scheduler::current_thread::CoreGuard::block_on::{{closure}}"
 RX = "tokio::sync::oneshot::Receiver<u32>"
 want = {
-    "block_on_ways": ("block_on_ways::main::{async_block#2}",
-                      [("block_on_ways::main::{async_block#2}", "main"),
+    "block_on_ways": ("block_on_ways::main::{async_block#3}",
+                      [("block_on_ways::main::{async_block#3}", "main"),
                        ("block_on_ways::main_outer", "main_outer"),
                        ("block_on_ways::main_inner", "main_inner")],
                       ("frame_scan", PARK) if flavor == "multi" else ("dwarf", CORE)),
@@ -60,6 +63,12 @@ for comm, (name, frames, (located, function)) in want.items():
     expect(b["note"] == (SCAN if located == "frame_scan" else None), "%s note: %s" % (comm, b["note"]))
     expect(re.match(r"^0x[0-9a-f]+$", b["address"] or ""), "%s address: %s" % (comm, b["address"]))
     expect(isinstance(b["thread"], int) and b["thread"] > 0, "%s thread id" % comm)
+# the receiver itself: listed, its location said to be optimized out
+b = by_comm.get("recv-bo")
+if b is not None:
+    expect(b["name"] == RX and b["function"] == PARK, "recv-bo: %s in %s" % (b["name"], b["function"]))
+    expect(b["location"] is None and b["address"] is None and b["frames"] == [] and
+           b["note"] == "location optimized out", "recv-bo located: %s %s %s" % (b["location"], b["address"], b["note"]))
 # the main future awaits through the timeout, the others directly
 mb = by_comm.get("block_on_ways")
 if mb and mb["frames"]:

@@ -6,7 +6,9 @@
 //! oneshot never sent; a thread "side-rt" running its own current-thread
 //! Runtime::block_on, parked one async fn below its root; and a thread
 //! "handle-bo" in Handle::block_on of main's runtime, parked on a oneshot
-//! at its root. One spawned task parked too. Prints "ready" once all are
+//! at its root; and a thread "recv-bo" in Handle::block_on of a oneshot
+//! receiver itself (a future that is no async state machine). One spawned
+//! task parked too. Prints "ready" once all are
 //! parked, then sleeps until killed (60 s at most: the main future is
 //! woken by nothing). The `// dump:` comments mark the lines the dump
 //! cases expect: do not move them apart from their `.await`.
@@ -40,8 +42,10 @@ fn main() {
     let (side_tx, side_rx) = oneshot::channel::<u32>();
     let (handle_tx, handle_rx) = oneshot::channel::<u32>();
     let (task_tx, task_rx) = oneshot::channel::<u32>();
+    let (recv_tx, recv_rx) = oneshot::channel::<u32>();
     let (ready_tx, ready_rx) = std::sync::mpsc::channel::<()>();
     let ready2 = ready_tx.clone();
+    let ready3 = ready_tx.clone();
     std::thread::Builder::new()
         .name("side-rt".into())
         .spawn(move || {
@@ -64,15 +68,25 @@ fn main() {
             println!("handle {v}");
         })
         .unwrap();
+    let handle = rt.handle().clone();
+    std::thread::Builder::new()
+        .name("recv-bo".into())
+        .spawn(move || {
+            ready3.send(()).unwrap();
+            let v = handle.block_on(recv_rx);
+            println!("recv {v:?}");
+        })
+        .unwrap();
     let v = rt.block_on(async move {
         let _t = tokio::spawn(spawned(task_rx));
-        ready_rx.recv().unwrap();
-        ready_rx.recv().unwrap();
+        for _ in 0..3 {
+            ready_rx.recv().unwrap();
+        }
         tokio::time::sleep(Duration::from_millis(100)).await;
         println!("ready");
         let limit = Duration::from_secs(60);
         tokio::time::timeout(limit, main_outer(main_rx)).await.unwrap_or(0) // dump: main
     });
-    drop((main_tx, side_tx, handle_tx, task_tx));
+    drop((main_tx, side_tx, handle_tx, task_tx, recv_tx));
     println!("main {v}");
 }
