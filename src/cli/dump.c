@@ -295,7 +295,8 @@ static void chain_json(struct json_writer *w, const struct async_stack *s)
  * [{"state" (pending, done, gone, disabled), "frames", "leaf", ...}]}],
  * "list_complete"}; header as "0x..." hex; id, name, note, leaf null when
  * unknown. With a sharded task list (tokio >= 1.35) also "shards",
- * "shards_walked" and "list_note" (why not complete, or null). */
+ * "shards_walked" and "list_note" (why not complete, or null). Last,
+ * "block_on": the threads in a block_on, each with its future's chain. */
 static int print_json(const struct dump_result *r)
 {
 	struct json_writer *w = json_writer__new(stdout, true);

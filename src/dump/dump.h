@@ -11,7 +11,9 @@
  * process's memory and walked through its DWARF state machines
  * (sym/async_stack.h). Reads are checked against the task's state word and
  * the __state bytes read before and after, so a torn read is reported as
- * such, never as a stack. Never prints on stdout (the caller formats). */
+ * such, never as a stack. Then the future of each thread blocked in a
+ * block_on, from its stack frames (dump/block_on.h). Never prints on
+ * stdout (the caller formats). */
 #ifndef AS_DUMP_DUMP_H
 #define AS_DUMP_DUMP_H
 
