@@ -10,6 +10,7 @@
 #endif
 
 #define AS_THREAD_COMM 16
+#define AS_THREAD_NGPR 17
 
 struct as_thread_rec {
 	__u32 tid;
@@ -18,12 +19,18 @@ struct as_thread_rec {
 	__u64 ip, sp, bp;      /* user registers as last saved (the thread is off CPU
 	                          or in the kernel), 0 when unknown */
 	char comm[AS_THREAD_COMM];
+	/* every general-purpose user register as last saved, in DWARF x86-64
+	 * order (rax, rdx, rcx, rbx, rsi, rdi, rbp, rsp, r8..r15, rip: the
+	 * order of sym/dwarf_unwind.h): a thread parked in a syscall keeps its
+	 * callee-saved ones (rbx, rbp, r12-r15) there, which unwinding its
+	 * stack with CFI needs (dump's block_on futures) */
+	__u64 gpr[AS_THREAD_NGPR];
 };
 
-#define AS_THREAD_F_REGS 1     /* ip, sp, bp read */
+#define AS_THREAD_F_REGS 1     /* ip, sp, bp and gpr read */
 
 #ifndef __bpf__
-_Static_assert(sizeof(struct as_thread_rec) == 56, "as_thread_rec layout");
+_Static_assert(sizeof(struct as_thread_rec) == 56 + 8 * AS_THREAD_NGPR, "as_thread_rec layout");
 #endif
 
 #endif

@@ -235,6 +235,29 @@ static void print_chain(const struct dump_result *r, const struct dump_task *t,
 		printf("%*s... (could not read further: %s)\n", indent, "", strerror(-s->error));
 }
 
+/* The futures of the threads blocked in a block_on, after the tasks, each
+ * with its chain as a task's, or why there is none:
+ *
+ * block_on on thread block_on_ways (tid 4242): block_on_ways::main::{async_block#2}
+ *     (location optimized out at the pc: the future found by a scan of its frame)
+ *     block_on_ways::main::{async_block#2} at src/bin/block_on_ways.rs:72  (through ...)
+ *
+ * block_on on thread side-rt (tid 4245): block_on_ways::main::{closure#0}::{async_block#0}
+ *     (location optimized out)
+ */
+static void print_block_ons(const struct dump_result *r)
+{
+	for (size_t i = 0; i < r->n_block_ons; i++) {
+		const struct dump_block_on *b = &r->block_ons[i];
+		printf("\nblock_on on thread %s (tid %d): %s\n", b->comm, (int)b->tid,
+		       b->name ? b->name : "?");
+		if (b->note)
+			printf("    (%s)\n", b->note);
+		if (b->located)
+			print_chain(r, NULL, &b->stack, 4);
+	}
+}
+
 static void print_text(const struct dump_result *r)
 {
 	char why[320];
@@ -274,6 +297,7 @@ static void print_text(const struct dump_result *r)
 				printf("    (its timer is due: the task should be woken)\n");
 		}
 	}
+	print_block_ons(r);
 }
 
 /* "parent" (the task whose JoinSet holds this one, or null) and
@@ -368,7 +392,9 @@ static void chain_json(struct json_writer *w, const struct async_stack *s)
  * "shards_walked" and "list_note" (why not complete, or null). Then
  * "lists_created" (the task lists the program created, null unknown),
  * "lists_without_tasks" (of which none walked) and "heap_scan" ("none",
- * "whole", "cut": the heap scanned for the lists nothing else reached). */
+ * "whole", "cut": the heap scanned for the lists nothing else reached).
+ * Last, "block_on": the threads in a block_on, each with its future's
+ * chain. */
 static int print_json(const struct dump_result *r)
 {
 	struct json_writer *w = json_writer__new(stdout, true);
@@ -452,6 +478,31 @@ static int print_json(const struct dump_result *r)
 		} else {
 			json_writer__null(w);
 		}
+		json_writer__end_object(w);
+	}
+	json_writer__end_array(w);
+	/* the threads in a block_on: "block_on": [{"thread", "comm", "function",
+	 * "name", "location" ("dwarf", "frame_scan", or null: not found),
+	 * "address", "note", "frames", "leaf", ...}] */
+	json_writer__key(w, "block_on");
+	json_writer__begin_array(w);
+	for (size_t i = 0; i < r->n_block_ons; i++) {
+		const struct dump_block_on *b = &r->block_ons[i];
+		json_writer__begin_object(w);
+		json_writer__kv_u64(w, "thread", (uint64_t)b->tid);
+		json_writer__kv_string(w, "comm", b->comm);
+		json_writer__kv_string(w, "function", b->function);
+		json_writer__kv_string(w, "name", b->name);
+		json_writer__kv_string(w, "location", b->located);
+		json_writer__key(w, "address");
+		if (b->addr) {
+			snprintf(hex, sizeof(hex), "0x%" PRIx64, b->addr);
+			json_writer__string(w, hex);
+		} else {
+			json_writer__null(w);
+		}
+		json_writer__kv_string(w, "note", b->note);
+		chain_json(w, &b->stack);
 		json_writer__end_object(w);
 	}
 	json_writer__end_array(w);

@@ -154,6 +154,25 @@ int await_profile__add(struct await_profile *p, const struct dump_result *r)
 			err = add_chain(p, buf, len, &t->stack, t->header, p->interval_ns);
 		}
 	}
+	/* the threads in a block_on: "block_on NAME" the root, its chain (or
+	 * why there is none, as a task's note), one "task" per thread */
+	for (size_t i = 0; i < r->n_block_ons && !err; i++) {
+		const struct dump_block_on *b = &r->block_ons[i];
+		uint64_t key = UINT64_C(1) << 63 | (uint64_t)b->tid;
+		size_t len = 0;
+
+		buf[0] = '\0';
+		snprintf(buf, MAX_CHAIN, "block_on %s", b->name ? b->name : "?");
+		len = strlen(buf);
+		if (!b->located) {
+			char note[256];
+			snprintf(note, sizeof(note), "(%s)", b->note ? b->note : "not found");
+			put(buf, &len, ";", note);
+			err = count(p, buf, key, p->interval_ns);
+		} else {
+			err = add_chain(p, buf, len, &b->stack, key, p->interval_ns);
+		}
+	}
 	free(buf);
 	return err;
 }

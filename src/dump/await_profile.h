@@ -5,7 +5,8 @@
  * what it awaits; a branch of an await macro as its own stack, the sample's
  * time split between the pending branches) weighted in ns (samples x the
  * interval), and a table of chains (tasks seen in each, share of the
- * samples). Depends on dump/dump.h and util/ only; never prints but to the
+ * samples). The future of each thread in a block_on counts as a task whose
+ * root is "block_on NAME". Depends on dump/dump.h and util/ only; never prints but to the
  * stream it is given.
  *
  * Ownership: the profile owns every chain string it keeps; results are
@@ -23,7 +24,8 @@ struct await_profile;
 
 /* A profile of samples interval_ns apart. NULL when out of memory. */
 struct await_profile *await_profile__new(uint64_t interval_ns);
-/* One sample: every task of the dump. Returns 0 or -ENOMEM. */
+/* One sample: every task of the dump, and every block_on future. Returns 0
+ * or -ENOMEM. */
 int await_profile__add(struct await_profile *p, const struct dump_result *r);
 /* Samples added. */
 uint64_t await_profile__samples(const struct await_profile *p);

@@ -134,7 +134,8 @@ int dump_discover_context(struct ctx *c, const char *exe)
 	ret = (int)r->n_task_lists;
 out:
 	rt_context__free(rc);
-	free(th);
+	c->th = th;   /* kept for the block_on futures */
+	c->n_th = n_th;
 	return ret;
 }
 

@@ -37,6 +37,7 @@
 
 #include "analysis/task_model.h"
 #include "dump/async_exec.h"
+#include "dump/block_on.h"
 #include "dump/dump_int.h"
 #include "dump/procmem.h"
 #include "dump/task_lists.h"
@@ -1074,6 +1075,9 @@ lists_known:
 		qsort(res->tasks, res->n, sizeof(*res->tasks), cmp_task);
 	if (dump_place_children(&c))
 		goto nomem;
+	/* 4. the block_on futures (top shows none: not read for it) */
+	if (!o->no_trace && dump_block_ons(&c, c.th, c.n_th))
+		goto nomem;
 	ret = 0;
 	goto out;
 nomem:
@@ -1085,6 +1089,7 @@ out:
 	async_exec__free(c.ax);
 	free(c.snap);
 	free(c.snap2);
+	free(c.th);
 	for (size_t i = 0; i < c.n_copies; i++) {
 		free(c.copies[i].future);
 		free(c.copies[i].cell_name);

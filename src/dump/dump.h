@@ -13,7 +13,9 @@
  * the __state bytes read before and after, so a torn read is reported as
  * such, never as a stack. async-std's and smol's tasks (async-task) are
  * found through their async-executor executors instead (dump/async_exec.h)
- * and read the same way. Never prints on stdout (the caller formats). */
+ * and read the same way. Then the future of each thread blocked in a
+ * block_on, from its stack frames (dump/block_on.h). Never prints on
+ * stdout (the caller formats). */
 #ifndef AS_DUMP_DUMP_H
 #define AS_DUMP_DUMP_H
 
@@ -95,6 +97,25 @@ struct dump_task {
 	size_t n_join_sets;
 	size_t parent;               /* index + 1 into dump_result.tasks of the task whose
 	                                JoinSet holds this one, 0 none */
+};
+
+/* A thread blocked in a runtime's block_on (main's async body under
+ * #[tokio::main], a Runtime::block_on or Handle::block_on on any thread):
+ * the future it drives, in no task list, found in the thread's stack
+ * (dump/block_on.h). */
+struct dump_block_on {
+	pid_t tid;
+	char comm[17];
+	const char *function;        /* the block_on it is in ("tokio::runtime::park::
+	                                CachedParkThread::block_on", static) */
+	char *name;                  /* its future, readable, or NULL unknown */
+	uint64_t addr;               /* where the future is, 0 not found */
+	const char *located;         /* "dwarf" (its variable's location at the pc),
+	                                "frame_scan" (DWARF has none there: the one started
+	                                future of its type in the frame), NULL not found */
+	const char *note;            /* "location optimized out", ... (static): why no
+	                                stack, or how it was found; NULL: by DWARF */
+	struct async_stack stack;    /* outermost frame first */
 };
 
 /* How a task list was found. */
@@ -180,6 +201,8 @@ struct dump_result {
 	                                tasks (heap_scanned, not cut) */
 	bool heap_scanned;           /* the heap was scanned for the lists nothing else reached */
 	bool heap_scan_cut;          /* ... and the scan stopped at its byte budget */
+	struct dump_block_on *block_ons;   /* threads in a block_on, by thread id */
+	size_t n_block_ons;
 };
 
 /* Dumps o->pid. Returns 0 with *res filled (free with dump_result__clear),

@@ -93,6 +93,9 @@ struct ctx {
 	bool version_known;           /* from the binary's paths (else its symbols) */
 	bool counter_read;            /* dump_lists_created() tried (res->lists_counted) */
 	struct async_exec *ax;        /* async-task's tasks (dump/async_exec.h), or NULL */
+	struct proc_thread *th;       /* the threads as CONTEXT's discovery read them, or
+	                                 NULL (block_on.c reads them); freed by dump_run */
+	size_t n_th;
 };
 
 /* Reads one word of the target: 0 or -errno. */

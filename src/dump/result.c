@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dump/block_on.h"
 #include "dump/dump.h"
 
 bool dump_list_complete(const struct dump_result *r)
@@ -92,6 +93,7 @@ void dump_result__clear(struct dump_result *res)
 		free(res->tasks[i].join_sets);
 	}
 	free(res->tasks);
+	dump_block_ons__free(res->block_ons, res->n_block_ons);
 	free(res->task_lists);
 	free(res->target);
 	memset(res, 0, sizeof(*res));

@@ -158,6 +158,8 @@ int proc_threads__read_open(struct proc_threads *pt, struct proc_thread **out, s
 		t->ip = rec.ip;
 		t->sp = rec.sp;
 		t->bp = rec.bp;
+		_Static_assert(sizeof(t->regs) == sizeof(rec.gpr), "proc_thread regs");
+		memcpy(t->regs, rec.gpr, sizeof(t->regs));
 	}
 	if (!len) {
 		ret = -ESRCH;

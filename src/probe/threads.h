@@ -2,7 +2,7 @@
  * a probe or a ptrace stop: one pass of a BPF task iterator (bpf/
  * threads.bpf.c, a skeleton of its own) gives each thread's id, name,
  * thread pointer (x86-64 FS base: where its thread-local variables are)
- * and its user registers as last saved. Nothing stays attached once
+ * and its user registers as last saved (all the general-purpose ones). Nothing stays attached once
  * proc_threads__read() returns: the iterator's link lives for the one read.
  * The only file of dump's that includes libbpf (dump/ never does). */
 #ifndef AS_PROBE_THREADS_H
@@ -17,8 +17,12 @@ struct proc_thread {
 	pid_t tid;
 	char comm[17];          /* as /proc/PID/task/TID/comm, NUL-terminated */
 	uint64_t fsbase;        /* the thread pointer, 0 unknown */
-	bool has_regs;          /* ip, sp, bp read (a user thread) */
+	bool has_regs;          /* ip, sp, bp and regs read (a user thread) */
 	uint64_t ip, sp, bp;
+	/* every general-purpose register, DWARF x86-64 order (rax, rdx, rcx,
+	 * rbx, rsi, rdi, rbp, rsp, r8..r15, rip), as sym/dwarf_unwind.h and
+	 * dump/block_on.h take them */
+	uint64_t regs[17];
 };
 
 /* Every thread of process pid: *out (caller frees with free()) holds *n of

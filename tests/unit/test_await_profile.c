@@ -101,8 +101,42 @@ out:
 	await_profile__free(p);
 }
 
+/* A thread's block_on future: a chain rooted at "block_on NAME", one task
+ * per thread; one whose location is unknown counted with its note. */
+static void test_block_on(void)
+{
+	struct await_profile *p = await_profile__new(100 * MS);
+	struct dump_block_on b[2];
+	struct dump_result r = { .block_ons = b, .n_block_ons = 2 };
+	size_t n;
+
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	a_frames[0] = frame("app::main::{async_block#0}", "src/main.rs", 7);
+	a_frames[1] = frame("app::b", "src/a.rs", 9);
+	b[0] = (struct dump_block_on){ .tid = 100, .name = "app::main::{async_block#0}",
+		.located = "frame_scan", .note = "location optimized out at the pc: ...",
+		.stack = { .frames = a_frames, .n = 2, .leaf = "Receiver<u32>" } };
+	b[1] = (struct dump_block_on){ .tid = 101, .name = "app::side", .note = "location optimized out" };
+	CHECK_EQ_U64(await_profile__add(p, &r), 0);
+	CHECK_EQ_U64(await_profile__add(p, &r), 0);
+	const struct await_chain *c = await_profile__chains(p, &n);
+	CHECK_EQ_U64(n, 2);
+	if (n == 2) {
+		CHECK_STR(c[0].stack, "block_on app::main::{async_block#0};app::main::{async_block#0} "
+				      "(src/main.rs:7);app::b (src/a.rs:9);Receiver<u32>");
+		CHECK_EQ_U64(c[0].ns, 200 * MS);
+		CHECK_EQ_U64(c[0].tasks, 1);
+		CHECK_STR(c[1].stack, "block_on app::side;(location optimized out)");
+		CHECK_EQ_U64(c[1].tasks, 1);
+	}
+	await_profile__free(p);
+}
+
 int main(void)
 {
 	RUN(test_chains);
+	RUN(test_block_on);
 	TEST_MAIN_END();
 }
