@@ -36,7 +36,7 @@ SKEL_USERS := $(patsubst src/%.c,$(OUT)/obj/%.o,$(wildcard src/probe/*.c src/rec
 
 .DEFAULT_GOAL := all
 
-$(SKEL_USERS): $(OUT)/asyncscope.skel.h $(OUT)/threads.skel.h
+$(SKEL_USERS): $(OUT)/asyncscope.skel.h $(OUT)/threads.skel.h $(OUT)/threads.lskel.h
 
 .PHONY: all test unit integ demo setup apps clean bench
 all: $(OUT)/asyncscope
@@ -58,6 +58,11 @@ $(OUT)/asyncscope.skel.h: $(OUT)/asyncscope.bpf.o
 $(OUT)/threads.skel.h: $(OUT)/bpf/threads.bpf.o
 	$(BPFTOOL) gen object $(OUT)/threads.bpf.o $< && \
 	$(BPFTOOL) gen skeleton $(OUT)/threads.bpf.o name threads_bpf > $@.tmp && mv $@.tmp $@
+
+# the same object as a light skeleton (loaded by a BPF loader program, CO-RE
+# done by the kernel: libbpf does not read the kernel's BTF, most of a load)
+$(OUT)/threads.lskel.h: $(OUT)/threads.skel.h
+	$(BPFTOOL) gen skeleton -L $(OUT)/threads.bpf.o name threads_lbpf > $@.tmp && mv $@.tmp $@
 
 $(OUT)/obj/%.o: src/%.c
 	@mkdir -p $(@D)

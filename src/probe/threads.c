@@ -14,6 +14,7 @@
 #include <bpf/libbpf.h>
 
 #include "thread_rec.h"
+#include "threads.lskel.h"
 #include "threads.skel.h"
 
 #define MAX_THREADS 65536
@@ -27,7 +28,8 @@ static int silent(enum libbpf_print_level level, const char *fmt, va_list ap)
 }
 
 struct proc_threads {
-	struct threads_bpf *skel;
+	struct threads_lbpf *lskel;   /* the light skeleton, or NULL: */
+	struct threads_bpf *skel;     /* the skeleton (a kernel without in-kernel CO-RE) */
 	pid_t pid;
 };
 
@@ -43,6 +45,17 @@ struct proc_threads *proc_threads__open(pid_t pid, char *err, size_t errlen)
 	}
 	libbpf_set_print(silent);
 	pt->pid = pid;
+	/* the light skeleton first: its loader program has the kernel do the
+	 * CO-RE relocations (5.17+), where libbpf would read and index the
+	 * kernel's BTF (about 10 of the 12 ms a load costs) */
+	pt->lskel = threads_lbpf__open();
+	if (pt->lskel) {
+		pt->lskel->rodata->targ_tgid = (__u32)pid;
+		if (threads_lbpf__load(pt->lskel) == 0)
+			return pt;
+		threads_lbpf__destroy(pt->lskel);
+		pt->lskel = NULL;
+	}
 	pt->skel = threads_bpf__open();
 	if (!pt->skel) {
 		ret = errno;
@@ -69,6 +82,8 @@ void proc_threads__close(struct proc_threads *pt)
 {
 	if (!pt)
 		return;
+	if (pt->lskel)
+		threads_lbpf__destroy(pt->lskel);
 	threads_bpf__destroy(pt->skel);
 	free(pt);
 }
@@ -93,6 +108,7 @@ int proc_threads__read_open(struct proc_threads *pt, struct proc_thread **out, s
 	struct threads_bpf *skel = pt->skel;
 	pid_t pid = pt->pid;
 	struct bpf_link *link = NULL;
+	int link_fd = -1;
 	union bpf_iter_link_info info;
 	struct proc_thread *v = NULL;
 	struct as_thread_rec rec;
@@ -104,17 +120,28 @@ int proc_threads__read_open(struct proc_threads *pt, struct proc_thread **out, s
 	memset(&info, 0, sizeof(info));
 	info.task.pid = (__u32)pid;
 	LIBBPF_OPTS(bpf_iter_attach_opts, opts, .link_info = &info, .link_info_len = sizeof(info));
-	link = bpf_program__attach_iter(skel->progs.thread_regs, &opts);
-	if (!link && errno == EINVAL) {
-		/* a kernel before 6.1 has no pid option: every task, filtered in BPF */
-		link = bpf_program__attach_iter(skel->progs.thread_regs, NULL);
+	if (pt->lskel) {
+		LIBBPF_OPTS(bpf_link_create_opts, lopts, .iter_info = &info,
+			    .iter_info_len = sizeof(info));
+		int prog = pt->lskel->progs.thread_regs.prog_fd;
+		link_fd = bpf_link_create(prog, 0, BPF_TRACE_ITER, &lopts);
+		if (link_fd < 0 && errno == EINVAL)
+			link_fd = bpf_link_create(prog, 0, BPF_TRACE_ITER, NULL);
+	} else {
+		link = bpf_program__attach_iter(skel->progs.thread_regs, &opts);
+		if (!link && errno == EINVAL) {
+			/* a kernel before 6.1 has no pid option: every task, filtered in BPF */
+			link = bpf_program__attach_iter(skel->progs.thread_regs, NULL);
+		}
+		if (link)
+			link_fd = bpf_link__fd(link);
 	}
-	if (!link) {
+	if (link_fd < 0) {
 		ret = -errno;
 		snprintf(err, errlen, "cannot attach the thread iterator: %s", strerror(errno));
 		goto cleanup;
 	}
-	fd = bpf_iter_create(bpf_link__fd(link));
+	fd = bpf_iter_create(link_fd);
 	if (fd < 0) {
 		ret = -errno;
 		snprintf(err, errlen, "cannot start the thread iterator: %s", strerror(errno));
@@ -173,6 +200,8 @@ int proc_threads__read_open(struct proc_threads *pt, struct proc_thread **out, s
 cleanup:
 	if (fd >= 0)
 		close(fd);
+	if (pt->lskel && link_fd >= 0)
+		close(link_fd);
 	bpf_link__destroy(link);
 	free(v);
 	return ret;
