@@ -47,11 +47,18 @@ void json_writer__free(struct json_writer *w)
 
 static void newline(struct json_writer *w)
 {
+	static const char spaces[] = "\n                                                                ";
+	int n;
+
 	if (!w->pretty)
 		return;
-	fputc('\n', w->out);
-	for (int i = 0; i < w->depth; i++)
-		fputs("  ", w->out);
+	/* "\n" and two spaces a level, in as few writes as the depth needs */
+	n = 1 + 2 * w->depth;
+	fwrite_unlocked(spaces, 1, (size_t)(n < (int)sizeof(spaces) - 1 ? n : (int)sizeof(spaces) - 1),
+			w->out);
+	for (n -= (int)sizeof(spaces) - 1; n > 0; n -= (int)sizeof(spaces) - 2)
+		fwrite_unlocked(spaces + 1, 1, (size_t)(n < (int)sizeof(spaces) - 2 ? n
+						      : (int)sizeof(spaces) - 2), w->out);
 }
 
 /* Called before any value: separators inside arrays, key check in objects. */
@@ -75,7 +82,7 @@ static bool before_value(struct json_writer *w)
 		return true;
 	}
 	if (w->nonempty[w->depth - 1])
-		fputc(',', w->out);
+		putc_unlocked(',', w->out);
 	w->nonempty[w->depth - 1] = true;
 	newline(w);
 	return true;
@@ -95,7 +102,7 @@ static void begin(struct json_writer *w, int kind, char c)
 		w->err = true;
 		return;
 	}
-	fputc(c, w->out);
+	putc_unlocked(c, w->out);
 	w->kind[w->depth] = (unsigned char)kind;
 	w->nonempty[w->depth] = false;
 	w->depth++;
@@ -112,7 +119,7 @@ static void end(struct json_writer *w, int kind, char c)
 	w->depth--;
 	if (w->nonempty[w->depth])
 		newline(w);
-	fputc(c, w->out);
+	putc_unlocked(c, w->out);
 	after_value(w);
 }
 
@@ -121,40 +128,64 @@ void json_writer__end_object(struct json_writer *w) { end(w, IN_OBJECT, '}'); }
 void json_writer__begin_array(struct json_writer *w) { begin(w, IN_ARRAY, '['); }
 void json_writer__end_array(struct json_writer *w) { end(w, IN_ARRAY, ']'); }
 
+/* Writes str[0 .. n) as a JSON string: runs of bytes that need no escape
+ * (printable ASCII but quote and backslash, valid UTF-8 sequences) in one
+ * write each, with unlocked stdio (a report writes millions of strings). */
 static void write_escaped(FILE *out, const char *str, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)str;
+	size_t run = 0;   /* start of the run not written yet */
 
-	fputc('"', out);
+	putc_unlocked('"', out);
 	for (size_t i = 0; i < n;) {
 		unsigned char c = s[i];
+		const char *esc;
 		size_t len;
 
+		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+			i++;
+			continue;
+		}
+		if (c >= 0x80 && (len = fmt_utf8_len(str + i, n - i))) {
+			i += len;
+			continue;
+		}
+		if (i > run)
+			fwrite_unlocked(s + run, 1, i - run, out);
 		switch (c) {
-		case '"': fputs("\\\"", out); i++; continue;
-		case '\\': fputs("\\\\", out); i++; continue;
-		case '\b': fputs("\\b", out); i++; continue;
-		case '\f': fputs("\\f", out); i++; continue;
-		case '\n': fputs("\\n", out); i++; continue;
-		case '\r': fputs("\\r", out); i++; continue;
-		case '\t': fputs("\\t", out); i++; continue;
-		default: break;
+		case '"': esc = "\\\""; break;
+		case '\\': esc = "\\\\"; break;
+		case '\b': esc = "\\b"; break;
+		case '\f': esc = "\\f"; break;
+		case '\n': esc = "\\n"; break;
+		case '\r': esc = "\\r"; break;
+		case '\t': esc = "\\t"; break;
+		default: esc = NULL; break;
 		}
-		if (c < 0x20 || c == 0x7f) {
+		if (esc)
+			fputs_unlocked(esc, out);
+		else if (c < 0x20 || c == 0x7f)
 			fprintf(out, "\\u%04x", c);
-			i++;
-			continue;
-		}
-		len = fmt_utf8_len(str + i, n - i);
-		if (!len) {
-			fputs("\\ufffd", out); /* one replacement per invalid byte */
-			i++;
-			continue;
-		}
-		fwrite(s + i, 1, len, out);
-		i += len;
+		else
+			fputs_unlocked("\\ufffd", out); /* one replacement per invalid byte */
+		i++;
+		run = i;
 	}
-	fputc('"', out);
+	if (n > run)
+		fwrite_unlocked(s + run, 1, n - run, out);
+	putc_unlocked('"', out);
+}
+
+/* v in decimal, without printf. */
+static void write_u64(FILE *out, uint64_t v)
+{
+	char b[24];
+	int i = sizeof(b);
+
+	do
+		b[--i] = (char)('0' + v % 10);
+	while (v /= 10);
+	fwrite_unlocked(b + i, 1, sizeof(b) - (size_t)i, out);
 }
 
 void json_writer__key(struct json_writer *w, const char *key)
@@ -166,11 +197,11 @@ void json_writer__key(struct json_writer *w, const char *key)
 		return;
 	}
 	if (w->nonempty[w->depth - 1])
-		fputc(',', w->out);
+		putc_unlocked(',', w->out);
 	w->nonempty[w->depth - 1] = true;
 	newline(w);
 	write_escaped(w->out, key, strlen(key));
-	fputs(w->pretty ? ": " : ":", w->out);
+	fputs_unlocked(w->pretty ? ": " : ":", w->out);
 	w->have_key = true;
 }
 
@@ -195,7 +226,7 @@ void json_writer__u64(struct json_writer *w, uint64_t v)
 {
 	if (!before_value(w))
 		return;
-	fprintf(w->out, "%" PRIu64, v);
+	write_u64(w->out, v);
 	after_value(w);
 }
 
@@ -203,7 +234,12 @@ void json_writer__i64(struct json_writer *w, int64_t v)
 {
 	if (!before_value(w))
 		return;
-	fprintf(w->out, "%" PRId64, v);
+	if (v < 0) {
+		putc_unlocked('-', w->out);
+		write_u64(w->out, (uint64_t)(-(v + 1)) + 1);
+	} else {
+		write_u64(w->out, (uint64_t)v);
+	}
 	after_value(w);
 }
 
@@ -211,7 +247,7 @@ void json_writer__bool(struct json_writer *w, bool v)
 {
 	if (!before_value(w))
 		return;
-	fputs(v ? "true" : "false", w->out);
+	fputs_unlocked(v ? "true" : "false", w->out);
 	after_value(w);
 }
 
@@ -219,7 +255,7 @@ void json_writer__null(struct json_writer *w)
 {
 	if (!before_value(w))
 		return;
-	fputs("null", w->out);
+	fputs_unlocked("null", w->out);
 	after_value(w);
 }
 
@@ -245,7 +281,7 @@ int json_writer__finish(struct json_writer *w)
 {
 	if (w->err || w->depth || !w->done)
 		return -EINVAL;
-	fputc('\n', w->out);
+	putc_unlocked('\n', w->out);
 	if (fflush(w->out) || ferror(w->out))
 		return -EIO;
 	return 0;
