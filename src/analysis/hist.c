@@ -43,11 +43,17 @@ static uint64_t mid(size_t index)
 	return lo + (hi - lo) / 2;
 }
 
-static int cmp_u64(const void *x, const void *y)
+/* Sorts the (at most HIST_INLINE) values v[0 .. n) in place. */
+static inline void sort_small(uint64_t *v, unsigned n)
 {
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	for (unsigned i = 1; i < n; i++) {
+		uint64_t x = v[i];
+		unsigned j = i;
 
-	return a < b ? -1 : a > b;
+		for (; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
 }
 
 /* In-order walk over (bucket index, count), whatever the mode. */
@@ -63,7 +69,7 @@ static void walk_start(struct walk *w, const struct hist *h)
 	w->pos = 0;
 	if (!h->counts && !h->entries) {
 		memcpy(w->v, h->vals, h->n_inline * sizeof(*w->v));
-		qsort(w->v, h->n_inline, sizeof(*w->v), cmp_u64);
+		sort_small(w->v, h->n_inline);
 	}
 }
 
@@ -331,6 +337,56 @@ uint64_t hist__quantile(const struct hist *h, double q)
 	return h->max;
 }
 
+/* The rank hist__quantile() looks for at q in (0, 1). */
+static uint64_t rank_of(const struct hist *h, double q)
+{
+	double r = q * (double)h->count;
+	uint64_t rank = (uint64_t)r;
+
+	if ((double)rank < r)
+		rank++;
+	return rank < 1 ? 1 : rank;
+}
+
+void hist__quantiles(const struct hist *h, const double *q, uint64_t *out, size_t n)
+{
+	uint64_t seen = 0, cnt, rank[8];
+	size_t i = 0, idx, k;
+	struct walk w;
+
+	if (n > 8 || !h->count) {
+		for (k = 0; k < n; k++)
+			out[k] = hist__quantile(h, q[k]);
+		return;
+	}
+	for (k = 0; k < n; k++) {
+		if (q[k] <= 0 || q[k] >= 1 || (k && q[k] < q[k - 1])) {
+			for (k = 0; k < n; k++)
+				out[k] = hist__quantile(h, q[k]);
+			return;
+		}
+		rank[k] = rank_of(h, q[k]);
+	}
+	walk_start(&w, h);
+	if (!h->counts && !h->entries) {
+		for (k = 0; k < n; k++)
+			out[k] = w.v[rank[k] - 1]; /* inline: exact */
+		return;
+	}
+	while (i < n && walk_next(&w, &idx, &cnt)) {
+		seen += cnt;
+		if (seen < rank[i])
+			continue;
+		uint64_t m = mid(idx);
+
+		m = m < h->min ? h->min : m > h->max ? h->max : m;
+		while (i < n && seen >= rank[i])
+			out[i++] = m;
+	}
+	for (; i < n; i++)
+		out[i] = h->max;
+}
+
 uint64_t hist__mean(const struct hist *h)
 {
 	return h->count ? h->sum / h->count : 0;
@@ -368,8 +424,10 @@ size_t hist__buckets(const struct hist *h, struct hist_bucket *out, size_t max)
 {
 	unsigned k = 0;
 
-	while (k < HIST_SUB_BITS && coarse(h, k, NULL, 0) > max)
-		k++;
+	/* a list no longer than max is its own answer at full resolution */
+	if (h->counts || (h->entries ? h->n_entries : h->n_inline) > max)
+		while (k < HIST_SUB_BITS && coarse(h, k, NULL, 0) > max)
+			k++;
 	return coarse(h, k, out, max);
 }
 

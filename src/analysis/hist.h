@@ -60,6 +60,9 @@ int hist__merge(struct hist *dst, const struct hist *src);
 /* The value at quantile q in [0, 1] (nearest rank: the ceil(q * count)-th
  * smallest; q = 0 gives min, q = 1 gives max), within 0.4%; 0 when empty. */
 uint64_t hist__quantile(const struct hist *h, double q);
+/* The values at quantiles q[0 .. n) (ascending), each as hist__quantile()
+ * gives it, in one walk; out[i] for q[i]. */
+void hist__quantiles(const struct hist *h, const double *q, uint64_t *out, size_t n);
 /* sum / count, 0 when empty. */
 uint64_t hist__mean(const struct hist *h);
 
