@@ -191,6 +191,10 @@ static int put(struct hist *h, size_t idx, uint64_t n)
 	unsigned g = (unsigned)(idx / HIST_SUB);
 	int err;
 
+	if (h->counts && g >= h->lo && g <= h->hi) { /* dense, in range: the common case */
+		h->counts[idx - (size_t)h->lo * HIST_SUB] += n;
+		return 0;
+	}
 	if (h->entries) {
 		hi = h->n_entries;
 		while (lo < hi) {
@@ -296,6 +300,17 @@ int hist__merge(struct hist *dst, const struct hist *src)
 		err = densify(dst, src->lo, src->hi);
 	else if (!dst->counts && !dst->entries)
 		err = sparsify(dst);
+	if (!err && src->entries && dst->counts &&
+	    src->entries[0].index / HIST_SUB >= dst->lo &&
+	    src->entries[src->n_entries - 1].index / HIST_SUB <= dst->hi) {
+		/* a bucket list into dense counts that cover it: no search */
+		uint64_t *c = dst->counts - (size_t)dst->lo * HIST_SUB;
+
+		for (uint32_t i = 0; i < src->n_entries; i++)
+			c[src->entries[i].index] += src->entries[i].count;
+		account(dst, src->min, src->max, src->count, src->sum);
+		return 0;
+	}
 	walk_start(&w, src);
 	while (!err && walk_next(&w, &idx, &n))
 		err = put(dst, idx, n);

@@ -202,7 +202,7 @@ static void sweep_edges(struct analysis *a)
  * histograms, map keys and slots freed. */
 void ta_fold_edges(struct analysis *a, struct tlive *l, uint64_t to_seq, bool folded)
 {
-	uint32_t merged[WAKE_FROM_THREAD + 1] = { 0 }, to_ident;
+	uint32_t merged[WAKE_FROM_THREAD + 1] = { 0 }, to_ident, to_end;
 	size_t k = 0, at, first = a->n_edges;
 	uint64_t v;
 
@@ -217,6 +217,8 @@ void ta_fold_edges(struct analysis *a, struct tlive *l, uint64_t to_seq, bool fo
 		if (e->merged)
 			continue; /* by an earlier call that ran out of memory */
 		kind = resolve(a, e->code, e->from_ident, &from_seq);
+		e->kind = (uint8_t)kind;
+		e->waker_row = kind == WAKE_FROM_TASK && ta_row_of(a, from_seq);
 		k++;
 		if (kind == WAKE_FROM_RUNTIME || kind == WAKE_FROM_BLOCKING) {
 			if (!merged[kind]) {
@@ -238,15 +240,24 @@ void ta_fold_edges(struct analysis *a, struct tlive *l, uint64_t to_seq, bool fo
 		return; /* the edges stay live: folded at finish, or lost */
 	}
 	at = a->n_edges + k;
+	to_end = task_end(a, to_seq, to_ident, 0);
 	for (uint32_t i = l->edges_head, next; i; i = next) {
 		struct edge_acc *e = &a->eacc[i - 1];
 
 		next = e->next_to;
 		if (!e->merged) {
-			if (folded || waker_folded(a, e->code, e->from_ident))
-				gedge_add_acc(a, e, waker_end(a, e->code, e->from_ident),
-					      task_end(a, to_seq, to_ident, 0), to_ident);
-			else
+			/* waker_folded() and waker_end() from what the first loop found */
+			bool task = e->kind == WAKE_FROM_TASK;
+
+			if (folded || (task && !e->waker_row)) {
+				uint32_t from = !task ? e->kind
+						: e->from_ident && (!e->waker_row ||
+								    a->idents[e->from_ident - 1].g.tasks)
+						? END_GROUP | e->from_ident
+						: (uint32_t)e->code;
+
+				gedge_add_acc(a, e, from, to_end, to_ident);
+			} else
 				a->edges[--at] = (struct wake_edge){
 					.from_seq = e->code, .to_seq = e->to_seq, .count = e->count,
 					.timed = e->timed,

@@ -66,6 +66,10 @@ struct edge_acc {
 	uint32_t from_ident;   /* waker task's identity, index + 1; 0 none */
 	uint32_t tasks;        /* waker tasks merged into it (runtime, blocking) */
 	bool merged;           /* merged into another edge of its kind */
+	/* ta_fold_edges(): the waker's kind and whether it has a row, found
+	 * once for the edge */
+	uint8_t kind;
+	bool waker_row;
 };
 
 /* Wakes with a folded end, merged per pair of end codes (see END_GROUP). */
