@@ -64,7 +64,7 @@ struct perfetto {
  * to the FILE with one fwrite() when full: no stdio call per field. */
 #define PERFETTO_BUF (64 * 1024)
 
-static void flush(struct perfetto *p)
+static __attribute__((noinline)) void flush(struct perfetto *p)
 {
 	if (p->len && fwrite_unlocked(p->buf, 1, p->len, p->out) != p->len && !p->err)
 		p->err = -EIO;
@@ -79,19 +79,27 @@ static inline char *room(struct perfetto *p, size_t n)
 	return p->buf + p->len;
 }
 
-static void put_n(struct perfetto *p, const char *s, size_t n)
+static __attribute__((noinline)) void put_big(struct perfetto *p, const char *s, size_t n)
 {
-	if (n > PERFETTO_BUF) {
-		flush(p);
-		if (fwrite_unlocked(s, 1, n, p->out) != n && !p->err)
-			p->err = -EIO;
+	flush(p);
+	if (fwrite_unlocked(s, 1, n, p->out) != n && !p->err)
+		p->err = -EIO;
+}
+
+/* Inline, so that a literal's copy is a few moves of a known size. */
+static inline __attribute__((always_inline)) void put_n(struct perfetto *p, const char *s,
+							size_t n)
+{
+	if (__builtin_expect(n > PERFETTO_BUF, 0)) {
+		put_big(p, s, n);
 		return;
 	}
 	memcpy(room(p, n), s, n);
 	p->len += n;
 }
 
-static void put(struct perfetto *p, const char *s)
+/* Inline: strlen() of a literal is then a constant. */
+static inline __attribute__((always_inline)) void put(struct perfetto *p, const char *s)
 {
 	put_n(p, s, strlen(s));
 }
@@ -110,10 +118,27 @@ static const char digits2[] =
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
-/* v in decimal at the end of b[0 .. 20): returns where it starts. */
-static inline char *fmt_u64(char *end, uint64_t v)
+static const uint64_t pow10_u64[20] = {
+	1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
+	100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL,
+	10000000000000ULL, 100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+	100000000000000000ULL, 1000000000000000000ULL, 10000000000000000000ULL,
+};
+
+/* Decimal digits of v (1 .. 20). */
+static inline unsigned ndigits(uint64_t v)
 {
-	char *s = end;
+	/* about log10 from the bit length, then one comparison; v | 1: 0 has
+	 * one digit (10^t is even, so v | 1 compares as v does for t > 0) */
+	unsigned t = ((64u - (unsigned)__builtin_clzll(v | 1)) * 1233u) >> 12;
+
+	return t + 1 - ((v | 1) < pow10_u64[t]);
+}
+
+/* v in decimal at dst, n = ndigits(v) of them, two at a time. */
+static inline void fmt_u64(char *dst, uint64_t v, unsigned n)
+{
+	char *s = dst + n;
 
 	while (v >= 100) {
 		unsigned r = (unsigned)(v % 100);
@@ -122,20 +147,19 @@ static inline char *fmt_u64(char *end, uint64_t v)
 		s -= 2;
 		memcpy(s, digits2 + 2 * r, 2);
 	}
-	if (v >= 10) {
-		s -= 2;
-		memcpy(s, digits2 + 2 * v, 2);
-	} else {
-		*--s = (char)('0' + v);
-	}
-	return s;
+	if (v >= 10)
+		memcpy(s - 2, digits2 + 2 * v, 2);
+	else
+		s[-1] = (char)('0' + v);
 }
 
-static void put_u64(struct perfetto *p, uint64_t v)
+/* Integers go straight into the buffer. */
+static inline void put_u64(struct perfetto *p, uint64_t v)
 {
-	char b[24], *s = fmt_u64(b + sizeof(b), v);
+	unsigned n = ndigits(v);
 
-	put_n(p, s, (size_t)(b + sizeof(b) - s));
+	fmt_u64(room(p, 20), v, n);
+	p->len += n;
 }
 
 static void put_hex(struct perfetto *p, uint64_t v)
@@ -153,24 +177,20 @@ static void put_hex(struct perfetto *p, uint64_t v)
 }
 
 /* ns as microseconds with three decimals: 1234567 -> 1234.567. */
-static void put_us(struct perfetto *p, int64_t ns)
+static inline void put_us(struct perfetto *p, int64_t ns)
 {
-	char b[32], *end = b + sizeof(b), *s;
-	uint64_t a;
-	unsigned frac;
+	uint64_t a = ns < 0 ? (uint64_t)(-(ns + 1)) + 1 : (uint64_t)ns, q = a / 1000;
+	unsigned frac = (unsigned)(a % 1000), n = ndigits(q);
+	char *d = room(p, 26);
 
 	if (ns < 0)
-		a = (uint64_t)(-(ns + 1)) + 1;
-	else
-		a = (uint64_t)ns;
-	frac = (unsigned)(a % 1000);
-	end[-1] = (char)('0' + frac % 10);
-	memcpy(end - 3, digits2 + 2 * (frac / 10), 2);
-	end[-4] = '.';
-	s = fmt_u64(end - 4, a / 1000);
-	if (ns < 0)
-		*--s = '-';
-	put_n(p, s, (size_t)(end - s));
+		*d++ = '-';
+	fmt_u64(d, q, n);
+	d += n;
+	d[0] = '.';
+	memcpy(d + 1, digits2 + 2 * (frac / 10), 2);
+	d[3] = (char)('0' + frac % 10);
+	p->len += (ns < 0) + n + 4;
 }
 
 static void put_ts(struct perfetto *p, uint64_t ts)
@@ -265,11 +285,15 @@ static const char *task_name(struct perfetto *p, const struct ptrack_task *t)
 }
 
 /* Starts one trace event object: separator, phase, pid, tid. */
-static void begin_ev(struct perfetto *p, const char *ph, uint32_t pid, uint64_t tid)
+static inline __attribute__((always_inline)) void begin_ev(struct perfetto *p, char ph,
+							    uint32_t pid, uint64_t tid)
 {
-	put(p, p->first ? "\n{\"ph\":\"" : ",\n{\"ph\":\"");
+	if (p->first)
+		PUT(p, "\n{\"ph\":\"");
+	else
+		PUT(p, ",\n{\"ph\":\"");
 	p->first = false;
-	put(p, ph);
+	put_c(p, ph);
 	PUT(p, "\",\"pid\":");
 	put_u64(p, pid);
 	PUT(p, ",\"tid\":");
@@ -278,10 +302,11 @@ static void begin_ev(struct perfetto *p, const char *ph, uint32_t pid, uint64_t 
 
 /* A complete slice ("X") from..to; name is already escaped. Leaves the object
  * open for args: the caller ends it with "}" or ",\"args\":{...}}". */
-static void slice(struct perfetto *p, uint32_t pid, uint64_t tid, uint64_t from, uint64_t to,
-		  const char *name, const char *cat)
+static inline __attribute__((always_inline)) void slice(struct perfetto *p, uint32_t pid,
+							 uint64_t tid, uint64_t from, uint64_t to,
+							 const char *name, const char *cat)
 {
-	begin_ev(p, "X", pid, tid);
+	begin_ev(p, 'X', pid, tid);
 	PUT(p, ",\"ts\":");
 	put_ts(p, from);
 	PUT(p, ",\"dur\":");
@@ -301,7 +326,7 @@ static uint64_t task_tid(uint64_t seq)
 static void meta_name(struct perfetto *p, uint32_t pid, uint64_t tid, const char *what,
 		      const char *name)
 {
-	begin_ev(p, "M", pid, tid);
+	begin_ev(p, 'M', pid, tid);
 	PUT(p, ",\"name\":\"");
 	put(p, what);
 	PUT(p, "\",\"args\":{\"name\":");
@@ -312,7 +337,7 @@ static void meta_name(struct perfetto *p, uint32_t pid, uint64_t tid, const char
 static void meta_sort(struct perfetto *p, uint32_t pid, uint64_t tid, const char *what,
 		      uint64_t index)
 {
-	begin_ev(p, "M", pid, tid);
+	begin_ev(p, 'M', pid, tid);
 	PUT(p, ",\"name\":\"");
 	put(p, what);
 	PUT(p, "\",\"args\":{\"sort_index\":");
@@ -348,7 +373,7 @@ static void flow(struct perfetto *p, const struct ptrack_poll *poll)
 		       w->flags & AS_WAKE_TIMER ? "timer" : "runtime");
 		PUT(p, "\"}}");
 	}
-	begin_ev(p, "s", p->pid, w->tid);
+	begin_ev(p, 's', p->pid, w->tid);
 	PUT(p, ",\"ts\":");
 	put_ts(p, w->ts);
 	PUT(p, ",\"id\":");
@@ -356,7 +381,7 @@ static void flow(struct perfetto *p, const struct ptrack_poll *poll)
 	PUT(p, ",\"name\":\"");
 	put(p, name);
 	PUT(p, "\",\"cat\":\"wake\"}");
-	begin_ev(p, "f", p->pid, poll->tid);
+	begin_ev(p, 'f', p->pid, poll->tid);
 	PUT(p, ",\"bp\":\"e\",\"ts\":");
 	put_ts(p, poll->begin);
 	PUT(p, ",\"id\":");
@@ -590,7 +615,7 @@ static void counters(struct perfetto *p, uint64_t ts)
 	uint64_t runnable = ptrack__runnable(p->pt), parked = ptrack__parked(p->pt);
 
 	if (!p->counters_shown || runnable != p->runnable_shown) {
-		begin_ev(p, "C", p->pid, 0);
+		begin_ev(p, 'C', p->pid, 0);
 		PUT(p, ",\"ts\":");
 		put_ts(p, ts);
 		PUT(p, ",\"name\":\"runnable tasks\",\"args\":{\"tasks\":");
@@ -599,7 +624,7 @@ static void counters(struct perfetto *p, uint64_t ts)
 		p->runnable_shown = runnable;
 	}
 	if (!p->counters_shown || parked != p->parked_shown) {
-		begin_ev(p, "C", p->pid, 0);
+		begin_ev(p, 'C', p->pid, 0);
 		PUT(p, ",\"ts\":");
 		put_ts(p, ts);
 		PUT(p, ",\"name\":\"parked workers\",\"args\":{\"workers\":");
@@ -643,7 +668,7 @@ int perfetto__add(struct perfetto *p, const struct as_event *ev)
 
 static void instant(struct perfetto *p, uint64_t ts, const char *name)
 {
-	begin_ev(p, "i", p->pid, 0);
+	begin_ev(p, 'i', p->pid, 0);
 	PUT(p, ",\"s\":\"g\",\"ts\":");
 	put_ts(p, ts);
 	PUT(p, ",\"name\":");
