@@ -71,6 +71,16 @@ uint64_t hist__mean(const struct hist *h);
  * remain. Returns how many were written. */
 size_t hist__buckets(const struct hist *h, struct hist_bucket *out, size_t max);
 
+/* A hint that h is about to be added to: its bucket list or counts are
+ * fetched into the cache. */
+static inline void hist__prefetch(const struct hist *h)
+{
+	if (h->entries)
+		__builtin_prefetch(h->entries + h->n_entries / 2, 1);
+	else if (h->counts)
+		__builtin_prefetch(h->counts, 1);
+}
+
 /* Bytes allocated by h (not counting the struct itself). */
 size_t hist__mem(const struct hist *h);
 

@@ -1105,6 +1105,7 @@ void analysis__free(struct analysis *a)
 		hist__clear(&a->gedges[i].delay);
 	free(a->gedges);
 	u64map__clear(&a->gedge_of);
+	free(a->gscratch);
 	free(a->rowe);
 	free(a->free_slots);
 	free(a->keep);

@@ -69,6 +69,30 @@ static struct gedge *gedge_get(struct analysis *a, uint32_t from, uint32_t to,
 	return g;
 }
 
+/* The waker end of live edge e, from the kind and row ta_fold_edges()
+ * found for it: waker_end() without its lookups. */
+static inline uint32_t gedge_from(const struct analysis *a, const struct edge_acc *e)
+{
+	if (e->kind != WAKE_FROM_TASK)
+		return e->kind;
+	return e->from_ident && (!e->waker_row || a->idents[e->from_ident - 1].g.tasks)
+	       ? END_GROUP | e->from_ident : (uint32_t)e->code;
+}
+
+/* Fetches the slot of key in m into the cache: the slot u64map's hash
+ * gives (util/u64map.c's slot_of(); a hint only, so a change there costs
+ * speed, never correctness). */
+static inline void map_prefetch(const struct u64map *m, uint64_t key)
+{
+	if (!m->cap)
+		return;
+	key ^= key >> 33;
+	key *= 0xff51afd7ed558ccdULL;
+	key ^= key >> 33;
+	__builtin_prefetch(&m->keys[(size_t)key & (m->cap - 1)]);
+	__builtin_prefetch(&m->vals[(size_t)key & (m->cap - 1)]);
+}
+
 /* Delay d at group-edge precision: the middle of its step of 2^-GROUP_SUB_BITS
  * of its power of two (exact below 2^(GROUP_SUB_BITS + 1)). */
 static uint64_t coarse(uint64_t d)
@@ -95,11 +119,11 @@ static void gedge_sample(struct analysis *a, struct gedge *g, uint64_t d, uint64
 
 /* The wakes of live edge e into group edge (from, to): its histogram's
  * buckets (each as its lowest value) at group precision, its maximum
- * exact. */
+ * exact. at: the group edge's index + 1 when known, else 0. */
 static void gedge_add_acc(struct analysis *a, struct edge_acc *e, uint32_t from, uint32_t to,
-			  uint32_t to_ident)
+			  uint32_t to_ident, uint64_t at)
 {
-	struct gedge *g = gedge_get(a, from, to, e->from_ident, to_ident);
+	struct gedge *g = at ? &a->gedges[at - 1] : gedge_get(a, from, to, e->from_ident, to_ident);
 	struct hist_bucket b[GROUP_BUCKETS];
 	size_t n;
 
@@ -241,22 +265,47 @@ void ta_fold_edges(struct analysis *a, struct tlive *l, uint64_t to_seq, bool fo
 	}
 	at = a->n_edges + k;
 	to_end = task_end(a, to_seq, to_ident, 0);
+	/* The group edges these go into are found first, their map slots and
+	 * then their records fetched ahead (a group edge table is large and
+	 * each lookup a cache miss): the same updates in the same order,
+	 * their memory latencies overlapped. Out of memory: no hints. */
+	size_t ng = 0, j = 0;
+
+	if (!ta_grow((void **)&a->gscratch, &a->cap_gscratch, k, sizeof(*a->gscratch))) {
+		for (uint32_t i = l->edges_head; i; i = a->eacc[i - 1].next_to) {
+			struct edge_acc *e = &a->eacc[i - 1];
+
+			if (!e->merged && (folded || (e->kind == WAKE_FROM_TASK && !e->waker_row))) {
+				uint64_t key = (uint64_t)gedge_from(a, e) << 32 | to_end;
+
+				a->gscratch[ng++] = key;
+				map_prefetch(&a->gedge_of, key);
+			}
+		}
+		for (size_t x = 0; x < ng; x++) {
+			uint64_t v = 0;
+
+			if (!u64map__get(&a->gedge_of, a->gscratch[x], &v))
+				v = 0;
+			a->gscratch[x] = v;
+			if (v)
+				__builtin_prefetch(&a->gedges[v - 1], 1);
+		}
+		for (size_t x = 0; x < ng; x++)
+			if (a->gscratch[x])
+				hist__prefetch(&a->gedges[a->gscratch[x] - 1].delay);
+	}
 	for (uint32_t i = l->edges_head, next; i; i = next) {
 		struct edge_acc *e = &a->eacc[i - 1];
 
 		next = e->next_to;
 		if (!e->merged) {
 			/* waker_folded() and waker_end() from what the first loop found */
-			bool task = e->kind == WAKE_FROM_TASK;
+			if (folded || (e->kind == WAKE_FROM_TASK && !e->waker_row)) {
+				uint64_t hint = j < ng ? a->gscratch[j] : 0;
 
-			if (folded || (task && !e->waker_row)) {
-				uint32_t from = !task ? e->kind
-						: e->from_ident && (!e->waker_row ||
-								    a->idents[e->from_ident - 1].g.tasks)
-						? END_GROUP | e->from_ident
-						: (uint32_t)e->code;
-
-				gedge_add_acc(a, e, from, to_end, to_ident);
+				j++;
+				gedge_add_acc(a, e, gedge_from(a, e), to_end, to_ident, hint);
 			} else
 				a->edges[--at] = (struct wake_edge){
 					.from_seq = e->code, .to_seq = e->to_seq, .count = e->count,

@@ -144,6 +144,9 @@ struct analysis {
 	struct gedge *gedges;             /* group edges */
 	size_t n_gedges, cap_gedges;
 	struct u64map gedge_of;           /* from << 32 | to -> index + 1 */
+	uint64_t *gscratch;               /* ta_fold_edges(): the group edge keys, then
+	                                     indices + 1, of one task's edges */
+	size_t cap_gscratch;
 	struct stall *stalls;             /* of folded rows (absolute since, group:
 	                                     identity + 1), then the results */
 	size_t n_stalls, cap_stalls;
