@@ -47,18 +47,13 @@ void json_writer__free(struct json_writer *w)
 
 static void newline(struct json_writer *w)
 {
-	static const char spaces[] = "\n                                                                ";
-	int n;
-
 	if (!w->pretty)
 		return;
-	/* "\n" and two spaces a level, in as few writes as the depth needs */
-	n = 1 + 2 * w->depth;
-	fwrite_unlocked(spaces, 1, (size_t)(n < (int)sizeof(spaces) - 1 ? n : (int)sizeof(spaces) - 1),
-			w->out);
-	for (n -= (int)sizeof(spaces) - 1; n > 0; n -= (int)sizeof(spaces) - 2)
-		fwrite_unlocked(spaces + 1, 1, (size_t)(n < (int)sizeof(spaces) - 2 ? n
-						      : (int)sizeof(spaces) - 2), w->out);
+	putc_unlocked('\n', w->out);
+	for (int i = 0; i < w->depth; i++) {
+		putc_unlocked(' ', w->out);
+		putc_unlocked(' ', w->out);
+	}
 }
 
 /* Called before any value: separators inside arrays, key check in objects. */
@@ -128,13 +123,29 @@ void json_writer__end_object(struct json_writer *w) { end(w, IN_OBJECT, '}'); }
 void json_writer__begin_array(struct json_writer *w) { begin(w, IN_ARRAY, '['); }
 void json_writer__end_array(struct json_writer *w) { end(w, IN_ARRAY, ']'); }
 
-/* Writes str[0 .. n) as a JSON string: runs of bytes that need no escape
- * (printable ASCII but quote and backslash, valid UTF-8 sequences) in one
- * write each, with unlocked stdio (a report writes millions of strings). */
+/* n bytes at s: short ones a putc each (a macro into the buffer), longer
+ * ones one fwrite (a call costs more than a few bytes' copy). */
+static inline void write_run(FILE *out, const unsigned char *s, size_t n)
+{
+	if (n > 24) {
+		fwrite_unlocked(s, 1, n, out);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		putc_unlocked(s[i], out);
+}
+
+/* Bytes written as they are: printable ASCII but quote and backslash. */
+static const unsigned char plain[256] = {
+	[0x20 ... 0x21] = 1, [0x23 ... 0x5b] = 1, [0x5d ... 0x7e] = 1,   /* not '"' 0x22, '\\' 0x5c */
+};
+
+/* Writes str[0 .. n) as a JSON string: plain bytes and valid UTF-8
+ * sequences as they are, one putc each into the buffer (unlocked stdio: a
+ * report writes millions of strings), the others escaped. */
 static void write_escaped(FILE *out, const char *str, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)str;
-	size_t run = 0;   /* start of the run not written yet */
 
 	putc_unlocked('"', out);
 	for (size_t i = 0; i < n;) {
@@ -142,16 +153,16 @@ static void write_escaped(FILE *out, const char *str, size_t n)
 		const char *esc;
 		size_t len;
 
-		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+		if (plain[c]) {
+			putc_unlocked(c, out);
 			i++;
 			continue;
 		}
 		if (c >= 0x80 && (len = fmt_utf8_len(str + i, n - i))) {
+			write_run(out, s + i, len);
 			i += len;
 			continue;
 		}
-		if (i > run)
-			fwrite_unlocked(s + run, 1, i - run, out);
 		switch (c) {
 		case '"': esc = "\\\""; break;
 		case '\\': esc = "\\\\"; break;
@@ -169,10 +180,7 @@ static void write_escaped(FILE *out, const char *str, size_t n)
 		else
 			fputs_unlocked("\\ufffd", out); /* one replacement per invalid byte */
 		i++;
-		run = i;
 	}
-	if (n > run)
-		fwrite_unlocked(s + run, 1, n - run, out);
 	putc_unlocked('"', out);
 }
 
@@ -185,7 +193,7 @@ static void write_u64(FILE *out, uint64_t v)
 	do
 		b[--i] = (char)('0' + v % 10);
 	while (v /= 10);
-	fwrite_unlocked(b + i, 1, sizeof(b) - (size_t)i, out);
+	write_run(out, (const unsigned char *)b + i, sizeof(b) - (size_t)i);
 }
 
 void json_writer__key(struct json_writer *w, const char *key)
@@ -201,7 +209,9 @@ void json_writer__key(struct json_writer *w, const char *key)
 	w->nonempty[w->depth - 1] = true;
 	newline(w);
 	write_escaped(w->out, key, strlen(key));
-	fputs_unlocked(w->pretty ? ": " : ":", w->out);
+	putc_unlocked(':', w->out);
+	if (w->pretty)
+		putc_unlocked(' ', w->out);
 	w->have_key = true;
 }
 
