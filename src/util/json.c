@@ -127,7 +127,7 @@ void json_writer__end_array(struct json_writer *w) { end(w, IN_ARRAY, ']'); }
  * ones one fwrite (a call costs more than a few bytes' copy). */
 static inline void write_run(FILE *out, const unsigned char *s, size_t n)
 {
-	if (n > 24) {
+	if (n > 16) {
 		fwrite_unlocked(s, 1, n, out);
 		return;
 	}
@@ -140,9 +140,9 @@ static const unsigned char plain[256] = {
 	[0x20 ... 0x21] = 1, [0x23 ... 0x5b] = 1, [0x5d ... 0x7e] = 1,   /* not '"' 0x22, '\\' 0x5c */
 };
 
-/* Writes str[0 .. n) as a JSON string: plain bytes and valid UTF-8
- * sequences as they are, one putc each into the buffer (unlocked stdio: a
- * report writes millions of strings), the others escaped. */
+/* Writes str[0 .. n) as a JSON string: runs of plain bytes and valid UTF-8
+ * sequences as they are (unlocked stdio: a report writes millions of
+ * strings), the others escaped. */
 static void write_escaped(FILE *out, const char *str, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)str;
@@ -151,11 +151,12 @@ static void write_escaped(FILE *out, const char *str, size_t n)
 	for (size_t i = 0; i < n;) {
 		unsigned char c = s[i];
 		const char *esc;
-		size_t len;
+		size_t len, run = i;
 
-		if (plain[c]) {
-			putc_unlocked(c, out);
+		while (i < n && plain[s[i]])
 			i++;
+		if (i > run) {
+			write_run(out, s + run, i - run);
 			continue;
 		}
 		if (c >= 0x80 && (len = fmt_utf8_len(str + i, n - i))) {
