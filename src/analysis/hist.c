@@ -196,14 +196,20 @@ static int put(struct hist *h, size_t idx, uint64_t n)
 		return 0;
 	}
 	if (h->entries) {
+		/* the first entry not below idx, by a branch-free binary search
+		 * (the halving's outcome is a conditional move, not a jump the
+		 * processor mispredicts half the time) */
 		hi = h->n_entries;
-		while (lo < hi) {
-			uint32_t m = lo + (hi - lo) / 2;
+		if (hi) {
+			const struct hist_entry *base = h->entries;
 
-			if (h->entries[m].index < idx)
-				lo = m + 1;
-			else
-				hi = m;
+			for (uint32_t n_left = hi; n_left > 1;) {
+				uint32_t half = n_left / 2;
+
+				base = base[half].index < idx ? base + half : base;
+				n_left -= half;
+			}
+			lo = (uint32_t)(base - h->entries) + (base->index < idx);
 		}
 		if (lo < h->n_entries && h->entries[lo].index == idx &&
 		    h->entries[lo].count <= UINT32_MAX - n) {

@@ -306,15 +306,18 @@ void ta_fold_edges(struct analysis *a, struct tlive *l, uint64_t to_seq, bool fo
 
 				j++;
 				gedge_add_acc(a, e, gedge_from(a, e), to_end, to_ident, hint);
-			} else
+			} else {
+				static const double q[2] = { 0.5, 0.99 };
+				uint64_t pq[2];
+
+				hist__quantiles(&e->delay, q, pq, 2);
 				a->edges[--at] = (struct wake_edge){
 					.from_seq = e->code, .to_seq = e->to_seq, .count = e->count,
-					.timed = e->timed,
-					.delay_p50_ns = hist__quantile(&e->delay, 0.5),
-					.delay_p99_ns = hist__quantile(&e->delay, 0.99),
+					.timed = e->timed, .delay_p50_ns = pq[0], .delay_p99_ns = pq[1],
 					.delay_max_ns = e->delay.max, .from_group = e->from_ident,
 					.to_group = to_ident, .tasks = e->tasks,
 				};
+			}
 		}
 		hist__clear(&e->delay);
 		u64map__del(&a->edge_of, e->code << 32 | e->to_seq);
@@ -584,10 +587,13 @@ int ta_finish_edges(struct analysis *a)
 		struct wake_edge o;
 
 		memcpy(&g, &a->gedges[i], sizeof(g));
+		static const double q[2] = { 0.5, 0.99 };
+		uint64_t pq[2];
+
+		hist__quantiles(&g.delay, q, pq, 2);
 		o = (struct wake_edge){
 			.count = g.count, .timed = g.timed, .tasks = g.tasks,
-			.delay_p50_ns = hist__quantile(&g.delay, 0.5),
-			.delay_p99_ns = hist__quantile(&g.delay, 0.99), .delay_max_ns = g.max,
+			.delay_p50_ns = pq[0], .delay_p99_ns = pq[1], .delay_max_ns = g.max,
 		};
 		hist__clear(&g.delay);
 		if (g.from < EDGE_TASK) {
