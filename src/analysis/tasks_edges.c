@@ -324,6 +324,8 @@ void ta_fold_edges(struct analysis *a, struct tlive *l, uint64_t to_seq, bool fo
 		a->free_eacc[a->n_free_eacc++] = i - 1;
 	}
 	l->edges_head = 0;
+	memset(l->src_edge, 0, sizeof(l->src_edge));
+	l->last_code = l->last_edge = 0;
 	if (at > a->n_edges) { /* some went into group edges: close the gap */
 		memmove(&a->edges[a->n_edges], &a->edges[at], (first + k - at) * sizeof(*a->edges));
 		k -= at - a->n_edges;
@@ -353,6 +355,18 @@ static int by_count(const void *x, const void *y)
 	return a->from_group < b->from_group ? -1 : a->from_group > b->from_group;
 }
 
+/* Edge ref (index + 1) is l's edge from waker code: kept for its next wake. */
+static inline void remember_edge(struct tlive *l, uint64_t code, uint32_t ref)
+{
+	if (code < EDGE_TASK) {
+		if (code <= WAKE_FROM_THREAD)
+			l->src_edge[code] = ref;
+		return;
+	}
+	l->last_code = (uint32_t)code;
+	l->last_edge = ref;
+}
+
 /* The edge of (code, task l): its index, or -1 (out of memory or a seq too
  * large for the key). from_ident: the waker task's identity, or 0. */
 static long edge_get(struct analysis *a, uint64_t code, uint32_t from_ident, struct tlive *l)
@@ -365,9 +379,16 @@ static long edge_get(struct analysis *a, uint64_t code, uint32_t from_ident, str
 		a->sum.anomalies++;
 		return -1;
 	}
+	/* the same waker as last time, or a wake source met before: its edge
+	 * without the map (the edges into a live task stay until it goes) */
+	if (code < EDGE_TASK ? code <= WAKE_FROM_THREAD && l->src_edge[code]
+			     : l->last_edge && l->last_code == code)
+		return (long)(code < EDGE_TASK ? l->src_edge[code] : l->last_edge) - 1;
 	key = code << 32 | to_seq;
-	if (u64map__get(&a->edge_of, key, &v))
+	if (u64map__get(&a->edge_of, key, &v)) {
+		remember_edge(l, code, (uint32_t)v);
 		return (long)(v - 1);
+	}
 	if (!a->n_free_eacc &&
 	    ta_reserve((void **)&a->eacc, &a->cap_eacc, a->n_eacc, sizeof(*a->eacc))) {
 		a->err = -ENOMEM;
@@ -390,6 +411,7 @@ static long edge_get(struct analysis *a, uint64_t code, uint32_t from_ident, str
 	e->tasks = 1;
 	e->next_to = l->edges_head;
 	l->edges_head = (uint32_t)(idx + 1);
+	remember_edge(l, code, (uint32_t)(idx + 1));
 	return (long)idx;
 }
 

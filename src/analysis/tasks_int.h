@@ -50,6 +50,10 @@ struct tlive {
 	uint8_t n_pend;
 	struct pend pend[PEND_MAX];
 	uint32_t edges_head;   /* edges into it: index + 1 into a->eacc, 0 none */
+	/* Its edges met last, by waker code (index + 1 into a->eacc, 0 none):
+	 * one per wake source, and one for the last waker task (last_code) */
+	uint32_t src_edge[WAKE_FROM_THREAD + 1];
+	uint32_t last_code, last_edge;
 	struct hist h[DIST__MAX];
 };
 
