@@ -205,11 +205,39 @@ void json_writer__key(struct json_writer *w, const char *key)
 		w->err = true;
 		return;
 	}
+	size_t n = strlen(key), i;
+
+	/* a short plain key (the usual case): separator, indentation, the
+	 * quoted key and the colon composed here, then one write */
+	for (i = 0; i < n && n <= 64 && plain[(unsigned char)key[i]]; i++)
+		;
+	if (i == n && n <= 64 && w->depth <= 32) {
+		char b[1 + 1 + 64 + 2 + 64 + 2], *p = b;
+
+		if (w->nonempty[w->depth - 1])
+			*p++ = ',';
+		if (w->pretty) {
+			*p++ = '\n';
+			memset(p, ' ', 2 * (size_t)w->depth);
+			p += 2 * w->depth;
+		}
+		*p++ = '"';
+		memcpy(p, key, n);
+		p += n;
+		*p++ = '"';
+		*p++ = ':';
+		if (w->pretty)
+			*p++ = ' ';
+		w->nonempty[w->depth - 1] = true;
+		fwrite_unlocked(b, 1, (size_t)(p - b), w->out);
+		w->have_key = true;
+		return;
+	}
 	if (w->nonempty[w->depth - 1])
 		putc_unlocked(',', w->out);
 	w->nonempty[w->depth - 1] = true;
 	newline(w);
-	write_escaped(w->out, key, strlen(key));
+	write_escaped(w->out, key, n);
 	putc_unlocked(':', w->out);
 	if (w->pretty)
 		putc_unlocked(' ', w->out);
