@@ -43,11 +43,17 @@ static uint64_t mid(size_t index)
 	return lo + (hi - lo) / 2;
 }
 
-static int cmp_u64(const void *x, const void *y)
+/* Sorts the (at most HIST_INLINE) values v[0 .. n) in place. */
+static inline void sort_small(uint64_t *v, unsigned n)
 {
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	for (unsigned i = 1; i < n; i++) {
+		uint64_t x = v[i];
+		unsigned j = i;
 
-	return a < b ? -1 : a > b;
+		for (; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
 }
 
 /* In-order walk over (bucket index, count), whatever the mode. */
@@ -63,7 +69,7 @@ static void walk_start(struct walk *w, const struct hist *h)
 	w->pos = 0;
 	if (!h->counts && !h->entries) {
 		memcpy(w->v, h->vals, h->n_inline * sizeof(*w->v));
-		qsort(w->v, h->n_inline, sizeof(*w->v), cmp_u64);
+		sort_small(w->v, h->n_inline);
 	}
 }
 
@@ -185,15 +191,25 @@ static int put(struct hist *h, size_t idx, uint64_t n)
 	unsigned g = (unsigned)(idx / HIST_SUB);
 	int err;
 
+	if (h->counts && g >= h->lo && g <= h->hi) { /* dense, in range: the common case */
+		h->counts[idx - (size_t)h->lo * HIST_SUB] += n;
+		return 0;
+	}
 	if (h->entries) {
+		/* the first entry not below idx, by a branch-free binary search
+		 * (the halving's outcome is a conditional move, not a jump the
+		 * processor mispredicts half the time) */
 		hi = h->n_entries;
-		while (lo < hi) {
-			uint32_t m = lo + (hi - lo) / 2;
+		if (hi) {
+			const struct hist_entry *base = h->entries;
 
-			if (h->entries[m].index < idx)
-				lo = m + 1;
-			else
-				hi = m;
+			for (uint32_t n_left = hi; n_left > 1;) {
+				uint32_t half = n_left / 2;
+
+				base = base[half].index < idx ? base + half : base;
+				n_left -= half;
+			}
+			lo = (uint32_t)(base - h->entries) + (base->index < idx);
 		}
 		if (lo < h->n_entries && h->entries[lo].index == idx &&
 		    h->entries[lo].count <= UINT32_MAX - n) {
@@ -290,6 +306,17 @@ int hist__merge(struct hist *dst, const struct hist *src)
 		err = densify(dst, src->lo, src->hi);
 	else if (!dst->counts && !dst->entries)
 		err = sparsify(dst);
+	if (!err && src->entries && dst->counts &&
+	    src->entries[0].index / HIST_SUB >= dst->lo &&
+	    src->entries[src->n_entries - 1].index / HIST_SUB <= dst->hi) {
+		/* a bucket list into dense counts that cover it: no search */
+		uint64_t *c = dst->counts - (size_t)dst->lo * HIST_SUB;
+
+		for (uint32_t i = 0; i < src->n_entries; i++)
+			c[src->entries[i].index] += src->entries[i].count;
+		account(dst, src->min, src->max, src->count, src->sum);
+		return 0;
+	}
 	walk_start(&w, src);
 	while (!err && walk_next(&w, &idx, &n))
 		err = put(dst, idx, n);
@@ -331,6 +358,56 @@ uint64_t hist__quantile(const struct hist *h, double q)
 	return h->max;
 }
 
+/* The rank hist__quantile() looks for at q in (0, 1). */
+static uint64_t rank_of(const struct hist *h, double q)
+{
+	double r = q * (double)h->count;
+	uint64_t rank = (uint64_t)r;
+
+	if ((double)rank < r)
+		rank++;
+	return rank < 1 ? 1 : rank;
+}
+
+void hist__quantiles(const struct hist *h, const double *q, uint64_t *out, size_t n)
+{
+	uint64_t seen = 0, cnt, rank[8];
+	size_t i = 0, idx, k;
+	struct walk w;
+
+	if (n > 8 || !h->count) {
+		for (k = 0; k < n; k++)
+			out[k] = hist__quantile(h, q[k]);
+		return;
+	}
+	for (k = 0; k < n; k++) {
+		if (q[k] <= 0 || q[k] >= 1 || (k && q[k] < q[k - 1])) {
+			for (k = 0; k < n; k++)
+				out[k] = hist__quantile(h, q[k]);
+			return;
+		}
+		rank[k] = rank_of(h, q[k]);
+	}
+	walk_start(&w, h);
+	if (!h->counts && !h->entries) {
+		for (k = 0; k < n; k++)
+			out[k] = w.v[rank[k] - 1]; /* inline: exact */
+		return;
+	}
+	while (i < n && walk_next(&w, &idx, &cnt)) {
+		seen += cnt;
+		if (seen < rank[i])
+			continue;
+		uint64_t m = mid(idx);
+
+		m = m < h->min ? h->min : m > h->max ? h->max : m;
+		while (i < n && seen >= rank[i])
+			out[i++] = m;
+	}
+	for (; i < n; i++)
+		out[i] = h->max;
+}
+
 uint64_t hist__mean(const struct hist *h)
 {
 	return h->count ? h->sum / h->count : 0;
@@ -368,8 +445,10 @@ size_t hist__buckets(const struct hist *h, struct hist_bucket *out, size_t max)
 {
 	unsigned k = 0;
 
-	while (k < HIST_SUB_BITS && coarse(h, k, NULL, 0) > max)
-		k++;
+	/* a list no longer than max is its own answer at full resolution */
+	if (h->counts || (h->entries ? h->n_entries : h->n_inline) > max)
+		while (k < HIST_SUB_BITS && coarse(h, k, NULL, 0) > max)
+			k++;
 	return coarse(h, k, out, max);
 }
 

@@ -60,6 +60,9 @@ int hist__merge(struct hist *dst, const struct hist *src);
 /* The value at quantile q in [0, 1] (nearest rank: the ceil(q * count)-th
  * smallest; q = 0 gives min, q = 1 gives max), within 0.4%; 0 when empty. */
 uint64_t hist__quantile(const struct hist *h, double q);
+/* The values at quantiles q[0 .. n) (ascending), each as hist__quantile()
+ * gives it, in one walk; out[i] for q[i]. */
+void hist__quantiles(const struct hist *h, const double *q, uint64_t *out, size_t n);
 /* sum / count, 0 when empty. */
 uint64_t hist__mean(const struct hist *h);
 
@@ -67,6 +70,16 @@ uint64_t hist__mean(const struct hist *h);
  * merging neighbouring sub-buckets (halving the resolution) until at most max
  * remain. Returns how many were written. */
 size_t hist__buckets(const struct hist *h, struct hist_bucket *out, size_t max);
+
+/* A hint that h is about to be added to: its bucket list or counts are
+ * fetched into the cache. */
+static inline void hist__prefetch(const struct hist *h)
+{
+	if (h->entries)
+		__builtin_prefetch(h->entries + h->n_entries / 2, 1);
+	else if (h->counts)
+		__builtin_prefetch(h->counts, 1);
+}
 
 /* Bytes allocated by h (not counting the struct itself). */
 size_t hist__mem(const struct hist *h);

@@ -195,13 +195,19 @@ static void fold(struct analysis *a, struct tlive *l)
 	struct task_stats *st = &a->tasks[l->idx];
 	const struct hist *h = l->h;
 
-	st->poll_p50_ns = hist__quantile(&h[DIST_POLL], 0.5);
-	st->poll_p99_ns = hist__quantile(&h[DIST_POLL], 0.99);
-	st->sched_p50_ns = hist__quantile(&h[DIST_SCHED], 0.5);
-	st->sched_p99_ns = hist__quantile(&h[DIST_SCHED], 0.99);
+	static const double q[2] = { 0.5, 0.99 };
+	uint64_t v[2];
+
+	hist__quantiles(&h[DIST_POLL], q, v, 2);
+	st->poll_p50_ns = v[0];
+	st->poll_p99_ns = v[1];
+	hist__quantiles(&h[DIST_SCHED], q, v, 2);
+	st->sched_p50_ns = v[0];
+	st->sched_p99_ns = v[1];
 	st->sched_max_ns = h[DIST_SCHED].max;
-	st->idle_p50_ns = hist__quantile(&h[DIST_IDLE], 0.5);
-	st->idle_p99_ns = hist__quantile(&h[DIST_IDLE], 0.99);
+	hist__quantiles(&h[DIST_IDLE], q, v, 2);
+	st->idle_p50_ns = v[0];
+	st->idle_p99_ns = v[1];
 	for (int d = 0; d < DIST__MAX; d++) {
 		if (st->kind == TASK_KIND_TASK)
 			ta_nomem(a, hist__merge(&a->dist[d], &l->h[d]));
@@ -1099,6 +1105,7 @@ void analysis__free(struct analysis *a)
 		hist__clear(&a->gedges[i].delay);
 	free(a->gedges);
 	u64map__clear(&a->gedge_of);
+	free(a->gscratch);
 	free(a->rowe);
 	free(a->free_slots);
 	free(a->keep);

@@ -69,6 +69,30 @@ static struct gedge *gedge_get(struct analysis *a, uint32_t from, uint32_t to,
 	return g;
 }
 
+/* The waker end of live edge e, from the kind and row ta_fold_edges()
+ * found for it: waker_end() without its lookups. */
+static inline uint32_t gedge_from(const struct analysis *a, const struct edge_acc *e)
+{
+	if (e->kind != WAKE_FROM_TASK)
+		return e->kind;
+	return e->from_ident && (!e->waker_row || a->idents[e->from_ident - 1].g.tasks)
+	       ? END_GROUP | e->from_ident : (uint32_t)e->code;
+}
+
+/* Fetches the slot of key in m into the cache: the slot u64map's hash
+ * gives (util/u64map.c's slot_of(); a hint only, so a change there costs
+ * speed, never correctness). */
+static inline void map_prefetch(const struct u64map *m, uint64_t key)
+{
+	if (!m->cap)
+		return;
+	key ^= key >> 33;
+	key *= 0xff51afd7ed558ccdULL;
+	key ^= key >> 33;
+	__builtin_prefetch(&m->keys[(size_t)key & (m->cap - 1)]);
+	__builtin_prefetch(&m->vals[(size_t)key & (m->cap - 1)]);
+}
+
 /* Delay d at group-edge precision: the middle of its step of 2^-GROUP_SUB_BITS
  * of its power of two (exact below 2^(GROUP_SUB_BITS + 1)). */
 static uint64_t coarse(uint64_t d)
@@ -95,11 +119,11 @@ static void gedge_sample(struct analysis *a, struct gedge *g, uint64_t d, uint64
 
 /* The wakes of live edge e into group edge (from, to): its histogram's
  * buckets (each as its lowest value) at group precision, its maximum
- * exact. */
+ * exact. at: the group edge's index + 1 when known, else 0. */
 static void gedge_add_acc(struct analysis *a, struct edge_acc *e, uint32_t from, uint32_t to,
-			  uint32_t to_ident)
+			  uint32_t to_ident, uint64_t at)
 {
-	struct gedge *g = gedge_get(a, from, to, e->from_ident, to_ident);
+	struct gedge *g = at ? &a->gedges[at - 1] : gedge_get(a, from, to, e->from_ident, to_ident);
 	struct hist_bucket b[GROUP_BUCKETS];
 	size_t n;
 
@@ -202,7 +226,7 @@ static void sweep_edges(struct analysis *a)
  * histograms, map keys and slots freed. */
 void ta_fold_edges(struct analysis *a, struct tlive *l, uint64_t to_seq, bool folded)
 {
-	uint32_t merged[WAKE_FROM_THREAD + 1] = { 0 }, to_ident;
+	uint32_t merged[WAKE_FROM_THREAD + 1] = { 0 }, to_ident, to_end;
 	size_t k = 0, at, first = a->n_edges;
 	uint64_t v;
 
@@ -217,6 +241,8 @@ void ta_fold_edges(struct analysis *a, struct tlive *l, uint64_t to_seq, bool fo
 		if (e->merged)
 			continue; /* by an earlier call that ran out of memory */
 		kind = resolve(a, e->code, e->from_ident, &from_seq);
+		e->kind = (uint8_t)kind;
+		e->waker_row = kind == WAKE_FROM_TASK && ta_row_of(a, from_seq);
 		k++;
 		if (kind == WAKE_FROM_RUNTIME || kind == WAKE_FROM_BLOCKING) {
 			if (!merged[kind]) {
@@ -238,29 +264,68 @@ void ta_fold_edges(struct analysis *a, struct tlive *l, uint64_t to_seq, bool fo
 		return; /* the edges stay live: folded at finish, or lost */
 	}
 	at = a->n_edges + k;
+	to_end = task_end(a, to_seq, to_ident, 0);
+	/* The group edges these go into are found first, their map slots and
+	 * then their records fetched ahead (a group edge table is large and
+	 * each lookup a cache miss): the same updates in the same order,
+	 * their memory latencies overlapped. Out of memory: no hints. */
+	size_t ng = 0, j = 0;
+
+	if (!ta_grow((void **)&a->gscratch, &a->cap_gscratch, k, sizeof(*a->gscratch))) {
+		for (uint32_t i = l->edges_head; i; i = a->eacc[i - 1].next_to) {
+			struct edge_acc *e = &a->eacc[i - 1];
+
+			if (!e->merged && (folded || (e->kind == WAKE_FROM_TASK && !e->waker_row))) {
+				uint64_t key = (uint64_t)gedge_from(a, e) << 32 | to_end;
+
+				a->gscratch[ng++] = key;
+				map_prefetch(&a->gedge_of, key);
+			}
+		}
+		for (size_t x = 0; x < ng; x++) {
+			uint64_t v = 0;
+
+			if (!u64map__get(&a->gedge_of, a->gscratch[x], &v))
+				v = 0;
+			a->gscratch[x] = v;
+			if (v)
+				__builtin_prefetch(&a->gedges[v - 1], 1);
+		}
+		for (size_t x = 0; x < ng; x++)
+			if (a->gscratch[x])
+				hist__prefetch(&a->gedges[a->gscratch[x] - 1].delay);
+	}
 	for (uint32_t i = l->edges_head, next; i; i = next) {
 		struct edge_acc *e = &a->eacc[i - 1];
 
 		next = e->next_to;
 		if (!e->merged) {
-			if (folded || waker_folded(a, e->code, e->from_ident))
-				gedge_add_acc(a, e, waker_end(a, e->code, e->from_ident),
-					      task_end(a, to_seq, to_ident, 0), to_ident);
-			else
+			/* waker_folded() and waker_end() from what the first loop found */
+			if (folded || (e->kind == WAKE_FROM_TASK && !e->waker_row)) {
+				uint64_t hint = j < ng ? a->gscratch[j] : 0;
+
+				j++;
+				gedge_add_acc(a, e, gedge_from(a, e), to_end, to_ident, hint);
+			} else {
+				static const double q[2] = { 0.5, 0.99 };
+				uint64_t pq[2];
+
+				hist__quantiles(&e->delay, q, pq, 2);
 				a->edges[--at] = (struct wake_edge){
 					.from_seq = e->code, .to_seq = e->to_seq, .count = e->count,
-					.timed = e->timed,
-					.delay_p50_ns = hist__quantile(&e->delay, 0.5),
-					.delay_p99_ns = hist__quantile(&e->delay, 0.99),
+					.timed = e->timed, .delay_p50_ns = pq[0], .delay_p99_ns = pq[1],
 					.delay_max_ns = e->delay.max, .from_group = e->from_ident,
 					.to_group = to_ident, .tasks = e->tasks,
 				};
+			}
 		}
 		hist__clear(&e->delay);
 		u64map__del(&a->edge_of, e->code << 32 | e->to_seq);
 		a->free_eacc[a->n_free_eacc++] = i - 1;
 	}
 	l->edges_head = 0;
+	memset(l->src_edge, 0, sizeof(l->src_edge));
+	l->last_code = l->last_edge = 0;
 	if (at > a->n_edges) { /* some went into group edges: close the gap */
 		memmove(&a->edges[a->n_edges], &a->edges[at], (first + k - at) * sizeof(*a->edges));
 		k -= at - a->n_edges;
@@ -290,6 +355,18 @@ static int by_count(const void *x, const void *y)
 	return a->from_group < b->from_group ? -1 : a->from_group > b->from_group;
 }
 
+/* Edge ref (index + 1) is l's edge from waker code: kept for its next wake. */
+static inline void remember_edge(struct tlive *l, uint64_t code, uint32_t ref)
+{
+	if (code < EDGE_TASK) {
+		if (code <= WAKE_FROM_THREAD)
+			l->src_edge[code] = ref;
+		return;
+	}
+	l->last_code = (uint32_t)code;
+	l->last_edge = ref;
+}
+
 /* The edge of (code, task l): its index, or -1 (out of memory or a seq too
  * large for the key). from_ident: the waker task's identity, or 0. */
 static long edge_get(struct analysis *a, uint64_t code, uint32_t from_ident, struct tlive *l)
@@ -302,9 +379,16 @@ static long edge_get(struct analysis *a, uint64_t code, uint32_t from_ident, str
 		a->sum.anomalies++;
 		return -1;
 	}
+	/* the same waker as last time, or a wake source met before: its edge
+	 * without the map (the edges into a live task stay until it goes) */
+	if (code < EDGE_TASK ? code <= WAKE_FROM_THREAD && l->src_edge[code]
+			     : l->last_edge && l->last_code == code)
+		return (long)(code < EDGE_TASK ? l->src_edge[code] : l->last_edge) - 1;
 	key = code << 32 | to_seq;
-	if (u64map__get(&a->edge_of, key, &v))
+	if (u64map__get(&a->edge_of, key, &v)) {
+		remember_edge(l, code, (uint32_t)v);
 		return (long)(v - 1);
+	}
 	if (!a->n_free_eacc &&
 	    ta_reserve((void **)&a->eacc, &a->cap_eacc, a->n_eacc, sizeof(*a->eacc))) {
 		a->err = -ENOMEM;
@@ -327,6 +411,7 @@ static long edge_get(struct analysis *a, uint64_t code, uint32_t from_ident, str
 	e->tasks = 1;
 	e->next_to = l->edges_head;
 	l->edges_head = (uint32_t)(idx + 1);
+	remember_edge(l, code, (uint32_t)(idx + 1));
 	return (long)idx;
 }
 
@@ -524,10 +609,13 @@ int ta_finish_edges(struct analysis *a)
 		struct wake_edge o;
 
 		memcpy(&g, &a->gedges[i], sizeof(g));
+		static const double q[2] = { 0.5, 0.99 };
+		uint64_t pq[2];
+
+		hist__quantiles(&g.delay, q, pq, 2);
 		o = (struct wake_edge){
 			.count = g.count, .timed = g.timed, .tasks = g.tasks,
-			.delay_p50_ns = hist__quantile(&g.delay, 0.5),
-			.delay_p99_ns = hist__quantile(&g.delay, 0.99), .delay_max_ns = g.max,
+			.delay_p50_ns = pq[0], .delay_p99_ns = pq[1], .delay_max_ns = g.max,
 		};
 		hist__clear(&g.delay);
 		if (g.from < EDGE_TASK) {

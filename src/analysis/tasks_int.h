@@ -50,6 +50,10 @@ struct tlive {
 	uint8_t n_pend;
 	struct pend pend[PEND_MAX];
 	uint32_t edges_head;   /* edges into it: index + 1 into a->eacc, 0 none */
+	/* Its edges met last, by waker code (index + 1 into a->eacc, 0 none):
+	 * one per wake source, and one for the last waker task (last_code) */
+	uint32_t src_edge[WAKE_FROM_THREAD + 1];
+	uint32_t last_code, last_edge;
 	struct hist h[DIST__MAX];
 };
 
@@ -66,6 +70,10 @@ struct edge_acc {
 	uint32_t from_ident;   /* waker task's identity, index + 1; 0 none */
 	uint32_t tasks;        /* waker tasks merged into it (runtime, blocking) */
 	bool merged;           /* merged into another edge of its kind */
+	/* ta_fold_edges(): the waker's kind and whether it has a row, found
+	 * once for the edge */
+	uint8_t kind;
+	bool waker_row;
 };
 
 /* Wakes with a folded end, merged per pair of end codes (see END_GROUP). */
@@ -140,6 +148,9 @@ struct analysis {
 	struct gedge *gedges;             /* group edges */
 	size_t n_gedges, cap_gedges;
 	struct u64map gedge_of;           /* from << 32 | to -> index + 1 */
+	uint64_t *gscratch;               /* ta_fold_edges(): the group edge keys, then
+	                                     indices + 1, of one task's edges */
+	size_t cap_gscratch;
 	struct stall *stalls;             /* of folded rows (absolute since, group:
 	                                     identity + 1), then the results */
 	size_t n_stalls, cap_stalls;

@@ -29,6 +29,8 @@ struct timeline {
 	const struct analysis *pass1;
 	const struct task_stats *kinds;   /* pass-1 rows, in seq order */
 	size_t n_kinds;
+	uint64_t *worker_seqs;            /* seqs of pass 1's worker rows, ascending */
+	size_t n_worker_seqs;
 	uint64_t n_seqs;                  /* tasks seen in pass 1 */
 	struct analysis *inner;
 	bool finished;
@@ -55,12 +57,24 @@ struct timeline {
 
 static bool user_task(const struct timeline *tl, uint64_t seq)
 {
-	const struct task_stats *st;
-
 	if (!seq || seq > tl->n_seqs)
 		return false;
-	st = analysis__task(tl->pass1, seq);
-	return !st || st->kind == TASK_KIND_TASK; /* no row: folded, a user task */
+	/* a worker has a row of that kind (never folded); any other seq, with a
+	 * row or folded, is a user task: searched among the few workers, not
+	 * among every row (this runs on every span) */
+	size_t lo = 0, hi = tl->n_worker_seqs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (tl->worker_seqs[mid] == seq)
+			return false;
+		if (tl->worker_seqs[mid] < seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return true;
 }
 
 static size_t bucket_of(const struct timeline *tl, uint64_t ts)
@@ -244,6 +258,14 @@ struct timeline *timeline__new(const struct analysis *pass1, const struct as_tra
 	tl->pass1 = pass1;
 	tl->kinds = analysis__tasks(pass1, &tl->n_kinds);
 	tl->n_seqs = s->tasks;
+	for (size_t i = 0; i < tl->n_kinds; i++)
+		tl->n_worker_seqs += tl->kinds[i].kind != TASK_KIND_TASK;
+	tl->worker_seqs = calloc(tl->n_worker_seqs ? tl->n_worker_seqs : 1, sizeof(uint64_t));
+	if (!tl->worker_seqs)
+		goto nomem;
+	for (size_t i = 0, k = 0; i < tl->n_kinds; i++)
+		if (tl->kinds[i].kind != TASK_KIND_TASK)
+			tl->worker_seqs[k++] = tl->kinds[i].seq;
 	tl->start = s->start_ns;
 	tl->end = s->end_ns > s->start_ns ? s->end_ns : s->start_ns;
 	dur = tl->end - tl->start;
@@ -401,6 +423,7 @@ void timeline__free(struct timeline *tl)
 		free(tl->workers[i].parked_ns);
 		free(tl->workers[i].polls);
 	}
+	free(tl->worker_seqs);
 	free(tl->workers);
 	free(tl->wrows);
 	u64map__clear(&tl->worker_of);

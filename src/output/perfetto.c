@@ -1,8 +1,9 @@
 /* perfetto: Chrome trace-event JSON (see perfetto.h for what it holds). The
  * poll tracker of output/folded.h follows the tasks; this file turns what it
- * reports into trace events, one JSON object per line, written with unlocked
- * stdio and hand-rolled number formatting (a 10M-event trace gives tens of
- * millions of objects). Strings are escaped once and cached by name id.
+ * reports into trace events, one JSON object per line, formatted into a
+ * buffer of its own with hand-rolled number formatting and handed to the
+ * FILE in 64 KiB writes (a 10M-event trace gives tens of millions of
+ * objects, 3 GB). Strings are escaped once and cached by name id.
  * Pure C: no libbpf, no reader; writes only to the FILE* given. */
 #include "output/perfetto.h"
 
@@ -29,6 +30,8 @@
 
 struct perfetto {
 	FILE *out;
+	char *buf;              /* PERFETTO_BUF bytes, len of them pending */
+	size_t len;
 	struct ptrack *pt;
 	uint32_t pid;
 	char *target, *cmdline, *runtime, *build_id;   /* copies of meta's, for metadata */
@@ -57,20 +60,107 @@ struct perfetto {
 
 /* ---- writing ---- */
 
-static void put(struct perfetto *p, const char *s)
+/* Output goes through a buffer of our own, PERFETTO_BUF bytes (L2-sized:
+ * the kernel copies it into the page cache fastest in such chunks), handed
+ * to the FILE with one fwrite() when full: no stdio call per field. */
+#define PERFETTO_BUF (64 * 1024)
+
+static __attribute__((noinline)) void flush(struct perfetto *p)
 {
-	fputs_unlocked(s, p->out);
+	if (p->len && fwrite_unlocked(p->buf, 1, p->len, p->out) != p->len && !p->err)
+		p->err = -EIO;
+	p->len = 0;
 }
 
-static void put_u64(struct perfetto *p, uint64_t v)
+/* Room for n more bytes in the buffer (n <= PERFETTO_BUF). */
+static inline char *room(struct perfetto *p, size_t n)
 {
-	char b[24];
-	int i = sizeof(b);
+	if (__builtin_expect(p->len + n > PERFETTO_BUF, 0))
+		flush(p);
+	return p->buf + p->len;
+}
 
-	do
-		b[--i] = (char)('0' + v % 10);
-	while (v /= 10);
-	fwrite_unlocked(b + i, 1, sizeof(b) - i, p->out);
+static __attribute__((noinline)) void put_big(struct perfetto *p, const char *s, size_t n)
+{
+	flush(p);
+	if (fwrite_unlocked(s, 1, n, p->out) != n && !p->err)
+		p->err = -EIO;
+}
+
+/* Inline, so that a literal's copy is a few moves of a known size. */
+static inline __attribute__((always_inline)) void put_n(struct perfetto *p, const char *s,
+							size_t n)
+{
+	if (__builtin_expect(n > PERFETTO_BUF, 0)) {
+		put_big(p, s, n);
+		return;
+	}
+	memcpy(room(p, n), s, n);
+	p->len += n;
+}
+
+/* Inline: strlen() of a literal is then a constant. */
+static inline __attribute__((always_inline)) void put(struct perfetto *p, const char *s)
+{
+	put_n(p, s, strlen(s));
+}
+
+/* A string literal: its length known at compile time. */
+#define PUT(p, lit) put_n((p), "" lit, sizeof(lit) - 1)
+
+static inline void put_c(struct perfetto *p, char c)
+{
+	*room(p, 1) = c;
+	p->len++;
+}
+
+static const char digits2[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+static const uint64_t pow10_u64[20] = {
+	1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
+	100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL,
+	10000000000000ULL, 100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+	100000000000000000ULL, 1000000000000000000ULL, 10000000000000000000ULL,
+};
+
+/* Decimal digits of v (1 .. 20). */
+static inline unsigned ndigits(uint64_t v)
+{
+	/* about log10 from the bit length, then one comparison; v | 1: 0 has
+	 * one digit (10^t is even, so v | 1 compares as v does for t > 0) */
+	unsigned t = ((64u - (unsigned)__builtin_clzll(v | 1)) * 1233u) >> 12;
+
+	return t + 1 - ((v | 1) < pow10_u64[t]);
+}
+
+/* v in decimal at dst, n = ndigits(v) of them, two at a time. */
+static inline void fmt_u64(char *dst, uint64_t v, unsigned n)
+{
+	char *s = dst + n;
+
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+
+		v /= 100;
+		s -= 2;
+		memcpy(s, digits2 + 2 * r, 2);
+	}
+	if (v >= 10)
+		memcpy(s - 2, digits2 + 2 * v, 2);
+	else
+		s[-1] = (char)('0' + v);
+}
+
+/* Integers go straight into the buffer. */
+static inline void put_u64(struct perfetto *p, uint64_t v)
+{
+	unsigned n = ndigits(v);
+
+	fmt_u64(room(p, 20), v, n);
+	p->len += n;
 }
 
 static void put_hex(struct perfetto *p, uint64_t v)
@@ -84,27 +174,24 @@ static void put_hex(struct perfetto *p, uint64_t v)
 	while (v >>= 4);
 	b[--i] = 'x';
 	b[--i] = '0';
-	fwrite_unlocked(b + i, 1, sizeof(b) - i, p->out);
+	put_n(p, b + i, sizeof(b) - i);
 }
 
 /* ns as microseconds with three decimals: 1234567 -> 1234.567. */
-static void put_us(struct perfetto *p, int64_t ns)
+static inline void put_us(struct perfetto *p, int64_t ns)
 {
-	uint64_t a;
-	unsigned frac;
+	uint64_t a = ns < 0 ? (uint64_t)(-(ns + 1)) + 1 : (uint64_t)ns, q = a / 1000;
+	unsigned frac = (unsigned)(a % 1000), n = ndigits(q);
+	char *d = room(p, 26);
 
-	if (ns < 0) {
-		putc_unlocked('-', p->out);
-		a = (uint64_t)(-(ns + 1)) + 1;
-	} else {
-		a = (uint64_t)ns;
-	}
-	put_u64(p, a / 1000);
-	frac = (unsigned)(a % 1000);
-	putc_unlocked('.', p->out);
-	putc_unlocked((char)('0' + frac / 100), p->out);
-	putc_unlocked((char)('0' + frac / 10 % 10), p->out);
-	putc_unlocked((char)('0' + frac % 10), p->out);
+	if (ns < 0)
+		*d++ = '-';
+	fmt_u64(d, q, n);
+	d += n;
+	d[0] = '.';
+	memcpy(d + 1, digits2 + 2 * (frac / 10), 2);
+	d[3] = (char)('0' + frac % 10);
+	p->len += (ns < 0) + n + 4;
 }
 
 static void put_ts(struct perfetto *p, uint64_t ts)
@@ -156,12 +243,12 @@ static void put_str(struct perfetto *p, const char *s)
 {
 	char *e = escape(s ? s : "");
 
-	putc_unlocked('"', p->out);
+	put_c(p, '"');
 	if (e)
 		put(p, e);
 	else
 		p->err = -ENOMEM;
-	putc_unlocked('"', p->out);
+	put_c(p, '"');
 	free(e);
 }
 
@@ -199,32 +286,37 @@ static const char *task_name(struct perfetto *p, const struct ptrack_task *t)
 }
 
 /* Starts one trace event object: separator, phase, pid, tid. */
-static void begin_ev(struct perfetto *p, const char *ph, uint32_t pid, uint64_t tid)
+static inline __attribute__((always_inline)) void begin_ev(struct perfetto *p, char ph,
+							    uint32_t pid, uint64_t tid)
 {
-	put(p, p->first ? "\n{\"ph\":\"" : ",\n{\"ph\":\"");
+	if (p->first)
+		PUT(p, "\n{\"ph\":\"");
+	else
+		PUT(p, ",\n{\"ph\":\"");
 	p->first = false;
-	put(p, ph);
-	put(p, "\",\"pid\":");
+	put_c(p, ph);
+	PUT(p, "\",\"pid\":");
 	put_u64(p, pid);
-	put(p, ",\"tid\":");
+	PUT(p, ",\"tid\":");
 	put_u64(p, tid);
 }
 
 /* A complete slice ("X") from..to; name is already escaped. Leaves the object
  * open for args: the caller ends it with "}" or ",\"args\":{...}}". */
-static void slice(struct perfetto *p, uint32_t pid, uint64_t tid, uint64_t from, uint64_t to,
-		  const char *name, const char *cat)
+static inline __attribute__((always_inline)) void slice(struct perfetto *p, uint32_t pid,
+							 uint64_t tid, uint64_t from, uint64_t to,
+							 const char *name, const char *cat)
 {
-	begin_ev(p, "X", pid, tid);
-	put(p, ",\"ts\":");
+	begin_ev(p, 'X', pid, tid);
+	PUT(p, ",\"ts\":");
 	put_ts(p, from);
-	put(p, ",\"dur\":");
+	PUT(p, ",\"dur\":");
 	put_us(p, (int64_t)(to - from));
-	put(p, ",\"name\":\"");
+	PUT(p, ",\"name\":\"");
 	put(p, name);
-	put(p, "\",\"cat\":\"");
+	PUT(p, "\",\"cat\":\"");
 	put(p, cat);
-	put(p, "\"");
+	PUT(p, "\"");
 }
 
 static uint64_t task_tid(uint64_t seq)
@@ -235,23 +327,23 @@ static uint64_t task_tid(uint64_t seq)
 static void meta_name(struct perfetto *p, uint32_t pid, uint64_t tid, const char *what,
 		      const char *name)
 {
-	begin_ev(p, "M", pid, tid);
-	put(p, ",\"name\":\"");
+	begin_ev(p, 'M', pid, tid);
+	PUT(p, ",\"name\":\"");
 	put(p, what);
-	put(p, "\",\"args\":{\"name\":");
+	PUT(p, "\",\"args\":{\"name\":");
 	put_str(p, name);
-	put(p, "}}");
+	PUT(p, "}}");
 }
 
 static void meta_sort(struct perfetto *p, uint32_t pid, uint64_t tid, const char *what,
 		      uint64_t index)
 {
-	begin_ev(p, "M", pid, tid);
-	put(p, ",\"name\":\"");
+	begin_ev(p, 'M', pid, tid);
+	PUT(p, ",\"name\":\"");
 	put(p, what);
-	put(p, "\",\"args\":{\"sort_index\":");
+	PUT(p, "\",\"args\":{\"sort_index\":");
 	put_u64(p, index);
-	put(p, "}}");
+	PUT(p, "}}");
 }
 
 static const char *outcome(enum ptrack_end how)
@@ -275,29 +367,29 @@ static void flow(struct perfetto *p, const struct ptrack_poll *poll)
 
 	if (!w->in_user_poll) {
 		slice(p, p->pid, w->tid, w->ts, w->ts + 1, name, "wake");
-		put(p, ",\"args\":{\"task\":");
+		PUT(p, ",\"args\":{\"task\":");
 		put_u64(p, poll->task.seq);
-		put(p, ",\"by\":\"");
+		PUT(p, ",\"by\":\"");
 		put(p, w->spawn ? "spawn" : w->flags & AS_WAKE_IO ? "io driver" :
 		       w->flags & AS_WAKE_TIMER ? "timer" : "runtime");
-		put(p, "\"}}");
+		PUT(p, "\"}}");
 	}
-	begin_ev(p, "s", p->pid, w->tid);
-	put(p, ",\"ts\":");
+	begin_ev(p, 's', p->pid, w->tid);
+	PUT(p, ",\"ts\":");
 	put_ts(p, w->ts);
-	put(p, ",\"id\":");
+	PUT(p, ",\"id\":");
 	put_u64(p, id);
-	put(p, ",\"name\":\"");
+	PUT(p, ",\"name\":\"");
 	put(p, name);
-	put(p, "\",\"cat\":\"wake\"}");
-	begin_ev(p, "f", p->pid, poll->tid);
-	put(p, ",\"bp\":\"e\",\"ts\":");
+	PUT(p, "\",\"cat\":\"wake\"}");
+	begin_ev(p, 'f', p->pid, poll->tid);
+	PUT(p, ",\"bp\":\"e\",\"ts\":");
 	put_ts(p, poll->begin);
-	put(p, ",\"id\":");
+	PUT(p, ",\"id\":");
 	put_u64(p, id);
-	put(p, ",\"name\":\"");
+	PUT(p, ",\"name\":\"");
 	put(p, name);
-	put(p, "\",\"cat\":\"wake\"}");
+	PUT(p, "\",\"cat\":\"wake\"}");
 	p->flows++;
 }
 
@@ -308,34 +400,34 @@ static void on_poll(struct perfetto *p, const struct ptrack_poll *poll)
 	/* the task's own track: every poll, runtime workers' included */
 	slice(p, PERFETTO_TASKS_PID, task_tid(poll->task.seq), poll->begin, poll->end,
 	      "running", "task");
-	put(p, ",\"args\":{\"thread\":");
+	PUT(p, ",\"args\":{\"thread\":");
 	put_u64(p, poll->tid);
-	put(p, "}}");
+	PUT(p, "}}");
 	if (!poll->user)
 		return;
 	slice(p, p->pid, poll->tid, poll->begin, poll->end, name, "poll");
-	put(p, ",\"args\":{\"task\":");
+	PUT(p, ",\"args\":{\"task\":");
 	put_u64(p, poll->task.seq);
 	if (poll->task.tokio_id) {
-		put(p, ",\"tokio_id\":");
+		PUT(p, ",\"tokio_id\":");
 		put_u64(p, poll->task.tokio_id);
 	}
-	put(p, ",\"outcome\":\"");
+	PUT(p, ",\"outcome\":\"");
 	put(p, outcome(poll->how));
-	put(p, "\"");
+	PUT(p, "\"");
 	if (poll->task.spawn_file) {
-		put(p, ",\"spawned_at\":\"");
+		PUT(p, ",\"spawned_at\":\"");
 		put(p, cached(p, &p->esc_files, &p->n_esc_files, poll->task.spawn_id,
 			      poll->task.spawn_file));
-		putc_unlocked(':', p->out);
+		put_c(p, ':');
 		put_u64(p, poll->task.spawn_line);
-		putc_unlocked(':', p->out);
+		put_c(p, ':');
 		put_u64(p, poll->task.spawn_col);
-		put(p, "\"");
+		PUT(p, "\"");
 	}
-	put(p, ",\"header\":\"");
+	PUT(p, ",\"header\":\"");
 	put_hex(p, poll->task.header);
-	put(p, "\"}}");
+	PUT(p, "\"}}");
 	p->slices++;
 	/* after the slice, so that a viewer sorting by time (stable) has the
 	 * slice open when it binds the flow end to it */
@@ -355,39 +447,39 @@ static void on_future(void *ctx, const struct futures_frame *fr)
 
 	slice(p, p->pid, fr->tid, fr->begin, fr->end,
 	      cached(p, &p->esc_fns, &p->n_esc_fns, fr->fn, fr->name), "future");
-	put(p, ",\"args\":{");
+	PUT(p, ",\"args\":{");
 	if (fr->task) {
-		put(p, "\"task\":");
+		PUT(p, "\"task\":");
 		put_u64(p, fr->task);
-		put(p, ",");
+		PUT(p, ",");
 	}
-	put(p, "\"outcome\":\"");
+	PUT(p, "\"outcome\":\"");
 	put(p, futures_outcome__str(fr->outcome));
-	put(p, "\"");
+	PUT(p, "\"");
 	if (fr->file || fr->line) {
 		const char *file = fr->file ? cached(p, &p->esc_fn_files, &p->n_esc_fn_files,
 						     fr->fn, fr->file) : "?";
 
-		put(p, ",\"fn\":\"");
+		PUT(p, ",\"fn\":\"");
 		put(p, file);
-		putc_unlocked(':', p->out);
+		put_c(p, ':');
 		put_u64(p, fr->line);
-		put(p, "\"");
+		PUT(p, "\"");
 		if (fr->await_line) {
-			put(p, ",\"await\":\"");
+			PUT(p, ",\"await\":\"");
 			put(p, file);
-			putc_unlocked(':', p->out);
+			put_c(p, ':');
 			put_u64(p, fr->await_line);
-			put(p, "\"");
+			PUT(p, "\"");
 		}
 		if (fr->awaitee) {
-			put(p, ",\"awaiting\":");
+			PUT(p, ",\"awaiting\":");
 			put_str(p, fr->awaitee);
 		}
 	}
-	put(p, ",\"depth\":");
+	PUT(p, ",\"depth\":");
 	put_u64(p, fr->depth);
-	put(p, "}}");
+	PUT(p, "}}");
 	p->future_slices++;
 }
 
@@ -406,11 +498,11 @@ static int on_out(void *ctx, const struct ptrack_out *o)
 			break;
 		slice(p, PERFETTO_TASKS_PID, task_tid(o->task->seq), o->from, o->to,
 		      o->type == PTRACK_IDLE ? "idle" : "scheduled", "task");
-		put(p, "}");
+		PUT(p, "}");
 		break;
 	case PTRACK_PARKED:
 		slice(p, p->pid, o->tid, o->from, o->to, "parked", "park");
-		put(p, "}");
+		PUT(p, "}");
 		break;
 	case PTRACK_TASK_GONE: {
 		const char *name = o->task->name ? o->task->name : "unknown";
@@ -450,6 +542,9 @@ static struct perfetto *perfetto_new(FILE *out, struct task_model *m, bool own,
 		return NULL;
 	}
 	p->out = out;
+	p->buf = malloc(PERFETTO_BUF);
+	if (!p->buf)
+		goto fail;
 	p->first = true;
 	p->pid = meta ? meta->pid : 0;
 	p->clock_mono = meta ? meta->clock_mono_ns : 0;
@@ -479,7 +574,7 @@ static struct perfetto *perfetto_new(FILE *out, struct task_model *m, bool own,
 		label = NULL;
 		goto fail;
 	}
-	put(p, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
+	PUT(p, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
 	meta_name(p, p->pid, 0, "process_name", label);
 	meta_sort(p, p->pid, 0, "process_sort_index", 0);
 	meta_name(p, PERFETTO_TASKS_PID, 0, "process_name", "tasks");
@@ -521,21 +616,21 @@ static void counters(struct perfetto *p, uint64_t ts)
 	uint64_t runnable = ptrack__runnable(p->pt), parked = ptrack__parked(p->pt);
 
 	if (!p->counters_shown || runnable != p->runnable_shown) {
-		begin_ev(p, "C", p->pid, 0);
-		put(p, ",\"ts\":");
+		begin_ev(p, 'C', p->pid, 0);
+		PUT(p, ",\"ts\":");
 		put_ts(p, ts);
-		put(p, ",\"name\":\"runnable tasks\",\"args\":{\"tasks\":");
+		PUT(p, ",\"name\":\"runnable tasks\",\"args\":{\"tasks\":");
 		put_u64(p, runnable);
-		put(p, "}}");
+		PUT(p, "}}");
 		p->runnable_shown = runnable;
 	}
 	if (!p->counters_shown || parked != p->parked_shown) {
-		begin_ev(p, "C", p->pid, 0);
-		put(p, ",\"ts\":");
+		begin_ev(p, 'C', p->pid, 0);
+		PUT(p, ",\"ts\":");
 		put_ts(p, ts);
-		put(p, ",\"name\":\"parked workers\",\"args\":{\"workers\":");
+		PUT(p, ",\"name\":\"parked workers\",\"args\":{\"workers\":");
 		put_u64(p, parked);
-		put(p, "}}");
+		PUT(p, "}}");
 		p->parked_shown = parked;
 	}
 	p->counters_shown = true;
@@ -574,27 +669,27 @@ int perfetto__add(struct perfetto *p, const struct as_event *ev)
 
 static void instant(struct perfetto *p, uint64_t ts, const char *name)
 {
-	begin_ev(p, "i", p->pid, 0);
-	put(p, ",\"s\":\"g\",\"ts\":");
+	begin_ev(p, 'i', p->pid, 0);
+	PUT(p, ",\"s\":\"g\",\"ts\":");
 	put_ts(p, ts);
-	put(p, ",\"name\":");
+	PUT(p, ",\"name\":");
 	put_str(p, name);
-	put(p, "}");
+	PUT(p, "}");
 }
 
 static void kv_str(struct perfetto *p, const char *key, const char *v)
 {
-	put(p, ",\"");
+	PUT(p, ",\"");
 	put(p, key);
-	put(p, "\":");
+	PUT(p, "\":");
 	put_str(p, v);
 }
 
 static void kv_u64(struct perfetto *p, const char *key, uint64_t v)
 {
-	put(p, ",\"");
+	PUT(p, ",\"");
 	put(p, key);
-	put(p, "\":");
+	PUT(p, "\":");
 	put_u64(p, v);
 }
 
@@ -636,7 +731,7 @@ int perfetto__finish(struct perfetto *p, const struct as_trace_end *end, bool tr
 	if (truncated)
 		instant(p, end_ns, known ? "trace truncated: the recording stops here" :
 			"trace truncated: the recording stops here; lost and missed events unknown");
-	put(p, "\n],\"metadata\":{\"producer\":\"asyncscope\"");
+	PUT(p, "\n],\"metadata\":{\"producer\":\"asyncscope\"");
 	kv_str(p, "target", p->target);
 	kv_u64(p, "pid", p->pid);
 	kv_str(p, "cmdline", p->cmdline);
@@ -648,10 +743,10 @@ int perfetto__finish(struct perfetto *p, const struct as_trace_end *end, bool tr
 		kv_u64(p, "lost_events", lost);
 		kv_u64(p, "missed_events", missed);
 	} else {
-		put(p, ",\"lost_events\":null,\"missed_events\":null");
+		PUT(p, ",\"lost_events\":null,\"missed_events\":null");
 	}
 	kv_str(p, "loss_counts", !truncated ? "exact" : known ? "lower_bound" : "unknown");
-	put(p, ",\"truncated\":");
+	PUT(p, ",\"truncated\":");
 	put(p, truncated ? "true" : "false");
 	kv_u64(p, "poll_slices", p->slices);
 	kv_u64(p, "flows", p->flows);
@@ -665,7 +760,8 @@ int perfetto__finish(struct perfetto *p, const struct as_trace_end *end, bool tr
 	}
 	kv_str(p, "worker_task_polls", "on the tasks process tracks only");
 	kv_u64(p, "tasks_pid", PERFETTO_TASKS_PID);
-	put(p, "}}\n");
+	PUT(p, "}}\n");
+	flush(p);
 	if (p->err)
 		return p->err;
 	if (fflush(p->out) || ferror(p->out))
@@ -713,6 +809,7 @@ void perfetto__free(struct perfetto *p)
 	free(p->cmdline);
 	free(p->runtime);
 	free(p->build_id);
+	free(p->buf);
 	free(p);
 }
 

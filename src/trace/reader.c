@@ -538,6 +538,36 @@ static int decode_stack(struct trace_reader *r, const uint8_t **pp, const uint8_
 	return 0;
 }
 
+/* varint_get() with the cases of one to three bytes inline: most fields of
+ * an event are small deltas. */
+static inline __attribute__((always_inline)) int rd_varint(const uint8_t **pp,
+							    const uint8_t *end, uint64_t *v)
+{
+	const uint8_t *p = *pp;
+
+	uint64_t x;
+
+	if (__builtin_expect(end - p >= 3, 1)) {
+		if (p[0] < 0x80) {
+			*v = p[0];
+			*pp = p + 1;
+			return 0;
+		}
+		x = (uint64_t)(p[0] & 0x7f) | (uint64_t)(p[1] & 0x7f) << 7;
+		if (p[1] < 0x80) {
+			*v = x;
+			*pp = p + 2;
+			return 0;
+		}
+		if (p[2] < 0x80) {
+			*v = x | (uint64_t)p[2] << 14;
+			*pp = p + 3;
+			return 0;
+		}
+	}
+	return varint_get(pp, end, v);
+}
+
 /* Decodes one record of the current chunk: returns 1 with an event, 0 after
  * a control record, or a negative error. */
 static int decode(struct trace_reader *r, struct as_event *ev)
@@ -557,8 +587,8 @@ static int decode(struct trace_reader *r, struct as_event *ev)
 			fmt_tasks_reset(st);
 		} else if (h == FMT_CTL_COUNTS && r->meta.format_version >= 9) {
 			uint64_t lost, missed, ns;
-			if (varint_get(&p, end, &lost) || varint_get(&p, end, &missed) ||
-			    varint_get(&p, end, &ns))
+			if (rd_varint(&p, end, &lost) || rd_varint(&p, end, &missed) ||
+			    rd_varint(&p, end, &ns))
 				return malformed(r, "bad loss counts");
 			if (p != end)
 				return malformed(r, "loss counts before the end of the chunk");
@@ -585,11 +615,11 @@ static int decode(struct trace_reader *r, struct as_event *ev)
 
 	uint32_t thread = st->cur_thread;
 	if (h & FMT_H_THREAD) {
-		if (varint_get(&p, end, &v))
+		if (rd_varint(&p, end, &v))
 			return malformed(r, "bad thread reference");
 		if (v == FMT_THREAD_NEW) {
 			uint64_t tid;
-			if (varint_get(&p, end, &tid) || tid > UINT32_MAX)
+			if (rd_varint(&p, end, &tid) || tid > UINT32_MAX)
 				return malformed(r, "bad thread id");
 			err = fmt_thread_add(st, (uint32_t)tid, &thread);
 			if (err == -ENOMEM)
@@ -605,18 +635,18 @@ static int decode(struct trace_reader *r, struct as_event *ev)
 		return malformed(r, "event without a thread");
 	}
 
-	if (varint_get(&p, end, &v))
+	if (rd_varint(&p, end, &v))
 		return malformed(r, "bad timestamp");
 	uint64_t ts = zigzag_apply(st->prev_ts, v);
 
 	uint32_t slot;
 	if (h & FMT_H_TASK) {
-		if (varint_get(&p, end, &v))
+		if (rd_varint(&p, end, &v))
 			return malformed(r, "bad task reference");
 		if (v == FMT_TASK_NONE) {
 			slot = FMT_NONE;
 		} else if (v == FMT_TASK_NEW) {
-			if (varint_get(&p, end, &v))
+			if (rd_varint(&p, end, &v))
 				return malformed(r, "bad task address");
 			uint64_t addr = zigzag_apply(st->prev_new_task, v);
 			if (!addr)
@@ -640,7 +670,7 @@ static int decode(struct trace_reader *r, struct as_event *ev)
 
 	uint64_t other;
 	if (h & FMT_H_OTHER) {
-		if (varint_get(&p, end, &v))
+		if (rd_varint(&p, end, &v))
 			return malformed(r, "bad other field");
 		other = zigzag_apply(st->last_other[type], v);
 	} else {
@@ -649,7 +679,7 @@ static int decode(struct trace_reader *r, struct as_event *ev)
 
 	uint16_t probe;
 	if (x & FMT_X_PROBE) {
-		if (varint_get(&p, end, &v) || v > UINT16_MAX)
+		if (rd_varint(&p, end, &v) || v > UINT16_MAX)
 			return malformed(r, "bad probe");
 		probe = (uint16_t)v;
 	} else {
@@ -674,7 +704,7 @@ static int decode(struct trace_reader *r, struct as_event *ev)
 
 	uint32_t stack = 0;
 	if (fmt_has_stack(type)) {
-		if (varint_get(&p, end, &v) || v > r->n_stacks)
+		if (rd_varint(&p, end, &v) || v > r->n_stacks)
 			return malformed(r, "undefined stack");
 		stack = (uint32_t)v;
 	}

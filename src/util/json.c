@@ -49,9 +49,11 @@ static void newline(struct json_writer *w)
 {
 	if (!w->pretty)
 		return;
-	fputc('\n', w->out);
-	for (int i = 0; i < w->depth; i++)
-		fputs("  ", w->out);
+	putc_unlocked('\n', w->out);
+	for (int i = 0; i < w->depth; i++) {
+		putc_unlocked(' ', w->out);
+		putc_unlocked(' ', w->out);
+	}
 }
 
 /* Called before any value: separators inside arrays, key check in objects. */
@@ -75,7 +77,7 @@ static bool before_value(struct json_writer *w)
 		return true;
 	}
 	if (w->nonempty[w->depth - 1])
-		fputc(',', w->out);
+		putc_unlocked(',', w->out);
 	w->nonempty[w->depth - 1] = true;
 	newline(w);
 	return true;
@@ -95,7 +97,7 @@ static void begin(struct json_writer *w, int kind, char c)
 		w->err = true;
 		return;
 	}
-	fputc(c, w->out);
+	putc_unlocked(c, w->out);
 	w->kind[w->depth] = (unsigned char)kind;
 	w->nonempty[w->depth] = false;
 	w->depth++;
@@ -112,7 +114,7 @@ static void end(struct json_writer *w, int kind, char c)
 	w->depth--;
 	if (w->nonempty[w->depth])
 		newline(w);
-	fputc(c, w->out);
+	putc_unlocked(c, w->out);
 	after_value(w);
 }
 
@@ -121,40 +123,78 @@ void json_writer__end_object(struct json_writer *w) { end(w, IN_OBJECT, '}'); }
 void json_writer__begin_array(struct json_writer *w) { begin(w, IN_ARRAY, '['); }
 void json_writer__end_array(struct json_writer *w) { end(w, IN_ARRAY, ']'); }
 
+/* n bytes at s: short ones a putc each (a macro into the buffer), longer
+ * ones one fwrite (a call costs more than a few bytes' copy). */
+static inline void write_run(FILE *out, const unsigned char *s, size_t n)
+{
+	if (n > 16) {
+		fwrite_unlocked(s, 1, n, out);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		putc_unlocked(s[i], out);
+}
+
+/* Bytes written as they are: printable ASCII but quote and backslash. */
+static const unsigned char plain[256] = {
+	[0x20 ... 0x21] = 1, [0x23 ... 0x5b] = 1, [0x5d ... 0x7e] = 1,   /* not '"' 0x22, '\\' 0x5c */
+};
+
+/* Writes str[0 .. n) as a JSON string: runs of plain bytes and valid UTF-8
+ * sequences as they are (unlocked stdio: a report writes millions of
+ * strings), the others escaped. */
 static void write_escaped(FILE *out, const char *str, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)str;
 
-	fputc('"', out);
+	putc_unlocked('"', out);
 	for (size_t i = 0; i < n;) {
 		unsigned char c = s[i];
-		size_t len;
+		const char *esc;
+		size_t len, run = i;
 
+		while (i < n && plain[s[i]])
+			i++;
+		if (i > run) {
+			write_run(out, s + run, i - run);
+			continue;
+		}
+		if (c >= 0x80 && (len = fmt_utf8_len(str + i, n - i))) {
+			write_run(out, s + i, len);
+			i += len;
+			continue;
+		}
 		switch (c) {
-		case '"': fputs("\\\"", out); i++; continue;
-		case '\\': fputs("\\\\", out); i++; continue;
-		case '\b': fputs("\\b", out); i++; continue;
-		case '\f': fputs("\\f", out); i++; continue;
-		case '\n': fputs("\\n", out); i++; continue;
-		case '\r': fputs("\\r", out); i++; continue;
-		case '\t': fputs("\\t", out); i++; continue;
-		default: break;
+		case '"': esc = "\\\""; break;
+		case '\\': esc = "\\\\"; break;
+		case '\b': esc = "\\b"; break;
+		case '\f': esc = "\\f"; break;
+		case '\n': esc = "\\n"; break;
+		case '\r': esc = "\\r"; break;
+		case '\t': esc = "\\t"; break;
+		default: esc = NULL; break;
 		}
-		if (c < 0x20 || c == 0x7f) {
+		if (esc)
+			fputs_unlocked(esc, out);
+		else if (c < 0x20 || c == 0x7f)
 			fprintf(out, "\\u%04x", c);
-			i++;
-			continue;
-		}
-		len = fmt_utf8_len(str + i, n - i);
-		if (!len) {
-			fputs("\\ufffd", out); /* one replacement per invalid byte */
-			i++;
-			continue;
-		}
-		fwrite(s + i, 1, len, out);
-		i += len;
+		else
+			fputs_unlocked("\\ufffd", out); /* one replacement per invalid byte */
+		i++;
 	}
-	fputc('"', out);
+	putc_unlocked('"', out);
+}
+
+/* v in decimal, without printf. */
+static void write_u64(FILE *out, uint64_t v)
+{
+	char b[24];
+	int i = sizeof(b);
+
+	do
+		b[--i] = (char)('0' + v % 10);
+	while (v /= 10);
+	write_run(out, (const unsigned char *)b + i, sizeof(b) - (size_t)i);
 }
 
 void json_writer__key(struct json_writer *w, const char *key)
@@ -165,12 +205,42 @@ void json_writer__key(struct json_writer *w, const char *key)
 		w->err = true;
 		return;
 	}
+	size_t n = strlen(key), i;
+
+	/* a short plain key (the usual case): separator, indentation, the
+	 * quoted key and the colon composed here, then one write */
+	for (i = 0; i < n && n <= 64 && plain[(unsigned char)key[i]]; i++)
+		;
+	if (i == n && n <= 64 && w->depth <= 32) {
+		char b[1 + 1 + 64 + 2 + 64 + 2], *p = b;
+
+		if (w->nonempty[w->depth - 1])
+			*p++ = ',';
+		if (w->pretty) {
+			*p++ = '\n';
+			memset(p, ' ', 2 * (size_t)w->depth);
+			p += 2 * w->depth;
+		}
+		*p++ = '"';
+		memcpy(p, key, n);
+		p += n;
+		*p++ = '"';
+		*p++ = ':';
+		if (w->pretty)
+			*p++ = ' ';
+		w->nonempty[w->depth - 1] = true;
+		fwrite_unlocked(b, 1, (size_t)(p - b), w->out);
+		w->have_key = true;
+		return;
+	}
 	if (w->nonempty[w->depth - 1])
-		fputc(',', w->out);
+		putc_unlocked(',', w->out);
 	w->nonempty[w->depth - 1] = true;
 	newline(w);
-	write_escaped(w->out, key, strlen(key));
-	fputs(w->pretty ? ": " : ":", w->out);
+	write_escaped(w->out, key, n);
+	putc_unlocked(':', w->out);
+	if (w->pretty)
+		putc_unlocked(' ', w->out);
 	w->have_key = true;
 }
 
@@ -195,7 +265,7 @@ void json_writer__u64(struct json_writer *w, uint64_t v)
 {
 	if (!before_value(w))
 		return;
-	fprintf(w->out, "%" PRIu64, v);
+	write_u64(w->out, v);
 	after_value(w);
 }
 
@@ -203,7 +273,12 @@ void json_writer__i64(struct json_writer *w, int64_t v)
 {
 	if (!before_value(w))
 		return;
-	fprintf(w->out, "%" PRId64, v);
+	if (v < 0) {
+		putc_unlocked('-', w->out);
+		write_u64(w->out, (uint64_t)(-(v + 1)) + 1);
+	} else {
+		write_u64(w->out, (uint64_t)v);
+	}
 	after_value(w);
 }
 
@@ -211,7 +286,7 @@ void json_writer__bool(struct json_writer *w, bool v)
 {
 	if (!before_value(w))
 		return;
-	fputs(v ? "true" : "false", w->out);
+	fputs_unlocked(v ? "true" : "false", w->out);
 	after_value(w);
 }
 
@@ -219,7 +294,7 @@ void json_writer__null(struct json_writer *w)
 {
 	if (!before_value(w))
 		return;
-	fputs("null", w->out);
+	fputs_unlocked("null", w->out);
 	after_value(w);
 }
 
@@ -245,7 +320,7 @@ int json_writer__finish(struct json_writer *w)
 {
 	if (w->err || w->depth || !w->done)
 		return -EINVAL;
-	fputc('\n', w->out);
+	putc_unlocked('\n', w->out);
 	if (fflush(w->out) || ferror(w->out))
 		return -EIO;
 	return 0;

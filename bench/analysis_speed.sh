@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Offline analysis speed, printed as figures (never asserted): builds
+# bench/gen_trace.c, writes a trace of EVENTS events (default 10 million),
+# then runs `report`, `report --format json` and `export --format perfetto`
+# on it ROUNDS times (default 3) and prints, for each, the median events per
+# CPU-second (user + sys, from /usr/bin/time -v) and the largest max RSS.
+# CPU time rather than wall time: the figure does not depend on how busy
+# the machine is. The export's output (some 300 bytes an event) goes to a
+# file in /tmp: its sys time is mostly the kernel copying it into the page
+# cache, and depends on the file system. Issue 15 asks for report >= 10 M events per CPU-second,
+# JSON and Perfetto >= 5 M.
+# Usage: bench/analysis_speed.sh [EVENTS] [ROUNDS] [ASYNCSCOPE]
+#        (`make build/asyncscope` first; ASYNCSCOPE defaults to it)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+EVENTS=${1:-10000000}
+ROUNDS=${2:-3}
+AS=${3:-build/asyncscope}
+CC=${CC:-gcc}
+TMP=$(mktemp -d /tmp/asyncscope-speed.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+[ -x "$AS" ] || { echo "build $AS first: make build/asyncscope" >&2; exit 1; }
+
+$CC -O2 -g -Wall -Wextra -Werror -Wno-missing-field-initializers -std=gnu11 -D_GNU_SOURCE \
+	-Isrc -o $TMP/gen_trace bench/gen_trace.c src/trace/writer.c src/util/strtab.c \
+	src/util/u64map.c -lz
+$TMP/gen_trace $TMP/t.trace "$EVENTS" > $TMP/gen.out
+N=$(awk '{ print $1 }' $TMP/gen.out)
+echo "trace: $N events, $(stat -c %s $TMP/t.trace) bytes; $ROUNDS rounds, $AS"
+
+# one NAME CMD...: runs CMD ROUNDS times, prints the median events per
+# CPU-second and the largest max RSS
+one() {
+	local name=$1; shift
+	local rates="" rss=0
+	for _ in $(seq "$ROUNDS"); do
+		/usr/bin/time -v -o $TMP/time.txt "$@" > /dev/null 2> $TMP/err ||
+			{ cat $TMP/err >&2; exit 1; }
+		local u s r
+		u=$(sed -n 's/.*User time (seconds): //p' $TMP/time.txt)
+		s=$(sed -n 's/.*System time (seconds): //p' $TMP/time.txt)
+		r=$(sed -n 's/.*Maximum resident set size (kbytes): //p' $TMP/time.txt)
+		rates="$rates $(awk -v n="$N" -v u="$u" -v s="$s" 'BEGIN { c = u + s; printf "%.0f:%.2f:%.2f:%.2f", (c > 0 ? n / c : 0), c, u, s }')"
+		[ "$r" -gt "$rss" ] && rss=$r
+	done
+	echo "$rates" | tr ' ' '\n' | sed '/^$/d' | sort -t: -k1,1n |
+		awk -v name="$name" -v rss="$rss" '{ a[NR] = $0 } END {
+			split(a[int((NR + 1) / 2)], m, ":");
+			printf "%-26s %6.2f M events/CPU-s  (%5.2f CPU-s: user %5.2f, sys %5.2f)  max RSS %7.1f MiB\n",
+				name, m[1] / 1e6, m[2], m[3], m[4], rss / 1024 }'
+}
+
+one "report" "$AS" report $TMP/t.trace
+one "report --format json" "$AS" report --format json $TMP/t.trace
+one "export --format perfetto" "$AS" export --format perfetto --no-progress -o $TMP/out.json \
+	$TMP/t.trace
