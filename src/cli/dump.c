@@ -429,7 +429,7 @@ static int print_json(const struct dump_result *r)
 		json_writer__kv_string(w, "via", dump_via_name(l->via));
 		json_writer__kv_string(w, "found_through", dump_via_text(l, why, sizeof(why)));
 		json_writer__key(w, "thread");
-		if (l->via == DUMP_VIA_CONTEXT || l->via == DUMP_VIA_TLS)
+		if (l->via == DUMP_VIA_CONTEXT || l->via == DUMP_VIA_TLS || l->via == DUMP_VIA_OWNER)
 			json_writer__u64(w, (uint64_t)l->tid);
 		else
 			json_writer__null(w);

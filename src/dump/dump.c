@@ -400,6 +400,10 @@ int dump_walk_noted(struct ctx *c)
 		l->addr = c->lists[i].addr;
 		l->id = w.id;
 		l->via = c->lists[i].via;
+		if (l->via == DUMP_VIA_OWNER) {
+			l->tid = c->lists[i].tid;
+			snprintf(l->comm, sizeof(l->comm), "%s", c->lists[i].comm);
+		}
 		l->runtime = ol->local ? "local_set" : c->lists[i].runtime;
 		l->shards = w.shards;
 		l->walked = w.walked;
@@ -999,13 +1003,22 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 	if (ret < 0)
 		goto nomem;
 	if (ret > 0) {
-		/* LocalSets are in no CONTEXT while idle: the heap, for the
-		 * program's LocalSet task types only; for every task when the
-		 * program created more lists than CONTEXT led to */
-		bool more = dump_read_counter(&c, exe) && res->lists_created > dump_lists_found(&c);
+		/* LocalSets are in no CONTEXT: from the block_on futures that
+		 * own them; then, when the program created more lists than
+		 * were found (or cannot say, with LocalSet code), the heap: for
+		 * every task, or for the program's LocalSet task types only */
+		if (!o->no_trace) {
+			if (dump_block_ons(&c, c.th, c.n_th))
+				goto nomem;
+			c.block_ons_read = true;
+		}
+		if (c.has_local && (dump_local_sets_owned(&c) || dump_walk_noted(&c)))
+			goto nomem;
+		bool counted = dump_read_counter(&c, exe);
+		bool more = counted && res->lists_created > dump_lists_found(&c);
 		if (more && dump_type_copies(&c, exe, false))
 			goto nomem;
-		if ((c.has_local || more) &&
+		if ((more || (c.has_local && !counted)) &&
 		    (dump_scan_lists(&c, !more) == -ENOMEM || dump_walk_noted(&c)))
 			goto nomem;
 		for (size_t i = 0; i < res->n; i++) {
@@ -1076,7 +1089,7 @@ lists_known:
 	if (dump_place_children(&c))
 		goto nomem;
 	/* 4. the block_on futures (top shows none: not read for it) */
-	if (!o->no_trace && dump_block_ons(&c, c.th, c.n_th))
+	if (!o->no_trace && !c.block_ons_read && dump_block_ons(&c, c.th, c.n_th))
 		goto nomem;
 	ret = 0;
 	goto out;

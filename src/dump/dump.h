@@ -129,6 +129,8 @@ enum dump_via {
 	DUMP_VIA_TLS,            /* an executor held by a thread-local of a thread (its
 	                            thread pointer read with a BPF task iterator;
 	                            async-global-executor's LOCAL_EXECUTOR) */
+	DUMP_VIA_OWNER,          /* a LocalSet the block_on future of a thread owns (by
+	                            value or reference in its chain, or a RunUntil) */
 };
 
 /* One task list walked (an OwnedTasks: one per runtime; or an
@@ -144,7 +146,8 @@ struct dump_list {
 	                            (static), else NULL */
 	enum dump_via via;
 	pid_t tid;               /* DUMP_VIA_CONTEXT: the first thread whose CONTEXT holds
-	                            it; DUMP_VIA_TLS: the thread whose variable holds it */
+	                            it; DUMP_VIA_TLS: the thread whose variable holds it;
+	                            DUMP_VIA_OWNER: the thread whose block_on future owns it */
 	char comm[17];           /* ... its name */
 	size_t threads;          /* threads whose CONTEXT holds its runtime */
 	size_t shards;           /* 1 for one list (tokio < 1.35), 0 unreadable */

@@ -53,6 +53,8 @@ struct owned_list {
 	size_t layout;
 	enum dump_via via;
 	const char *runtime;  /* its kind, as struct dump_list says, or NULL */
+	pid_t tid;            /* DUMP_VIA_OWNER: the thread whose block_on future owns it */
+	const char *comm;     /* ... its name (in res->block_ons) */
 	bool walked;          /* already walked (found through CONTEXT) */
 };
 
@@ -92,6 +94,7 @@ struct ctx {
 	const struct task_list_fact *unverified;
 	bool version_known;           /* from the binary's paths (else its symbols) */
 	bool counter_read;            /* dump_lists_created() tried (res->lists_counted) */
+	bool block_ons_read;          /* dump_block_ons() done (before the heap scan) */
 	struct async_exec *ax;        /* async-task's tasks (dump/async_exec.h), or NULL */
 	struct proc_thread *th;       /* the threads as CONTEXT's discovery read them, or
 	                                 NULL (block_on.c reads them); freed by dump_run */
@@ -175,6 +178,10 @@ void dump_read_deadline(struct ctx *c, struct dump_task *t);
 /* The JoinSets t's frames hold, each with its tasks, into t->join_sets
  * (their tasks' places in c->res resolved later). 0 or -ENOMEM. */
 int dump_read_join_sets(struct ctx *c, struct dump_task *t);
+/* The LocalSets the block_on futures of c->res own (by value or by
+ * reference in a frame, a RunUntil): each one's list noted in c->lists,
+ * via DUMP_VIA_OWNER. 0 or -ENOMEM. */
+int dump_local_sets_owned(struct ctx *c);
 /* After the tasks are sorted: each JoinSet's tasks found among them (the
  * child's place, the parent's in the child), sorted by id. 0 or -ENOMEM. */
 int dump_place_children(struct ctx *c);

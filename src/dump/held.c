@@ -159,11 +159,20 @@ static int read_join_set(struct ctx *c, Dwarf_Die *js, uint64_t addr, struct dum
 	return 0;
 }
 
-/* A JoinSet held by the frame's variant: a member of it (or of a member),
- * or a reference to one. Appends each (once per task) to t->join_sets. */
-static int find_in(struct ctx *c, struct dump_task *t, size_t frame, Dwarf_Die *st, uint64_t addr,
-		   int depth)
+/* A search of a frame's variant for values of one type (by name), held by
+ * value in a member (or a member's member) or by reference. */
+struct held_search {
+	struct ctx *c;
+	bool (*is)(struct ctx *c, Dwarf_Die *type);
+	const char *through;   /* an __awaitee of a type named so is searched too, or NULL */
+	int (*found)(struct held_search *hs, Dwarf_Die *type, uint64_t at);
+	void *arg;
+	size_t frame;
+};
+
+static int find_in(struct held_search *hs, Dwarf_Die *st, uint64_t addr, int depth)
 {
+	struct ctx *c = hs->c;
 	Dwarf_Die m;
 
 	if (dwarf_child(st, &m))
@@ -180,51 +189,149 @@ static int find_in(struct ctx *c, struct dump_task *t, size_t frame, Dwarf_Die *
 		    dwarf_peel_type(&mt, &mt))
 			continue;
 		n = dwarf_formstring(dwarf_attr(&m, DW_AT_name, &a));
-		if (n && !strcmp(n, "__awaitee"))
-			continue;   /* the next frame: its own */
-		if (is_join_set(c, &mt)) {
+		if (n && !strcmp(n, "__awaitee")) {
+			/* the next frame's own, unless a wrapper that holds one */
+			const char *tn = hs->through ? dwarf_types__name(c->dt, &mt) : NULL;
+			if (depth < 1 && tn && !strncmp(tn, hs->through, strlen(hs->through)) &&
+			    (err = find_in(hs, &mt, addr + off, depth + 1)))
+				return err;
+			continue;
+		}
+		if (hs->is(c, &mt)) {
 			at = addr + off;
 			to = mt;
 		} else if (dwarf_tag(&mt) == DW_TAG_pointer_type && pointee(&mt, &to, 0) &&
-			   !dwarf_peel_type(&to, &to) && is_join_set(c, &to)) {
+			   !dwarf_peel_type(&to, &to) && hs->is(c, &to)) {
 			if (dump_rd64(c, addr + off, &at) || !at)
 				continue;
 		} else {
 			if (depth < 1 && dwarf_tag(&mt) == DW_TAG_structure_type &&
-			    (err = find_in(c, t, frame, &mt, addr + off, depth + 1)))
+			    (err = find_in(hs, &mt, addr + off, depth + 1)))
 				return err;
 			continue;
 		}
-		bool known = false;
-		for (size_t i = 0; i < t->n_join_sets; i++)
-			known |= t->join_sets[i].addr == at;
-		if (known || t->n_join_sets == MAX_JOIN_SETS)
-			continue;
-		struct dump_join_set *js = realloc(t->join_sets, (t->n_join_sets + 1) * sizeof(*js));
-		if (!js)
-			return -ENOMEM;
-		t->join_sets = js;
-		js = &js[t->n_join_sets];
-		memset(js, 0, sizeof(*js));
-		js->frame = frame;
-		err = read_join_set(c, &to, at, js);
-		if (err == -ENOMEM) {
-			free(js->tasks);
+		if ((err = hs->found(hs, &to, at)))
 			return err;
-		}
-		if (err)
-			free(js->tasks);   /* not laid out as expected: not listed */
-		else
-			t->n_join_sets++;
 	} while (dwarf_siblingof(&m, &m) == 0);
+	return 0;
+}
+
+/* A JoinSet found in frame hs->frame of the task hs->arg: listed once. */
+static int join_set_found(struct held_search *hs, Dwarf_Die *type, uint64_t at)
+{
+	struct dump_task *t = hs->arg;
+	bool known = false;
+	int err;
+
+	for (size_t i = 0; i < t->n_join_sets; i++)
+		known |= t->join_sets[i].addr == at;
+	if (known || t->n_join_sets == MAX_JOIN_SETS)
+		return 0;
+	struct dump_join_set *js = realloc(t->join_sets, (t->n_join_sets + 1) * sizeof(*js));
+	if (!js)
+		return -ENOMEM;
+	t->join_sets = js;
+	js = &js[t->n_join_sets];
+	memset(js, 0, sizeof(*js));
+	js->frame = hs->frame;
+	err = read_join_set(hs->c, type, at, js);
+	if (err == -ENOMEM) {
+		free(js->tasks);
+		return err;
+	}
+	if (err)
+		free(js->tasks);   /* not laid out as expected: not listed */
+	else
+		t->n_join_sets++;
 	return 0;
 }
 
 int dump_read_join_sets(struct ctx *c, struct dump_task *t)
 {
+	struct held_search hs = { .c = c, .is = is_join_set, .found = join_set_found, .arg = t };
+
 	for (size_t k = 0; k < t->stack.n; k++) {
 		struct async_frame *f = &t->stack.frames[k];
-		int err = find_in(c, t, k, &f->variant, f->variant_addr, 0);
+		hs.frame = k;
+		int err = find_in(&hs, &f->variant, f->variant_addr, 0);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* LocalSets */
+
+#define LOCAL_SET_NAME "tokio::task::local::LocalSet"
+#define RUN_UNTIL_PREFIX "tokio::task::local::RunUntil<"
+
+static bool is_local_set(struct ctx *c, Dwarf_Die *type)
+{
+	const char *n = dwarf_types__name(c->dt, type);
+
+	return n && !strcmp(n, LOCAL_SET_NAME);
+}
+
+/* The pointer in the smart pointer member `name` below st at addr
+ * (Rc / Arc { ptr: NonNull<..Box<T>> }): its value and what it points at. */
+static int smart_ptr(struct ctx *c, Dwarf_Die *st, uint64_t addr, const char *name,
+		     uint64_t *ptr, Dwarf_Die *to)
+{
+	Dwarf_Die t, nn;
+	uint64_t off, poff;
+
+	if (dwt_member_deep(st, name, &off, &t) || dwt_member_deep(&t, "ptr", &poff, &nn) ||
+	    !pointee(&nn, to, 0) || dump_rd64(c, addr + off + poff, ptr) || !*ptr)
+		return -ENOENT;
+	return 0;
+}
+
+/* A LocalSet found in a block_on's chain: its LocalOwnedTasks (LocalSet {
+ * context: Rc<Context { shared: Arc<Shared> }> }, the Arc a task of it
+ * holds as its scheduler) noted once for walking, owned by thread
+ * hs->arg's future. */
+static int local_set_found(struct held_search *hs, Dwarf_Die *type, uint64_t at)
+{
+	struct ctx *c = hs->c;
+	const struct dump_block_on *b = hs->arg;
+	Dwarf_Die rcbox, inner;
+	uint64_t rc, arc;
+	size_t layout, n = c->n_lists;
+
+	for (layout = 0; layout < c->n_layouts && !c->layouts[layout].local; layout++)
+		;
+	if (layout == c->n_layouts || smart_ptr(c, type, at, "context", &rc, &rcbox) ||
+	    smart_ptr(c, &rcbox, rc, "shared", &arc, &inner))
+		return 0;
+	dump_note_list(c, arc + c->layouts[layout].owned_off, layout, DUMP_VIA_OWNER);
+	if (c->n_lists > n) {
+		c->lists[n].runtime = "local_set";
+		c->lists[n].tid = b->tid;
+		c->lists[n].comm = b->comm;
+	}
+	return 0;
+}
+
+int dump_local_sets_owned(struct ctx *c)
+{
+	struct dump_result *r = c->res;
+	struct held_search hs = { .c = c, .is = is_local_set, .through = RUN_UNTIL_PREFIX,
+				  .found = local_set_found };
+
+	for (size_t i = 0; i < r->n_block_ons; i++) {
+		const struct async_stack *s = &r->block_ons[i].stack;
+		int err = 0;
+		hs.arg = &r->block_ons[i];
+		/* the future itself a RunUntil or a LocalSet (a chain of no frame) */
+		if (s->leaf_type && s->leaf_addr && !s->n) {
+			Dwarf_Die leaf = s->leaf_die;
+			if (is_local_set(c, &leaf))
+				err = local_set_found(&hs, &leaf, s->leaf_addr);
+			else if (!strncmp(s->leaf_type, RUN_UNTIL_PREFIX, strlen(RUN_UNTIL_PREFIX)))
+				err = find_in(&hs, &leaf, s->leaf_addr, 1);
+		}
+		for (size_t k = 0; k < s->n && !err; k++)
+			err = find_in(&hs, &s->frames[k].variant, s->frames[k].variant_addr, 0);
 		if (err)
 			return err;
 	}

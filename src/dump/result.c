@@ -54,6 +54,7 @@ const char *dump_via_name(enum dump_via via)
 	case DUMP_VIA_HEAP: return "heap";
 	case DUMP_VIA_STATIC: return "static";
 	case DUMP_VIA_TLS: return "thread_local";
+	case DUMP_VIA_OWNER: return "owner";
 	}
 	return "?";
 }
@@ -67,6 +68,9 @@ const char *dump_via_text(const struct dump_list *l, char *buf, size_t len)
 	else if (l->via == DUMP_VIA_TLS)
 		snprintf(buf, len, "the thread-local %s of thread %d (%s)", l->source ? l->source : "?",
 			 (int)l->tid, l->comm);
+	else if (l->via == DUMP_VIA_OWNER)
+		snprintf(buf, len, "the block_on future of thread %d (%s) that owns it", (int)l->tid,
+			 l->comm);
 	else if (l->via == DUMP_VIA_HEAP)
 		snprintf(buf, len, "a task found by a heap scan");
 	else
