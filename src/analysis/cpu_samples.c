@@ -114,6 +114,13 @@ struct cpu_samples *cpu_samples__new_on(struct task_model *m, const struct as_tr
 	c->cap_entries = 64;
 	for (int i = 0; i < E_FIRST_TASK; i++)
 		c->entries[i].row = (struct cpu_row){ .kind = (enum cpu_row_kind)(i + 1), .name = names[i] };
+	if (as_meta_profile(meta)) {
+		/* a profile trace (no polls): task 0 is the thread's CONTEXT
+		 * naming no task (block_on itself, an idle blocking thread, a
+		 * thread outside the runtime) */
+		c->sum.profile = true;
+		c->entries[E_OTHER].row.name = "no-task";
+	}
 	c->n_entries = E_FIRST_TASK;
 	return c;
 }
@@ -316,6 +323,19 @@ static int sort_all(struct cpu_samples *c)
 	c->rows = calloc(c->n_entries, sizeof(*c->rows));
 	if (!c->rows)
 		return -ENOMEM;
+	/* a profile trace names a task again when its name was found after
+	 * its first record (AS_SPAWN_TASK): the model has it now */
+	for (size_t i = E_FIRST_TASK; c->sum.profile && i < c->n_entries; i++) {
+		struct entry *e = &c->entries[i];
+		struct tm_task *t = task_model__task(c->model, e->row.task);
+		if (!t)
+			continue;
+		if (t->name && *t->name)
+			e->row.name = t->name;
+		if (!e->row.tokio_id)
+			e->row.tokio_id = t->tokio_id;
+		e->runtime |= t->worker;
+	}
 	uint64_t sched = c->entries[E_SCHED].row.samples;
 	for (size_t i = E_FIRST_TASK; i < c->n_entries; i++)
 		if (c->entries[i].runtime)

@@ -13,6 +13,7 @@
 #ifndef AS_ANALYSIS_CPU_SAMPLES_H
 #define AS_ANALYSIS_CPU_SAMPLES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -50,6 +51,9 @@ struct cpu_summary {
 	uint64_t samples;      /* all samples */
 	uint64_t in_tasks;     /* in CPU_ROW_TASK rows */
 	uint64_t tasks;        /* CPU_ROW_TASK rows with samples */
+	bool profile;          /* a profile trace (as_meta_profile()): tasks by the
+	                          thread's CONTEXT, no polls; CPU_ROW_OTHER is named
+	                          "no-task" */
 };
 
 struct task_model;

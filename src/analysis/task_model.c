@@ -675,6 +675,21 @@ __attribute__((noinline)) static int on_spawn(struct task_model *m, const struct
 
 	if (!th)
 		return -ENOMEM;
+	if ((ev->flags & AS_SPAWN_TASK) && ev->task && ev->task != UINT64_MAX) {
+		/* a profile trace's task, known by id (no poll): born idle (its
+		 * state unknown), named; the runtime's own a worker */
+		struct tm_task *t;
+		uint32_t id;
+		if ((err = task_model__adopt(m, ev->task, ev->ts, &t)) || !t)
+			return err;
+		if (!t->tokio_id)
+			t->tokio_id = ev->other;
+		if (!t->name && ev->str && ev->str[0] && !(t->name = intern(m, ev->str, &id, &err)))
+			return err;
+		if ((ev->flags & AS_SPAWN_RUNTIME) && !t->worker)
+			make_worker_one(m, t);
+		return 0;
+	}
 	if (ev->flags & AS_SPAWN_NAME) {
 		/* a name for the task of that id, met at its first poll */
 		uint32_t id;

@@ -1,0 +1,202 @@
+/* `asyncscope profile`: record's probe-free mode (no uprobe at all): CPU
+ * samples and off-CPU intervals of the target, each attributed to the
+ * Tokio task the thread's CONTEXT names then (recorder_opts.profile;
+ * bpf/task_ctx.bpf.h), into a trace that report, blocking, cpu and the
+ * exports read. Tasks are named by id from the runtime's task lists, walked
+ * in memory as dump does (dump/dump.h, never its tracing moment): when
+ * attached and whenever unnamed ids were seen (at most every
+ * DISCOVER_EVERY_NS), and at the end. The recording itself, its options'
+ * parsing and its summary are record's (cli/record_opts.h, record_run()). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "cli/record_opts.h"
+#include "cli/steps.h"
+#include "dump/dump.h"
+#include "probe/plan.h"
+#include "probe/threads.h"
+#include "record/recorder.h"
+#include "sym/dwarf_types.h"
+#include "sym/elf_image.h"
+#include "util/clock.h"
+
+#define NS_PER_S 1000000000ull
+/* Unnamed task ids seen: the task lists walked again, at most this often
+ * (a walk reads every task: about 0.04 ms of CPU a task). */
+#define DISCOVER_EVERY_NS (2 * NS_PER_S)
+/* ... and looked at this often. */
+#define CHECK_EVERY_NS (NS_PER_S / 4)
+
+enum { PO_OUTPUT = 'o', PO_SAMPLE = 2000, PO_OFFCPU_MIN, PO_NO_OFFCPU, PO_DWARF };
+
+static const struct cli_opt profile_opts[] = {
+	{ "output", 'o', CLI_STRING, PO_OUTPUT, "FILE", "the trace file (default asyncscope.trace)" },
+	{ "sample", 0, CLI_RATE, PO_SAMPLE, NULL,
+	  "CPU samples per second per CPU (99 or 99Hz, up to 100000; default\n"
+	  "99)", 1, 100000, false },
+	{ "offcpu-min", 0, CLI_DURATION, PO_OFFCPU_MIN, NULL,
+	  "shortest off-CPU interval of a task kept, up to 60s (default 100us)", 0,
+	  60 * NS_PER_S, false },
+	{ "no-offcpu", 0, CLI_FLAG, PO_NO_OFFCPU, NULL,
+	  "CPU samples only: no off-CPU intervals (no sched_switch program)", 0, 0, false },
+	{ "dwarf", 0, CLI_FLAG, PO_DWARF, NULL,
+	  "unwind user stacks by their DWARF call frame information (8 KiB of\n"
+	  "stack copied per sample or switch), for builds without frame pointers",
+	  0, 0, false },
+	{ 0 },
+};
+
+static const struct cli_opt *const tables[] = { profile_opts, record_target_opts, NULL };
+
+const struct cli_command profile_command = {
+	.name = "profile",
+	.summary = "Profiles an async Rust program without probes: CPU samples and off-CPU\n"
+		   "intervals per Tokio task (read from each thread's CONTEXT), into a trace\n"
+		   "file for cpu, blocking, report and export.",
+	.operands = RECORD_OPERANDS,
+	.tables = tables,
+	.notes = "No uprobe is attached: polls, wakes and parks are not recorded (report says\n"
+		 "so); tasks are named from the runtime's task lists, read from memory.",
+	.stop_at_operand = true,
+};
+
+/* The naming of task ids, across the recording. */
+struct namer {
+	struct rec_session *s;
+	pid_t pid;
+	struct elf_image *img;        /* the target's binary and DWARF, opened at the */
+	struct dwarf_types *dt;       /* first walk (a launched command has exec'd then) */
+	struct proc_threads *threads; /* the thread iterator, kept loaded */
+	struct probe_plan *plan;      /* the runtime's probe points, never attached */
+	bool opened;
+	uint64_t last_walk, last_check;
+	size_t walks, failed;
+	char err[512];                /* the last walk's failure */
+};
+
+/* Walks the task lists; names every task found (by id). */
+static void walk(struct namer *nm, uint64_t now)
+{
+	struct dump_result r;
+	char err[512] = "";
+
+	nm->last_walk = now;
+	if (!nm->opened) {
+		char exe[64];
+		nm->opened = true;
+		snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)nm->pid);
+		nm->img = elf_image__open(exe);
+		nm->dt = nm->img ? dwarf_types__open(exe) : NULL;
+		nm->threads = proc_threads__open(nm->pid, err, sizeof(err));
+		/* the poll copies (never attached): they say each task's root future */
+		nm->plan = nm->img ? probe_plan__build(nm->img, NULL, 0, err, sizeof(err)) : NULL;
+	}
+	/* no tracing moment (it would attach probes): CONTEXT and the heap only */
+	struct dump_opts o = { .pid = nm->pid, .attempts = 1, .no_trace = true, .img = nm->img,
+			       .dt = nm->dt, .threads = nm->threads,
+			       .probes = nm->plan ? nm->plan->probes : NULL,
+			       .n_probes = nm->plan ? nm->plan->n : 0 };
+	nm->walks++;
+	if (dump_run(&o, &r, err, sizeof(err))) {
+		nm->failed++;
+		snprintf(nm->err, sizeof(nm->err), "%s", err);
+		return;
+	}
+	for (size_t i = 0; i < r.n; i++)
+		if (r.tasks[i].id && rec_session__name_task(nm->s, r.tasks[i].id, r.tasks[i].name,
+							    false))
+			break;   /* out of memory: the rest unnamed */
+	dump_result__clear(&r);
+}
+
+static bool unnamed(struct namer *nm)
+{
+	size_t n;
+	uint64_t *ids = rec_session__unnamed(nm->s, &n);
+
+	free(ids);
+	return n > 0;
+}
+
+static void on_session(void *ctx, struct rec_session *s)
+{
+	struct namer *nm = ctx;
+
+	nm->s = s;
+	nm->pid = rec_session__pid(s);
+}
+
+static void on_tick(void *ctx, uint64_t now)
+{
+	struct namer *nm = ctx;
+
+	if (now - nm->last_check < CHECK_EVERY_NS)
+		return;
+	nm->last_check = now;
+	if ((!nm->walks || now - nm->last_walk >= DISCOVER_EVERY_NS) && unnamed(nm))
+		walk(nm, now);
+}
+
+static void on_unknown(void *ctx, uint64_t id)
+{
+	struct namer *nm = ctx;
+	uint64_t now = clock_ns(CLOCK_MONOTONIC);
+
+	(void)id;
+	if (!nm->walks || now - nm->last_walk >= DISCOVER_EVERY_NS)
+		walk(nm, now);
+}
+
+static void on_end(void *ctx)
+{
+	struct namer *nm = ctx;
+
+	if (nm->s && unnamed(nm))
+		walk(nm, clock_ns(CLOCK_MONOTONIC));
+}
+
+static int on_opt(void *ctx, const struct cli_opt *opt, const struct cli_val *v)
+{
+	struct record_args *a = ctx;
+
+	switch (opt->key) {
+	case PO_OUTPUT: a->o.output = v->str; return 0;
+	case PO_SAMPLE: a->o.sample_hz = (uint32_t)v->num; return 0;
+	case PO_OFFCPU_MIN: a->o.offcpu_min_ns = v->num ? v->num : 1; return 0;
+	case PO_NO_OFFCPU: a->o.offcpu = false; return 0;
+	case PO_DWARF: a->o.dwarf = true; return 0;
+	default: return record_args__set(a, opt, v);
+	}
+}
+
+int cmd_profile(int argc, char **argv)
+{
+	struct record_args a = { .o = { .output = "asyncscope.trace", .profile = true,
+					.sample_hz = 99, .offcpu = true } };
+	struct namer nm = { 0 };
+	int first, ret = cli_parse(&profile_command, argc, argv, on_opt, &a, &first);
+
+	if (ret < 0) {
+		ret = record_args__finish(&a, &profile_command, argc, argv, first);
+		if (!ret) {
+			a.o.on_session = on_session;
+			a.o.on_hook_tick = on_tick;
+			a.o.on_unknown_task = on_unknown;
+			a.o.on_end = on_end;
+			a.o.hook_ctx = &nm;
+			ret = record_run(&a.o);
+			if (nm.failed)
+				cli_error("warning: %zu of %zu walks of the task lists failed (%s): "
+					  "their tasks' ids are not named", nm.failed, nm.walks, nm.err);
+		}
+	}
+	proc_threads__close(nm.threads);
+	probe_plan__free(nm.plan);
+	dwarf_types__free(nm.dt);
+	elf_image__free(nm.img);
+	record_args__free(&a);
+	return ret;
+}
