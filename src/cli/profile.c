@@ -16,6 +16,8 @@
 #include "cli/record_opts.h"
 #include "cli/steps.h"
 #include "dump/dump.h"
+#include "dump/procmem.h"
+#include "dump/rt_context.h"
 #include "probe/plan.h"
 #include "probe/threads.h"
 #include "record/recorder.h"
@@ -25,8 +27,9 @@
 
 #define NS_PER_S 1000000000ull
 /* Unnamed task ids seen: the task lists walked again, at most this often
- * (a walk reads every task: about 0.04 ms of CPU a task). */
-#define DISCOVER_EVERY_NS (2 * NS_PER_S)
+ * (a walk reads every task: about 0.04 ms of CPU a task, 0.4% of a CPU for
+ * 1000 tasks at this pace). */
+#define DISCOVER_EVERY_NS (5 * NS_PER_S)
 /* ... and looked at this often. */
 #define CHECK_EVERY_NS (NS_PER_S / 4)
 
@@ -71,13 +74,77 @@ struct namer {
 	struct dwarf_types *dt;       /* first walk (a launched command has exec'd then) */
 	struct proc_threads *threads; /* the thread iterator, kept loaded */
 	struct probe_plan *plan;      /* the runtime's probe points, never attached */
+	struct rt_context *rc;        /* each thread's CONTEXT (runtime tasks) */
+	struct rt_task_id_loc loc;
 	bool opened;
 	uint64_t last_walk, last_check;
 	size_t walks, failed;
 	char err[512];                /* the last walk's failure */
 };
 
-/* Walks the task lists; names every task found (by id). */
+static int raw_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	return procmem_read_raw(*(const pid_t *)ctx, addr, buf, len);
+}
+
+static bool in_lists(const struct dump_result *r, uint64_t id)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (r->tasks[i].id == id)
+			return true;
+	return false;
+}
+
+/* The threads' current task ids, read before the lists are walked. */
+struct held {
+	pid_t tid;
+	uint64_t id;
+	bool entered;
+};
+
+static struct held *read_held(struct namer *nm, size_t *n)
+{
+	struct proc_thread *th = NULL;
+	struct held *h = NULL;
+	size_t nt = 0;
+	char err[256];
+
+	*n = 0;
+	if (!nm->rc || !nm->threads || proc_threads__read_open(nm->threads, &th, &nt, err, sizeof(err)))
+		return NULL;
+	h = calloc(nt ? nt : 1, sizeof(*h));
+	for (size_t i = 0; h && i < nt; i++) {
+		uint64_t id;
+		if (rt_task_id_read(&nm->loc, th[i].fsbase, raw_read, &nm->pid, &id) != 1)
+			continue;
+		h[*n] = (struct held){ .tid = th[i].tid, .id = id,
+				       .entered = rt_context__entered(nm->rc, th[i].fsbase, raw_read,
+								      &nm->pid) == 1 };
+		(*n)++;
+	}
+	free(th);
+	return h;
+}
+
+/* A worker's own loop runs inside the poll of a blocking task (its launch
+ * task), in no task list: a thread inside a runtime (Context.runtime
+ * Entered; not a spawn_blocking thread) holding the same id, in no list,
+ * both before and after the walk (not a task that ended meanwhile) holds
+ * its launch task: the runtime's. */
+static void runtime_tasks(struct namer *nm, const struct held *a, size_t na, const struct held *b,
+			  size_t nb, const struct dump_result *r)
+{
+	for (size_t i = 0; i < na; i++) {
+		if (!a[i].entered || in_lists(r, a[i].id))
+			continue;
+		for (size_t k = 0; k < nb; k++)
+			if (b[k].tid == a[i].tid && b[k].id == a[i].id && b[k].entered)
+				rec_session__name_task(nm->s, a[i].id, NULL, true);
+	}
+}
+
+/* Walks the task lists; names every task found (by id), and the runtime's
+ * own. */
 static void walk(struct namer *nm, uint64_t now)
 {
 	struct dump_result r;
@@ -93,7 +160,15 @@ static void walk(struct namer *nm, uint64_t now)
 		nm->threads = proc_threads__open(nm->pid, err, sizeof(err));
 		/* the poll copies (never attached): they say each task's root future */
 		nm->plan = nm->img ? probe_plan__build(nm->img, NULL, 0, err, sizeof(err)) : NULL;
+		const char *why;
+		nm->rc = nm->dt ? rt_context__open(nm->dt, exe, &why) : NULL;
+		if (nm->rc && rt_context__task_id_loc(nm->rc, &nm->loc)) {
+			rt_context__free(nm->rc);
+			nm->rc = NULL;
+		}
 	}
+	size_t n_held;
+	struct held *held = read_held(nm, &n_held);
 	/* no tracing moment (it would attach probes): CONTEXT and the heap only */
 	struct dump_opts o = { .pid = nm->pid, .attempts = 1, .no_trace = true, .img = nm->img,
 			       .dt = nm->dt, .threads = nm->threads,
@@ -103,12 +178,18 @@ static void walk(struct namer *nm, uint64_t now)
 	if (dump_run(&o, &r, err, sizeof(err))) {
 		nm->failed++;
 		snprintf(nm->err, sizeof(nm->err), "%s", err);
+		free(held);
 		return;
 	}
 	for (size_t i = 0; i < r.n; i++)
 		if (r.tasks[i].id && rec_session__name_task(nm->s, r.tasks[i].id, r.tasks[i].name,
 							    false))
 			break;   /* out of memory: the rest unnamed */
+	size_t n_after;
+	struct held *after = read_held(nm, &n_after);
+	runtime_tasks(nm, held, n_held, after, n_after, &r);
+	free(after);
+	free(held);
 	dump_result__clear(&r);
 }
 
@@ -194,6 +275,7 @@ int cmd_profile(int argc, char **argv)
 		}
 	}
 	proc_threads__close(nm.threads);
+	rt_context__free(nm.rc);
 	probe_plan__free(nm.plan);
 	dwarf_types__free(nm.dt);
 	elf_image__free(nm.img);

@@ -160,15 +160,15 @@ int record_run(const struct recorder_opts *opts)
 		(unsigned long long)res.lost, (unsigned long long)res.missed, o.output,
 		(double)res.bytes / 1024.0, res.events ? (double)res.bytes / (double)res.events : 0.0);
 	if (o.profile)
-		/* asyncscope: 12 task ids seen: 9 named from the task lists, 3 not named
-		 *   (not in the lists when read: a worker's loop, a spawn_blocking task, or
-		 *   one that lived between two reads) */
+		/* asyncscope: 12 task ids seen: 8 named from the task lists, 2 the runtime's own
+		 *   (its workers' loops), 2 not named (not in the lists when read: ...) */
 		fprintf(stderr, "asyncscope: %llu task ids seen: %llu named from the task lists, %llu "
-			"not named%s\n", (unsigned long long)res.profile_tasks,
-			(unsigned long long)(res.profile_tasks - res.profile_unnamed),
-			(unsigned long long)res.profile_unnamed, res.profile_unnamed ?
-			" (not in the runtime's task lists when read: a worker's own loop, a "
-			"spawn_blocking task, or a task that lived between two reads)" : "");
+			"the runtime's own (its workers' loops), %llu not named%s\n",
+			(unsigned long long)res.profile_tasks,
+			(unsigned long long)(res.profile_tasks - res.profile_unnamed - res.profile_runtime),
+			(unsigned long long)res.profile_runtime, (unsigned long long)res.profile_unnamed,
+			res.profile_unnamed ? " (in no task list when read: a spawn_blocking task, or "
+			"one that lived between two reads)" : "");
 	if (o.profile && res.profile_no_id)
 		fprintf(stderr, "asyncscope: warning: %llu samples and off-CPU intervals whose thread's "
 			"task id could not be read count as outside any task\n",

@@ -64,6 +64,9 @@ struct rt_context {
 	Dwarf_Die option;         /* Option<scheduler::Handle> */
 	char *linkage;            /* the symbol's name */
 	int task_id_err;          /* 0: task_id holds current_task_id's place */
+	bool has_entered;         /* Context.runtime (Cell<EnterRuntime>) described: */
+	uint64_t entered_off;
+	Dwarf_Die entered;        /* EnterRuntime */
 	struct rt_task_id_loc task_id;
 };
 
@@ -340,8 +343,14 @@ static int layout(struct rt_context *rc, Dwarf_Die *var)
 			return -ENODATA;
 		rc->has_state = true;
 	}
-	/* not needed for a dump: profile's, where DWARF describes it */
+	/* not needed for a dump: profile's, where DWARF describes them */
 	rc->task_id_err = task_id_layout(rc, &ctx, ctx_off);
+	if (!dwt_member(&ctx, "runtime", NULL, &o, &rc->entered) &&
+	    task_lists_defined(rc->dt, &rc->entered)) {
+		rc->entered_off = ctx_off + o;
+		rc->has_entered = peel_wrappers(&rc->entered, &rc->entered_off) &&
+				  dwt_has_variants(&rc->entered);
+	}
 	for (size_t p = 0; p < sizeof(handle_paths) / sizeof(handle_paths[0]); p++) {
 		off = ctx_off;
 		t = ctx;
@@ -527,4 +536,24 @@ int rt_task_id_read(const struct rt_task_id_loc *loc, uint64_t fsbase, mem_read_
 		return -EFAULT;
 	*id = v;
 	return v ? 1 : 0;
+}
+
+int rt_context__entered(struct rt_context *rc, uint64_t fsbase, mem_read_fn read, void *rctx)
+{
+	uint64_t addr = rt_context__addr(rc, fsbase);
+	struct dwt_variant v;
+	const char *n;
+	int r;
+
+	if (!rc->has_entered)
+		return -ENODATA;
+	if (!fsbase)
+		return -EFAULT;
+	if (rc->has_state && (r = alive(rc, addr, read, rctx)) <= 0)
+		return r;
+	r = dwt_read_variant(&rc->entered, addr + rc->entered_off, read, rctx, &v);
+	if (r)
+		return r == -ENOENT ? -EPROTO : r;
+	n = die_name(&v.member);
+	return n && !strcmp(n, "Entered");
 }

@@ -73,6 +73,13 @@ struct rt_task_id_loc {
  * (or its storage's state) in the shapes checked (tokio 1.24.2, 1.53.1). */
 int rt_context__task_id_loc(const struct rt_context *rc, struct rt_task_id_loc *loc);
 
+/* Whether the thread with thread pointer fsbase is inside a runtime
+ * (Context.runtime is EnterRuntime::Entered: a worker's loop, block_on;
+ * not a blocking-pool thread running a spawn_blocking closure): 1, 0 (not,
+ * or its CONTEXT is not alive), -ENODATA not described by DWARF, -EFAULT,
+ * -EPROTO. */
+int rt_context__entered(struct rt_context *rc, uint64_t fsbase, mem_read_fn read, void *rctx);
+
 /* Reads, as loc says, the current task id of the thread whose thread
  * pointer is fsbase: 1 with *id, 0 (*id 0) None or the storage not alive,
  * -EFAULT unreadable. */

@@ -93,6 +93,8 @@ static void check_binary(const char *path, uint64_t below_fs)
 		CHECK(rt_context__handle(rc, FS, zero_read, NULL, &h) == 0);
 		CHECK(rt_context__handle(rc, 0, zero_read, NULL, &h) == -EFAULT);
 		check_task_id(rc, below_fs == 0xd8);
+		/* zeroed storage is not alive: not inside a runtime */
+		CHECK(rt_context__entered(rc, FS, zero_read, NULL) == 0);
 	} else {
 		printf("  %s: %s\n", path, why);
 	}
