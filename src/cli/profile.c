@@ -8,6 +8,7 @@
  * DISCOVER_EVERY_NS), and at the end. The recording itself, its options'
  * parsing and its summary are record's (cli/record_opts.h, record_run()). */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -235,7 +236,8 @@ static void on_end(void *ctx)
 {
 	struct namer *nm = ctx;
 
-	if (nm->s && unnamed(nm))
+	/* a target that exited has no lists left to read: its ids stay unnamed */
+	if (nm->s && unnamed(nm) && !(kill(nm->pid, 0) && errno == ESRCH))
 		walk(nm, clock_ns(CLOCK_MONOTONIC));
 }
 
