@@ -89,7 +89,8 @@ struct recorder_opts {
 	 * once attached, before the recording runs (a launched command not
 	 * exec'd yet); on_unknown_task at the first record of a task id never
 	 * named (profile: before it is declared, so that names found then
-	 * declare it named); on_hook_tick at least every 20 ms while it runs; on_end
+	 * declare it named); on_hook_tick at least every 20 ms while it runs
+	 * (100 ms in profile mode, whose ring buffer is read that often); on_end
 	 * once it stops, before a launched command is ended and the trace
 	 * finished (what it adds still goes in). */
 	void (*on_session)(void *hook_ctx, struct rec_session *s);

@@ -638,7 +638,9 @@ static int step(struct rec_session *s)
 
 	if (*o->stop || s->err)
 		return 1;
-	int n = ring_buffer__poll(s->rb, 20);
+	/* profile mode: a few hundred records a second, read every 100 ms
+	 * (a wakeup costs more than the records) */
+	int n = ring_buffer__poll(s->rb, o->profile ? 100 : 20);
 	if (n >= 0 || n == -EINTR)
 		n = ring_buffer__consume(s->rb);
 	if (n < 0 && n != -EINTR) {
