@@ -271,8 +271,6 @@ int cmd_profile(int argc, char **argv)
 			a.o.on_end = on_end;
 			a.o.hook_ctx = &nm;
 			ret = record_run(&a.o);
-			if (getenv("ASYNCSCOPE_DEBUG"))
-				fprintf(stderr, "asyncscope: task lists walked %zu times\n", nm.walks);
 			if (nm.failed)
 				cli_error("warning: %zu of %zu walks of the task lists failed (%s): "
 					  "their tasks' ids are not named", nm.failed, nm.walks, nm.err);
