@@ -61,12 +61,10 @@ struct rec_session {
 	struct as_stack **stk;
 	size_t n_stk, cap_stk;
 	struct u64map stk_by_hash;
-	/* profile mode: names given (id -> index + 1 into prof_names, bit 62
-	 * the runtime's own) and ids declared (id -> tid << 8 | 1 unnamed,
+	/* profile mode: names given (id -> index + 1 of the name in strs, bit
+	 * 62 the runtime's own) and ids declared (id -> tid << 8 | 1 unnamed,
 	 * 2 named) */
 	struct u64map prof_known, prof_declared;
-	char **prof_names;
-	size_t n_prof_names, cap_prof_names;
 };
 
 #define PROF_RUNTIME (1ull << 62)
@@ -163,7 +161,7 @@ static int prof_known(const struct rec_session *s, uint64_t id, const char **nam
 	if (!u64map__get(&s->prof_known, id, &v))
 		return 0;
 	if (v & PROF_NAME_MASK)
-		*name = s->prof_names[(v & PROF_NAME_MASK) - 1];
+		*name = strtab__get(&s->strs, (uint32_t)((v & PROF_NAME_MASK) - 1));
 	*runtime = (v & PROF_RUNTIME) != 0;
 	return 1;
 }
@@ -196,17 +194,12 @@ int rec_session__name_task(struct rec_session *s, uint64_t id, const char *name,
 	if (!id || id == UINT64_MAX || u64map__get(&s->prof_known, id, NULL))
 		return 0;
 	if (name) {
-		if (s->n_prof_names == s->cap_prof_names) {
-			size_t cap = s->cap_prof_names ? s->cap_prof_names * 2 : 64;
-			char **p = realloc(s->prof_names, cap * sizeof(*p));
-			if (!p)
-				return -ENOMEM;
-			s->prof_names = p;
-			s->cap_prof_names = cap;
-		}
-		if (!(s->prof_names[s->n_prof_names] = strdup(name)))
+		/* interned: a root future type is stored once for all its tasks */
+		uint32_t si;
+		size_t len = strlen(name);
+		if (!strtab__find(&s->strs, name, len, &si) && strtab__add(&s->strs, name, len, &si))
 			return -ENOMEM;
-		idx = ++s->n_prof_names;
+		idx = (uint64_t)si + 1;
 	}
 	if (u64map__set(&s->prof_known, id, idx | (runtime ? PROF_RUNTIME : 0)))
 		return -ENOMEM;
@@ -848,9 +841,6 @@ void rec_session__free(struct rec_session *s)
 	u64map__clear(&s->stk_by_hash);
 	u64map__clear(&s->prof_known);
 	u64map__clear(&s->prof_declared);
-	for (size_t i = 0; i < s->n_prof_names; i++)
-		free(s->prof_names[i]);
-	free(s->prof_names);
 	strtab__clear(&s->strs);
 	free(s);
 }
