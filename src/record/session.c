@@ -65,6 +65,7 @@ struct rec_session {
 	 * 62 the runtime's own) and ids declared (id -> tid << 8 | 1 unnamed,
 	 * 2 named) */
 	struct u64map prof_known, prof_declared;
+	bool prof_offcpu;             /* off-CPU intervals taken (a task id to read) */
 };
 
 #define PROF_RUNTIME (1ull << 62)
@@ -408,7 +409,7 @@ static void notify_attached(struct rec_session *s, int attached)
 		/* "profiling pid 123 (/path, tokio) without probes: CPU samples at
 		 * 99 Hz, off-CPU intervals of tasks over 100 us; recording to FILE" */
 		char off[96] = "";
-		if (s->o->offcpu)
+		if (s->prof_offcpu)
 			snprintf(off, sizeof(off), ", off-CPU intervals of tasks over %.0f us",
 				 (double)(s->o->offcpu_min_ns ? s->o->offcpu_min_ns : 100000) / 1e3);
 		rec_notify(s->o, REC_NOTICE_INFO, "profiling pid %d (%s, %s) without probes: CPU "
@@ -443,9 +444,12 @@ static int profile_ctx(struct rec_session *s, struct attach_extra *extra, char *
 	for (size_t i = 0; i < s->plan->n_profiles; i++)
 		tokio |= !strcmp(s->plan->profiles[i]->name, "tokio");
 	if (!tokio) {
+		/* nothing tells a thread's task: off-CPU intervals (kept only in a
+		 * task) are not taken at all */
 		rec_notify(s->o, REC_NOTICE_WARNING, "%s keeps no thread-local task id to read: "
-			   "samples and off-CPU intervals are attributed to threads, not tasks",
-			   s->plan->runtime);
+			   "CPU samples are attributed to threads (no-task), not tasks, and off-CPU "
+			   "intervals are not recorded", s->plan->runtime);
+		extra->offcpu = extra->offcpu_dwarf = false;
 		return 0;
 	}
 	if (dt && (rc = rt_context__open(dt, s->t.binary, &why)) && rt_context__task_id_loc(rc, &l))
@@ -466,9 +470,11 @@ static int profile_ctx(struct rec_session *s, struct attach_extra *extra, char *
 		return -ENOMEM;
 	}
 	rt_context__free(rc);
-	if (!extra->ctx.has_ctx)
-		rec_notify(s->o, REC_NOTICE_WARNING, "%s: samples and off-CPU intervals are "
-			   "attributed to threads, not tasks", why);
+	if (!extra->ctx.has_ctx) {
+		rec_notify(s->o, REC_NOTICE_WARNING, "%s: CPU samples are attributed to threads "
+			   "(no-task), not tasks, and off-CPU intervals are not recorded", why);
+		extra->offcpu = extra->offcpu_dwarf = false;
+	}
 	return 0;
 }
 
@@ -523,6 +529,7 @@ int rec_session__open(const struct recorder_opts *o, struct rec_session **out,
 				      .uring = o->uring, .profile = o->profile };
 	if (o->profile && (ret = profile_ctx(s, &extra, err, errlen)))
 		goto fail;
+	s->prof_offcpu = extra.offcpu;
 	bool spawn_stacks = false;
 	for (size_t i = 0; i < s->plan->n; i++)
 		spawn_stacks |= (s->plan->flags[i] & PLAN_F_STACK) != 0;
