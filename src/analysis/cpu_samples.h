@@ -36,7 +36,8 @@ struct cpu_row {
 	                          a task the model never saw polled, else 0 */
 	uint64_t tokio_id;     /* 0 unknown */
 	const char *name;      /* root future of the task's poll probe ("?"), or
-	                          "scheduler", "idle", "outside-runtime" */
+	                          "scheduler", "idle", "outside-runtime" (a profile
+	                          trace: "thread TID (NAME)") */
 	uint64_t samples;
 };
 
@@ -52,8 +53,8 @@ struct cpu_summary {
 	uint64_t in_tasks;     /* in CPU_ROW_TASK rows */
 	uint64_t tasks;        /* CPU_ROW_TASK rows with samples */
 	bool profile;          /* a profile trace (as_meta_profile()): tasks by the
-	                          thread's CONTEXT, no polls; CPU_ROW_OTHER is named
-	                          "no-task" */
+	                          thread's CONTEXT, no polls; samples in no task are
+	                          CPU_ROW_OTHER rows per thread, "thread 12 (main)" */
 };
 
 struct task_model;

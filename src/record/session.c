@@ -65,6 +65,7 @@ struct rec_session {
 	 * 62 the runtime's own) and ids declared (id -> tid << 8 | 1 unnamed,
 	 * 2 named) */
 	struct u64map prof_known, prof_declared;
+	struct u64map prof_threads;   /* tids named (AS_EV_THREAD sent), + 1 */
 	bool prof_offcpu;             /* off-CPU intervals taken (a task id to read) */
 };
 
@@ -165,6 +166,29 @@ static int prof_known(const struct rec_session *s, uint64_t id, const char **nam
 		*name = strtab__get(&s->strs, (uint32_t)((v & PROF_NAME_MASK) - 1));
 	*runtime = (v & PROF_RUNTIME) != 0;
 	return 1;
+}
+
+/* Profile mode: no probe names the threads (the poll programs do): a
+ * thread's first record names it first, from /proc (nameless when gone). */
+static void prof_thread(struct rec_session *s, const struct as_event *ev)
+{
+	char path[64], comm[32] = "";
+	FILE *f;
+
+	if (u64map__get(&s->prof_threads, (uint64_t)ev->tid + 1, NULL))
+		return;
+	if (u64map__set(&s->prof_threads, (uint64_t)ev->tid + 1, 1)) {
+		s->st.missed++;
+		return;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/task/%u/comm", (int)s->t.tgid, ev->tid);
+	if ((f = fopen(path, "re"))) {
+		if (fgets(comm, sizeof(comm), f))
+			comm[strcspn(comm, "\n")] = '\0';
+		fclose(f);
+	}
+	struct as_event th = { .type = AS_EV_THREAD, .tid = ev->tid, .ts = ev->ts, .str = comm };
+	emit(s, &th);
 }
 
 /* Profile mode: the first record of a task id declares it first. */
@@ -376,6 +400,7 @@ static int on_record(void *ctx, void *data, size_t size)
 		d.ev.stack = stack_id(s, o);
 		if (s->o->profile) {
 			s->st.profile_no_id += d.no_id;
+			prof_thread(s, &d.ev);
 			prof_first_sight(s, &d.ev);
 		}
 		emit(s, &d.ev);
@@ -447,7 +472,7 @@ static int profile_ctx(struct rec_session *s, struct attach_extra *extra, char *
 		/* nothing tells a thread's task: off-CPU intervals (kept only in a
 		 * task) are not taken at all */
 		rec_notify(s->o, REC_NOTICE_WARNING, "%s keeps no thread-local task id to read: "
-			   "CPU samples are attributed to threads (no-task), not tasks, and off-CPU "
+			   "CPU samples are attributed to threads, not tasks, and off-CPU "
 			   "intervals are not recorded", s->plan->runtime);
 		extra->offcpu = extra->offcpu_dwarf = false;
 		return 0;
@@ -471,8 +496,8 @@ static int profile_ctx(struct rec_session *s, struct attach_extra *extra, char *
 	}
 	rt_context__free(rc);
 	if (!extra->ctx.has_ctx) {
-		rec_notify(s->o, REC_NOTICE_WARNING, "%s: CPU samples are attributed to threads "
-			   "(no-task), not tasks, and off-CPU intervals are not recorded", why);
+		rec_notify(s->o, REC_NOTICE_WARNING, "%s: CPU samples are attributed to threads, "
+			   "not tasks, and off-CPU intervals are not recorded", why);
 		extra->offcpu = extra->offcpu_dwarf = false;
 	}
 	return 0;
@@ -848,6 +873,7 @@ void rec_session__free(struct rec_session *s)
 	u64map__clear(&s->stk_by_hash);
 	u64map__clear(&s->prof_known);
 	u64map__clear(&s->prof_declared);
+	u64map__clear(&s->prof_threads);
 	strtab__clear(&s->strs);
 	free(s);
 }

@@ -205,7 +205,7 @@ static void test_attribution(void)
 /* A profile trace (no probes): tasks declared by runtime task id
  * (AS_SPAWN_TASK), samples keyed by that id; a name found after the first
  * sample and the runtime's own task (a worker's loop) settle at the end;
- * task 0 is no task; the blocking analysis likewise. */
+ * task 0 is no task, its thread's; the blocking analysis likewise. */
 static void test_profile(void)
 {
 	static const struct as_trace_meta pmeta = {
@@ -259,7 +259,7 @@ static void test_profile(void)
 		CHECK_STR(r[1].name, "app::light");   /* its late name */
 		CHECK_EQ_U64(r[1].tokio_id, 4);
 		CHECK_STR(r[2].name, "scheduler");   /* the launch task's sample */
-		CHECK_STR(r[3].name, "no-task");
+		CHECK_STR(r[3].name, "thread 9");   /* no task: its thread's */
 	}
 	const struct blocking_summary *bs = blocking__summary(b);
 	CHECK(bs->profile);
