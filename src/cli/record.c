@@ -173,7 +173,7 @@ int record_run(const struct recorder_opts *opts)
 		fprintf(stderr, "asyncscope: warning: %llu samples and off-CPU intervals whose thread's "
 			"task id could not be read count as outside any task\n",
 			(unsigned long long)res.profile_no_id);
-	if (o.offcpu)
+	if (o.offcpu && (!o.profile || res.profile_offcpu))
 		fprintf(stderr, "asyncscope: %llu off-CPU intervals %s, %llu distinct stacks\n",
 			(unsigned long long)res.offcpu, o.profile ? "of tasks" : "inside polls",
 			(unsigned long long)res.stacks);

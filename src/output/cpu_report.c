@@ -23,10 +23,9 @@ int cpu_report_text(FILE *out, struct cpu_samples *c)
 	if (!s || (!r && s->samples))
 		return -ENOMEM;
 	if (s->profile)
-		/* CPU samples (profile): 405 samples, 398 in 4 tasks (by each thread's CONTEXT) */
+		/* CPU samples (profile): 405 samples, 398 in 4 tasks */
 		fprintf(out, "CPU samples (profile): %" PRIu64 " samples, %" PRIu64 " in %" PRIu64
-			" task%s (by each thread's CONTEXT)\n", s->samples, s->in_tasks, s->tasks,
-			s->tasks == 1 ? "" : "s");
+			" task%s\n", s->samples, s->in_tasks, s->tasks, s->tasks == 1 ? "" : "s");
 	else
 		fprintf(out, "CPU samples (record --sample): %" PRIu64 " samples, %" PRIu64
 			" in polls of %" PRIu64 " task%s\n", s->samples, s->in_tasks, s->tasks,

@@ -158,6 +158,8 @@ struct recorder_result {
 	/* profile mode: task ids declared, of which never named and runtime
 	 * tasks; records whose task id could not be read (task 0) */
 	uint64_t profile_tasks, profile_unnamed, profile_runtime, profile_no_id;
+	bool profile_offcpu;         /* profile: off-CPU intervals were taken (a task id
+	                                to read: tokio with its CONTEXT described) */
 	uint64_t bytes;              /* trace file size */
 	int target_status;           /* launched target: wait status, else -1 */
 	bool target_stopped;         /* ... stopped by the end of the recording */

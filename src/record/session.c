@@ -757,6 +757,7 @@ static void finish(struct rec_session *s)
 		const struct u64map *m = &s->prof_declared;
 		s->res.profile_tasks = m->len;
 		s->res.profile_no_id = s->st.profile_no_id;
+		s->res.profile_offcpu = s->prof_offcpu;
 		for (size_t i = 0; i < m->cap; i++) {
 			const char *name;
 			bool rt;
