@@ -58,6 +58,9 @@ enum raw_type {
 #define RAW_F_PREEMPTED 16 /* RAW_OFFCPU: switched out runnable (preempted or yielding), not blocked */
 #define RAW_F_URING_DONE 32 /* RAW_URING: a completion */
 #define RAW_F_URING_ERR 64  /* RAW_URING completion: the result was an error */
+#define RAW_F_TASK_ID 2    /* RAW_SAMPLE*, RAW_OFFCPU* of profile mode: task is the runtime's
+                              task id read from the thread's CONTEXT (0 none), not a header */
+#define RAW_F_NO_ID 4      /* ... that id could not be read (task 0) */
 
 /* Kinds of runtime context a thread can be in (cookie kind of ctx probes). */
 #define AS_CTX_IO 1

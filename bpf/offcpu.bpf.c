@@ -1,7 +1,9 @@
 /* Off-CPU time inside polls (record --offcpu): when a thread of the target
  * is switched out while its poll stack is not empty, remember when, the
  * task polled, and its kernel and user stacks; when it is switched back in,
- * emit one RAW_OFFCPU record if it was away at least offcpu_min_ns. With
+ * emit one RAW_OFFCPU record if it was away at least offcpu_min_ns (in
+ * profile mode, no uprobes: while its CONTEXT names a task, task_ctx.bpf.h,
+ * or its id could not be read). With
  * --dwarf the thread's user registers and the top of its user stack are
  * kept too, and the record is a RAW_OFFCPU_DWARF, unwound in user space.
  * Attached only with --offcpu: it runs on every context switch of the
@@ -9,6 +11,7 @@
 #include "common.bpf.h"
 #include <bpf/bpf_core_read.h>
 #include "ustack.bpf.h"
+#include "task_ctx.bpf.h"
 
 /* Shortest off-CPU interval emitted (record --offcpu-min). */
 const volatile __u64 offcpu_min_ns = 100000;
@@ -67,13 +70,24 @@ static __always_inline struct raw_sample_dwarf *pending_dwarf(__u32 tid)
 static __always_inline void switch_out(void *ctx, struct task_struct *prev, bool preempted)
 {
 	__u32 tid = BPF_CORE_READ(prev, pid), zero = 0;
-	struct poll_stack *st = thread_of(prev);
+	__u8 flags = preempted ? RAW_F_PREEMPTED : 0;
+	__u64 task;
 
-	if (!st)
-		return;
-	__u32 depth = st->depth;
-	if (depth == 0 || depth > AS_MAX_DEPTH)
-		return;
+	if (prof_mode) {
+		/* profile: inside a task when the thread's CONTEXT names one */
+		flags |= RAW_F_TASK_ID;
+		task = ctx_task_id(prev, &flags);
+		if (!task && !(flags & RAW_F_NO_ID))
+			return;
+	} else {
+		struct poll_stack *st = thread_of(prev);
+		if (!st)
+			return;
+		__u32 depth = st->depth;
+		if (depth == 0 || depth > AS_MAX_DEPTH)
+			return;
+		task = st->task[(depth - 1) & (AS_MAX_DEPTH - 1)];
+	}
 	struct raw_sample_dwarf *d = offcpu_dwarf ? pending_dwarf(tid) :
 				     bpf_map_lookup_elem(&offcpu_scratch, &zero);
 	if (!d) {
@@ -82,11 +96,11 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev, bool
 	}
 	struct raw_offcpu *p = &d->s;
 	p->h.type = offcpu_dwarf ? RAW_OFFCPU_DWARF : RAW_OFFCPU;
-	p->h.flags = preempted ? RAW_F_PREEMPTED : 0;
+	p->h.flags = flags;
 	p->h.probe = 0;
 	p->h.tid = tid;
 	p->h.ts = bpf_ktime_get_ns();
-	p->task = st->task[(depth - 1) & (AS_MAX_DEPTH - 1)];
+	p->task = task;
 	p->dur_ns = 0;
 	/* prev is the current task here: its stacks are the ones at the switch */
 	long k = bpf_get_stack(ctx, p->kstack, sizeof(p->kstack), 0);

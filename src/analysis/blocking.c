@@ -63,6 +63,7 @@ struct blocking {
 	size_t n_view;
 	bool sorted;
 	struct blocking_summary sum;
+	bool profile;                 /* a profile trace (as_meta_profile()) */
 };
 
 #define GROW(arr, n, cap, init) ({ int r_ = 0; \
@@ -92,6 +93,7 @@ struct blocking *blocking__new_on(struct task_model *m, const struct as_trace_me
 		return NULL;
 	b->meta = meta;
 	b->model = m;
+	b->profile = b->sum.profile = as_meta_profile(meta);
 	/* no callbacks: the row of a task is looked up at its switches */
 	static const struct tm_ops none = { 0 };
 	int err = task_model__observe(m, &none, b, sizeof(uint32_t), &b->toff, 0, NULL);
@@ -318,6 +320,14 @@ static int add_offcpu(struct blocking *b, const struct as_event *ev, const struc
 	/* the task polled there when it was switched out (ev->task) */
 	struct tm_task *mt = task_model__polled(b->model, ev->tid, ev->task);
 
+	if (b->profile && mt && mt->worker) {
+		/* a profile trace: a worker's own loop (its launch task), parked
+		 * or not, is the runtime's, not a task blocking */
+		b->sum.parked_ns += ev->other;
+		b->sum.parked_count++;
+		return 0;
+	}
+
 	if (!mt && (!ev->task || ev->task == UINT64_MAX))  /* UINT64_MAX: not a map key */
 		return 0;
 	if ((err = task_row(b, mt, ev->task, &t)) || (err = stack_info(b, st, &si)))
@@ -423,6 +433,27 @@ static int by_line_ns(const void *x, const void *y)
  * attached), lines sorted. */
 static int sort_all(struct blocking *b, struct blocking_task **out, size_t *n_out)
 {
+	/* a profile trace names a task again when its name was found after
+	 * its first record (AS_SPAWN_TASK), and finds the runtime's own then:
+	 * the model has them now (their folded lines keep the first name) */
+	for (size_t t = 0; b->profile && t < b->n_tasks; t++) {
+		struct blocking_task *bt = &b->tasks[t];
+		struct tm_task *mt = bt->count ? task_model__task(b->model, bt->task) : NULL;
+		if (!mt)
+			continue;
+		if (mt->name && *mt->name)
+			bt->name = mt->name;
+		if (!bt->tokio_id)
+			bt->tokio_id = mt->tokio_id;
+		if (mt->worker) {
+			b->sum.parked_ns += bt->ns;
+			b->sum.parked_count += bt->count;
+			b->sum.ns -= bt->ns;
+			b->sum.count -= bt->count;
+			b->sum.tasks--;
+			bt->count = bt->ns = bt->preempted_ns = 0;
+		}
+	}
 	free(b->out_causes);
 	b->out_causes = NULL;
 	size_t n = 0;
@@ -520,6 +551,9 @@ const struct blocking_folded *blocking__folded(struct blocking *b, size_t *n)
 
 const struct blocking_summary *blocking__summary(struct blocking *b)
 {
+	/* a profile trace's late names and runtime tasks are settled by the sort */
+	if (b && b->profile)
+		ensure_sorted(b);
 	return b ? &b->sum : NULL;
 }
 

@@ -13,6 +13,7 @@
 #ifndef AS_ANALYSIS_BLOCKING_H
 #define AS_ANALYSIS_BLOCKING_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -57,6 +58,9 @@ struct blocking_summary {
 	uint64_t ns, count;           /* inside polls of tasks (parked excluded) */
 	uint64_t parked_ns, parked_count; /* while the worker was parked */
 	uint64_t tasks;               /* tasks with off-CPU time */
+	bool profile;                 /* a profile trace (as_meta_profile()): tasks by
+	                                 each thread's CONTEXT, off CPU while in a task;
+	                                 a worker's own loop counts as parked */
 };
 
 struct task_model;

@@ -40,6 +40,8 @@ struct cpu_samples {
 	size_t n_entries, cap_entries;
 	struct u64map unknown;       /* address -> entry index + 1: tasks the model
 	                                never saw (their polls' begins lost) */
+	struct u64map thread_rows;   /* profile: tid + 1 -> entry index + 1 of its
+	                                samples outside any task */
 	struct u64map stack_frames;  /* stack id + 1 -> string index + 1 of its frames */
 	struct acc *accs;
 	size_t n_accs, cap_accs;
@@ -114,6 +116,13 @@ struct cpu_samples *cpu_samples__new_on(struct task_model *m, const struct as_tr
 	c->cap_entries = 64;
 	for (int i = 0; i < E_FIRST_TASK; i++)
 		c->entries[i].row = (struct cpu_row){ .kind = (enum cpu_row_kind)(i + 1), .name = names[i] };
+	if (as_meta_profile(meta)) {
+		/* a profile trace (no polls): task 0 is the thread's CONTEXT
+		 * naming no task (block_on itself, an idle blocking thread, a
+		 * thread outside the runtime): per thread (thread_entry()) */
+		c->sum.profile = true;
+		c->entries[E_OTHER].row.name = "no-task";
+	}
 	c->n_entries = E_FIRST_TASK;
 	return c;
 }
@@ -232,6 +241,37 @@ static int stack_frames(struct cpu_samples *c, const struct as_stack *st, uint32
 	return u64map__set(&c->stack_frames, (uint64_t)id + 1, *out);
 }
 
+/* A profile trace's samples outside any task, per thread ("thread 12
+ * (main)", a row of kind CPU_ROW_OTHER): where the thread's CONTEXT named
+ * no task (block_on itself, a thread outside the runtime; every thread of a
+ * runtime without the thread-local), the thread is what is known. */
+static int thread_entry(struct cpu_samples *c, uint32_t tid, const struct tm_thread *th,
+			uint32_t *idx)
+{
+	char name[64];
+	uint64_t v;
+	int err;
+
+	if (u64map__get(&c->thread_rows, (uint64_t)tid + 1, &v)) {
+		*idx = (uint32_t)(v - 1);
+		return 0;
+	}
+	if (th && th->name && *th->name)
+		snprintf(name, sizeof(name), "thread %u (%s)", tid, th->name);
+	else
+		snprintf(name, sizeof(name), "thread %u", tid);
+	const char *n = intern(c, name, NULL);
+	if (!n)
+		return -ENOMEM;
+	if ((err = GROW(c->entries, c->n_entries, c->cap_entries, 64)))
+		return err;
+	c->entries[c->n_entries] = (struct entry){ .row = { .kind = CPU_ROW_OTHER, .name = n } };
+	if ((err = u64map__set(&c->thread_rows, (uint64_t)tid + 1, c->n_entries + 1)))
+		return err;
+	*idx = (uint32_t)c->n_entries++;
+	return 0;
+}
+
 static int add_sample(struct cpu_samples *c, const struct as_event *ev, const struct as_stack *st)
 {
 	const struct tm_thread *th = task_model__thread(c->model, ev->tid);
@@ -247,6 +287,8 @@ static int add_sample(struct cpu_samples *c, const struct as_event *ev, const st
 		err = task_entry(c, t, ev->task, &e);
 	else
 		e = th && th->runs_tasks ? E_SCHED : E_OTHER;
+	if (!err && e == E_OTHER && c->sum.profile)
+		err = thread_entry(c, ev->tid, th, &e);
 	if (err)
 		return err;   /* out of memory: e is not an entry then */
 	if ((err = stack_frames(c, st, &frames)))
@@ -316,6 +358,19 @@ static int sort_all(struct cpu_samples *c)
 	c->rows = calloc(c->n_entries, sizeof(*c->rows));
 	if (!c->rows)
 		return -ENOMEM;
+	/* a profile trace names a task again when its name was found after
+	 * its first record (AS_SPAWN_TASK): the model has it now */
+	for (size_t i = E_FIRST_TASK; c->sum.profile && i < c->n_entries; i++) {
+		struct entry *e = &c->entries[i];
+		struct tm_task *t = task_model__task(c->model, e->row.task);
+		if (!t)
+			continue;
+		if (t->name && *t->name)
+			e->row.name = t->name;
+		if (!e->row.tokio_id)
+			e->row.tokio_id = t->tokio_id;
+		e->runtime |= t->worker;
+	}
 	uint64_t sched = c->entries[E_SCHED].row.samples;
 	for (size_t i = E_FIRST_TASK; i < c->n_entries; i++)
 		if (c->entries[i].runtime)
@@ -403,6 +458,7 @@ void cpu_samples__free(struct cpu_samples *c)
 	strtab__clear(&c->strs);
 	free(c->entries);
 	u64map__clear(&c->unknown);
+	u64map__clear(&c->thread_rows);
 	if (c->own_model)
 		task_model__free(c->model);
 	u64map__clear(&c->stack_frames);

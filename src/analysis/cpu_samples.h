@@ -13,6 +13,7 @@
 #ifndef AS_ANALYSIS_CPU_SAMPLES_H
 #define AS_ANALYSIS_CPU_SAMPLES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,7 +36,8 @@ struct cpu_row {
 	                          a task the model never saw polled, else 0 */
 	uint64_t tokio_id;     /* 0 unknown */
 	const char *name;      /* root future of the task's poll probe ("?"), or
-	                          "scheduler", "idle", "outside-runtime" */
+	                          "scheduler", "idle", "outside-runtime" (a profile
+	                          trace: "thread TID (NAME)") */
 	uint64_t samples;
 };
 
@@ -50,6 +52,9 @@ struct cpu_summary {
 	uint64_t samples;      /* all samples */
 	uint64_t in_tasks;     /* in CPU_ROW_TASK rows */
 	uint64_t tasks;        /* CPU_ROW_TASK rows with samples */
+	bool profile;          /* a profile trace (as_meta_profile()): tasks by the
+	                          thread's CONTEXT, no polls; samples in no task are
+	                          CPU_ROW_OTHER rows per thread, "thread 12 (main)" */
 };
 
 struct task_model;

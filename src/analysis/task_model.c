@@ -675,6 +675,35 @@ __attribute__((noinline)) static int on_spawn(struct task_model *m, const struct
 
 	if (!th)
 		return -ENOMEM;
+	if ((ev->flags & AS_SPAWN_TASK) && ev->task && ev->task != UINT64_MAX) {
+		/* a profile trace's task, known by id (no poll): born idle (its
+		 * state unknown), named; the runtime's own a worker */
+		struct tm_task *t = live_get(m, ev->task);
+		const char *name = NULL;
+		uint32_t id;
+		if (ev->str && ev->str[0] && !(name = intern(m, ev->str, &id, &err)))
+			return err;
+		if (!t) {
+			/* as task_model__adopt(), known by id and name at its birth */
+			if (!(t = task_new(m, ev->task, ev->ts)))
+				return -ENOMEM;
+			t->tokio_id = ev->other;
+			t->name = name;
+			EMIT(m, born, t, NULL, &(struct as_event){ .ts = ev->ts, .task = ev->task });
+			enter(m, t, TM_IDLE, ev->ts);
+			if (m->max_live && m->live.len > m->max_live)
+				fold_some(m, ev->ts);
+			if (!(t = live_get(m, ev->task)))
+				return 0;   /* folded at once */
+		}
+		if (!t->tokio_id)
+			t->tokio_id = ev->other;
+		if (!t->name)
+			t->name = name;
+		if ((ev->flags & AS_SPAWN_RUNTIME) && !t->worker)
+			make_worker_one(m, t);
+		return 0;
+	}
 	if (ev->flags & AS_SPAWN_NAME) {
 		/* a name for the task of that id, met at its first poll */
 		uint32_t id;

@@ -559,6 +559,11 @@ static void on_cut(void *ctx, struct tm_task *t, uint64_t end_ns)
 	(void)end_ns;
 	if (!l->has_row)
 		return;
+	/* a task known without a poll (a profile trace's, by id) */
+	if (!st->polls && !st->name)
+		st->name = t->name;
+	if (!st->tokio_id)
+		st->tokio_id = t->tokio_id;
 	switch (t->state) {
 	case TM_RUNNING:
 		st->state = TASK_STATE_RUNNING;

@@ -3,6 +3,7 @@
  * --offcpu), per task and per cause, or as flame-graph stacks; then how long
  * each worker waited for a CPU once runnable (run-queue delay, record --runq
  * or --offcpu). */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -41,8 +42,16 @@ static int write_blocking(FILE *out, void *ctx, bool folded)
 {
 	struct blocking_out *o = ctx;
 
-	return folded ? blocking_report_folded(out, o->b)
-		      : blocking_report_text(out, o->b) || runq_report_text(out, o->q);
+	if (folded)
+		return blocking_report_folded(out, o->b);
+	if (blocking_report_text(out, o->b))
+		return -EIO;
+	if (blocking__summary(o->b)->profile) {
+		/* no run-queue program in profile mode: not 0 waits */
+		fprintf(out, "Run-queue delay per worker: not recorded in profile mode\n");
+		return ferror(out) ? -EIO : 0;
+	}
+	return runq_report_text(out, o->q);
 }
 
 int cmd_blocking(int argc, char **argv)

@@ -159,10 +159,25 @@ int record_run(const struct recorder_opts *opts)
 		(unsigned long long)res.events, (unsigned long long)res.tasks,
 		(unsigned long long)res.lost, (unsigned long long)res.missed, o.output,
 		(double)res.bytes / 1024.0, res.events ? (double)res.bytes / (double)res.events : 0.0);
-	if (o.offcpu)
-		fprintf(stderr, "asyncscope: %llu off-CPU intervals inside polls, %llu distinct stacks\n",
-			(unsigned long long)res.offcpu, (unsigned long long)res.stacks);
-	if (o.runq || o.offcpu)
+	if (o.profile)
+		/* asyncscope: 12 task ids seen: 8 named from the task lists, 2 the runtime's own
+		 *   (its workers' loops), 2 not named (not in the lists when read: ...) */
+		fprintf(stderr, "asyncscope: %llu task ids seen: %llu named from the task lists, %llu "
+			"the runtime's own (its workers' loops), %llu not named%s\n",
+			(unsigned long long)res.profile_tasks,
+			(unsigned long long)(res.profile_tasks - res.profile_unnamed - res.profile_runtime),
+			(unsigned long long)res.profile_runtime, (unsigned long long)res.profile_unnamed,
+			res.profile_unnamed ? " (in no task list when read: a spawn_blocking task, or "
+			"one that lived between two reads)" : "");
+	if (o.profile && res.profile_no_id)
+		fprintf(stderr, "asyncscope: warning: %llu samples and off-CPU intervals whose thread's "
+			"task id could not be read count as outside any task\n",
+			(unsigned long long)res.profile_no_id);
+	if (o.offcpu && (!o.profile || res.profile_offcpu))
+		fprintf(stderr, "asyncscope: %llu off-CPU intervals %s, %llu distinct stacks\n",
+			(unsigned long long)res.offcpu, o.profile ? "of tasks" : "inside polls",
+			(unsigned long long)res.stacks);
+	if (!o.profile && (o.runq || o.offcpu))
 		fprintf(stderr, "asyncscope: %llu run-queue waits\n", (unsigned long long)res.runq);
 	if (res.spawn_sites_unknown)
 		fprintf(stderr, "asyncscope: warning: %llu of %llu spawns have no call site (their "

@@ -34,6 +34,7 @@
 #include "output/html.h"
 #include "output/report.h"
 #include "output/blocking_report.h"
+#include "output/cpu_report.h"
 #include "output/usdt_report.h"
 #include "pipeline/source_file.h"
 
@@ -216,13 +217,16 @@ int report_run(const struct report_args *args)
 	bool with_futures = has_futures(meta);
 
 	fu = m && with_futures ? futures__new_on(m, meta, NULL) : NULL;
-	if (html) {
+	bool profile = as_meta_profile(meta);   /* asyncscope profile: its samples in text too */
+
+	if (html || profile)
 		hin.cpu = m ? cpu_samples__new_on(m, meta) : NULL;
+	if (html) {
 		hin.runq = runq__new();
 		hin.uring = m ? uring__new_on(m, meta) : NULL;
 	}
-	if (!an || !uc || !bl || (with_futures && !fu) ||
-	    (html && (!hin.cpu || !hin.runq || !hin.uring))) {
+	if (!an || !uc || !bl || (with_futures && !fu) || ((html || profile) && !hin.cpu) ||
+	    (html && (!hin.runq || !hin.uring))) {
 		cli_error("out of memory");
 		goto cleanup;
 	}
@@ -239,8 +243,9 @@ int report_run(const struct report_args *args)
 	usdt_counts__probes(uc, &n_usdt);
 	if (n_usdt)
 		sinks[n++] = usdt_counts__sink(uc);
-	if (html) {
+	if (html || profile)
 		sinks[n++] = cpu_samples__sink(hin.cpu);
+	if (html) {
 		sinks[n++] = runq__sink(hin.runq);
 		sinks[n++] = uring__sink(hin.uring);
 	}
@@ -288,6 +293,13 @@ int report_run(const struct report_args *args)
 	ret = write_report(format, html, out, an, meta, &res.end, &ro, &hin);
 	if (!ret && !html && !strcmp(format, "text"))
 		ret = usdt_report_text(out, uc);
+	/* a profile's CPU samples: also `asyncscope cpu` */
+	if (!ret && !html && !strcmp(format, "text") && profile) {
+		fputc('\n', out);
+		ret = cpu_report_text(out, hin.cpu);
+		if (!ret)
+			fputc('\n', out);
+	}
 	/* off-CPU inside polls (record --offcpu): also `asyncscope blocking` */
 	if (!ret && !html && !strcmp(format, "text") && ro.blocking)
 		ret = blocking_report_text(out, bl);
@@ -311,7 +323,7 @@ int report_run(const struct report_args *args)
 		goto cleanup;
 	}
 	analysis__tasks(an, &ntasks);
-	if (ntasks == 0 && !usdt_counts__total(uc))
+	if (ntasks == 0 && !usdt_counts__total(uc) && !profile)
 		cli_error("warning: the trace holds no task activity: the target ran no task "
 			  "while it was recorded");
 	ret = 0;

@@ -63,6 +63,11 @@ struct rt_context {
 	uint64_t borrow_off;      /* its RefCell's borrow flag */
 	Dwarf_Die option;         /* Option<scheduler::Handle> */
 	char *linkage;            /* the symbol's name */
+	int task_id_err;          /* 0: task_id holds current_task_id's place */
+	bool has_entered;         /* Context.runtime (Cell<EnterRuntime>) described: */
+	uint64_t entered_off;
+	Dwarf_Die entered;        /* EnterRuntime */
+	struct rt_task_id_loc task_id;
 };
 
 /* ELF: the TLS symbol and PT_TLS. */
@@ -217,6 +222,107 @@ static bool peel_wrappers(Dwarf_Die *t, uint64_t *off)
 	return false;
 }
 
+/* A reader of one value: what the discriminant of a variant part reads as,
+ * to learn which variant a value selects without memory to read. */
+static int const_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	uint64_t v = *(const uint64_t *)ctx;
+
+	(void)addr;
+	memcpy(buf, &v, len < sizeof(v) ? len : sizeof(v));   /* x86-64: little endian */
+	return 0;
+}
+
+/* The variant the value v of t's discriminant selects: 0 with *out, whose
+ * discr_addr is the discriminant's offset in t. */
+static int variant_of(Dwarf_Die *t, uint64_t v, struct dwt_variant *out)
+{
+	return dwt_read_variant(t, 0, const_read, &v, out);
+}
+
+/* The storage's state in the form a reader without DWARF can test: its
+ * offset, size and the value that means Alive. */
+static int state_alive(struct rt_context *rc, struct rt_task_id_loc *loc)
+{
+	if (dwarf_tag(&rc->state) == DW_TAG_enumeration_type) {
+		int64_t sz = dwt_byte_size(&rc->state);
+		Dwarf_Die e;
+		if (sz <= 0 || sz > 8 || dwarf_child(&rc->state, &e))
+			return -ENODATA;
+		do {
+			Dwarf_Attribute a;
+			Dwarf_Word cv;
+			const char *n = die_name(&e);
+			if (dwarf_tag(&e) == DW_TAG_enumerator && n && !strcmp(n, "Alive") &&
+			    !dwarf_formudata(dwarf_attr(&e, DW_AT_const_value, &a), &cv)) {
+				loc->state_off = (uint32_t)rc->state_off;
+				loc->state_size = (uint32_t)sz;
+				loc->state_alive = cv;
+				return 0;
+			}
+		} while (dwarf_siblingof(&e, &e) == 0);
+		return -ENODATA;
+	}
+	/* a variant part (std's lazy State<()>): the discriminant value whose
+	 * variant is Alive, among the first few */
+	for (uint64_t v = 0; v < 8; v++) {
+		struct dwt_variant var;
+		const char *n;
+		if (variant_of(&rc->state, v, &var) || !(n = die_name(&var.member)) ||
+		    strcmp(n, "Alive") || !var.discr_size)
+			continue;
+		loc->state_off = (uint32_t)(rc->state_off + var.discr_addr);
+		loc->state_size = var.discr_size;
+		loc->state_alive = v;
+		return 0;
+	}
+	return -ENODATA;
+}
+
+/* Context.current_task_id (Cell<Option<Id>>, Id a u64 in 1.24, a
+ * NonZeroU64 in 1.53: a tagged Option there, a niche here) at ctx_off in
+ * the storage. */
+static int task_id_layout(struct rt_context *rc, Dwarf_Die *ctx, uint64_t ctx_off)
+{
+	struct rt_task_id_loc *loc = &rc->task_id;
+	struct dwt_variant none, some;
+	Dwarf_Die opt, t;
+	uint64_t off = ctx_off, o;
+	const char *n;
+
+	memset(loc, 0, sizeof(*loc));
+	loc->tp_off = (int64_t)rc->sym_value - (int64_t)rc->tls_off;
+	if (rc->has_state && state_alive(rc, loc))
+		return -ENODATA;
+	if (dwt_member(ctx, "current_task_id", NULL, &o, &opt) || !task_lists_defined(rc->dt, &opt))
+		return -ENODATA;
+	off += o;
+	if (!peel_wrappers(&opt, &off) || !dwt_has_variants(&opt))
+		return -ENODATA;
+	if (variant_of(&opt, 0, &none) || !(n = die_name(&none.member)) || strcmp(n, "None") ||
+	    !none.discr_size || variant_of(&opt, 1, &some) || !(n = die_name(&some.member)) ||
+	    strcmp(n, "Some"))
+		return -ENODATA;
+	loc->tag_off = (uint32_t)(off + none.discr_addr);
+	loc->tag_size = none.discr_size;
+	loc->tag_none = 0;
+	/* Some(Id(u64)) or Some(Id(NonZero<u64>(u64))): down to the u64 */
+	if (dwt_member(&some.type, "__0", NULL, &o, &t) || !task_lists_defined(rc->dt, &t))
+		return -ENODATA;
+	off += some.offset + o;
+	for (int d = 0; d < 4 && dwarf_tag(&t) != DW_TAG_base_type; d++) {
+		Dwarf_Die inner;
+		if (dwt_only_member(&t, &o, &inner) || !task_lists_defined(rc->dt, &inner))
+			return -ENODATA;
+		off += o;
+		t = inner;
+	}
+	if (dwarf_tag(&t) != DW_TAG_base_type || dwt_byte_size(&t) != 8 || off + 8 > rc->size)
+		return -ENODATA;
+	loc->id_off = (uint32_t)off;
+	return 0;
+}
+
 static int layout(struct rt_context *rc, Dwarf_Die *var)
 {
 	Dwarf_Die st, ctx, cell, t;
@@ -236,6 +342,14 @@ static int layout(struct rt_context *rc, Dwarf_Die *var)
 		if (!peel_wrappers(&rc->state, &rc->state_off))
 			return -ENODATA;
 		rc->has_state = true;
+	}
+	/* not needed for a dump: profile's, where DWARF describes them */
+	rc->task_id_err = task_id_layout(rc, &ctx, ctx_off);
+	if (!dwt_member(&ctx, "runtime", NULL, &o, &rc->entered) &&
+	    task_lists_defined(rc->dt, &rc->entered)) {
+		rc->entered_off = ctx_off + o;
+		rc->has_entered = peel_wrappers(&rc->entered, &rc->entered_off) &&
+				  dwt_has_variants(&rc->entered);
 	}
 	for (size_t p = 0; p < sizeof(handle_paths) / sizeof(handle_paths[0]); p++) {
 		off = ctx_off;
@@ -397,4 +511,56 @@ int rt_context__handle(struct rt_context *rc, uint64_t fsbase, mem_read_fn read,
 	if (h->list == 0 && !h->layout.one)
 		h->list = -ENOENT;
 	return 1;
+}
+
+int rt_context__task_id_loc(const struct rt_context *rc, struct rt_task_id_loc *loc)
+{
+	if (rc->task_id_err)
+		return rc->task_id_err;
+	*loc = rc->task_id;
+	return 0;
+}
+
+int rt_task_id_read(const struct rt_task_id_loc *loc, uint64_t fsbase, mem_read_fn read,
+		    void *rctx, uint64_t *id)
+{
+	uint64_t base = fsbase + (uint64_t)loc->tp_off, v = 0, tag = 0;
+
+	*id = 0;
+	if (!fsbase || loc->tag_size < 1 || loc->tag_size > 8 || loc->state_size > 8)
+		return -EFAULT;
+	if (loc->state_size) {
+		if (read(rctx, base + loc->state_off, &v, loc->state_size))
+			return -EFAULT;
+		if (v != loc->state_alive)
+			return 0;
+	}
+	if (read(rctx, base + loc->tag_off, &tag, loc->tag_size))
+		return -EFAULT;
+	if (tag == loc->tag_none)
+		return 0;
+	if (read(rctx, base + loc->id_off, &v, sizeof(v)))
+		return -EFAULT;
+	*id = v;
+	return v ? 1 : 0;
+}
+
+int rt_context__entered(struct rt_context *rc, uint64_t fsbase, mem_read_fn read, void *rctx)
+{
+	uint64_t addr = rt_context__addr(rc, fsbase);
+	struct dwt_variant v;
+	const char *n;
+	int r;
+
+	if (!rc->has_entered)
+		return -ENODATA;
+	if (!fsbase)
+		return -EFAULT;
+	if (rc->has_state && (r = alive(rc, addr, read, rctx)) <= 0)
+		return r;
+	r = dwt_read_variant(&rc->entered, addr + rc->entered_off, read, rctx, &v);
+	if (r)
+		return r == -ENOENT ? -EPROTO : r;
+	n = die_name(&v.member);
+	return n && !strcmp(n, "Entered");
 }

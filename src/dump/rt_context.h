@@ -47,4 +47,43 @@ struct rt_handle {
 int rt_context__handle(struct rt_context *rc, uint64_t fsbase, mem_read_fn read, void *rctx,
 		       struct rt_handle *h);
 
+/* Where a thread's current task id is (Context.current_task_id, a
+ * Cell<Option<task::Id>>), laid out for a reader that runs none of this
+ * code (profile's BPF programs, bpf/profile.bpf.c, mirror
+ * rt_task_id_read()). What it holds: the task being polled on the thread,
+ * or the task whose future is being dropped (possibly inside another
+ * task's poll); on a multi_thread worker between polls, the worker's own
+ * launch task (its loop runs inside a blocking task's poll); None outside
+ * any task (a thread directly in block_on, a blocking-pool thread between
+ * tasks). Offsets from CONTEXT's storage, which is at fsbase + tp_off. */
+struct rt_task_id_loc {
+	int64_t tp_off;           /* the storage from the thread pointer (below it) */
+	uint32_t state_off;       /* the storage's state (std's thread_local) ... */
+	uint32_t state_size;      /* ... its bytes, 0: no state to check */
+	uint64_t state_alive;     /* ... its value while the storage is alive */
+	uint32_t tag_off;         /* the Option's discriminant (the id itself when the
+	                             Option is a niche: 1.53's NonZeroU64) ... */
+	uint32_t tag_size;        /* ... its bytes (1 to 8) ... */
+	uint64_t tag_none;        /* ... its value for None */
+	uint32_t id_off;          /* the id, a u64, when Some */
+	uint32_t pad;
+};
+
+/* 0 with *loc, or -ENODATA when DWARF does not describe current_task_id
+ * (or its storage's state) in the shapes checked (tokio 1.24.2, 1.53.1). */
+int rt_context__task_id_loc(const struct rt_context *rc, struct rt_task_id_loc *loc);
+
+/* Whether the thread with thread pointer fsbase is inside a runtime
+ * (Context.runtime is EnterRuntime::Entered: a worker's loop, block_on;
+ * not a blocking-pool thread running a spawn_blocking closure): 1, 0 (not,
+ * or its CONTEXT is not alive), -ENODATA not described by DWARF, -EFAULT,
+ * -EPROTO. */
+int rt_context__entered(struct rt_context *rc, uint64_t fsbase, mem_read_fn read, void *rctx);
+
+/* Reads, as loc says, the current task id of the thread whose thread
+ * pointer is fsbase: 1 with *id, 0 (*id 0) None or the storage not alive,
+ * -EFAULT unreadable. */
+int rt_task_id_read(const struct rt_task_id_loc *loc, uint64_t fsbase, mem_read_fn read,
+		    void *rctx, uint64_t *id);
+
 #endif

@@ -25,9 +25,15 @@ int blocking_report_text(FILE *out, struct blocking *b)
 
 	if (!s || (!t && s->tasks))
 		return -ENOMEM;
-	fprintf(out, "Blocking inside polls (off CPU, record --offcpu): %.3f ms in %" PRIu64
-		" intervals, %" PRIu64 " task%s\n", ms(s->ns), s->count, s->tasks,
-		s->tasks == 1 ? "" : "s");
+	if (s->profile)
+		/* Blocking in tasks (off CPU, profile): 503.412 ms in 10 intervals, 1 task */
+		fprintf(out, "Blocking in tasks (off CPU, profile: by each thread's CONTEXT): %.3f ms "
+			"in %" PRIu64 " intervals, %" PRIu64 " task%s\n", ms(s->ns), s->count, s->tasks,
+			s->tasks == 1 ? "" : "s");
+	else
+		fprintf(out, "Blocking inside polls (off CPU, record --offcpu): %.3f ms in %" PRIu64
+			" intervals, %" PRIu64 " task%s\n", ms(s->ns), s->count, s->tasks,
+			s->tasks == 1 ? "" : "s");
 	for (size_t i = 0; i < n && i < BLOCKING_REPORT_TASKS; i++) {
 		char id[TASK_ID_MAX];
 
@@ -53,8 +59,9 @@ int blocking_report_text(FILE *out, struct blocking *b)
 	if (n > BLOCKING_REPORT_TASKS)
 		fprintf(out, "  ... %zu more tasks\n", n - BLOCKING_REPORT_TASKS);
 	if (s->parked_count)
-		fprintf(out, "  parked in the runtime (not counted): %" PRIu64 " intervals, %.3f ms\n",
-			s->parked_count, ms(s->parked_ns));
+		fprintf(out, "  %s (not counted): %" PRIu64 " intervals, %.3f ms\n",
+			s->profile ? "in the runtime's own loop (its workers' launch tasks)" :
+			"parked in the runtime", s->parked_count, ms(s->parked_ns));
 	if (!s->count && !s->parked_count)
 		fprintf(out, "  none (a trace recorded without --offcpu has no off-CPU intervals: "
 			"record with it to see where polls block)\n");

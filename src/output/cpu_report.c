@@ -22,11 +22,17 @@ int cpu_report_text(FILE *out, struct cpu_samples *c)
 
 	if (!s || (!r && s->samples))
 		return -ENOMEM;
-	fprintf(out, "CPU samples (record --sample): %" PRIu64 " samples, %" PRIu64
-		" in polls of %" PRIu64 " task%s\n", s->samples, s->in_tasks, s->tasks,
-		s->tasks == 1 ? "" : "s");
+	if (s->profile)
+		/* CPU samples (profile): 405 samples, 398 in 4 tasks */
+		fprintf(out, "CPU samples (profile): %" PRIu64 " samples, %" PRIu64 " in %" PRIu64
+			" task%s\n", s->samples, s->in_tasks, s->tasks, s->tasks == 1 ? "" : "s");
+	else
+		fprintf(out, "CPU samples (record --sample): %" PRIu64 " samples, %" PRIu64
+			" in polls of %" PRIu64 " task%s\n", s->samples, s->in_tasks, s->tasks,
+			s->tasks == 1 ? "" : "s");
 	if (!s->samples) {
-		fprintf(out, "  none: record with --sample HZ to see where the CPU goes\n");
+		fprintf(out, s->profile ? "  none: the target did not run on a CPU while it was "
+			"profiled\n" : "  none: record with --sample HZ to see where the CPU goes\n");
 		return ferror(out) ? -EIO : 0;
 	}
 	fprintf(out, "  samples   share  where\n");

@@ -753,6 +753,56 @@ static void loss_json(struct json_writer *w, const struct as_trace_end *end, boo
 			       "unknown");
 }
 
+/* A profile trace (asyncscope profile, no probes): "mode": "profile", the
+ * tasks by id and name only, every section that needs polls null (not 0)
+ * and named in "not_recorded"; off-CPU time per task as for a recording. */
+static void profile_json(struct json_writer *w, const struct analysis *a,
+			 const struct task_stats *tasks, size_t n_tasks,
+			 const struct as_trace_end *end, const struct report_opts *opts,
+			 uint64_t lost, uint64_t missed)
+{
+	static const char *const absent[] = { "task_groups", "workers", "polls", "wakes",
+					      "parks", "histograms", "long_polls", "stalls",
+					      "starved", "wake_edges", "timeline" };
+	const struct summary *s = analysis__summary(a);
+
+	json_writer__kv_string(w, "mode", "profile");
+	json_writer__key(w, "not_recorded");
+	json_writer__begin_array(w);
+	for (size_t i = 0; i < sizeof(absent) / sizeof(absent[0]); i++)
+		json_writer__string(w, absent[i]);
+	json_writer__end_array(w);
+	json_writer__key(w, "tasks");
+	json_writer__begin_array(w);
+	for (size_t i = 0; i < n_tasks; i++) {
+		json_writer__begin_object(w);
+		task_key(w, "task", tasks[i].tokio_id, tasks[i].seq, 0);
+		json_writer__key(w, "id");
+		if (tasks[i].tokio_id)
+			json_writer__u64(w, tasks[i].tokio_id);
+		else
+			json_writer__null(w);
+		json_writer__kv_string(w, "name", tasks[i].name);
+		json_writer__kv_string(w, "kind", task_kind__str(tasks[i].kind));
+		json_writer__end_object(w);
+	}
+	json_writer__end_array(w);
+	for (size_t i = 0; i < 2; i++) {
+		json_writer__key(w, absent[i]);
+		json_writer__null(w);
+	}
+	json_writer__key(w, "totals");
+	json_writer__begin_object(w);
+	json_writer__kv_u64(w, "tasks", s->tasks);
+	json_writer__key(w, "polls");
+	json_writer__null(w);
+	json_writer__kv_u64(w, "events", s->events);
+	loss_json(w, end, opts && opts->truncated, lost, missed);
+	json_writer__end_object(w);
+	if (opts && opts->blocking)
+		blocking_json(w, opts->blocking);
+}
+
 int report_json(FILE *out, const struct analysis *a, const struct as_trace_meta *meta,
 		const struct as_trace_end *end, const struct report_opts *opts)
 {
@@ -799,6 +849,10 @@ int report_json(FILE *out, const struct analysis *a, const struct as_trace_meta 
 	loss_json(w, end, opts && opts->truncated, lost, missed);
 	json_writer__kv_bool(w, "truncated", opts && opts->truncated);
 
+	if (as_meta_profile(meta)) {
+		profile_json(w, a, tasks, n_tasks, end, opts, lost, missed);
+		goto done;
+	}
 	json_writer__key(w, "tasks");
 	json_writer__begin_array(w);
 	for (size_t i = 0; i < n_tasks; i++)
@@ -854,6 +908,7 @@ int report_json(FILE *out, const struct analysis *a, const struct as_trace_meta 
 		blocking_json(w, opts->blocking);
 	if (opts && opts->futures)
 		futures_json(w, a, opts->futures);
+done:
 	json_writer__end_object(w);
 
 	err = json_writer__finish(w);

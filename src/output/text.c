@@ -569,6 +569,22 @@ int report_text(FILE *out, const struct analysis *a, const struct as_trace_meta 
 			"more, 0 all (memory grows with them) !!!\n", s->folded_live_tasks,
 			s->max_live_tasks, s->folded_events);
 
+	if (as_meta_profile(meta)) {
+		/* asyncscope profile: no probes, so nothing that needs polls */
+		fprintf(out, "\nTASKS, WORKERS, POLL AND WAKE DISTRIBUTIONS, LONG POLLS, STALLED, "
+			"STARVED, WAKE EDGES: not recorded in profile mode (no probes: polls, wakes "
+			"and parks need asyncscope record); CPU samples and off-CPU time per task "
+			"below\n");
+		fprintf(out, "\nTOTALS\ntask ids seen %" PRIu64 "  polls not recorded in profile mode  "
+			"events %" PRIu64 "  ", s->tasks, s->events);
+		if (opts && opts->truncated && !(end && end->counts_lower_bound))
+			fprintf(out, "lost ?  missed ?\n");
+		else
+			fprintf(out, "lost %s%" PRIu64 "  missed %s%" PRIu64 "\n",
+				opts && opts->truncated ? ">=" : "", lost,
+				opts && opts->truncated ? ">=" : "", missed);
+		goto cleanup;
+	}
 	order = calloc(n_tasks ? n_tasks : 1, sizeof(*order));
 	if (!order) {
 		err = -ENOMEM;

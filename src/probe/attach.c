@@ -239,6 +239,23 @@ static int open_and_load(struct attachment *a, bool multi, char *err, size_t err
 		bpf_map__set_max_entries(a->skel->maps.fut_threads, 1);
 	}
 	bpf_map__set_max_entries(a->skel->maps.fut_rets, a->plan->n ? (uint32_t)a->plan->n : 1);
+	if (a->extra.profile) {
+		/* no uprobe at all: the task from each thread's CONTEXT */
+		struct bpf_program *prog;
+		bpf_object__for_each_program(prog, a->skel->obj)
+			if (!not_uprobe(a->skel, prog))
+				bpf_program__set_autoload(prog, false);
+		a->skel->rodata->prof_mode = 1;
+		a->skel->rodata->prof_ctx = a->extra.ctx.has_ctx;
+		a->skel->rodata->prof_tp_off = a->extra.ctx.tp_off;
+		a->skel->rodata->prof_state_off = a->extra.ctx.state_off;
+		a->skel->rodata->prof_state_size = a->extra.ctx.state_size;
+		a->skel->rodata->prof_state_alive = a->extra.ctx.state_alive;
+		a->skel->rodata->prof_tag_off = a->extra.ctx.tag_off;
+		a->skel->rodata->prof_tag_size = a->extra.ctx.tag_size;
+		a->skel->rodata->prof_tag_none = a->extra.ctx.tag_none;
+		a->skel->rodata->prof_id_off = a->extra.ctx.id_off;
+	}
 	if (multi) {
 		struct bpf_program *prog;
 		bpf_object__for_each_program(prog, a->skel->obj)
@@ -292,7 +309,7 @@ struct attachment *attachment__load(const struct probe_plan *plan, pid_t tgid,
 	a->ringbuf_bytes = ringbuf_bytes;
 	if (extra)
 		a->extra = *extra;
-	bool multi = kernel_has_uprobe_multi();
+	bool multi = !a->extra.profile && kernel_has_uprobe_multi();
 	if (open_and_load(a, multi, err, errlen) && (!multi || open_and_load(a, false, err, errlen))) {
 		attachment__free(a);
 		return NULL;
@@ -540,7 +557,7 @@ int attachment__attach(struct attachment *a, const struct elf_image *img, const 
 			goto cleanup;
 		}
 	}
-	if (!a->multi) {
+	if (!a->multi && !a->extra.profile) {
 		ret = attach_each(a, img, binary, err, errlen);
 		if (ret < 0)
 			goto cleanup;

@@ -28,6 +28,21 @@ struct attach_extra {
 	bool offcpu_dwarf;        /* off-CPU intervals also copy user registers and stack */
 	bool runq;                /* run-queue waits (sched_wakeup*, sched_switch) */
 	bool uring;               /* io_uring submissions and completions */
+	/* Profile mode (asyncscope profile): no uprobe loaded or attached, the
+	 * plan's probes aside; samples and off-CPU intervals carry the task id
+	 * read from the thread's CONTEXT (bpf/task_ctx.bpf.h), where ctx says
+	 * (dump/rt_context.h's struct rt_task_id_loc; !has_ctx: the runtime
+	 * has none, task 0 everywhere). */
+	bool profile;
+	struct {
+		bool has_ctx;
+		int64_t tp_off;
+		uint32_t state_off, state_size;
+		uint64_t state_alive;
+		uint32_t tag_off, tag_size;
+		uint64_t tag_none;
+		uint32_t id_off;
+	} ctx;
 };
 
 /* Opens and loads the BPF object for tgid with the plan's settings and
@@ -39,7 +54,7 @@ struct attachment *attachment__load(const struct probe_plan *plan, pid_t tgid,
 /* ringbuf_bytes rounded up to what the kernel accepts (power of two, at
  * least a page); 0 gives the default of 8 MiB. */
 size_t attach_ringbuf_size(size_t ringbuf_bytes);
-/* Attaches every planned probe to binary (a path the kernel can open, e.g.
+/* Attaches every planned probe (none in profile mode) to binary (a path the kernel can open, e.g.
  * /proc/PID/exe; img, borrowed, is its ELF image, for file offsets), the sched_switch program when extra->offcpu, and a
  * CPU-clock perf event per online CPU when extra->sample_hz, and the
  * scheduler tracepoints of run-queue waits when extra->runq, and the

@@ -26,6 +26,7 @@ int rec_decode(const struct rec_decoder *d, const void *data, size_t size, struc
 	out->regs = NULL;
 	out->spawn = NULL;
 	out->caller = 0;
+	out->no_id = false;
 	ev->tid = h->tid;
 	ev->ts = h->ts;
 	/* records of a probe name it: an index into the plan */
@@ -180,8 +181,12 @@ int rec_decode(const struct rec_decoder *d, const void *data, size_t size, struc
 	default:
 		return -EBADMSG;
 	}
-	/* a stack record: its event, the stack named by the caller */
+	/* a stack record: its event, the stack named by the caller; its task
+	 * a runtime task id in profile mode, a header otherwise */
 	const struct raw_offcpu *o = out->stack;
+	if (d->profile != ((h->flags & RAW_F_TASK_ID) != 0))
+		return -EBADMSG;
+	out->no_id = (h->flags & RAW_F_NO_ID) != 0;
 	ev->task = o->task;
 	if (h->type == RAW_OFFCPU || h->type == RAW_OFFCPU_DWARF) {
 		ev->type = AS_EV_OFFCPU;

@@ -24,6 +24,9 @@ struct rec_decoder {
 	const struct elf_image *img;
 	uint64_t bias;
 	bool offcpu, sample, runq, uring, dwarf;
+	/* profile mode: samples and off-CPU intervals carry runtime task ids
+	 * (RAW_F_TASK_ID), and only then */
+	bool profile;
 };
 
 /* How a decoded event goes on. */
@@ -50,6 +53,8 @@ struct rec_decoded {
 	                                         stack copy (else NULL) */
 	const struct raw_spawn_stack *spawn;  /* SPAWN_SITE: the same, at the spawn */
 	uint64_t caller;                      /* SPAWN_CALLER: the return address */
+	bool no_id;                           /* STACKED, profile: the task id could not be
+	                                         read (ev.task 0) */
 	char str[AS_LOC_FILE_MAX + 1];
 };
 

@@ -35,6 +35,8 @@ enum rec_notice_level {
 	REC_NOTICE_PROGRESS,   /* the status line (with progress), once a second */
 };
 
+struct rec_session;
+
 struct recorder_opts {
 	const char *output;          /* trace file path (in messages; created unless output_fd) */
 	int output_fd;               /* > 0: the trace is written to this open file instead,
@@ -76,6 +78,29 @@ struct recorder_opts {
 	const char *const *probe_patterns;
 	size_t n_probe_patterns;
 	bool probe_preset_cat;
+	/* Profile mode (asyncscope profile): no uprobe at all; CPU samples
+	 * (sample_hz) and off-CPU intervals (offcpu: while the thread is in a
+	 * task) carry the runtime task id the thread's CONTEXT holds then
+	 * (where dump/rt_context.h finds it in the binary's DWARF; without it,
+	 * or for a runtime without such a thread-local, every record has task
+	 * 0, its thread's, and a warning says so). The trace has no probes; each task id is declared at its first
+	 * record (AS_EV_SPAWN with AS_SPAWN_TASK), named as
+	 * rec_session__name_task() said. */
+	bool profile;
+	/* Hooks for a caller of recorder_run() that needs the session (profile
+	 * names tasks through them), each may be NULL, with hook_ctx: on_session
+	 * once attached, before the recording runs (a launched command not
+	 * exec'd yet); on_unknown_task at the first record of a task id never
+	 * named (profile: before it is declared, so that names found then
+	 * declare it named); on_hook_tick at least every 20 ms while it runs
+	 * (100 ms in profile mode, whose ring buffer is read that often); on_end
+	 * once it stops, before a launched command is ended and the trace
+	 * finished (what it adds still goes in). */
+	void (*on_session)(void *hook_ctx, struct rec_session *s);
+	void (*on_unknown_task)(void *hook_ctx, uint64_t id);
+	void (*on_hook_tick)(void *hook_ctx, uint64_t now_ns);
+	void (*on_end)(void *hook_ctx);
+	void *hook_ctx;
 	bool progress;               /* a live status line on stderr */
 	bool quiet;                  /* no "attached" line (a full-screen caller) */
 	const char *child_stdio;     /* launched command's stdout and stderr go here
@@ -133,6 +158,11 @@ struct recorder_result {
 	bool future_dwarf;
 	uint64_t future_polls;
 	uint64_t stacks;             /* distinct stacks stored (off-CPU and samples) */
+	/* profile mode: task ids declared, of which never named and runtime
+	 * tasks; records whose task id could not be read (task 0) */
+	uint64_t profile_tasks, profile_unnamed, profile_runtime, profile_no_id;
+	bool profile_offcpu;         /* profile: off-CPU intervals were taken (a task id
+	                                to read: tokio with its CONTEXT described) */
 	uint64_t bytes;              /* trace file size */
 	int target_status;           /* launched target: wait status, else -1 */
 	bool target_stopped;         /* ... stopped by the end of the recording */
@@ -173,6 +203,19 @@ void rec_session__source(struct rec_session *s, struct as_source *src);
 /* Records until the end, without a consumer of next() (o->on_event still
  * gets every event). Returns 0 or -errno (rec_session__error() says what). */
 int rec_session__run(struct rec_session *s);
+
+/* Profile mode: the task of runtime task id `id` is named name (copied;
+ * NULL none) and is the runtime's own when runtime (a worker's loop). It
+ * is declared in the trace with that at its first record, or at once when
+ * it was declared unnamed before. Returns 0 or -ENOMEM. */
+int rec_session__name_task(struct rec_session *s, uint64_t id, const char *name, bool runtime);
+
+/* The target's process id (the launched command's once launched). */
+pid_t rec_session__pid(const struct rec_session *s);
+
+/* Profile mode: the task ids declared without a name so far, in a new
+ * array (caller frees) of *n; NULL with *n 0 when none (or no memory). */
+uint64_t *rec_session__unnamed(const struct rec_session *s, size_t *n);
 
 /* After the end: the counts of the recording. */
 void rec_session__result(const struct rec_session *s, struct recorder_result *res);

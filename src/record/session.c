@@ -14,6 +14,7 @@
 
 #include "events.h"
 #include "asyncscope.skel.h"
+#include "dump/rt_context.h"
 #include "probe/attach.h"
 #include "record/decode.h"
 #include "record/fixup.h"
@@ -60,7 +61,16 @@ struct rec_session {
 	struct as_stack **stk;
 	size_t n_stk, cap_stk;
 	struct u64map stk_by_hash;
+	/* profile mode: names given (id -> index + 1 of the name in strs, bit
+	 * 62 the runtime's own) and ids declared (id -> tid << 8 | 1 unnamed,
+	 * 2 named) */
+	struct u64map prof_known, prof_declared;
+	struct u64map prof_threads;   /* tids named (AS_EV_THREAD sent), + 1 */
+	bool prof_offcpu;             /* off-CPU intervals taken (a task id to read) */
 };
+
+#define PROF_RUNTIME (1ull << 62)
+#define PROF_NAME_MASK ((1ull << 62) - 1)
 
 
 /* Queues a copy of ev for next(); its string interned (lent until free). */
@@ -129,6 +139,118 @@ static void emit(void *ctx, const struct as_event *ev)
 	}
 	if (s->queue_on)
 		enqueue(s, ev);
+}
+
+/* Profile mode: task id declared, with what is known of it. */
+static void declare(struct rec_session *s, uint64_t id, uint32_t tid, uint64_t ts,
+		    const char *name, bool runtime)
+{
+	struct as_event ev = { .type = AS_EV_SPAWN, .tid = tid, .ts = ts, .task = id, .other = id,
+			       .str = name, .flags = AS_SPAWN_NAME | AS_SPAWN_TASK |
+						     (runtime ? AS_SPAWN_RUNTIME : 0) };
+
+	emit(s, &ev);
+}
+
+/* What rec_session__name_task() said of id: 1 with *name (NULL none) and
+ * *runtime, 0 nothing. */
+static int prof_known(const struct rec_session *s, uint64_t id, const char **name, bool *runtime)
+{
+	uint64_t v;
+
+	*name = NULL;
+	*runtime = false;
+	if (!u64map__get(&s->prof_known, id, &v))
+		return 0;
+	if (v & PROF_NAME_MASK)
+		*name = strtab__get(&s->strs, (uint32_t)((v & PROF_NAME_MASK) - 1));
+	*runtime = (v & PROF_RUNTIME) != 0;
+	return 1;
+}
+
+/* Profile mode: no probe names the threads (the poll programs do): a
+ * thread's first record names it first, from /proc (nameless when gone). */
+static void prof_thread(struct rec_session *s, const struct as_event *ev)
+{
+	char path[64], comm[32] = "";
+	FILE *f;
+
+	if (u64map__get(&s->prof_threads, (uint64_t)ev->tid + 1, NULL))
+		return;
+	if (u64map__set(&s->prof_threads, (uint64_t)ev->tid + 1, 1)) {
+		s->st.missed++;
+		return;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/task/%u/comm", (int)s->t.tgid, ev->tid);
+	if ((f = fopen(path, "re"))) {
+		if (fgets(comm, sizeof(comm), f))
+			comm[strcspn(comm, "\n")] = '\0';
+		fclose(f);
+	}
+	struct as_event th = { .type = AS_EV_THREAD, .tid = ev->tid, .ts = ev->ts, .str = comm };
+	emit(s, &th);
+}
+
+/* Profile mode: the first record of a task id declares it first. */
+static void prof_first_sight(struct rec_session *s, const struct as_event *ev)
+{
+	const char *name;
+	bool runtime;
+
+	if (!ev->task || ev->task == UINT64_MAX || u64map__get(&s->prof_declared, ev->task, NULL))
+		return;
+	if (!prof_known(s, ev->task, &name, &runtime) && s->o->on_unknown_task) {
+		s->o->on_unknown_task(s->o->hook_ctx, ev->task);   /* may name it */
+		prof_known(s, ev->task, &name, &runtime);
+	}
+	if (u64map__set(&s->prof_declared, ev->task,
+			(uint64_t)ev->tid << 8 | (name || runtime ? 2 : 1))) {
+		s->st.missed++;
+		return;
+	}
+	s->st.tasks++;
+	declare(s, ev->task, ev->tid, ev->ts, name, runtime);
+}
+
+int rec_session__name_task(struct rec_session *s, uint64_t id, const char *name, bool runtime)
+{
+	uint64_t v, idx = 0;
+
+	if (!id || id == UINT64_MAX || u64map__get(&s->prof_known, id, NULL))
+		return 0;
+	if (name) {
+		/* interned: a root future type is stored once for all its tasks */
+		uint32_t si;
+		size_t len = strlen(name);
+		if (!strtab__find(&s->strs, name, len, &si) && strtab__add(&s->strs, name, len, &si))
+			return -ENOMEM;
+		idx = (uint64_t)si + 1;
+	}
+	if (u64map__set(&s->prof_known, id, idx | (runtime ? PROF_RUNTIME : 0)))
+		return -ENOMEM;
+	/* declared unnamed before: again, named */
+	if ((name || runtime) && u64map__get(&s->prof_declared, id, &v) && (v & 0xff) == 1) {
+		if (u64map__set(&s->prof_declared, id, (v & ~0xffull) | 2))
+			return -ENOMEM;
+		declare(s, id, (uint32_t)(v >> 8), clock_ns(CLOCK_MONOTONIC), name, runtime);
+	}
+	return 0;
+}
+
+uint64_t *rec_session__unnamed(const struct rec_session *s, size_t *n)
+{
+	const struct u64map *m = &s->prof_declared;
+	uint64_t *ids = NULL;
+
+	*n = 0;
+	for (size_t i = 0; i < m->cap; i++) {
+		if (m->keys[i] == 0 || m->keys[i] == UINT64_MAX || (m->vals[i] & 0xff) != 1)
+			continue;
+		if (!ids && !(ids = calloc(m->len, sizeof(*ids))))
+			return NULL;
+		ids[(*n)++] = m->keys[i];
+	}
+	return ids;
 }
 
 static const char *intern(struct rec_session *s, const char *str)
@@ -276,6 +398,11 @@ static int on_record(void *ctx, void *data, size_t size)
 			o = &unwound;
 		}
 		d.ev.stack = stack_id(s, o);
+		if (s->o->profile) {
+			s->st.profile_no_id += d.no_id;
+			prof_thread(s, &d.ev);
+			prof_first_sight(s, &d.ev);
+		}
 		emit(s, &d.ev);
 		break;
 	}
@@ -303,6 +430,19 @@ static void notify_attached(struct rec_session *s, int attached)
 	const struct probe_plan *plan = s->plan;
 	char usdt[64] = "";
 
+	if (s->o->profile) {
+		/* "profiling pid 123 (/path, tokio) without probes: CPU samples at
+		 * 99 Hz, off-CPU intervals of tasks over 100 us; recording to FILE" */
+		char off[96] = "";
+		if (s->prof_offcpu)
+			snprintf(off, sizeof(off), ", off-CPU intervals of tasks over %.0f us",
+				 (double)(s->o->offcpu_min_ns ? s->o->offcpu_min_ns : 100000) / 1e3);
+		rec_notify(s->o, REC_NOTICE_INFO, "profiling pid %d (%s, %s) without probes: CPU "
+			   "samples at %u Hz%s; recording to %s, Ctrl-C to stop", s->t.tgid, s->t.binary,
+			   plan->runtime, s->o->sample_hz, off, s->o->output ? s->o->output : "no file");
+		return;
+	}
+
 	if (plan->per_role[AS_ROLE_USDT])
 		snprintf(usdt, sizeof(usdt), ", %zu usdt", plan->per_role[AS_ROLE_USDT]);
 	if (plan->per_role[AS_ROLE_FUTURE])
@@ -314,6 +454,58 @@ static void notify_attached(struct rec_session *s, int attached)
 		   plan->per_role[AS_ROLE_SPAWN], plan->per_role[AS_ROLE_FREE],
 		   plan->per_role[AS_ROLE_PARK], usdt, s->t.tgid, s->t.binary, plan->runtime,
 		   s->o->output ? s->o->output : "no file");
+}
+
+/* Profile mode: where each thread's current task id is (tokio's CONTEXT,
+ * dump/rt_context.h), or a warning that the records are the threads'. */
+static int profile_ctx(struct rec_session *s, struct attach_extra *extra, char *err, size_t errlen)
+{
+	struct dwarf_types *dt = rec_target__dwarf(&s->t);
+	const char *why = "the binary has no DWARF (build with debug = true)";
+	struct rt_context *rc = NULL;
+	struct rt_task_id_loc l;
+	bool tokio = false;
+
+	for (size_t i = 0; i < s->plan->n_profiles; i++)
+		tokio |= !strcmp(s->plan->profiles[i]->name, "tokio");
+	if (!tokio) {
+		/* nothing tells a thread's task: off-CPU intervals (kept only in a
+		 * task) are not taken at all */
+		rec_notify(s->o, REC_NOTICE_WARNING, "%s keeps no thread-local task id to read: "
+			   "CPU samples are attributed to threads, not tasks, and off-CPU "
+			   "intervals are not recorded", s->plan->runtime);
+		extra->offcpu = extra->offcpu_dwarf = false;
+		return 0;
+	}
+	if (dt && (rc = rt_context__open(dt, s->t.binary, &why)) && rt_context__task_id_loc(rc, &l))
+		why = "the binary's DWARF does not describe tokio's Context.current_task_id";
+	else if (rc) {
+		extra->ctx.has_ctx = true;
+		extra->ctx.tp_off = l.tp_off;
+		extra->ctx.state_off = l.state_off;
+		extra->ctx.state_size = l.state_size;
+		extra->ctx.state_alive = l.state_alive;
+		extra->ctx.tag_off = l.tag_off;
+		extra->ctx.tag_size = l.tag_size;
+		extra->ctx.tag_none = l.tag_none;
+		extra->ctx.id_off = l.id_off;
+	}
+	if (!rc && errno == ENOMEM) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	rt_context__free(rc);
+	if (!extra->ctx.has_ctx) {
+		rec_notify(s->o, REC_NOTICE_WARNING, "%s: CPU samples are attributed to threads, "
+			   "not tasks, and off-CPU intervals are not recorded", why);
+		extra->offcpu = extra->offcpu_dwarf = false;
+	}
+	return 0;
+}
+
+pid_t rec_session__pid(const struct rec_session *s)
+{
+	return s->t.tgid;
 }
 
 int rec_session__open(const struct recorder_opts *o, struct rec_session **out,
@@ -357,8 +549,12 @@ int rec_session__open(const struct recorder_opts *o, struct rec_session **out,
 	struct attach_extra extra = { .offcpu = o->offcpu,
 				      .offcpu_min_ns = o->offcpu_min_ns ? o->offcpu_min_ns : 100000,
 				      .sample_hz = o->sample_hz, .sample_dwarf = o->sample_hz && o->dwarf,
-				      .offcpu_dwarf = o->offcpu && o->dwarf, .runq = o->runq || o->offcpu,
-				      .uring = o->uring };
+				      .offcpu_dwarf = o->offcpu && o->dwarf,
+				      .runq = !o->profile && (o->runq || o->offcpu),
+				      .uring = o->uring, .profile = o->profile };
+	if (o->profile && (ret = profile_ctx(s, &extra, err, errlen)))
+		goto fail;
+	s->prof_offcpu = extra.offcpu;
 	bool spawn_stacks = false;
 	for (size_t i = 0; i < s->plan->n; i++)
 		spawn_stacks |= (s->plan->flags[i] & PLAN_F_STACK) != 0;
@@ -394,13 +590,14 @@ int rec_session__open(const struct recorder_opts *o, struct rec_session **out,
 				     sizeof(s->runtime_detail) - n);
 	}
 	s->meta.runtime_detail = s->runtime_detail[0] ? s->runtime_detail : NULL;
-	s->meta.probes = s->plan->probes;
-	s->meta.n_probes = (uint32_t)s->plan->n;
+	/* profile mode: the plan only identified the runtime; no probe */
+	s->meta.probes = o->profile ? NULL : s->plan->probes;
+	s->meta.n_probes = o->profile ? 0 : (uint32_t)s->plan->n;
 	s->meta.clock_mono_ns = clock_ns(CLOCK_MONOTONIC);
 	s->meta.clock_real_ns = clock_ns(CLOCK_REALTIME);
 	s->dec = (struct rec_decoder){ .plan = s->plan, .tgid = s->t.tgid, .offcpu = o->offcpu,
 				       .sample = o->sample_hz != 0, .runq = o->runq, .uring = o->uring,
-				       .dwarf = o->dwarf };
+				       .dwarf = o->dwarf, .profile = o->profile };
 	s->fx.emit = emit;
 	s->fx.ctx = s;
 	s->fx.missed = &s->st.missed;
@@ -432,6 +629,8 @@ int rec_session__open(const struct recorder_opts *o, struct rec_session **out,
 		notify_attached(s, attached);
 	if (o->on_start)
 		o->on_start(o->ctx, &s->meta);
+	if (o->on_session)
+		o->on_session(o->hook_ctx, s);
 	ret = rec_target__go(&s->t, err, errlen);
 	if (ret)
 		goto fail;
@@ -464,7 +663,9 @@ static int step(struct rec_session *s)
 
 	if (*o->stop || s->err)
 		return 1;
-	int n = ring_buffer__poll(s->rb, 20);
+	/* profile mode: a few hundred records a second, read every 100 ms
+	 * (a wakeup costs more than the records) */
+	int n = ring_buffer__poll(s->rb, o->profile ? 100 : 20);
 	if (n >= 0 || n == -EINTR)
 		n = ring_buffer__consume(s->rb);
 	if (n < 0 && n != -EINTR) {
@@ -481,6 +682,8 @@ static int step(struct rec_session *s)
 		if (o->on_tick(o->ctx, now, c.lost, s->st.missed + c.depth_overflow + c.no_thread_slot))
 			return 1;
 	}
+	if (o->on_hook_tick)
+		o->on_hook_tick(o->hook_ctx, now);
 	if (rec_target__gone(&s->t))
 		return 1;
 	if (now - s->last_flush >= 1000000000ull) {
@@ -516,6 +719,8 @@ static void finish(struct rec_session *s)
 	if (s->o->progress)
 		rec_notify(s->o, REC_NOTICE_PROGRESS, "%s", "");
 	ring_buffer__consume(s->rb);
+	if (s->o->on_end)
+		s->o->on_end(s->o->hook_ctx);   /* a launched command still runs */
 	if (s->t.child > 0) {
 		rec_target__stop(&s->t);
 		ring_buffer__consume(s->rb);
@@ -548,6 +753,20 @@ static void finish(struct rec_session *s)
 			 (unsigned long long)s->end.events);
 	}
 	rec_stats__result(&s->st, &s->end, &s->res);
+	if (s->o->profile) {
+		const struct u64map *m = &s->prof_declared;
+		s->res.profile_tasks = m->len;
+		s->res.profile_no_id = s->st.profile_no_id;
+		s->res.profile_offcpu = s->prof_offcpu;
+		for (size_t i = 0; i < m->cap; i++) {
+			const char *name;
+			bool rt;
+			if (m->keys[i] == 0 || m->keys[i] == UINT64_MAX)
+				continue;
+			s->res.profile_unnamed += (m->vals[i] & 0xff) == 1;
+			s->res.profile_runtime += prof_known(s, m->keys[i], &name, &rt) && rt;
+		}
+	}
 	s->res.stacks = s->w ? trace_writer__stacks(s->w) : 0;
 	s->res.bytes = s->w ? trace_writer__bytes(s->w) : 0;
 }
@@ -653,6 +872,9 @@ void rec_session__free(struct rec_session *s)
 		free(s->stk[i]);
 	free(s->stk);
 	u64map__clear(&s->stk_by_hash);
+	u64map__clear(&s->prof_known);
+	u64map__clear(&s->prof_declared);
+	u64map__clear(&s->prof_threads);
 	strtab__clear(&s->strs);
 	free(s);
 }

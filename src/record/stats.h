@@ -26,6 +26,7 @@ struct rec_stats {
 	uint64_t missed;            /* malformed or unattributable records */
 	uint64_t write_errors, stack_errors;
 	uint64_t offcpu, samples, runq, uring_sub, uring_done, future_polls;
+	uint64_t profile_no_id;     /* profile: records whose task id was unreadable */
 	struct u64map live;         /* task headers seen and not freed */
 	struct unwind_stats uw_samples, uw_offcpu;
 	/* spawns seen without a &Location: call sites found by unwinding,

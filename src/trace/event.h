@@ -60,6 +60,14 @@ enum as_ev_flags {
 	AS_FUTURE_READY = 1,     /* AS_EV_FUTURE_EXIT: the poll returned Ready */
 	AS_FUTURE_PENDING = 64,  /* AS_EV_FUTURE_EXIT: the poll returned Pending */
 	AS_SPAWN_NAME = 2,       /* AS_EV_SPAWN: a task's name (task::Builder::name) */
+	AS_SPAWN_TASK = 4,       /* AS_EV_SPAWN with AS_SPAWN_NAME, in a profile trace (no
+	                            probes, asyncscope profile): task = a task known by its
+	                            runtime task id (the trace's key for it: samples and
+	                            off-CPU intervals name it so), other = that id, str = its
+	                            root future type (NULL: not named); again later when its
+	                            name was found after it was first declared */
+	AS_SPAWN_RUNTIME = 8,    /* ... with AS_SPAWN_TASK: the runtime's own task (a
+	                            multi_thread worker's loop, its launch task) */
 };
 
 /* other of AS_EV_FUTURE_ENTER / AS_EV_FUTURE_EXIT: the depth in the low 32
@@ -206,6 +214,15 @@ struct as_trace_end {
 	uint8_t counts_lower_bound;
 	uint64_t counts_ns;
 };
+
+/* A trace of `asyncscope profile`: a runtime's, without any probe (every
+ * recording with a runtime has poll probes; a USDT-only one its USDT
+ * sites): no polls, wakes or parks were recorded, only CPU samples and
+ * off-CPU intervals of tasks known by id (AS_SPAWN_TASK). */
+static inline int as_meta_profile(const struct as_trace_meta *m)
+{
+	return m && m->n_probes == 0 && m->runtime && m->runtime[0];
+}
 
 /* Lower-case name of a probe role ("poll", "future", ...), or NULL when
  * role is not one (src/trace/event.c). */

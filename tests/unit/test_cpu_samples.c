@@ -12,7 +12,9 @@
 
 #include "harness.h"
 #include "stamp.h"
+#include "analysis/blocking.h"
 #include "analysis/cpu_samples.h"
+#include "analysis/task_model.h"
 #include "analysis/runq.h"
 #include "output/cpu_report.h"
 #include "trace/event.h"
@@ -200,6 +202,92 @@ static void test_attribution(void)
 	cpu_samples__free(c);
 }
 
+/* A profile trace (no probes): tasks declared by runtime task id
+ * (AS_SPAWN_TASK), samples keyed by that id; a name found after the first
+ * sample and the runtime's own task (a worker's loop) settle at the end;
+ * task 0 is no task, its thread's; the blocking analysis likewise. */
+static void test_profile(void)
+{
+	static const struct as_trace_meta pmeta = {
+		.pid = 7, .target = "/bin/app", .build_id = "", .runtime = "tokio", .cmdline = "app",
+	};
+	const uint8_t decl = AS_SPAWN_NAME | AS_SPAWN_TASK;
+	const struct as_event evs[] = {
+		{ .type = AS_EV_SPAWN, .flags = decl, .tid = 1, .ts = 1, .task = 3, .other = 3,
+		  .str = "app::heavy" },
+		{ .type = AS_EV_SAMPLE, .tid = 1, .ts = 2, .task = 3 },
+		{ .type = AS_EV_SAMPLE, .tid = 1, .ts = 3, .task = 3 },
+		{ .type = AS_EV_SPAWN, .flags = decl, .tid = 2, .ts = 4, .task = 4, .other = 4 },
+		{ .type = AS_EV_SAMPLE, .tid = 2, .ts = 5, .task = 4 },
+		{ .type = AS_EV_SPAWN, .flags = decl, .tid = 2, .ts = 6, .task = 1, .other = 1 },
+		{ .type = AS_EV_SAMPLE, .tid = 2, .ts = 7, .task = 1 },
+		{ .type = AS_EV_OFFCPU, .tid = 2, .ts = 8, .task = 1, .other = 5000 },
+		{ .type = AS_EV_OFFCPU, .tid = 1, .ts = 9, .task = 3, .other = 700 },
+		{ .type = AS_EV_SAMPLE, .tid = 9, .ts = 10 },
+		/* named later, and #1 found to be a worker's launch task */
+		{ .type = AS_EV_SPAWN, .flags = decl, .tid = 2, .ts = 11, .task = 4, .other = 4,
+		  .str = "app::light" },
+		{ .type = AS_EV_SPAWN, .flags = decl | AS_SPAWN_RUNTIME, .tid = 2, .ts = 12, .task = 1,
+		  .other = 1 },
+	};
+	struct task_model *m = task_model__new(&pmeta);
+	struct cpu_samples *c = m ? cpu_samples__new_on(m, &pmeta) : NULL;
+	struct blocking *b = m ? blocking__new_on(m, &pmeta) : NULL;
+
+	CHECK(as_meta_profile(&pmeta) && !as_meta_profile(&meta));
+	CHECK(c && b);
+	if (!c || !b)
+		goto out;
+	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
+		CHECK_EQ_U64(task_model__add(m, &evs[i]), 0);
+		CHECK_EQ_U64(cpu_samples__add(c, &evs[i], NULL), 0);
+		CHECK_EQ_U64(blocking__add(b, &evs[i], NULL), 0);
+	}
+	CHECK_EQ_U64(task_model__finish(m, 20), 0);
+	size_t n;
+	const struct cpu_row *r = cpu_samples__rows(c, &n);
+	const struct cpu_summary *s = cpu_samples__summary(c);
+	CHECK(s->profile);
+	CHECK_EQ_U64(s->samples, 5);
+	CHECK_EQ_U64(s->in_tasks, 3);
+	CHECK_EQ_U64(n, 4);
+	if (r && n == 4) {
+		CHECK_STR(r[0].name, "app::heavy");
+		CHECK_EQ_U64(r[0].tokio_id, 3);
+		CHECK_EQ_U64(r[0].samples, 2);
+		/* ties: tasks by key, then the other kinds */
+		CHECK_STR(r[1].name, "app::light");   /* its late name */
+		CHECK_EQ_U64(r[1].tokio_id, 4);
+		CHECK_STR(r[2].name, "scheduler");   /* the launch task's sample */
+		CHECK_STR(r[3].name, "thread 9");   /* no task: its thread's */
+	}
+	const struct blocking_summary *bs = blocking__summary(b);
+	CHECK(bs->profile);
+	CHECK_EQ_U64(bs->ns, 700);
+	CHECK_EQ_U64(bs->tasks, 1);
+	CHECK_EQ_U64(bs->parked_ns, 5000);   /* the runtime's own loop, not counted */
+	const struct blocking_task *bt = blocking__tasks(b, &n);
+	CHECK_EQ_U64(n, 1);
+	if (bt && n == 1) {
+		CHECK_STR(bt[0].name, "app::heavy");
+		CHECK_EQ_U64(bt[0].tokio_id, 3);
+	}
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (f) {
+		CHECK_EQ_U64(cpu_report_text(f, c), 0);
+		fclose(f);
+		CHECK(strstr(buf, "CPU samples (profile): 5 samples, 3 in 2 tasks") != NULL);
+		CHECK(strstr(buf, "#4 app::light\n") != NULL);
+		free(buf);
+	}
+out:
+	blocking__free(b);
+	cpu_samples__free(c);
+	task_model__free(m);
+}
+
 /* RUNQ round trip; version 4 knows no type 12. */
 static void test_runq_format(void)
 {
@@ -288,6 +376,7 @@ int main(void)
 {
 	RUN(test_roundtrip_and_v3);
 	RUN(test_attribution);
+	RUN(test_profile);
 	RUN(test_runq_format);
 	RUN(test_runq_analysis);
 	TEST_MAIN_END();

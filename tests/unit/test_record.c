@@ -139,6 +139,36 @@ static void test_decode_kinds_asked_for(void)
 	CHECK(rec_decode(&d, &sd, sizeof(sd.s), &out) == -EBADMSG);
 }
 
+/* Profile mode: a sample or off-CPU interval carries a runtime task id
+ * (RAW_F_TASK_ID), and only then; an unreadable id is said. */
+static void test_decode_profile(void)
+{
+	struct rec_decoder d = { .plan = &plan, .sample = true, .offcpu = true };
+	struct rec_decoded out;
+	static struct raw_offcpu o;
+
+	o = (struct raw_offcpu){ .h = { .type = RAW_SAMPLE, .flags = RAW_F_TASK_ID, .tid = 3 },
+				 .task = 42 };
+	/* a task id outside profile mode: malformed */
+	CHECK(rec_decode(&d, &o, sizeof(o), &out) == -EBADMSG);
+	d.profile = true;
+	CHECK(rec_decode(&d, &o, sizeof(o), &out) == 1);
+	CHECK_EQ_U64(out.ev.type, AS_EV_SAMPLE);
+	CHECK_EQ_U64(out.ev.task, 42);
+	CHECK(!out.no_id);
+	/* a header (no flag) in profile mode: malformed */
+	o.h.flags = 0;
+	CHECK(rec_decode(&d, &o, sizeof(o), &out) == -EBADMSG);
+	o = (struct raw_offcpu){ .h = { .type = RAW_OFFCPU, .tid = 3,
+					.flags = RAW_F_TASK_ID | RAW_F_NO_ID | RAW_F_PREEMPTED },
+				 .dur_ns = 900 };
+	CHECK(rec_decode(&d, &o, sizeof(o), &out) == 1);
+	CHECK_EQ_U64(out.ev.type, AS_EV_OFFCPU);
+	CHECK_EQ_U64(out.ev.task, 0);
+	CHECK_EQ_U64(out.ev.flags, AS_OFFCPU_PREEMPTED);
+	CHECK(out.no_id);
+}
+
 /* What the fix-ups emit. */
 static struct as_event got[16];
 static size_t n_got;
@@ -318,6 +348,7 @@ int main(void)
 	RUN(test_decode_runtime_events);
 	RUN(test_decode_thread_spawn);
 	RUN(test_decode_kinds_asked_for);
+	RUN(test_decode_profile);
 	RUN(test_fixup_nested_wake);
 	RUN(test_fixup_held_free);
 	RUN(test_stats);

@@ -6,6 +6,7 @@
  * `$fs_base`), and a thread whose CONTEXT is not alive (zeroed storage)
  * holds no handle. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,6 +28,54 @@ static int zero_read(void *ctx, uint64_t addr, void *buf, size_t len)
 	return 0;
 }
 
+/* A thread's CONTEXT storage laid out by hand, at FS + loc->tp_off. */
+static uint8_t storage[4096];
+
+static int storage_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	const struct rt_task_id_loc *loc = ctx;
+	uint64_t base = FS + (uint64_t)loc->tp_off;
+
+	if (addr < base || addr + len > base + sizeof(storage))
+		return -EFAULT;
+	memcpy(buf, storage + (addr - base), len);
+	return 0;
+}
+
+static void put(uint32_t off, uint64_t v, uint32_t size)
+{
+	memcpy(storage + off, &v, size);
+}
+
+/* current_task_id's place: a tagged Option (1.24: Id(u64)) or a niche
+ * (1.53: Id(NonZeroU64), the id its own tag); read back as the BPF reader
+ * does, alive or not, Some or None. */
+static void check_task_id(struct rt_context *rc, bool niche)
+{
+	struct rt_task_id_loc loc;
+	uint64_t id = 7;
+
+	CHECK(rt_context__task_id_loc(rc, &loc) == 0);
+	CHECK_EQ_U64((uint64_t)-loc.tp_off, niche ? 0xd8 : 0xe0);
+	CHECK(loc.state_size >= 1 && loc.state_size <= 8);
+	CHECK(loc.tag_size == 8);
+	CHECK(niche ? loc.tag_off == loc.id_off : loc.tag_off + 8 == loc.id_off);
+	CHECK_EQ_U64(loc.tag_none, 0);
+	memset(storage, 0, sizeof(storage));
+	CHECK(rt_task_id_read(&loc, FS, storage_read, &loc, &id) == 0 && id == 0);
+	put(loc.state_off, loc.state_alive, loc.state_size);
+	CHECK(rt_task_id_read(&loc, FS, storage_read, &loc, &id) == 0 && id == 0);
+	if (!niche)
+		put(loc.tag_off, 1, loc.tag_size);
+	put(loc.id_off, 42, 8);
+	CHECK(rt_task_id_read(&loc, FS, storage_read, &loc, &id) == 1);
+	CHECK_EQ_U64(id, 42);
+	/* not alive (destroyed, or never initialised): no task */
+	put(loc.state_off, loc.state_alive + 1, loc.state_size);
+	CHECK(rt_task_id_read(&loc, FS, storage_read, &loc, &id) == 0 && id == 0);
+	CHECK(rt_task_id_read(&loc, 0, storage_read, &loc, &id) == -EFAULT);
+}
+
 static void check_binary(const char *path, uint64_t below_fs)
 {
 	struct dwarf_types *dt = dwarf_types__open(path);
@@ -43,6 +92,9 @@ static void check_binary(const char *path, uint64_t below_fs)
 		CHECK_EQ_U64(FS - rt_context__addr(rc, FS), below_fs);
 		CHECK(rt_context__handle(rc, FS, zero_read, NULL, &h) == 0);
 		CHECK(rt_context__handle(rc, 0, zero_read, NULL, &h) == -EFAULT);
+		check_task_id(rc, below_fs == 0xd8);
+		/* zeroed storage is not alive: not inside a runtime */
+		CHECK(rt_context__entered(rc, FS, zero_read, NULL) == 0);
 	} else {
 		printf("  %s: %s\n", path, why);
 	}
