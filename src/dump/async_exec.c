@@ -677,14 +677,14 @@ static bool ends(const char *s, const char *suffix)
 }
 
 /* A TLS symbol of the table: its offset into tl. */
-static void tls_symbol(const char *raw, const GElf_Sym *s, struct tls_syms *tl)
+static void tls_symbol(const char *raw, uint64_t value, struct tls_syms *tl)
 {
 	for (size_t k = 0; k < sizeof(tls_vars) / sizeof(tls_vars[0]); k++) {
 		char *dm;
 		if (tl->found[k] || !strstr(raw, tls_vars[k].needle) || !(dm = sym_demangle(raw)))
 			continue;
 		if (starts(dm, tls_vars[k].prefix) && ends(dm, tls_vars[k].suffix)) {
-			tl->value[k] = s->st_value;
+			tl->value[k] = value;
 			tl->found[k] = true;
 		}
 		free(dm);
@@ -693,55 +693,46 @@ static void tls_symbol(const char *raw, const GElf_Sym *s, struct tls_syms *tl)
 
 /* The statics of the table in the executable's symbol table: their
  * addresses (ELF virtual), found[i] set; its thread-locals into tl. */
+struct statics_seen {
+	uint64_t *addr;
+	bool *found;
+	struct tls_syms *tl;
+};
+
+static int static_symbol(const struct elf_symbol *sym, void *arg)
+{
+	struct statics_seen *ss = arg;
+	char *dm;
+
+	if (sym->type == STT_TLS)
+		tls_symbol(sym->name, sym->value, ss->tl);
+	if (sym->type != STT_OBJECT || !sym->value)
+		return 0;
+	for (size_t k = 0; k < sizeof(statics) / sizeof(statics[0]); k++) {
+		if (ss->found[k] || !strstr(sym->name, statics[k].needle))
+			continue;
+		if (!(dm = sym_demangle(sym->name)))
+			continue;
+		if (!strcmp(dm, statics[k].symbol)) {
+			ss->addr[k] = sym->value;
+			ss->found[k] = true;
+		}
+		free(dm);
+	}
+	return 0;
+}
+
 static void find_statics(const char *path, uint64_t *addr, bool *found, struct tls_syms *tl)
 {
-	int fd = -1;
-	struct Elf *elf = NULL;
-	size_t shstrndx, nph;
-	Elf_Scn *scn = NULL;
+	struct statics_seen ss = { addr, found, tl };
+	uint64_t tls_off = UINT64_MAX;
 
-	if (elf_open64(path, &fd, &elf, &shstrndx))
-		return;
-	if (elf_getphdrnum(elf, &nph) == 0)
-		for (size_t i = 0; i < nph; i++) {
-			GElf_Phdr ph;
-			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_TLS)
-				continue;
-			uint64_t align = ph.p_align ? ph.p_align : 1;
-			uint64_t first = (-(ph.p_vaddr & (align - 1))) & (align - 1);
-			tl->tls_off = ((ph.p_memsz - first + align - 1) / align) * align + first;
-			tl->have = true;
-		}
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !(d = elf_getdata(scn, NULL)))
-			continue;
-		for (size_t i = 0; i < sh.sh_size / sizeof(Elf64_Sym); i++) {
-			GElf_Sym s;
-			const char *raw;
-			char *dm;
-			if (!gelf_getsym(d, (int)i, &s) || !(raw = elf_strptr(elf, sh.sh_link, s.st_name)))
-				continue;
-			if (GELF_ST_TYPE(s.st_info) == STT_TLS && tl->have)
-				tls_symbol(raw, &s, tl);
-			if (GELF_ST_TYPE(s.st_info) != STT_OBJECT || !s.st_value)
-				continue;
-			for (size_t k = 0; k < sizeof(statics) / sizeof(statics[0]); k++) {
-				if (found[k] || !strstr(raw, statics[k].needle))
-					continue;
-				if (!(dm = sym_demangle(raw)))
-					continue;
-				if (!strcmp(dm, statics[k].symbol)) {
-					addr[k] = s.st_value;
-					found[k] = true;
-				}
-				free(dm);
-			}
-		}
-	}
-	elf_end(elf);
-	close(fd);
+	elf_symbols_each(path, static_symbol, &ss, &tls_off);
+	/* thread-locals only with the TLS block they are offsets into */
+	tl->have = tls_off != UINT64_MAX;
+	tl->tls_off = tl->have ? tls_off : 0;
+	if (!tl->have)
+		memset(tl->found, 0, sizeof(tl->found));
 }
 
 /* The std thread_local! storage at addr, of type die: the address of its

@@ -141,40 +141,31 @@ out:
 
 /* The lists the program created */
 
+struct counter {
+	struct ctx *c;
+	uint64_t *created;
+};
+
+static int counter_symbol(const struct elf_symbol *sym, void *arg)
+{
+	struct counter *k = arg;
+	uint64_t v = 0;
+
+	if (sym->type != STT_OBJECT || (sym->size != 8 && sym->size != 4) ||
+	    !strstr(sym->name, task_lists_counter_pieces[1]) ||
+	    !strstr(sym->name, task_lists_counter_pieces[0]))
+		return 0;
+	if (procmem_read_raw(k->c->pid, k->c->bias + sym->value, &v, sym->size))
+		return -EIO;
+	*k->created = v ? v - 1 : 0;
+	return 1;
+}
+
 int dump_lists_created(struct ctx *c, const char *exe, uint64_t *created)
 {
-	int fd = -1, ret = -ENOENT;
-	Elf *elf = NULL;
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
+	struct counter k = { c, created };
 
-	if (elf_open64(exe, &fd, &elf, &shstrndx))
-		return -ENOENT;
-	while (ret == -ENOENT && (scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !(d = elf_getdata(scn, NULL)))
-			continue;
-		for (size_t i = 0; i < sh.sh_size / sizeof(Elf64_Sym); i++) {
-			GElf_Sym s;
-			const char *name;
-			uint64_t v = 0;
-			if (!gelf_getsym(d, (int)i, &s) || GELF_ST_TYPE(s.st_info) != STT_OBJECT ||
-			    (s.st_size != 8 && s.st_size != 4) ||
-			    !(name = elf_strptr(elf, sh.sh_link, s.st_name)) ||
-			    !strstr(name, task_lists_counter_pieces[1]) ||
-			    !strstr(name, task_lists_counter_pieces[0]))
-				continue;
-			if (procmem_read_raw(c->pid, c->bias + s.st_value, &v, s.st_size))
-				break;
-			*created = v ? v - 1 : 0;
-			ret = 0;
-			break;
-		}
-	}
-	elf_end(elf);
-	close(fd);
-	return ret;
+	return elf_symbols_each(exe, counter_symbol, &k, NULL) == 1 ? 0 : -ENOENT;
 }
 
 size_t dump_lists_found(const struct ctx *c)

@@ -71,57 +71,30 @@ struct rt_context {
 };
 
 /* ELF: the TLS symbol and PT_TLS. */
+static int tls_symbol(const struct elf_symbol *sym, void *arg)
+{
+	struct rt_context *rc = arg;
+
+	if (sym->type != STT_TLS || strncmp(sym->name, sym_prefix, strlen(sym_prefix)) ||
+	    !strstr(sym->name, sym_part))
+		return 0;
+	if (!(rc->linkage = strdup(sym->name)))
+		return -ENOMEM;
+	rc->sym_value = sym->value;
+	return 1;
+}
+
 static int find_symbol(struct rt_context *rc, const char *path)
 {
-	int fd = -1, ret = -ENOENT;
-	Elf *elf = NULL;
-	size_t shstrndx, nph;
-	Elf_Scn *scn = NULL;
-	GElf_Phdr tls = { 0 };
-	bool have_tls = false;
+	uint64_t tls_off;
+	int ret = elf_symbols_each(path, tls_symbol, rc, &tls_off);
 
-	if (elf_open64(path, &fd, &elf, &shstrndx))
+	if (ret < 0 && ret != -ENOENT)
+		return ret;
+	if (ret != 1 || tls_off == UINT64_MAX)
 		return -ENOENT;
-	if (elf_getphdrnum(elf, &nph) == 0)
-		for (size_t i = 0; i < nph; i++) {
-			GElf_Phdr ph;
-			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_TLS) {
-				tls = ph;
-				have_tls = true;
-			}
-		}
-	while (have_tls && (scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !(d = elf_getdata(scn, NULL)))
-			continue;
-		for (size_t i = 0; i < sh.sh_size / sizeof(Elf64_Sym); i++) {
-			GElf_Sym s;
-			const char *name;
-			if (!gelf_getsym(d, (int)i, &s) || GELF_ST_TYPE(s.st_info) != STT_TLS ||
-			    !(name = elf_strptr(elf, sh.sh_link, s.st_name)) ||
-			    strncmp(name, sym_prefix, strlen(sym_prefix)) || !strstr(name, sym_part))
-				continue;
-			if (!(rc->linkage = strdup(name))) {
-				ret = -ENOMEM;
-				goto out;
-			}
-			rc->sym_value = s.st_value;
-			ret = 0;
-			break;
-		}
-		if (!ret)
-			break;
-	}
-	if (!ret) {
-		uint64_t align = tls.p_align ? tls.p_align : 1;
-		uint64_t first = (-(tls.p_vaddr & (align - 1))) & (align - 1);
-		rc->tls_off = ((tls.p_memsz - first + align - 1) / align) * align + first;
-	}
-out:
-	elf_end(elf);
-	close(fd);
-	return ret;
+	rc->tls_off = tls_off;
+	return 0;
 }
 
 /* DWARF: the variable named rc->linkage with a location. */

@@ -310,3 +310,45 @@ int insn_emulated(const uint8_t *code, size_t len)
 		return 1;                                  /* multi-byte nop */
 	return 0;
 }
+
+int elf_symbols_each(const char *path, int (*fn)(const struct elf_symbol *sym, void *arg),
+		     void *arg, uint64_t *tls_off)
+{
+	int fd = -1, ret = 0;
+	Elf *elf = NULL;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx, nph;
+
+	if (elf_open64(path, &fd, &elf, &shstrndx))
+		return -ENOENT;
+	if (tls_off) {
+		*tls_off = UINT64_MAX;
+		for (size_t i = 0; elf_getphdrnum(elf, &nph) == 0 && i < nph; i++) {
+			GElf_Phdr ph;
+			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_TLS)
+				continue;
+			uint64_t align = ph.p_align ? ph.p_align : 1;
+			uint64_t first = (-(ph.p_vaddr & (align - 1))) & (align - 1);
+			*tls_off = ((ph.p_memsz - first + align - 1) / align) * align + first;
+		}
+	}
+	while (!ret && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; !ret && i < sh.sh_size / sizeof(Elf64_Sym); i++) {
+			GElf_Sym gs;
+			struct elf_symbol sym;
+			if (!gelf_getsym(d, (int)i, &gs) || !(sym.name = elf_strptr(elf, sh.sh_link, gs.st_name)))
+				continue;
+			sym.value = gs.st_value;
+			sym.size = gs.st_size;
+			sym.type = GELF_ST_TYPE(gs.st_info);
+			ret = fn(&sym, arg);
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return ret;
+}

@@ -40,6 +40,23 @@ struct elf_image {
 struct Elf;
 int elf_open64(const char *path, int *fd, struct Elf **elf, size_t *shstrndx);
 
+/* One symbol of a .symtab, as elf_symbols_each() gives it: its raw
+ * (mangled) name, value, size and type (STT_*). */
+struct elf_symbol {
+	const char *name;
+	uint64_t value, size;
+	unsigned type;
+};
+
+/* Calls fn(sym, arg) for every symbol of path's .symtab until fn returns
+ * non-zero, and returns that; 0 when every symbol was seen, -ENOENT when
+ * path cannot be read as ELF. With tls_off, *tls_off is where the
+ * thread-local block starts below the thread pointer (x86-64 variant II:
+ * PT_TLS's size rounded up to its alignment, as the loader lays it out),
+ * UINT64_MAX when the file has no PT_TLS. */
+int elf_symbols_each(const char *path, int (*fn)(const struct elf_symbol *sym, void *arg),
+		     void *arg, uint64_t *tls_off);
+
 /* Opens and indexes path. Returns NULL and sets errno: ENOENT/EACCES from
  * open, ENOEXEC when it is not a 64-bit ELF file, ENOMEM. */
 struct elf_image *elf_image__open(const char *path);
