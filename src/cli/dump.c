@@ -186,12 +186,7 @@ static void print_join_sets(const struct dump_result *r, const struct dump_task 
 		       js->n ? ":" : "");
 		for (size_t i = 0; i < js->n; i++) {
 			const struct dump_child *ch = &js->tasks[i];
-			if (ch->task)
-				printf(" %s", dump_task_ident(&r->tasks[ch->task - 1], ident, sizeof(ident)));
-			else if (ch->id)
-				printf(" #%" PRIu64, ch->id);
-			else
-				printf(" ?");
+			printf(" %s", dump_child_ident(r, ch, ident, sizeof(ident)));
 			if (ch->done)
 				printf(" (done)");
 			else if (!ch->task)
@@ -322,19 +317,9 @@ static void join_sets_json(struct json_writer *w, const struct dump_result *r,
 		for (size_t i = 0; i < js->n; i++) {
 			const struct dump_child *ch = &js->tasks[i];
 			json_writer__begin_object(w);
-			if (ch->task)
-				json_writer__kv_string(w, "task", dump_task_ident(&r->tasks[ch->task - 1],
-										  ident, sizeof(ident)));
-			else if (ch->id)
-				json_writer__kv_string(w, "task", (snprintf(ident, sizeof(ident), "#%" PRIu64,
-									    ch->id), ident));
-			else
-				json_writer__kv_string(w, "task", NULL);
-			json_writer__key(w, "id");
-			if (ch->id)
-				json_writer__u64(w, ch->id);
-			else
-				json_writer__null(w);
+			json_writer__kv_string(w, "task", ch->task || ch->id ?
+					       dump_child_ident(r, ch, ident, sizeof(ident)) : NULL);
+			json_writer__kv_u64_or_null(w, "id", ch->id, ch->id);
 			json_writer__kv_bool(w, "done", ch->done);
 			json_writer__kv_bool(w, "listed", ch->task != 0);
 			json_writer__end_object(w);
@@ -413,11 +398,7 @@ static int print_json(const struct dump_result *r)
 	}
 	json_writer__kv_bool(w, "traced", r->traced);
 	json_writer__kv_string(w, "context_note", r->context_note);
-	json_writer__key(w, "lists_created");
-	if (r->lists_counted)
-		json_writer__u64(w, r->lists_created);
-	else
-		json_writer__null(w);
+	json_writer__kv_u64_or_null(w, "lists_created", r->lists_counted, r->lists_created);
 	json_writer__kv_u64(w, "lists_without_tasks", r->lists_without_tasks);
 	json_writer__kv_string(w, "heap_scan", !r->heap_scanned ? "none"
 				   : r->heap_scan_cut ? "cut" : "whole");
@@ -428,11 +409,9 @@ static int print_json(const struct dump_result *r)
 		json_writer__begin_object(w);
 		json_writer__kv_string(w, "via", dump_via_name(l->via));
 		json_writer__kv_string(w, "found_through", dump_via_text(l, why, sizeof(why)));
-		json_writer__key(w, "thread");
-		if (l->via == DUMP_VIA_CONTEXT || l->via == DUMP_VIA_TLS || l->via == DUMP_VIA_OWNER)
-			json_writer__u64(w, (uint64_t)l->tid);
-		else
-			json_writer__null(w);
+		json_writer__kv_u64_or_null(w, "thread", l->via == DUMP_VIA_CONTEXT ||
+					    l->via == DUMP_VIA_TLS || l->via == DUMP_VIA_OWNER,
+					    (uint64_t)l->tid);
 		json_writer__kv_u64(w, "threads", l->threads);
 		json_writer__kv_string(w, "runtime", l->runtime);
 		json_writer__kv_u64(w, "id", l->id);
@@ -452,11 +431,7 @@ static int print_json(const struct dump_result *r)
 		const struct dump_task *t = &r->tasks[i];
 		json_writer__begin_object(w);
 		json_writer__kv_string(w, "task", dump_task_ident(t, ident, sizeof(ident)));
-		json_writer__key(w, "id");
-		if (t->id)
-			json_writer__u64(w, t->id);
-		else
-			json_writer__null(w);
+		json_writer__kv_u64_or_null(w, "id", t->id, t->id);
 		snprintf(hex, sizeof(hex), "0x%" PRIx64, t->header);
 		json_writer__kv_string(w, "header", hex);
 		json_writer__kv_string(w, "name", t->name);
@@ -466,11 +441,7 @@ static int print_json(const struct dump_result *r)
 		chain_json(w, &t->stack);
 		join_sets_json(w, r, t);
 		/* a timer's deadline (CLOCK_MONOTONIC ns) and how far off it was */
-		json_writer__key(w, "deadline_ns");
-		if (t->wakes_at_ns)
-			json_writer__u64(w, t->wakes_at_ns);
-		else
-			json_writer__null(w);
+		json_writer__kv_u64_or_null(w, "deadline_ns", t->wakes_at_ns, t->wakes_at_ns);
 		json_writer__key(w, "wakes_in_ns");
 		if (t->wakes_at_ns) {
 			uint64_t now = clock_ns(CLOCK_MONOTONIC);

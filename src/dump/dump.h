@@ -220,6 +220,10 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
  * id) or, without one, "~5" (its number in order of first sight). Writes
  * into buf (24 bytes are enough), returns it. */
 const char *dump_task_ident(const struct dump_task *t, char *buf, size_t len);
+/* A JoinSet's task as every output names it: as dump_task_ident() when it
+ * is among r's tasks, else "#id" from its header, "?" when unread. */
+const char *dump_child_ident(const struct dump_result *r, const struct dump_child *ch, char *buf,
+			     size_t len);
 
 /* True when every task list found was walked to its ends (with sharded
  * lists, every shard of each, their layout from DWARF) and, when the

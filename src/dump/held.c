@@ -97,6 +97,20 @@ static bool pointee(Dwarf_Die *type, Dwarf_Die *out, int depth)
 	return false;
 }
 
+/* The pointer in the smart pointer member `name` below st at addr
+ * (Rc / Arc { ptr: NonNull<..Box<T>> }): its value and what it points at. */
+static int smart_ptr(struct ctx *c, Dwarf_Die *st, uint64_t addr, const char *name,
+		     uint64_t *ptr, Dwarf_Die *to)
+{
+	Dwarf_Die t, nn;
+	uint64_t off, poff;
+
+	if (dwt_member_deep(st, name, &off, &t) || dwt_member_deep(&t, "ptr", &poff, &nn) ||
+	    !pointee(&nn, to, 0) || dump_rd64(c, addr + off + poff, ptr) || !*ptr)
+		return -ENOENT;
+	return 0;
+}
+
 /* The tasks of the JoinSet of type js at addr: its IdleNotifiedSet's two
  * lists (notified: done, not yet joined; idle: the others), each entry's
  * JoinHandle the task's header. */
@@ -109,14 +123,8 @@ static int read_join_set(struct ctx *c, Dwarf_Die *js, uint64_t addr, struct dum
 
 	out->addr = addr;
 	/* IdleNotifiedSet { lists: Arc<Mutex<ListsInner>> }: the Arc's ArcInner */
-	{
-		Dwarf_Die arc_t, nn;
-		uint64_t loff, poff;
-		if (dwt_member_deep(js, "lists", &loff, &arc_t) ||
-		    dwt_member_deep(&arc_t, "ptr", &poff, &nn) || !pointee(&nn, &inner, 0) ||
-		    dump_rd64(c, addr + loff + poff, &arc) || !arc)
-			return -ENOENT;
-	}
+	if (smart_ptr(c, js, addr, "lists", &arc, &inner))
+		return -ENOENT;
 	for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++) {
 		Dwarf_Die ll, head_t;
 		uint64_t ll_off, head_off, e = 0;
@@ -270,20 +278,6 @@ static bool is_local_set(struct ctx *c, Dwarf_Die *type)
 	const char *n = dwarf_types__name(c->dt, type);
 
 	return n && !strcmp(n, LOCAL_SET_NAME);
-}
-
-/* The pointer in the smart pointer member `name` below st at addr
- * (Rc / Arc { ptr: NonNull<..Box<T>> }): its value and what it points at. */
-static int smart_ptr(struct ctx *c, Dwarf_Die *st, uint64_t addr, const char *name,
-		     uint64_t *ptr, Dwarf_Die *to)
-{
-	Dwarf_Die t, nn;
-	uint64_t off, poff;
-
-	if (dwt_member_deep(st, name, &off, &t) || dwt_member_deep(&t, "ptr", &poff, &nn) ||
-	    !pointee(&nn, to, 0) || dump_rd64(c, addr + off + poff, ptr) || !*ptr)
-		return -ENOENT;
-	return 0;
 }
 
 /* A LocalSet found in a block_on's chain: its LocalOwnedTasks (LocalSet {

@@ -7,6 +7,7 @@
 
 #include "dump/block_on.h"
 #include "dump/dump.h"
+#include "util/task_id.h"
 
 bool dump_list_complete(const struct dump_result *r)
 {
@@ -80,11 +81,15 @@ const char *dump_via_text(const struct dump_list *l, char *buf, size_t len)
 
 const char *dump_task_ident(const struct dump_task *t, char *buf, size_t len)
 {
-	if (t->id)
-		snprintf(buf, len, "#%" PRIu64, t->id);
-	else
-		snprintf(buf, len, "~%u", t->seq);
-	return buf;
+	return task_id_format(buf, len, t->id, t->seq, 0);
+}
+
+const char *dump_child_ident(const struct dump_result *r, const struct dump_child *ch, char *buf,
+			     size_t len)
+{
+	if (ch->task)
+		return dump_task_ident(&r->tasks[ch->task - 1], buf, len);
+	return task_id_format(buf, len, ch->id, 0, 0);
 }
 
 void dump_result__clear(struct dump_result *res)

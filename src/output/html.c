@@ -88,11 +88,7 @@ static void task_ids(struct json_writer *w, uint64_t task, uint64_t seq, uint64_
 			       task_id_format(id, sizeof(id), tokio_id, seq, task) : NULL);
 	snprintf(hex, sizeof(hex), "0x%" PRIx64, task);
 	json_writer__kv_string(w, "header", task ? hex : NULL);
-	json_writer__key(w, "id");
-	if (tokio_id)
-		json_writer__u64(w, tokio_id);
-	else
-		json_writer__null(w);
+	json_writer__kv_u64_or_null(w, "id", tokio_id, tokio_id);
 }
 
 /* "stacks": [[folded line, weight], ...] for the first HTML_STACKS_MAX of n

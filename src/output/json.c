@@ -192,11 +192,7 @@ static void seq_task_key(struct json_writer *w, const struct analysis *a, const 
 
 static void id_or_null(struct json_writer *w, const char *key, const struct task_stats *t)
 {
-	json_writer__key(w, key);
-	if (t && t->tokio_id)
-		json_writer__u64(w, t->tokio_id);
-	else
-		json_writer__null(w);
+	json_writer__kv_u64_or_null(w, key, t && t->tokio_id, t ? t->tokio_id : 0);
 }
 
 /* The name of task seq: its row's, or that of the group it was folded into
@@ -215,11 +211,7 @@ static const char *task_name(const struct analysis *a, uint64_t seq, uint32_t gr
 
 static void group_or_null(struct json_writer *w, const char *key, uint32_t group)
 {
-	json_writer__key(w, key);
-	if (group)
-		json_writer__u64(w, group - 1);
-	else
-		json_writer__null(w);
+	json_writer__kv_u64_or_null(w, key, group, group - 1);
 }
 
 /* "file:line:col", or the file alone when out of memory, or null. */
@@ -252,11 +244,7 @@ static void task_json(struct json_writer *w, FILE *out, const struct task_stats 
 
 	json_writer__begin_object(w);
 	task_key(w, "task", t->tokio_id, t->seq, 0);
-	json_writer__key(w, "id");
-	if (t->tokio_id)
-		json_writer__u64(w, t->tokio_id);
-	else
-		json_writer__null(w);
+	json_writer__kv_u64_or_null(w, "id", t->tokio_id, t->tokio_id);
 	json_writer__kv_u64(w, "seq", t->seq);
 	json_writer__kv_string(w, "task_name", t->label);
 	snprintf(buf, sizeof(buf), "0x%" PRIx64, t->header);
@@ -265,11 +253,7 @@ static void task_json(struct json_writer *w, FILE *out, const struct task_stats 
 	json_writer__kv_string(w, "kind", task_kind__str(t->kind));
 	spawn_location(w, t->spawn_file, t->spawn_line, t->spawn_col);
 	json_writer__kv_bool(w, "spawned_in_trace", t->spawned_in_trace);
-	json_writer__key(w, "parent");
-	if (t->parent)
-		json_writer__u64(w, t->parent);
-	else
-		json_writer__null(w);
+	json_writer__kv_u64_or_null(w, "parent", t->parent, t->parent);
 	json_writer__kv_u64(w, "polls", t->polls);
 	json_writer__kv_u64(w, "pending_polls", t->pending_polls);
 	json_writer__kv_u64(w, "ready_polls", t->ready_polls);
@@ -495,19 +479,12 @@ static void sched_json(struct json_writer *w, const struct analysis *a)
 		seq_task_key(w, a, "from_task", e[i].from_kind == WAKE_FROM_TASK ? e[i].from_seq : 0);
 		seq_task_key(w, a, "to_task", e[i].to_seq);
 		json_writer__kv_string(w, "from_kind", wake_source__str(e[i].from_kind));
-		json_writer__key(w, "from_seq");
-		if (e[i].from_kind == WAKE_FROM_TASK && e[i].from_seq)
-			json_writer__u64(w, e[i].from_seq);
-		else
-			json_writer__null(w);
+		json_writer__kv_u64_or_null(w, "from_seq", e[i].from_kind == WAKE_FROM_TASK && e[i].from_seq,
+					    e[i].from_seq);
 		json_writer__kv_string(w, "from_name", e[i].from_kind == WAKE_FROM_TASK
 				       ? task_name(a, e[i].from_seq, e[i].from_group)
 				       : wake_source__str(e[i].from_kind));
-		json_writer__key(w, "to_seq");
-		if (e[i].to_seq)
-			json_writer__u64(w, e[i].to_seq);
-		else
-			json_writer__null(w);
+		json_writer__kv_u64_or_null(w, "to_seq", e[i].to_seq, e[i].to_seq);
 		json_writer__kv_string(w, "to_name", task_name(a, e[i].to_seq, e[i].to_group));
 		json_writer__kv_u64(w, "count", e[i].count);
 		json_writer__kv_u64(w, "timed", e[i].timed);
@@ -543,11 +520,7 @@ static void blocking_json(struct json_writer *w, struct blocking *b)
 		task_key(w, "task", t[i].tokio_id, t[i].seq, t[i].task);
 		snprintf(hex, sizeof(hex), "0x%" PRIx64, t[i].task);
 		json_writer__kv_string(w, "header", hex);
-		json_writer__key(w, "id");
-		if (t[i].tokio_id)
-			json_writer__u64(w, t[i].tokio_id);
-		else
-			json_writer__null(w);
+		json_writer__kv_u64_or_null(w, "id", t[i].tokio_id, t[i].tokio_id);
 		json_writer__kv_string(w, "name", t[i].name);
 		json_writer__kv_u64(w, "offcpu_ns", t[i].ns);
 		json_writer__kv_u64(w, "intervals", t[i].count);
@@ -617,11 +590,7 @@ static void usdt_json(struct json_writer *w, const struct usdt_counts *uc)
 		json_writer__kv_string(w, "probe", t[i].probe < np ? p[t[i].probe].probe : NULL);
 		snprintf(hex, sizeof(hex), "0x%" PRIx64, t[i].task);
 		json_writer__kv_string(w, "header", hex);
-		json_writer__key(w, "id");
-		if (t[i].tokio_id)
-			json_writer__u64(w, t[i].tokio_id);
-		else
-			json_writer__null(w);
+		json_writer__kv_u64_or_null(w, "id", t[i].tokio_id, t[i].tokio_id);
 		json_writer__kv_string(w, "name", t[i].name);
 		json_writer__kv_u64(w, "hits", t[i].hits);
 		json_writer__end_object(w);
@@ -739,16 +708,8 @@ static void loss_json(struct json_writer *w, const struct as_trace_end *end, boo
 {
 	bool known = !truncated || (end && end->counts_lower_bound);
 
-	json_writer__key(w, "lost_events");
-	if (known)
-		json_writer__u64(w, lost);
-	else
-		json_writer__null(w);
-	json_writer__key(w, "missed_events");
-	if (known)
-		json_writer__u64(w, missed);
-	else
-		json_writer__null(w);
+	json_writer__kv_u64_or_null(w, "lost_events", known, lost);
+	json_writer__kv_u64_or_null(w, "missed_events", known, missed);
 	json_writer__kv_string(w, "loss_counts", !truncated ? "exact" : known ? "lower_bound" :
 			       "unknown");
 }
@@ -777,11 +738,7 @@ static void profile_json(struct json_writer *w, const struct analysis *a,
 	for (size_t i = 0; i < n_tasks; i++) {
 		json_writer__begin_object(w);
 		task_key(w, "task", tasks[i].tokio_id, tasks[i].seq, 0);
-		json_writer__key(w, "id");
-		if (tasks[i].tokio_id)
-			json_writer__u64(w, tasks[i].tokio_id);
-		else
-			json_writer__null(w);
+		json_writer__kv_u64_or_null(w, "id", tasks[i].tokio_id, tasks[i].tokio_id);
 		json_writer__kv_string(w, "name", tasks[i].name);
 		json_writer__kv_string(w, "kind", task_kind__str(tasks[i].kind));
 		json_writer__end_object(w);
@@ -827,17 +784,9 @@ int report_json(FILE *out, const struct analysis *a, const struct as_trace_meta 
 
 	json_writer__begin_object(w);
 	json_writer__kv_u64(w, "schema_version", REPORT_SCHEMA_VERSION);
-	json_writer__key(w, "format_version");
-	if (meta)
-		json_writer__u64(w, meta->format_version);
-	else
-		json_writer__null(w);
+	json_writer__kv_u64_or_null(w, "format_version", meta, meta ? meta->format_version : 0);
 	json_writer__kv_string(w, "target", meta ? meta->target : NULL);
-	json_writer__key(w, "pid");
-	if (meta)
-		json_writer__u64(w, meta->pid);
-	else
-		json_writer__null(w);
+	json_writer__kv_u64_or_null(w, "pid", meta, meta ? meta->pid : 0);
 	json_writer__kv_string(w, "runtime", meta ? meta->runtime : NULL);
 	json_writer__kv_string(w, "runtime_detail", meta && meta->runtime_detail &&
 			       *meta->runtime_detail ? meta->runtime_detail : NULL);

@@ -310,6 +310,15 @@ void json_writer__kv_u64(struct json_writer *w, const char *key, uint64_t v)
 	json_writer__u64(w, v);
 }
 
+void json_writer__kv_u64_or_null(struct json_writer *w, const char *key, bool known, uint64_t v)
+{
+	json_writer__key(w, key);
+	if (known)
+		json_writer__u64(w, v);
+	else
+		json_writer__null(w);
+}
+
 void json_writer__kv_bool(struct json_writer *w, const char *key, bool v)
 {
 	json_writer__key(w, key);

@@ -39,6 +39,8 @@ void json_writer__null(struct json_writer *w);
 void json_writer__kv_string(struct json_writer *w, const char *key, const char *s);
 void json_writer__kv_u64(struct json_writer *w, const char *key, uint64_t v);
 void json_writer__kv_bool(struct json_writer *w, const char *key, bool v);
+/* key, then v when known, else null. */
+void json_writer__kv_u64_or_null(struct json_writer *w, const char *key, bool known, uint64_t v);
 
 /* Ends the document (a final newline), flushes, and returns 0, -EINVAL if the
  * calls did not form one complete JSON value, or -EIO on a write error. */
