@@ -61,6 +61,7 @@ enum raw_type {
 #define RAW_F_TASK_ID 2    /* RAW_SAMPLE*, RAW_OFFCPU* of profile mode: task is the runtime's
                               task id read from the thread's CONTEXT (0 none), not a header */
 #define RAW_F_NO_ID 4      /* ... that id could not be read (task 0) */
+#define RAW_F_RT_LOOP 8    /* ... that id is a worker's own (its loop, outside any user poll) */
 
 /* Kinds of runtime context a thread can be in (cookie kind of ctx probes). */
 #define AS_CTX_IO 1

@@ -27,6 +27,13 @@ const volatile __u32 prof_tag_off __weak = 0;
 const volatile __u32 prof_tag_size __weak = 8;
 const volatile __u64 prof_tag_none __weak = 0;
 const volatile __u32 prof_id_off __weak = 0;
+/* The worker-loop test (rt_task_in_loop()): size 0, none. */
+const volatile __u32 prof_loop_rt_off __weak = 0;
+const volatile __u32 prof_loop_rt_size __weak = 0;
+const volatile __u64 prof_loop_rt_outside __weak = 0;
+const volatile __u32 prof_loop_budget_off __weak = 0;
+const volatile __u32 prof_loop_budget_size __weak = 1;
+const volatile __u64 prof_loop_budget_none __weak = 0;
 
 static __always_inline __u64 size_mask(__u32 size)
 {
@@ -35,8 +42,9 @@ static __always_inline __u64 size_mask(__u32 size)
 
 /* The current task id of task (the current one: its user memory is the
  * one mapped), 0 for none; *flags |= RAW_F_NO_ID when it could not be
- * read. Eight bytes are read for the state and the tag whatever their
- * size (one helper call each; masked): they lie inside the storage. */
+ * read, and RAW_F_RT_LOOP when the id is a worker's own. Eight bytes are
+ * read for the state, the tag and the loop test whatever their size (one
+ * helper call each; masked): they lie inside the storage. */
 static __always_inline __u64 ctx_task_id(struct task_struct *task, __u8 *flags)
 {
 	__u64 fs, base, v = 0;
@@ -44,10 +52,8 @@ static __always_inline __u64 ctx_task_id(struct task_struct *task, __u8 *flags)
 	if (!prof_ctx)
 		return 0;
 	fs = BPF_CORE_READ(task, thread.fsbase);
-	if (!fs) {
-		*flags |= RAW_F_NO_ID;
-		return 0;
-	}
+	if (!fs)
+		return 0;   /* no thread pointer yet (the dynamic loader at exec): no task */
 	base = fs + (__u64)prof_tp_off;
 	if (prof_state_size) {
 		if (bpf_probe_read_user(&v, sizeof(v), (const void *)(base + prof_state_off))) {
@@ -67,6 +73,18 @@ static __always_inline __u64 ctx_task_id(struct task_struct *task, __u8 *flags)
 	    bpf_probe_read_user(&v, sizeof(v), (const void *)(base + prof_id_off))) {
 		*flags |= RAW_F_NO_ID;
 		return 0;
+	}
+	if (v && prof_loop_rt_size) {
+		/* a worker between user polls holds its launch task's id: the
+		 * runtime's (Entered, and no coop budget: every user poll runs
+		 * inside one) */
+		__u64 rt = 0, budget = 0;
+		if (!bpf_probe_read_user(&rt, sizeof(rt), (const void *)(base + prof_loop_rt_off)) &&
+		    !bpf_probe_read_user(&budget, sizeof(budget),
+					 (const void *)(base + prof_loop_budget_off)) &&
+		    (rt & size_mask(prof_loop_rt_size)) != prof_loop_rt_outside &&
+		    (budget & size_mask(prof_loop_budget_size)) == prof_loop_budget_none)
+			*flags |= RAW_F_RT_LOOP;
 	}
 	return v;
 }

@@ -98,11 +98,12 @@ static bool in_lists(const struct dump_result *r, uint64_t id)
 
 /* The threads' current task ids, read before the lists are walked. */
 struct held {
-	pid_t tid;
 	uint64_t id;
-	bool entered;
+	bool in_loop;
 };
 
+/* Each thread's current task id, and whether it runs its worker's own loop
+ * (rt_task_in_loop(): the test the BPF programs make at every record). */
 static struct held *read_held(struct namer *nm, size_t *n)
 {
 	struct proc_thread *th = NULL;
@@ -118,30 +119,22 @@ static struct held *read_held(struct namer *nm, size_t *n)
 		uint64_t id;
 		if (rt_task_id_read(&nm->loc, th[i].fsbase, raw_read, &nm->pid, &id) != 1)
 			continue;
-		h[*n] = (struct held){ .tid = th[i].tid, .id = id,
-				       .entered = rt_context__entered(nm->rc, th[i].fsbase, raw_read,
-								      &nm->pid) == 1 };
-		(*n)++;
+		h[(*n)++] = (struct held){ .id = id, .in_loop = rt_task_in_loop(&nm->loc, th[i].fsbase,
+									 raw_read, &nm->pid) == 1 };
 	}
 	free(th);
 	return h;
 }
 
 /* A worker's own loop runs inside the poll of a blocking task (its launch
- * task), in no task list: a thread inside a runtime (Context.runtime
- * Entered; not a spawn_blocking thread) holding the same id, in no list,
- * both before and after the walk (not a task that ended meanwhile) holds
- * its launch task: the runtime's. */
-static void runtime_tasks(struct namer *nm, const struct held *a, size_t na, const struct held *b,
-			  size_t nb, const struct dump_result *r)
+ * task), in no task list: an id held in a worker's loop and in no list is
+ * the runtime's (one in a list: a user task dropped outside its poll). */
+static void runtime_tasks(struct namer *nm, const struct held *h, size_t n,
+			  const struct dump_result *r)
 {
-	for (size_t i = 0; i < na; i++) {
-		if (!a[i].entered || in_lists(r, a[i].id))
-			continue;
-		for (size_t k = 0; k < nb; k++)
-			if (b[k].tid == a[i].tid && b[k].id == a[i].id && b[k].entered)
-				rec_session__name_task(nm->s, a[i].id, NULL, true);
-	}
+	for (size_t i = 0; i < n; i++)
+		if (h[i].in_loop && !in_lists(r, h[i].id))
+			rec_session__name_task(nm->s, h[i].id, NULL, true);
 }
 
 /* Walks the task lists; names every task found (by id), and the runtime's
@@ -186,10 +179,7 @@ static void walk(struct namer *nm, uint64_t now)
 		if (r.tasks[i].id && rec_session__name_task(nm->s, r.tasks[i].id, r.tasks[i].name,
 							    false))
 			break;   /* out of memory: the rest unnamed */
-	size_t n_after;
-	struct held *after = read_held(nm, &n_after);
-	runtime_tasks(nm, held, n_held, after, n_after, &r);
-	free(after);
+	runtime_tasks(nm, held, n_held, &r);
 	free(held);
 	dump_result__clear(&r);
 }

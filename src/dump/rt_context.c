@@ -213,6 +213,26 @@ static int variant_of(Dwarf_Die *t, uint64_t v, struct dwt_variant *out)
 	return dwt_read_variant(t, 0, const_read, &v, out);
 }
 
+/* The discriminant of t (an enum with a variant part) and its value for
+ * the variant named name, among the first 256 values: 0 with *off (in t),
+ * *size and *value, or -ENODATA. */
+static int variant_value(Dwarf_Die *t, const char *name, uint32_t *off, uint32_t *size,
+			 uint64_t *value)
+{
+	for (uint64_t v = 0; v < 256; v++) {
+		struct dwt_variant var;
+		const char *n;
+		if (variant_of(t, v, &var) || !var.discr_size || !(n = die_name(&var.member)) ||
+		    strcmp(n, name))
+			continue;
+		*off = (uint32_t)var.discr_addr;
+		*size = var.discr_size;
+		*value = v;
+		return 0;
+	}
+	return -ENODATA;
+}
+
 /* The storage's state in the form a reader without DWARF can test: its
  * offset, size and the value that means Alive. */
 static int state_alive(struct rt_context *rc, struct rt_task_id_loc *loc)
@@ -296,6 +316,33 @@ static int task_id_layout(struct rt_context *rc, Dwarf_Die *ctx, uint64_t ctx_of
 	return 0;
 }
 
+/* The worker-loop test of struct rt_task_id_loc: Context.runtime (already
+ * found: rc->entered) NotEntered's discriminant, and Context.budget
+ * (Cell<coop::Budget>, Budget(Option<u8>)) None's. Left 0 (no test) when
+ * DWARF does not describe them so. */
+static void loop_layout(struct rt_context *rc, Dwarf_Die *ctx, uint64_t ctx_off)
+{
+	struct rt_task_id_loc *loc = &rc->task_id;
+	uint32_t rt_off, rt_size, b_off, b_size;
+	uint64_t rt_out, b_none, off = ctx_off, o;
+	Dwarf_Die b;
+
+	if (!rc->has_entered ||
+	    variant_value(&rc->entered, "NotEntered", &rt_off, &rt_size, &rt_out) ||
+	    dwt_member(ctx, "budget", NULL, &o, &b) || !task_lists_defined(rc->dt, &b))
+		return;
+	off += o;
+	if (!peel_wrappers(&b, &off) || !dwt_has_variants(&b) ||
+	    variant_value(&b, "None", &b_off, &b_size, &b_none))
+		return;
+	loc->loop_rt_off = (uint32_t)rc->entered_off + rt_off;
+	loc->loop_rt_size = rt_size;
+	loc->loop_rt_outside = rt_out;
+	loc->loop_budget_off = (uint32_t)off + b_off;
+	loc->loop_budget_size = b_size;
+	loc->loop_budget_none = b_none;
+}
+
 static int layout(struct rt_context *rc, Dwarf_Die *var)
 {
 	Dwarf_Die st, ctx, cell, t;
@@ -324,6 +371,8 @@ static int layout(struct rt_context *rc, Dwarf_Die *var)
 		rc->has_entered = peel_wrappers(&rc->entered, &rc->entered_off) &&
 				  dwt_has_variants(&rc->entered);
 	}
+	if (!rc->task_id_err)
+		loop_layout(rc, &ctx, ctx_off);
 	for (size_t p = 0; p < sizeof(handle_paths) / sizeof(handle_paths[0]); p++) {
 		off = ctx_off;
 		t = ctx;
@@ -518,22 +567,15 @@ int rt_task_id_read(const struct rt_task_id_loc *loc, uint64_t fsbase, mem_read_
 	return v ? 1 : 0;
 }
 
-int rt_context__entered(struct rt_context *rc, uint64_t fsbase, mem_read_fn read, void *rctx)
+int rt_task_in_loop(const struct rt_task_id_loc *loc, uint64_t fsbase, mem_read_fn read,
+		    void *rctx)
 {
-	uint64_t addr = rt_context__addr(rc, fsbase);
-	struct dwt_variant v;
-	const char *n;
-	int r;
+	uint64_t base = fsbase + (uint64_t)loc->tp_off, rt = 0, budget = 0;
 
-	if (!rc->has_entered)
-		return -ENODATA;
-	if (!fsbase)
+	if (!loc->loop_rt_size || loc->loop_rt_size > 8 || loc->loop_budget_size > 8)
+		return 0;
+	if (!fsbase || read(rctx, base + loc->loop_rt_off, &rt, loc->loop_rt_size) ||
+	    read(rctx, base + loc->loop_budget_off, &budget, loc->loop_budget_size))
 		return -EFAULT;
-	if (rc->has_state && (r = alive(rc, addr, read, rctx)) <= 0)
-		return r;
-	r = dwt_read_variant(&rc->entered, addr + rc->entered_off, read, rctx, &v);
-	if (r)
-		return r == -ENOENT ? -EPROTO : r;
-	n = die_name(&v.member);
-	return n && !strcmp(n, "Entered");
+	return rt != loc->loop_rt_outside && budget == loc->loop_budget_none;
 }

@@ -66,24 +66,32 @@ struct rt_task_id_loc {
 	uint32_t tag_size;        /* ... its bytes (1 to 8) ... */
 	uint64_t tag_none;        /* ... its value for None */
 	uint32_t id_off;          /* the id, a u64, when Some */
-	uint32_t pad;
+	/* The worker's own loop (its launch task's id held, outside any user
+	 * poll): Context.runtime Entered and Context.budget unconstrained
+	 * (a worker polls every task inside coop::budget; a spawn_blocking
+	 * thread is not Entered). loop_rt_size 0: not described. */
+	uint32_t loop_rt_off;       /* Context.runtime's discriminant ... */
+	uint32_t loop_rt_size;      /* ... its bytes (0: no loop test) ... */
+	uint64_t loop_rt_outside;   /* ... its value for NotEntered */
+	uint32_t loop_budget_off;   /* Context.budget's Option<u8> discriminant ... */
+	uint32_t loop_budget_size;  /* ... its bytes ... */
+	uint64_t loop_budget_none;  /* ... its value for None (unconstrained) */
 };
 
 /* 0 with *loc, or -ENODATA when DWARF does not describe current_task_id
  * (or its storage's state) in the shapes checked (tokio 1.24.2, 1.53.1). */
 int rt_context__task_id_loc(const struct rt_context *rc, struct rt_task_id_loc *loc);
 
-/* Whether the thread with thread pointer fsbase is inside a runtime
- * (Context.runtime is EnterRuntime::Entered: a worker's loop, block_on;
- * not a blocking-pool thread running a spawn_blocking closure): 1, 0 (not,
- * or its CONTEXT is not alive), -ENODATA not described by DWARF, -EFAULT,
- * -EPROTO. */
-int rt_context__entered(struct rt_context *rc, uint64_t fsbase, mem_read_fn read, void *rctx);
-
 /* Reads, as loc says, the current task id of the thread whose thread
  * pointer is fsbase: 1 with *id, 0 (*id 0) None or the storage not alive,
  * -EFAULT unreadable. */
 int rt_task_id_read(const struct rt_task_id_loc *loc, uint64_t fsbase, mem_read_fn read,
 		    void *rctx, uint64_t *id);
+
+/* Whether the thread whose thread pointer is fsbase runs its worker's own
+ * loop, as loc's loop_* say (the BPF reader's test): 1 yes, 0 no (or not
+ * described), -EFAULT unreadable. */
+int rt_task_in_loop(const struct rt_task_id_loc *loc, uint64_t fsbase, mem_read_fn read,
+		    void *rctx);
 
 #endif

@@ -255,6 +255,12 @@ static int open_and_load(struct attachment *a, bool multi, char *err, size_t err
 		a->skel->rodata->prof_tag_size = a->extra.ctx.tag_size;
 		a->skel->rodata->prof_tag_none = a->extra.ctx.tag_none;
 		a->skel->rodata->prof_id_off = a->extra.ctx.id_off;
+		a->skel->rodata->prof_loop_rt_off = a->extra.ctx.loop_rt_off;
+		a->skel->rodata->prof_loop_rt_size = a->extra.ctx.loop_rt_size;
+		a->skel->rodata->prof_loop_rt_outside = a->extra.ctx.loop_rt_outside;
+		a->skel->rodata->prof_loop_budget_off = a->extra.ctx.loop_budget_off;
+		a->skel->rodata->prof_loop_budget_size = a->extra.ctx.loop_budget_size;
+		a->skel->rodata->prof_loop_budget_none = a->extra.ctx.loop_budget_none;
 	}
 	if (multi) {
 		struct bpf_program *prog;

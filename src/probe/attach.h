@@ -42,6 +42,10 @@ struct attach_extra {
 		uint32_t tag_off, tag_size;
 		uint64_t tag_none;
 		uint32_t id_off;
+		uint32_t loop_rt_off, loop_rt_size;   /* 0 size: no worker-loop test */
+		uint64_t loop_rt_outside;
+		uint32_t loop_budget_off, loop_budget_size;
+		uint64_t loop_budget_none;
 	} ctx;
 };
 

@@ -187,6 +187,7 @@ int rec_decode(const struct rec_decoder *d, const void *data, size_t size, struc
 	if (d->profile != ((h->flags & RAW_F_TASK_ID) != 0))
 		return -EBADMSG;
 	out->no_id = (h->flags & RAW_F_NO_ID) != 0;
+	out->rt_loop = (h->flags & RAW_F_RT_LOOP) != 0;
 	ev->task = o->task;
 	if (h->type == RAW_OFFCPU || h->type == RAW_OFFCPU_DWARF) {
 		ev->type = AS_EV_OFFCPU;

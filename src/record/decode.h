@@ -55,6 +55,8 @@ struct rec_decoded {
 	uint64_t caller;                      /* SPAWN_CALLER: the return address */
 	bool no_id;                           /* STACKED, profile: the task id could not be
 	                                         read (ev.task 0) */
+	bool rt_loop;                         /* STACKED, profile: ev.task is a worker's
+	                                         own (its loop between user polls) */
 	char str[AS_LOC_FILE_MAX + 1];
 };
 

@@ -191,6 +191,23 @@ static void prof_thread(struct rec_session *s, const struct as_event *ev)
 	emit(s, &th);
 }
 
+/* Profile mode: id held by a worker in its own loop (BPF's test: inside
+ * the runtime, outside any coop budget) is its launch task, the runtime's;
+ * unless the task lists (asked first) name it: a user task whose future
+ * the worker drops outside a poll (at shutdown) holds its id there too. */
+static void prof_worker_loop(struct rec_session *s, uint64_t id)
+{
+	const char *name;
+	bool runtime;
+
+	if (prof_known(s, id, &name, &runtime))
+		return;
+	if (s->o->on_unknown_task)
+		s->o->on_unknown_task(s->o->hook_ctx, id);
+	if (!prof_known(s, id, &name, &runtime) && rec_session__name_task(s, id, NULL, true))
+		s->st.missed++;
+}
+
 /* Profile mode: the first record of a task id declares it first. */
 static void prof_first_sight(struct rec_session *s, const struct as_event *ev)
 {
@@ -401,6 +418,8 @@ static int on_record(void *ctx, void *data, size_t size)
 		if (s->o->profile) {
 			s->st.profile_no_id += d.no_id;
 			prof_thread(s, &d.ev);
+			if (d.rt_loop)
+				prof_worker_loop(s, d.ev.task);
 			prof_first_sight(s, &d.ev);
 		}
 		emit(s, &d.ev);
@@ -489,6 +508,12 @@ static int profile_ctx(struct rec_session *s, struct attach_extra *extra, char *
 		extra->ctx.tag_size = l.tag_size;
 		extra->ctx.tag_none = l.tag_none;
 		extra->ctx.id_off = l.id_off;
+		extra->ctx.loop_rt_off = l.loop_rt_off;
+		extra->ctx.loop_rt_size = l.loop_rt_size;
+		extra->ctx.loop_rt_outside = l.loop_rt_outside;
+		extra->ctx.loop_budget_off = l.loop_budget_off;
+		extra->ctx.loop_budget_size = l.loop_budget_size;
+		extra->ctx.loop_budget_none = l.loop_budget_none;
 	}
 	if (!rc && errno == ENOMEM) {
 		snprintf(err, errlen, "out of memory");

@@ -74,6 +74,22 @@ static void check_task_id(struct rt_context *rc, bool niche)
 	put(loc.state_off, loc.state_alive + 1, loc.state_size);
 	CHECK(rt_task_id_read(&loc, FS, storage_read, &loc, &id) == 0 && id == 0);
 	CHECK(rt_task_id_read(&loc, 0, storage_read, &loc, &id) == -EFAULT);
+	/* the worker-loop test: EnterRuntime { Entered { allow_block_in_place:
+	 * bool }, NotEntered } (a niche: NotEntered 2), Budget(Option<u8>) */
+	CHECK_EQ_U64(loc.loop_rt_size, 1);
+	CHECK_EQ_U64(loc.loop_rt_outside, 2);
+	CHECK_EQ_U64(loc.loop_budget_size, 1);
+	CHECK_EQ_U64(loc.loop_budget_none, 0);
+	CHECK(loc.loop_rt_off != loc.loop_budget_off);
+	memset(storage, 0, sizeof(storage));
+	put(loc.loop_rt_off, 1, 1);          /* Entered { allow_block_in_place: true } */
+	CHECK(rt_task_in_loop(&loc, FS, storage_read, &loc) == 1);
+	put(loc.loop_budget_off, 1, 1);      /* Some(budget): inside a user poll */
+	CHECK(rt_task_in_loop(&loc, FS, storage_read, &loc) == 0);
+	put(loc.loop_budget_off, 0, 1);
+	put(loc.loop_rt_off, 2, 1);          /* NotEntered: a spawn_blocking thread */
+	CHECK(rt_task_in_loop(&loc, FS, storage_read, &loc) == 0);
+	CHECK(rt_task_in_loop(&loc, 0, storage_read, &loc) == -EFAULT);
 }
 
 static void check_binary(const char *path, uint64_t below_fs)
@@ -93,8 +109,6 @@ static void check_binary(const char *path, uint64_t below_fs)
 		CHECK(rt_context__handle(rc, FS, zero_read, NULL, &h) == 0);
 		CHECK(rt_context__handle(rc, 0, zero_read, NULL, &h) == -EFAULT);
 		check_task_id(rc, below_fs == 0xd8);
-		/* zeroed storage is not alive: not inside a runtime */
-		CHECK(rt_context__entered(rc, FS, zero_read, NULL) == 0);
 	} else {
 		printf("  %s: %s\n", path, why);
 	}
