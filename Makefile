@@ -12,7 +12,7 @@ WARN      := -Wall -Wextra -Werror -Wno-missing-field-initializers
 CFLAGS    ?= -O2 -g
 ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc -Ibpf -I$(OUT)
 SANFLAGS  := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-LIBS      := -lbpf -lelf -ldw -lz -l:libiberty.a -lncurses -lpthread
+LIBS      := -lbpf -lelf -ldw -ldebuginfod -lz -l:libiberty.a -lncurses -lpthread
 
 # threads.bpf.c (the thread iterator dump loads alone) is a skeleton of its own.
 BPF_SRCS  := $(filter-out bpf/threads.bpf.c,$(wildcard bpf/*.bpf.c))
@@ -104,6 +104,10 @@ demo: setup
 bench: all apps
 	bench/overhead.sh
 
+# every mode against untraced and bpftrace, interleaved (bench/modes.py; ~8 min)
+bench-modes: all apps
+	python3 bench/modes.py
+
 # ---- Fuzzing (tests/fuzz, README "Fuzzing") -------------------------------
 # `make fuzz` builds libFuzzer harnesses of the trace reader and the CAT
 # reader, each driving the analyses and every output (clang, runtime in
@@ -126,7 +130,7 @@ FUZZ_OBJS     := $(patsubst src/%.c,$(OUT)/fuzz/obj/%.o,$(FUZZ_SRCS)) \
 FUZZ_LIBS     := -lz -l:libiberty.a
 FUZZ_BINS     := $(OUT)/fuzz/fuzz_trace $(OUT)/fuzz/fuzz_cat
 
-.PHONY: fuzz fuzz-run fuzz-long
+.PHONY: fuzz fuzz-run fuzz-long bench-modes
 fuzz: $(FUZZ_BINS)
 
 $(OUT)/fuzz/obj/%.o: src/%.c

@@ -20,11 +20,12 @@
 #include "dump/dump.h"
 #include "probe/threads.h"
 #include "sym/elf_image.h"
+#include "sym/debuginfo.h"
 #include "util/clock.h"
 #include "util/fmt.h"
 #include "util/json.h"
 
-enum { D_FORMAT = 1, D_DURATION, D_OUTPUT, D_PID, D_TRACE, D_EVERY };
+enum { D_FORMAT = 1, D_DURATION, D_OUTPUT, D_PID, D_TRACE, D_EVERY, D_DEBUG_FILE };
 
 static const struct cli_opt dump_opts[] = {
 	{ "pid", 'p', CLI_PID, D_PID, NULL, "the running process to read", 0, 0, true },
@@ -43,6 +44,7 @@ static const struct cli_opt dump_opts[] = {
 	{ "trace", 0, CLI_FLAG, D_TRACE, NULL,
 	  "find the tasks by tracing (--duration: uprobes attached meanwhile) instead of\n"
 	  "through the threads' thread-local CONTEXT" },
+	DEBUG_FILE_OPT(D_DEBUG_FILE),
 	{ 0 },
 };
 
@@ -76,6 +78,7 @@ static int on_opt(void *ctx, const struct cli_opt *opt, const struct cli_val *v)
 		break;
 	case D_EVERY: a->every_ns = v->num; break;
 	case D_TRACE: a->o->trace = true; break;
+	case D_DEBUG_FILE: debuginfo_set_file(v->str); break;
 	}
 	return 0;
 }
@@ -538,7 +541,16 @@ static int await_profile_run(struct dump_args *a)
 	char exe[64];
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)o.pid);
 	o.img = elf_image__open(exe);
-	o.dt = o.img ? dwarf_types__open(exe) : NULL;
+	char note[600];
+	if (o.img && o.img->debug_refused[0]) {
+		cli_error("%s", o.img->debug_refused);
+		elf_image__free(o.img);
+		free(p);
+		return 1;
+	}
+	if (elf_image__debug_note(o.img, note, sizeof(note)))
+		cli_error("%s", note);
+	o.dt = o.img ? dwarf_types__open_fd(elf_image__dwarf_fd(o.img)) : NULL;
 	o.threads = proc_threads__open(o.pid, err, sizeof(err));   /* NULL: each dump loads it */
 	while (!stop) {
 		struct dump_result res;
@@ -646,6 +658,8 @@ int cmd_dump(int argc, char **argv)
 		cli_error("%s", err);
 		return 1;
 	}
+	if (res.debug_note)
+		cli_error("%s", res.debug_note);
 	if (cli_redirect_stdout(a.output)) {
 		dump_result__clear(&res);
 		return 1;

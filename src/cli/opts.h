@@ -41,6 +41,14 @@ struct cli_opt {
 	bool required;         /* shown without brackets (the command checks it) */
 };
 
+/* --debug-file PATH, one wording for every command that reads a target's
+ * symbols or DWARF (its handler calls debuginfo_set_file()). */
+#define DEBUG_FILE_OPT(key) \
+	{ "debug-file", 0, CLI_STRING, (key), "PATH", \
+	  "the target's symbols and DWARF from PATH, a stripped binary's debug\n" \
+	  "file (its build id must be the binary's; default: found by build id,\n" \
+	  ".gnu_debuglink or debuginfod when DEBUGINFOD_URLS is set)", 0, 0, false }
+
 /* A parsed value: str is the argument as given (NULL for a flag), num its
  * number for the numeric kinds (ns, bytes, Hz, count, pid). */
 struct cli_val {

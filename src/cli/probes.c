@@ -11,6 +11,7 @@
 #include "probe/plan.h"
 #include "probe/profile.h"
 #include "sym/dwarf_types.h"
+#include "sym/debuginfo.h"
 #include "sym/elf_image.h"
 #include "sym/usdt_notes.h"
 
@@ -79,7 +80,7 @@ static void print_futures(const struct probe_plan *plan, const struct futures_pl
 	}
 }
 
-enum { P_RUNTIME = 1, P_FUTURES, P_PROBE, P_PRESET, P_OUTPUT, P_FORMAT };
+enum { P_RUNTIME = 1, P_FUTURES, P_PROBE, P_PRESET, P_OUTPUT, P_FORMAT, P_DEBUG_FILE };
 
 static const struct cli_opt probes_opts[] = {
 	{ "runtime", 'r', CLI_STRING, P_RUNTIME, "NAME[+NAME]",
@@ -92,6 +93,7 @@ static const struct cli_opt probes_opts[] = {
 	{ "probe-preset", 0, CLI_STRING, P_PRESET, "cat", "also list CAT's four patterns" },
 	{ "format", 'f', CLI_CHOICE, P_FORMAT, "text", "text (the one form: a table per runtime)" },
 	{ "output", 'o', CLI_STRING, P_OUTPUT, "FILE", "write the list to FILE (default -: stdout)" },
+	DEBUG_FILE_OPT(P_DEBUG_FILE),
 	{ 0 },
 };
 
@@ -121,6 +123,7 @@ static int on_opt(void *ctx, const struct cli_opt *opt, const struct cli_val *v)
 	switch (opt->key) {
 	case P_FUTURES: a->fo.futures = true; break;
 	case P_OUTPUT: a->output = v->str; break;
+	case P_DEBUG_FILE: debuginfo_set_file(v->str); break;
 	case P_PROBE:
 		if (cli_push_arg(&a->pats, &a->fo.n_patterns, v->str))
 			return 1;
@@ -175,6 +178,15 @@ int cmd_probes(int argc, char **argv)
 			  errno == ENOEXEC ? "not a 64-bit ELF file" : strerror(errno));
 		return 1;
 	}
+	char note[600];
+	if (img->debug_refused[0]) {
+		cli_error("%s", img->debug_refused);
+		elf_image__free(img);
+		free(pats);
+		return 1;
+	}
+	if (elf_image__debug_note(img, note, sizeof(note)))
+		cli_error("%s", note);
 	struct usdt_notes *notes = usdt_notes__read_fd(elf_image__fd(img));
 	if (!notes)
 		cli_error("warning: cannot read the USDT notes of %s: %s", argv[first],
@@ -190,7 +202,7 @@ int cmd_probes(int argc, char **argv)
 		return 0;
 	}
 	/* the binary's DWARF, once: the runtime's release and layout, futures */
-	struct dwarf_types *dt = plan ? dwarf_types__open_fd(elf_image__fd(img)) : NULL;
+	struct dwarf_types *dt = plan ? dwarf_types__open_fd(elf_image__dwarf_fd(img)) : NULL;
 	if (!fo.dt)
 		fo.dt = dt;
 	if (plan && probe_plan__identify(plan, img, dt)) {

@@ -150,7 +150,7 @@ static void walk(struct namer *nm, uint64_t now)
 		nm->opened = true;
 		snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)nm->pid);
 		nm->img = elf_image__open(exe);
-		nm->dt = nm->img ? dwarf_types__open(exe) : NULL;
+		nm->dt = nm->img ? dwarf_types__open_fd(elf_image__dwarf_fd(nm->img)) : NULL;
 		nm->threads = proc_threads__open(nm->pid, err, sizeof(err));
 		/* the poll copies (never attached): they say each task's root future */
 		nm->plan = nm->img ? probe_plan__build(nm->img, NULL, 0, err, sizeof(err)) : NULL;

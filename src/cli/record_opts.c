@@ -1,5 +1,6 @@
 /* The options of a recording (see record_opts.h). */
 #include "cli/record_opts.h"
+#include "sym/debuginfo.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,7 @@
 enum {
 	RO_DURATION = 1000, RO_PID, RO_RUNTIME, RO_BUFFER, RO_USDT, RO_OFFCPU, RO_OFFCPU_MIN,
 	RO_SAMPLE, RO_RUNQ, RO_URING, RO_DWARF, RO_FUTURES, RO_LITE, RO_PROBE, RO_PRESET,
+	RO_DEBUG_FILE,
 };
 
 #define NS_PER_S 1000000000ull
@@ -21,6 +23,7 @@ const struct cli_opt record_target_opts[] = {
 	  "joined by '+' (default: detected from the binary's symbols)", 0, 0, false },
 	{ "buffer-size", 'b', CLI_SIZE, RO_BUFFER, NULL,
 	  "BPF ring buffer, from 4K to 1G (default 8M)", 4ull << 10, 1ull << 30, false },
+	DEBUG_FILE_OPT(RO_DEBUG_FILE),
 	{ 0 },
 };
 
@@ -74,6 +77,7 @@ int record_args__set(struct record_args *a, const struct cli_opt *opt, const str
 	case RO_DURATION: o->duration = (double)v->num / 1e9; break;
 	case RO_PID: o->pid = (pid_t)v->num; break;
 	case RO_RUNTIME: o->runtime = v->str; break;
+	case RO_DEBUG_FILE: debuginfo_set_file(v->str); break;
 	case RO_BUFFER: o->ringbuf_bytes = (size_t)v->num; break;
 	case RO_USDT: {
 		const char *colon = strchr(v->str, ':');

@@ -241,7 +241,7 @@ static int read_types(struct async_exec *ax, const struct elf_image *img)
 			want[2 + N_STATICS + 2 * k + j] = (char *)tls_vars[k].types[j];
 	for (size_t i = 0; i < ax->n_copies; i++)
 		addrs[i] = ax->copies[i].addr;
-	dwarf_subprogram_names_fd(elf_image__fd(img), addrs, ax->n_copies, names);
+	dwarf_subprogram_names_fd(elf_image__dwarf_fd(img), addrs, ax->n_copies, names);
 	for (size_t i = 0; i < ax->n_copies; i++) {
 		if (!names[i] || strncmp(names[i], "run<", 4))
 			continue;

@@ -202,7 +202,7 @@ int dump_account_lists(struct ctx *c, const char *exe)
 		return 0;
 	found = dump_lists_found(c);
 	if (r->lists_created > found && !r->heap_scanned) {
-		int err = dump_type_copies(c, exe, false);
+		int err = dump_type_copies(c, false);
 		if (!err)
 			err = dump_scan_lists(c, false);
 		if (!err)

@@ -476,7 +476,7 @@ static void note_layout(struct ctx *c, struct poll_copy *pc, Dwarf_Die *cell)
 
 /* Cell<T, S> of every poll copy that has tasks: its name from the copy's
  * DWARF subprogram "poll<T, S>", then one pass over the units for them all. */
-int dump_type_copies(struct ctx *c, const char *exe, bool only_used)
+int dump_type_copies(struct ctx *c, bool only_used)
 {
 	uint64_t *addrs = calloc(c->n_copies ? c->n_copies : 1, sizeof(*addrs));
 	char **names = calloc(c->n_copies ? c->n_copies : 1, sizeof(*names));
@@ -495,7 +495,7 @@ int dump_type_copies(struct ctx *c, const char *exe, bool only_used)
 			sel[ns] = i;
 			addrs[ns++] = c->copies[i].addr;
 		}
-	dwarf_subprogram_names(exe, addrs, ns, names);
+	dwarf_subprogram_names_fd(dwarf_types__fd(c->dt), addrs, ns, names);   /* the DWARF's file */
 	for (size_t k = 0; k < ns; k++) {
 		size_t i = sel[k];
 		struct poll_copy *pc = &c->copies[i];
@@ -916,10 +916,18 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 		snprintf(err, errlen, "cannot read %s: %s", target, strerror(errno));
 		goto fail;
 	}
+	if (img->debug_refused[0]) {
+		snprintf(err, errlen, "%s", img->debug_refused);
+		ret = -EBADF;
+		goto fail;
+	}
+	char note[600];
+	if (elf_image__debug_note(img, note, sizeof(note)) && !(res->debug_note = strdup(note)))
+		goto nomem;
 	if (!img->has_symtab && !img->has_debug_info) {
-		snprintf(err, errlen, "%s is stripped (no symbols, no debug info): if it is a Tokio "
-			 "program, rebuild with debug = true and strip = false in its Cargo profile",
-			 target);
+		snprintf(err, errlen, "%s is stripped (no symbols, no debug info) and no debug file "
+			 "was found (by build id, .gnu_debuglink or debuginfod): name it with "
+			 "--debug-file, or rebuild with debug = true and strip = false", target);
 		ret = -ENODATA;
 		goto fail;
 	}
@@ -957,7 +965,7 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 
 	/* 1. the tasks polled for a moment (or as the caller's source saw
 	 * them), or the ones the caller knows */
-	c.dt = o->dt ? o->dt : dwarf_types__open(exe);
+	c.dt = o->dt ? o->dt : dwarf_types__open_fd(elf_image__dwarf_fd(img));
 	if (!c.dt) {
 		ret = -errno;
 		snprintf(err, errlen, "%s has no readable debug info: rebuild with debug = true "
@@ -982,7 +990,7 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 				goto nomem;
 		/* and every runtime's list through CONTEXT: the tasks not
 		 * polled since the caller began tracing */
-		if (dump_type_copies(&c, exe, false) || dump_discover_context(&c, exe) < 0)
+		if (dump_type_copies(&c, false) || dump_discover_context(&c, exe) < 0)
 			goto nomem;
 		goto tasks_known;
 	}
@@ -997,7 +1005,7 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 	/* the copies' types: all of them only when the program has LocalSet
 	 * code (their layouts say which are LocalSet tasks, to look for in
 	 * the heap), else only those of the tasks the walks find */
-	if (has_local_set(img) && dump_type_copies(&c, exe, false))
+	if (has_local_set(img) && dump_type_copies(&c, false))
 		goto nomem;
 	ret = o->trace || !tokio ? 0 : dump_discover_context(&c, exe);
 	if (ret < 0)
@@ -1016,7 +1024,7 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 			goto nomem;
 		bool counted = dump_read_counter(&c, exe);
 		bool more = counted && res->lists_created > dump_lists_found(&c);
-		if (more && dump_type_copies(&c, exe, false))
+		if (more && dump_type_copies(&c, false))
 			goto nomem;
 		if ((more || (c.has_local && !counted)) &&
 		    (dump_scan_lists(&c, !more) == -ENOMEM || dump_walk_noted(&c)))
@@ -1027,7 +1035,7 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 			if (pc)
 				pc->used = true;
 		}
-		if (dump_type_copies(&c, exe, true))
+		if (dump_type_copies(&c, true))
 			goto nomem;
 		goto lists_known;
 	}
@@ -1052,7 +1060,7 @@ tasks_known:
 		goto fail;
 	/* the rest of the tasks from Tokio's lists; the copies' types first:
 	 * they say where a list is */
-	ret = dump_type_copies(&c, exe, false);
+	ret = dump_type_copies(&c, false);
 	if (!ret && !c.sharded && !c.one_list)
 		undescribed_version(&c, img);
 	if (!ret && !async_exec_others(c.ax, res)) {

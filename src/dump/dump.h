@@ -169,6 +169,8 @@ const char *dump_via_name(enum dump_via via);
 struct dump_result {
 	pid_t pid;
 	char *target;                /* path of the executable */
+	char *debug_note;            /* where its symbols and DWARF came from, when
+	                                not from it (elf_image__debug_note()), or NULL */
 	struct dump_task *tasks;     /* by Tokio id (unknown last) */
 	size_t n;
 	size_t seen;                 /* tasks polled while tracing */

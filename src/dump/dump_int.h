@@ -122,7 +122,7 @@ extern const struct owned_walk_ops dump_walk_ops;
 struct dump_list *dump_list_add(struct ctx *c);
 /* The poll copies' types (of those of tasks found only, when only_used):
  * where their lists are. 0 or -ENOMEM. */
-int dump_type_copies(struct ctx *c, const char *exe, bool only_used);
+int dump_type_copies(struct ctx *c, bool only_used);
 /* Every list noted in c->lists and not yet walked, walked from its heads
  * into c->res. 0 or -ENOMEM. */
 int dump_walk_noted(struct ctx *c);

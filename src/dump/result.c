@@ -94,6 +94,7 @@ const char *dump_child_ident(const struct dump_result *r, const struct dump_chil
 
 void dump_result__clear(struct dump_result *res)
 {
+	free(res->debug_note);
 	for (size_t i = 0; i < res->n; i++) {
 		free(res->tasks[i].name);
 		async_stack__clear(&res->tasks[i].stack);

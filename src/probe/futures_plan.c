@@ -693,7 +693,7 @@ int futures_plan_add(struct probe_plan *plan, const struct elf_image *img,
 		goto out;
 	}
 	if (img->has_debug_info && n_sel &&
-	    (dt = o->dt ? o->dt : (own_dt = dwarf_types__open_fd(elf_image__fd(img))))) {
+	    (dt = o->dt ? o->dt : (own_dt = dwarf_types__open_fd(elf_image__dwarf_fd(img))))) {
 		struct walk w = { .dt = dt, .want = &want, .infos = infos,
 				  .own_dir = main_unit_dir(img, dwarf_types__dwarf(dt)) };
 		stats->dwarf = true;

@@ -240,7 +240,7 @@ static int name_futures(struct probe_plan *plan, const struct elf_image *img)
 		if (plan->probes[i].role == AS_ROLE_POLL)
 			addrs[j++] = plan->probes[i].addr;
 	if (img->has_debug_info)
-		dwarf_subprogram_names_fd(elf_image__fd(img), addrs, n, names);
+		dwarf_subprogram_names_fd(elf_image__dwarf_fd(img), addrs, n, names);
 	j = 0;
 	for (size_t i = 0; i < plan->n; i++) {
 		struct as_probe *p = &plan->probes[i];
@@ -363,9 +363,9 @@ static struct probe_plan *build(const struct elf_image *img,
 		return plan;
 	}
 	if (!img->has_symtab) {
-		snprintf(err, errlen, "%s is stripped (no symbol table): trace the unstripped "
-			 "binary, or build with `strip = false` (and `debug = true` for task names)",
-			 img->path);
+		snprintf(err, errlen, "%s is stripped (no symbol table) and no debug file was found "
+			 "(by build id, .gnu_debuglink or debuginfod): name it with --debug-file, or "
+			 "build with `strip = false` (and `debug = true` for task names)", img->path);
 		goto fail;
 	}
 	if (n_profs > PLAN_MAX_PROFILES) {

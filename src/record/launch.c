@@ -135,6 +135,13 @@ int rec_target__find(struct rec_target *t, const struct recorder_opts *o, char *
 			snprintf(err, errlen, "cannot read %s: %s", t->binary, strerror(errno));
 		return ret;
 	}
+	if (t->img->debug_refused[0]) {
+		snprintf(err, errlen, "%s", t->img->debug_refused);
+		return -EBADF;
+	}
+	char note[600];
+	if (elf_image__debug_note(t->img, note, sizeof(note)) && !o->quiet)
+		rec_notify(o, REC_NOTICE_INFO, "%s", note);
 	if (o->n_usdt) {
 		t->notes = usdt_notes__read_fd(elf_image__fd(t->img));
 		if (!t->notes) {
@@ -151,7 +158,7 @@ struct dwarf_types *rec_target__dwarf(struct rec_target *t)
 {
 	if (!t->dt_tried && t->img && t->img->has_debug_info) {
 		t->dt_tried = true;
-		t->dt = dwarf_types__open_fd(elf_image__fd(t->img));
+		t->dt = dwarf_types__open_fd(elf_image__dwarf_fd(t->img));
 	}
 	return t->dt;
 }

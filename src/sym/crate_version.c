@@ -236,7 +236,9 @@ struct crate_paths *crate_paths__open_fd(int fd, Dwarf *dw)
 	struct crate_paths *cp = NULL;
 	Dwarf *own_dw = NULL;
 	Elf *elf = NULL;
-	bool own_elf = !dw;
+	/* .rodata from the binary (fd): a stripped binary's debug file, where
+	 * its DWARF may be, has no section contents but the debug ones */
+	bool own_elf = fd >= 0;
 	int err = 0;
 
 	if (!dw && fd < 0) {
@@ -249,7 +251,7 @@ struct crate_paths *crate_paths__open_fd(int fd, Dwarf *dw)
 		return NULL;
 	}
 	elf_version(EV_CURRENT);
-	elf = dw ? dwarf_getelf(dw) : elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	elf = own_elf ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : dwarf_getelf(dw);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		err = -ENOEXEC;
 		goto cleanup;

@@ -53,20 +53,6 @@ static char *name_at(Dwarf *dw, uint64_t addr)
 	return find_below(&cudie, addr);
 }
 
-int dwarf_subprogram_names(const char *path, const uint64_t *addrs, size_t n, char **names)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
-
-	if (fd < 0) {
-		for (size_t i = 0; i < n; i++)
-			names[i] = NULL;
-		return -errno;
-	}
-	err = dwarf_subprogram_names_fd(fd, addrs, n, names);
-	close(fd);
-	return err;
-}
-
 int dwarf_subprogram_names_fd(int fd, const uint64_t *addrs, size_t n, char **names)
 {
 	struct dwarf_memo *memo;

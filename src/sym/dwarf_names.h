@@ -10,11 +10,10 @@
 #include <stdint.h>
 
 /* Fills names[i] with a malloc'd subprogram name for addrs[i], or NULL when
- * DWARF does not describe that address. Returns 0, or -errno when the file
- * cannot be read or has no DWARF (names all NULL then). Caller frees names. */
-int dwarf_subprogram_names(const char *path, const uint64_t *addrs, size_t n, char **names);
-/* The same on an ELF file already open (borrowed, not closed; e.g.
- * elf_image__fd()): the binary is not opened again. */
+ * DWARF does not describe that address, from the ELF file open on fd
+ * (borrowed, not closed: elf_image__dwarf_fd(), dwarf_types__fd()). Returns
+ * 0, or -errno when the file cannot be read or has no DWARF (names all NULL
+ * then). Caller frees names. */
 int dwarf_subprogram_names_fd(int fd, const uint64_t *addrs, size_t n, char **names);
 
 /* The first generic argument of a name such as "poll<A<x, y>, B>" ("A<x, y>"),

@@ -93,6 +93,11 @@ void dwarf_types__free(struct dwarf_types *dt)
 	free(dt);
 }
 
+int dwarf_types__fd(const struct dwarf_types *dt)
+{
+	return dt ? dt->fd : -1;
+}
+
 Dwarf *dwarf_types__dwarf(const struct dwarf_types *dt)
 {
 	return dt->dw;

@@ -31,6 +31,9 @@ struct dwarf_types *dwarf_types__open_fd(int fd);
 void dwarf_types__free(struct dwarf_types *dt);
 /* The libdw handle, borrowed until dwarf_types__free(). */
 Dwarf *dwarf_types__dwarf(const struct dwarf_types *dt);
+/* The open file dt reads (a binary, or a stripped one's debug file; owned
+ * by dt), for other readers of the same DWARF; -1 for NULL. */
+int dwarf_types__fd(const struct dwarf_types *dt);
 
 /* One pass over every compilation unit: for each qualified name names[i]
  * ("tokio::runtime::task::core::Cell<a::f::{async_fn_env#0}, S>"), the

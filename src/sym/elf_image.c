@@ -1,6 +1,7 @@
 /* ELF reading with libelf: function symbols from .symtab (or .dynsym when
  * stripped), demangled once; build id from the GNU note; PT_LOAD segments. */
 #include "sym/elf_image.h"
+#include "sym/debuginfo.h"
 #include "sym/demangle.h"
 
 #include <errno.h>
@@ -95,6 +96,67 @@ int elf_open64(const char *path, int *fd, Elf **elf, size_t *shstrndx)
 	return 0;
 }
 
+/* A stripped binary: its symbols (when it has no .symtab) and DWARF from
+ * its debug file, when one is found. Not finding one is no error. */
+static int open_debug_file(struct elf_image *img)
+{
+	enum debuginfo_how how;
+	const char *dbg;
+	size_t shstrndx;
+	Elf *elf = NULL;
+	Elf_Scn *scn = NULL, *symtab = NULL;
+	GElf_Shdr symtab_sh;
+	int fd, err = 0;
+
+	int r = debuginfo_find(img->path, img->build_id, &dbg, &how, img->debug_refused,
+			       sizeof(img->debug_refused));
+	if (r)
+		return 0;
+	if (elf_open64(dbg, &fd, &elf, &shstrndx))
+		return 0;
+	bool dwarf = false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (sh.sh_type == SHT_SYMTAB && !img->has_symtab) {
+			symtab = scn;
+			symtab_sh = sh;
+		} else if (name && !strcmp(name, ".debug_info") && sh.sh_type != SHT_NOBITS) {
+			dwarf = true;
+		}
+	}
+	if (!symtab && (!dwarf || img->has_debug_info)) {
+		elf_end(elf);
+		close(fd);
+		return 0;
+	}
+	if (!(img->debug_path = strdup(dbg))) {
+		err = -ENOMEM;
+	} else if (symtab) {
+		/* the binary's .dynsym symbols give way to the full table */
+		for (size_t i = 0; i < img->n_syms; i++) {
+			free(img->syms[i].name);
+			free(img->syms[i].norm);
+		}
+		img->n_syms = 0;
+		err = read_symbols(img, elf, symtab, &symtab_sh);
+		img->has_symtab = img->debug_syms = true;
+	}
+	img->debug_how = (int)how;
+	if (dwarf && !img->has_debug_info) {
+		img->has_debug_info = img->debug_dwarf = true;
+	}
+	elf_end(elf);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	img->debug_fd1 = fd + 1;
+	return 0;
+}
+
 struct elf_image *elf_image__open(const char *path)
 {
 	struct elf_image *img = calloc(1, sizeof(*img));
@@ -137,6 +199,8 @@ struct elf_image *elf_image__open(const char *path)
 		err = read_symbols(img, elf, symtab, &symtab_sh);
 	else if (dynsym)
 		err = read_symbols(img, elf, dynsym, &dynsym_sh);
+	if (!err && (!img->has_symtab || !img->has_debug_info))
+		err = open_debug_file(img);
 	if (err)
 		goto cleanup;
 	qsort(img->syms, img->n_syms, sizeof(*img->syms), cmp_sym);
@@ -175,6 +239,35 @@ cleanup:
 int elf_image__fd(const struct elf_image *img)
 {
 	return img && img->read_fd1 ? img->read_fd1 - 1 : -1;
+}
+
+int elf_image__dwarf_fd(const struct elf_image *img)
+{
+	if (img && img->debug_dwarf && img->debug_fd1)
+		return img->debug_fd1 - 1;
+	return elf_image__fd(img);
+}
+
+const char *elf_image__debug_note(const struct elf_image *img, char *buf, size_t len)
+{
+	if (!img)
+		return NULL;
+	if (img->debug_refused[0]) {
+		snprintf(buf, len, "%s", img->debug_refused);
+		return buf;
+	}
+	if (!img->debug_path)
+		return NULL;
+	/* a process's binary by the name it runs, not its /proc link */
+	char name[4096];
+	ssize_t n = strncmp(img->path, "/proc/", 6) ? -1 : readlink(img->path, name, sizeof(name) - 1);
+	if (n > 0)
+		name[n] = '\0';
+	snprintf(buf, len, "%s of %s from %s (%s)",
+		 img->debug_syms && img->debug_dwarf ? "symbols and DWARF" :
+		 img->debug_syms ? "symbols" : "DWARF", n > 0 ? name : img->path, img->debug_path,
+		 debuginfo_how_name((enum debuginfo_how)img->debug_how));
+	return buf;
 }
 
 int elf_image__file_offset(const struct elf_image *img, uint64_t vaddr, uint64_t *off)
@@ -229,8 +322,11 @@ void elf_image__free(struct elf_image *img)
 	}
 	free(img->syms);
 	free(img->path);
+	free(img->debug_path);
 	if (img->read_fd1)
 		close(img->read_fd1 - 1);
+	if (img->debug_fd1)
+		close(img->debug_fd1 - 1);
 	free(img);
 }
 
@@ -311,13 +407,41 @@ int insn_emulated(const uint8_t *code, size_t len)
 	return 0;
 }
 
+/* fn over every symbol of elf's .symtab (*seen: it has one), until fn
+ * returns non-zero: that value, else 0. */
+static int each_symbol(Elf *elf, int (*fn)(const struct elf_symbol *sym, void *arg), void *arg,
+		       bool *seen)
+{
+	Elf_Scn *scn = NULL;
+	int ret = 0;
+
+	while (!ret && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !(d = elf_getdata(scn, NULL)))
+			continue;
+		*seen = true;
+		for (size_t i = 0; !ret && i < sh.sh_size / sizeof(Elf64_Sym); i++) {
+			GElf_Sym gs;
+			struct elf_symbol sym;
+			if (!gelf_getsym(d, (int)i, &gs) || !(sym.name = elf_strptr(elf, sh.sh_link, gs.st_name)))
+				continue;
+			sym.value = gs.st_value;
+			sym.size = gs.st_size;
+			sym.type = GELF_ST_TYPE(gs.st_info);
+			ret = fn(&sym, arg);
+		}
+	}
+	return ret;
+}
+
 int elf_symbols_each(const char *path, int (*fn)(const struct elf_symbol *sym, void *arg),
 		     void *arg, uint64_t *tls_off)
 {
 	int fd = -1, ret = 0;
 	Elf *elf = NULL;
-	Elf_Scn *scn = NULL;
 	size_t shstrndx, nph;
+	bool seen = false;
 
 	if (elf_open64(path, &fd, &elf, &shstrndx))
 		return -ENOENT;
@@ -332,23 +456,21 @@ int elf_symbols_each(const char *path, int (*fn)(const struct elf_symbol *sym, v
 			*tls_off = ((ph.p_memsz - first + align - 1) / align) * align + first;
 		}
 	}
-	while (!ret && (scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !(d = elf_getdata(scn, NULL)))
-			continue;
-		for (size_t i = 0; !ret && i < sh.sh_size / sizeof(Elf64_Sym); i++) {
-			GElf_Sym gs;
-			struct elf_symbol sym;
-			if (!gelf_getsym(d, (int)i, &gs) || !(sym.name = elf_strptr(elf, sh.sh_link, gs.st_name)))
-				continue;
-			sym.value = gs.st_value;
-			sym.size = gs.st_size;
-			sym.type = GELF_ST_TYPE(gs.st_info);
-			ret = fn(&sym, arg);
-		}
-	}
+	ret = each_symbol(elf, fn, arg, &seen);
 	elf_end(elf);
 	close(fd);
+	if (!seen) {
+		/* stripped: the table of its debug file, if one is found */
+		char bid[41], why[512];
+		const char *dbg;
+		enum debuginfo_how how;
+		debuginfo_build_id(path, bid);
+		if (!debuginfo_find(path, bid, &dbg, &how, why, sizeof(why)) &&
+		    !elf_open64(dbg, &fd, &elf, &shstrndx)) {
+			ret = each_symbol(elf, fn, arg, &seen);
+			elf_end(elf);
+			close(fd);
+		}
+	}
 	return ret;
 }

@@ -31,6 +31,15 @@ struct elf_image {
 	size_t n_loads;
 	int read_fd1;          /* private: the file, kept open from elf_image__open()
 	                          for elf_image__read() and elf_image__fd() (fd + 1) */
+	/* A stripped binary's separate debug file (sym/debuginfo.h), when its
+	 * symbols or DWARF came from there: its path (NULL none), how it was
+	 * found (enum debuginfo_how), whether the DWARF is there, and the
+	 * file kept open (fd + 1); or why a named one was refused. */
+	char *debug_path;
+	int debug_how;
+	bool debug_syms, debug_dwarf;
+	int debug_fd1;
+	char debug_refused[512];
 };
 
 /* Opens path as a 64-bit ELF file for reading: *fd and *elf (close with
@@ -74,6 +83,13 @@ int elf_image__read(const struct elf_image *img, uint64_t vaddr, void *buf, size
  * it), so that whoever reads more of the binary opens it no second time;
  * -1 for NULL. */
 int elf_image__fd(const struct elf_image *img);
+/* The open file that holds img's DWARF: its debug file's when the DWARF is
+ * there, else the binary's (owned by img); -1 for NULL. */
+int elf_image__dwarf_fd(const struct elf_image *img);
+/* One line on where img's symbols and DWARF are from, when not from the
+ * binary itself ("symbols and DWARF from F (.gnu_debuglink)"), or why a
+ * named debug file was refused; NULL when there is nothing to say. */
+const char *elf_image__debug_note(const struct elf_image *img, char *buf, size_t len);
 void elf_image__free(struct elf_image *img);
 
 /* 1 when the x86-64 instruction at code is one uprobes emulate (push reg,

@@ -209,7 +209,9 @@ static bool unit_of(struct proc_syms *ps, uint64_t addr, struct mapping **mp, ui
 	}
 	if (!m->dw_tried) {
 		m->dw_tried = true;
-		m->dw_fd = open(m->path, O_RDONLY | O_CLOEXEC);
+		/* the binary's DWARF, or its debug file's (sym/debuginfo.h) */
+		int fd = elf_image__dwarf_fd(m->img);
+		m->dw_fd = fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1;
 		if (m->dw_fd >= 0 && !(m->dw = dwarf_begin(m->dw_fd, DWARF_C_READ))) {
 			close(m->dw_fd);
 			m->dw_fd = -1;

@@ -210,7 +210,10 @@ static void look(struct seen *s)
 		elf_image__free(img);
 	}
 	CHECK(addrs[0] != 0);
-	dwarf_subprogram_names(bin, addrs, 2, s->sub);
+	int fd = open(bin, O_RDONLY | O_CLOEXEC);
+	dwarf_subprogram_names_fd(fd, addrs, 2, s->sub);
+	if (fd >= 0)
+		close(fd);
 }
 
 static void test_same_results(void)
