@@ -31,6 +31,7 @@
 #include "analysis/futures.h"
 #include "analysis/task_model.h"
 #include "output/folded.h"
+#include "util/fmt.h"
 #include "util/pb.h"
 #include "util/strtab.h"
 #include "util/task_id.h"
@@ -311,12 +312,82 @@ static inline void ann_iid(struct perfetto_pb *p, unsigned name, uint64_t str_ii
 	pb_close(&p->pb, a);
 }
 
+/* Appends n raw bytes (inside an open bytes field). */
+static void put_raw(struct perfetto_pb *p, const char *s, size_t n)
+{
+	uint8_t *w = pb_room(&p->pb, n);
+
+	if (!w)
+		return;
+	memcpy(w, s, n);
+	p->pb.len += n;
+}
+
+/* Protobuf strings must be UTF-8 (protoc and trace_processor say so
+ * otherwise): names from the traced program (threads, paths) are written
+ * with each invalid byte as U+FFFD, as the JSON export does. */
+static bool utf8_valid(const char *s, size_t n)
+{
+	for (size_t i = 0, l; i < n; i += l)
+		if (!(l = (unsigned char)s[i] < 0x80 ? 1 : fmt_utf8_len(s + i, n - i)))
+			return false;
+	return true;
+}
+
+/* The n bytes at s as text, raw into an open bytes field. */
+static void put_text_raw(struct perfetto_pb *p, const char *s, size_t n)
+{
+	size_t i = 0, run = 0, l;
+
+	while (i < n) {
+		if ((l = (unsigned char)s[i] < 0x80 ? 1 : fmt_utf8_len(s + i, n - i))) {
+			i += l;
+			continue;
+		}
+		put_raw(p, s + run, i - run);
+		put_raw(p, "\xef\xbf\xbd", 3);
+		run = ++i;
+	}
+	put_raw(p, s + run, n - run);
+}
+
+/* A string field of text s (NULL: empty). */
+static void put_text(struct perfetto_pb *p, unsigned field, const char *s)
+{
+	size_t f = pb_open(&p->pb, field);
+
+	if (s)
+		put_text_raw(p, s, strlen(s));
+	pb_close(&p->pb, f);
+}
+
+/* A malloc'd copy of s with invalid UTF-8 replaced, or NULL on ENOMEM. */
+static char *text_copy(const char *s, size_t n)
+{
+	char *r = malloc(3 * n + 1), *o = r;
+
+	if (!r)
+		return NULL;
+	for (size_t i = 0, l; i < n; i += l) {
+		if ((l = (unsigned char)s[i] < 0x80 ? 1 : fmt_utf8_len(s + i, n - i))) {
+			memcpy(o, s + i, l);
+			o += l;
+		} else {
+			memcpy(o, "\xef\xbf\xbd", 3);
+			o += 3;
+			l = 1;
+		}
+	}
+	*o = '\0';
+	return r;
+}
+
 static void ann_str(struct perfetto_pb *p, unsigned name, const char *s)
 {
 	size_t a = pb_open(&p->pb, TE_DEBUG_ANNOTATIONS);
 
 	pb_uint(&p->pb, DA_NAME_IID, name);
-	pb_str(&p->pb, DA_STRING, s);
+	put_text(p, DA_STRING, s);
 	pb_close(&p->pb, a);
 }
 
@@ -351,15 +422,27 @@ static void put_interned(struct perfetto_pb *p, unsigned field, uint64_t iid, co
 static uint64_t intern(struct perfetto_pb *p, struct strtab *t, unsigned field, const char *s)
 {
 	size_t len = strlen(s);
+	char *clean = NULL;
 	uint32_t idx;
 
+	if (!utf8_valid(s, len)) {   /* the table holds the text as written */
+		if (!(clean = text_copy(s, len))) {
+			p->err = -ENOMEM;
+			return 0;
+		}
+		s = clean;
+		len = strlen(s);
+	}
 	if (strtab__find(t, s, len, &idx))
-		return (uint64_t)idx + 1;
+		goto out;
 	if (strtab__add(t, s, len, &idx)) {
 		p->err = -ENOMEM;
+		free(clean);
 		return 0;
 	}
 	put_interned(p, field, (uint64_t)idx + 1, s, len);
+out:
+	free(clean);
 	return (uint64_t)idx + 1;
 }
 
@@ -420,7 +503,7 @@ static void thread_desc(struct perfetto_pb *p, uint64_t uuid, uint32_t tid, cons
 	pb_uint(&p->pb, THD_PID, p->pid);
 	pb_uint(&p->pb, THD_TID, tid);
 	if (name)
-		pb_str(&p->pb, THD_THREAD_NAME, name);
+		put_text(p, THD_THREAD_NAME, name);
 	pb_close(&p->pb, t);
 	pb_close(&p->pb, d);
 	pkt_end(p, pk, 0);
@@ -468,17 +551,6 @@ static void thread_named(struct perfetto_pb *p, uint32_t tid, const char *name)
 	thread_desc(p, uuid, tid, name);
 }
 
-/* Appends n raw bytes (inside an open bytes field). */
-static void put_raw(struct perfetto_pb *p, const char *s, size_t n)
-{
-	uint8_t *w = pb_room(&p->pb, n);
-
-	if (!w)
-		return;
-	memcpy(w, s, n);
-	p->pb.len += n;
-}
-
 static void put_dec(struct perfetto_pb *p, const char *prefix, uint64_t v)
 {
 	char b[24], *e = b + sizeof(b), *d = e;
@@ -513,13 +585,13 @@ static void task_desc(struct perfetto_pb *p, const struct ptrack_task *t)
 	put_raw(p, "task ", 5);
 	put_raw(p, id, strlen(id));
 	put_raw(p, " ", 1);
-	put_raw(p, name, strlen(name));
+	put_text_raw(p, name, strlen(name));
 	pb_close(&p->pb, f);
 	/* "spawned at src/bin/chain.rs:43:17; task 5; header 0x56327f1d7580" */
 	f = pb_open(&p->pb, TD_DESCRIPTION);
 	if (t->spawn_file) {
 		put_raw(p, "spawned at ", 11);
-		put_raw(p, t->spawn_file, strlen(t->spawn_file));
+		put_text_raw(p, t->spawn_file, strlen(t->spawn_file));
 		put_dec(p, ":", t->spawn_line);
 		put_dec(p, ":", t->spawn_col);
 		put_raw(p, "; ", 2);
@@ -808,8 +880,8 @@ static void put_tracks(struct perfetto_pb *p, const char *target)
 	pr = pb_open(&p->pb, TD_PROCESS);
 	pb_uint(&p->pb, PD_PID, p->pid);
 	if (*p->cmdline)
-		pb_str(&p->pb, PD_CMDLINE, p->cmdline);
-	pb_str(&p->pb, PD_PROCESS_NAME, target);
+		put_text(p, PD_CMDLINE, p->cmdline);
+	put_text(p, PD_PROCESS_NAME, target);
 	pb_close(&p->pb, pr);
 	pb_close(&p->pb, d);
 	pkt_end(p, pk, 0);
