@@ -705,11 +705,21 @@ static void on_poll(struct perfetto_pb *p, const struct ptrack_poll *poll)
 	p->slices++;
 }
 
+static void start(struct perfetto_pb *p, uint64_t base);
+
+/* Starts the clocks at the trace start: the recording's, or ts if earlier
+ * (the first event; or, sharing a model, the first output, which the
+ * tracker may report before perfetto_pb__add() sees its event). */
+static void start_at(struct perfetto_pb *p, uint64_t ts)
+{
+	if (!p->started)
+		start(p, p->clock_mono && p->clock_mono <= ts ? p->clock_mono : ts);
+}
+
 /* A future frame (record --futures): a slice on its thread's track, inside
  * the poll slice that ran it and inside its parent frame. */
-static void on_future(void *ctx, const struct futures_frame *fr)
+static void future_slice(struct perfetto_pb *p, const struct futures_frame *fr)
 {
-	struct perfetto_pb *p = ctx;
 	uint64_t th = thread_track(p, fr->tid), name = N_UNKNOWN, loc = 0, await = 0, awaitee = 0;
 	uint64_t outcome = str_iid(p, futures_outcome__str(fr->outcome));
 	uint32_t *ns = cache_slot(p, &p->fn_name_iid, &p->n_fn_name, fr->fn), *ls;
@@ -763,11 +773,20 @@ static void on_future(void *ctx, const struct futures_frame *fr)
 	p->future_slices++;
 }
 
+static void on_future(void *ctx, const struct futures_frame *fr)
+{
+	struct perfetto_pb *p = ctx;
+
+	start_at(p, fr->begin);
+	future_slice(p, fr);
+}
+
 static int on_out(void *ctx, const struct ptrack_out *o)
 {
 	struct perfetto_pb *p = ctx;
 	uint64_t v;
 
+	start_at(p, o->type == PTRACK_POLL ? o->poll->begin : o->from);
 	switch (o->type) {
 	case PTRACK_POLL:
 		on_poll(p, o->poll);
@@ -1030,8 +1049,7 @@ int perfetto_pb__add(struct perfetto_pb *p, const struct as_event *ev)
 
 	if (!p || !ev || p->finished)
 		return -EINVAL;
-	if (!p->started)
-		start(p, p->clock_mono && p->clock_mono <= ev->ts ? p->clock_mono : ev->ts);
+	start_at(p, ev->ts);
 	if (ev->ts > p->last_ts)
 		p->last_ts = ev->ts;
 	p->events++;
@@ -1067,8 +1085,7 @@ int perfetto_pb__finish(struct perfetto_pb *p, const struct as_trace_end *end, b
 		return -EINVAL;
 	p->finished = true;
 	end_ns = end && end->end_ns ? end->end_ns : p->last_ts;
-	if (!p->started)
-		start(p, p->clock_mono && p->clock_mono <= end_ns ? p->clock_mono : end_ns);
+	start_at(p, end_ns);
 	if (end_ns < p->last_ts)
 		end_ns = p->last_ts;
 	if (p->own_model && (err = task_model__finish(p->model, end_ns)))
