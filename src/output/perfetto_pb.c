@@ -77,11 +77,11 @@ enum {
 #define SEQ_ID 1
 /* Sequence-scoped clocks: NOW (incremental, the default) for timestamps
  * that do not go back (ends, counters, instants at the current event),
- * PAST_0 .. PAST_5 (incremental) for slice begins, ABS (ns since the trace
+ * PAST_0 and PAST_1 (incremental) for slice begins, ABS (ns since the trace
  * start) for a begin below both. All read 0 at the trace start. */
 #define CLK_NOW 64
 #define CLK_PAST 65
-#define N_PAST 6
+#define N_PAST 2
 #define CLK_ABS (CLK_PAST + N_PAST)
 
 /* Track uuids: odd ones for the fixed tracks and the threads (in order of
@@ -109,6 +109,7 @@ enum { A_TASK = 1, A_TOKIO_ID, A_OUTCOME, A_THREAD, A_BY, A_FN, A_AWAIT, A_AWAIT
        A_FLOWS, A_FUTURE_SLICES, A_FUTURE_EXITS_LOST, A_FUTURE_ENTRIES_LOST,
        A_FUTURE_UNMATCHED_EXITS, A_TARGET, A_PID, A_CMDLINE, A_RUNTIME, A_BUILD_ID,
        A_CLOCK_MONO_NS, A_WORKER_TASK_POLLS, N_ANN = A_WORKER_TASK_POLLS };
+_Static_assert(N_ANN < 128, "ann_varint() writes an annotation name iid in one byte");
 static const char *const ann_names[N_ANN] = {
 	"task", "tokio_id", "outcome", "thread", "by", "fn", "await", "awaiting", "depth",
 	"events", "lost_events", "missed_events", "loss_counts", "truncated", "poll_slices",
@@ -294,22 +295,43 @@ static void pend_flush(struct perfetto_pb *p, bool counter, uint64_t value)
 	ev_end(p, e);
 }
 
+/* A TrackEvent varint field of number < 16 (a one-byte tag). */
+static inline void te_uint(struct perfetto_pb *p, unsigned field, uint64_t v)
+{
+	uint8_t *w0 = pb_room(&p->pb, 11), *w;
+
+	if (!w0)
+		return;
+	w0[0] = (uint8_t)(field << 3 | PB_VARINT);
+	w = pb_put_varint(w0 + 1, v);
+	p->pb.len += (size_t)(w - w0);
+}
+
+/* A debug annotation {name_iid: name, <value field>: v} in one go: name is
+ * a fixed annotation name (< 128), the body always under 128 bytes. */
+static inline void ann_varint(struct perfetto_pb *p, unsigned name, unsigned tag, uint64_t v)
+{
+	uint8_t *w0 = pb_room(&p->pb, 16), *w;
+
+	if (!w0)
+		return;
+	w0[0] = TE_DEBUG_ANNOTATIONS << 3 | PB_LEN;
+	w0[2] = DA_NAME_IID << 3 | PB_VARINT;
+	w0[3] = (uint8_t)name;
+	w = pb_put_varint(w0 + 4, tag);
+	w = pb_put_varint(w, v);
+	w0[1] = (uint8_t)(w - w0 - 2);
+	p->pb.len += (size_t)(w - w0);
+}
+
 static inline void ann_uint(struct perfetto_pb *p, unsigned name, uint64_t v)
 {
-	size_t a = pb_open(&p->pb, TE_DEBUG_ANNOTATIONS);
-
-	pb_uint(&p->pb, DA_NAME_IID, name);
-	pb_uint(&p->pb, DA_UINT, v);
-	pb_close(&p->pb, a);
+	ann_varint(p, name, DA_UINT << 3 | PB_VARINT, v);
 }
 
 static inline void ann_iid(struct perfetto_pb *p, unsigned name, uint64_t str_iid)
 {
-	size_t a = pb_open(&p->pb, TE_DEBUG_ANNOTATIONS);
-
-	pb_uint(&p->pb, DA_NAME_IID, name);
-	pb_uint(&p->pb, DA_STRING_IID, str_iid);
-	pb_close(&p->pb, a);
+	ann_varint(p, name, DA_STRING_IID << 3 | PB_VARINT, str_iid);
 }
 
 /* Appends n raw bytes (inside an open bytes field). */
@@ -640,7 +662,7 @@ static void plain_slice(struct perfetto_pb *p, uint64_t track, uint64_t from, ui
 {
 	struct ev e = ev_begin(p, from, track, TYPE_SLICE_BEGIN);
 
-	pb_uint(&p->pb, TE_NAME_IID, name);
+	te_uint(p, TE_NAME_IID, name);
 	ev_end(p, e);
 	ev_end(p, ev_begin(p, to, track, TYPE_SLICE_END));
 }
@@ -664,7 +686,7 @@ static void wake_instant(struct perfetto_pb *p, const struct ptrack_wake *w, uin
 	uint64_t track = thread_track(p, w->tid);
 	struct ev e = ev_begin(p, w->ts, track, TYPE_INSTANT);
 
-	pb_uint(&p->pb, TE_NAME_IID, w->spawn ? N_SPAWN : N_WAKE);
+	te_uint(p, TE_NAME_IID, w->spawn ? N_SPAWN : N_WAKE);
 	if (!w->in_user_poll)
 		ann_iid(p, A_BY, w->spawn ? S_BY_SPAWN : w->flags & AS_WAKE_IO ? S_BY_IO :
 			w->flags & AS_WAKE_TIMER ? S_BY_TIMER : S_BY_RUNTIME);
@@ -679,7 +701,7 @@ static void on_poll(struct perfetto_pb *p, const struct ptrack_poll *poll)
 
 	/* the task's own track: every poll, runtime workers' included */
 	e = ev_begin(p, poll->begin, tt, TYPE_SLICE_BEGIN);
-	pb_uint(&p->pb, TE_NAME_IID, N_RUNNING);
+	te_uint(p, TE_NAME_IID, N_RUNNING);
 	ann_uint(p, A_THREAD, poll->tid);
 	ev_end(p, e);
 	ev_end(p, ev_begin(p, poll->end, tt, TYPE_SLICE_END));
@@ -693,7 +715,7 @@ static void on_poll(struct perfetto_pb *p, const struct ptrack_poll *poll)
 		p->flows++;
 	}
 	e = ev_begin(p, poll->begin, th, TYPE_SLICE_BEGIN);
-	pb_uint(&p->pb, TE_NAME_IID, name);
+	te_uint(p, TE_NAME_IID, name);
 	ann_uint(p, A_TASK, poll->task.seq);
 	if (poll->task.tokio_id)
 		ann_uint(p, A_TOKIO_ID, poll->task.tokio_id);
@@ -757,7 +779,7 @@ static void future_slice(struct perfetto_pb *p, const struct futures_frame *fr)
 			awaitee = str_iid(p, fr->awaitee);
 	}
 	e = ev_begin(p, fr->begin, th, TYPE_SLICE_BEGIN);
-	pb_uint(&p->pb, TE_NAME_IID, name);
+	te_uint(p, TE_NAME_IID, name);
 	if (fr->task)
 		ann_uint(p, A_TASK, fr->task);
 	ann_iid(p, A_OUTCOME, outcome);
@@ -799,7 +821,7 @@ static int on_out(void *ctx, const struct ptrack_out *o)
 		uint64_t track = task_track(p, o->task);
 		struct ev e = ev_begin(p, o->from, track, TYPE_SLICE_BEGIN);
 
-		pb_uint(&p->pb, TE_NAME_IID, o->type == PTRACK_IDLE ? N_IDLE : N_SCHEDULED);
+		te_uint(p, TE_NAME_IID, o->type == PTRACK_IDLE ? N_IDLE : N_SCHEDULED);
 		ev_end(p, e);
 		/* it ends at a wake or a poll begin, the event being read: when
 		 * the runnable count changes, which the end then carries
@@ -1070,7 +1092,7 @@ static void instant(struct perfetto_pb *p, uint64_t ts, const char *name)
 	uint64_t iid = name_iid(p, name);
 	struct ev e = ev_begin(p, ts, UUID_PROCESS, TYPE_INSTANT);
 
-	pb_uint(&p->pb, TE_NAME_IID, iid);
+	te_uint(p, TE_NAME_IID, iid);
 	ev_end(p, e);
 }
 
@@ -1112,7 +1134,7 @@ int perfetto_pb__finish(struct perfetto_pb *p, const struct as_trace_end *end, b
 			"trace truncated: the recording stops here; lost and missed events unknown");
 	/* the JSON's metadata, as arguments of one instant at the end */
 	e = ev_begin(p, end_ns, UUID_PROCESS, TYPE_INSTANT);
-	pb_uint(&p->pb, TE_NAME_IID, N_ASYNCSCOPE);
+	te_uint(p, TE_NAME_IID, N_ASYNCSCOPE);
 	ann_str(p, A_TARGET, p->target);
 	ann_uint(p, A_PID, p->pid);
 	ann_str(p, A_CMDLINE, p->cmdline);

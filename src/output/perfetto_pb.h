@@ -19,9 +19,9 @@
  *   CLOCK_MONOTONIC (the trace's clock, primary_trace_clock) at the trace
  *   start; clock 64, the default (TracePacketDefaults), is incremental: each
  *   packet's timestamp is the ns since the previous packet on it. Slices are
- *   known when they end, so their begins are in the past: they go on one of
- *   the incremental clocks 65 .. 70 (timestamp_clock_id), the one whose
- *   last value is nearest below, else on clock 71, ns since the trace start.
+ *   known when they end, so their begins are in the past: they go on the
+ *   incremental clock 65 or 66 (timestamp_clock_id), the one whose last
+ *   value is nearest below, else on clock 67, ns since the trace start.
  * - Tracks (TrackDescriptor, defined before use): the process (pid, name,
  *   cmdline); under it one thread track per thread (ThreadDescriptor, named
  *   from AS_EV_THREAD) with a slice per poll of a user task, named by its
