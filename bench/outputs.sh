@@ -3,7 +3,8 @@
 # asserted): builds bench/gen_trace.c with the project's compiler flags,
 # writes a trace of EVENTS events (default 10 million: 2 workers with nested
 # worker tasks, ~1000 live tasks spawned and freed continuously), then times
-# `report`, `report --format json`, `export --format perfetto` and
+# `report`, `report --format json`, `export --format perfetto-json`,
+# `export --format perfetto` (protobuf) and
 # `export --format folded` on it: wall time, events per second, peak RSS
 # (from /usr/bin/time -v), output size.
 # Usage: bench/outputs.sh [EVENTS]   (`make build/asyncscope` first)
@@ -43,7 +44,9 @@ run() {
 echo "== outputs on $EVENTS events"
 run "report (text)" "" $AS report $TMP/big.trace
 run "report --format json" "" $AS report --format json $TMP/big.trace
-run "export --format perfetto" $TMP/big.json \
-	$AS export --format perfetto --progress -o $TMP/big.json $TMP/big.trace
+run "export --format perfetto-json" $TMP/big.json \
+	$AS export --format perfetto-json --progress -o $TMP/big.json $TMP/big.trace
+run "export --format perfetto" $TMP/big.pftrace \
+	$AS export --format perfetto --progress -o $TMP/big.pftrace $TMP/big.trace
 run "export --format folded" $TMP/big.folded \
 	$AS export --format folded --progress -o $TMP/big.folded $TMP/big.trace

@@ -14,6 +14,6 @@ echo
 $AS report demo.trace
 echo
 $AS report --html demo.html demo.trace
-$AS export --format perfetto -o demo.perfetto.json demo.trace
-echo "demo: open demo.html in a browser, demo.perfetto.json in ui.perfetto.dev;"
+$AS export --format perfetto -o demo.pftrace demo.trace
+echo "demo: open demo.html in a browser, demo.pftrace in ui.perfetto.dev;"
 echo "      JSON with 'build/asyncscope report --format json demo.trace'"

@@ -2,13 +2,15 @@
 # Installs, idempotently, every Debian package asyncscope's build, tests and
 # benchmarks need. With --check it only verifies and installs what is missing.
 set -euo pipefail
-# libclang-rt-14-dev: the libFuzzer and sanitizer runtimes of `make fuzz`.
-# debuginfod (the server) and binutils (strip, objcopy): the stripped-binary tests.
+# libclang-rt-14-dev: the libFuzzer and sanitizer runtimes of `make fuzz`;
+# protobuf-compiler: protoc, which the tests decode `export --format
+# perfetto` with against Perfetto's schema; debuginfod (the server) and
+# binutils (strip, objcopy): the stripped-binary tests.
 PKGS=(clang llvm libclang-rt-14-dev libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
       libiberty-dev libncurses-dev pkg-config make gcc valgrind wrk
       python3 chromium tmux librust-tokio-dev librust-futures-dev librust-hyper-dev
       librust-async-std-dev librust-smol-dev librust-async-executor-dev systemtap-sdt-dev
-      libdebuginfod-dev debuginfod binutils)
+      libdebuginfod-dev debuginfod binutils protobuf-compiler)
 missing=()
 for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,5 +1,6 @@
-/* `asyncscope export`: trace file -> Perfetto / Chrome JSON or folded stacks,
- * streamed event by event (output/perfetto.h, output/folded.h): memory stays
+/* `asyncscope export`: trace file -> native Perfetto protobuf, Perfetto /
+ * Chrome JSON or folded stacks, streamed event by event
+ * (output/perfetto_pb.h, output/perfetto.h, output/folded.h): memory stays
  * bounded by the live tasks (at most --max-live-tasks of them followed) and
  * threads whatever the length of the trace. */
 #include <errno.h>
@@ -17,16 +18,20 @@
 #include "cli/trace_cmd.h"
 #include "output/folded.h"
 #include "output/perfetto.h"
+#include "output/perfetto_pb.h"
 #include "pipeline/source_file.h"
 
 enum { E_FORMAT = 1, E_OUTPUT, E_PER_TASK, E_LINES, E_PARTIAL, E_PROGRESS, E_NO_PROGRESS,
        E_MAX_LIVE };
 
 static const struct cli_opt export_opts[] = {
-	{ "format", 'f', CLI_CHOICE, E_FORMAT, "perfetto|folded|folded-futures|folded-wait|cat",
-	  "perfetto: Chrome trace-event JSON (ui.perfetto.dev); folded: worker;task\n"
-	  "busy-ns stacks; folded-futures: on-CPU async flame graph; folded-wait:\n"
-	  "where tasks wait; cat: CAT's uftrace dump text (required)", 0, 0, false, true },
+	{ "format", 'f', CLI_CHOICE, E_FORMAT,
+	  "perfetto|perfetto-json|folded|folded-futures|folded-wait|cat",
+	  "perfetto: native Perfetto protobuf (.pftrace, ui.perfetto.dev);\n"
+	  "perfetto-json: Chrome trace-event JSON (ui.perfetto.dev, chrome://tracing);\n"
+	  "folded: worker;task busy-ns stacks; folded-futures: on-CPU async flame\n"
+	  "graph; folded-wait: where tasks wait; cat: CAT's uftrace dump text (required)",
+	  0, 0, false, true },
 	{ "output", 'o', CLI_STRING, E_OUTPUT, "FILE",
 	  "write to FILE, - for stdout (required, but for cat: default stdout)" },
 	{ "per-task", 0, CLI_FLAG, E_PER_TASK, NULL, "folded: one stack per task, not per worker" },
@@ -100,7 +105,8 @@ int cmd_export(int argc, char **argv)
 	bool partial = false, per_task = false, truncated = false, lines = false, fut_fmt;
 	enum progress_mode progress_opt = PROGRESS_AUTO;
 	struct as_source src = { 0 }, *r = &src;
-	struct perfetto *pf = NULL;
+	struct perfetto *pf = NULL;       /* perfetto-json */
+	struct perfetto_pb *pp = NULL;    /* perfetto */
 	struct folded *fd = NULL;
 	struct futures *fu = NULL; /* folded-futures, folded-wait: analysis/futures.h */
 	struct cat_writer *cw = NULL; /* cat: cat/writer.h */
@@ -124,7 +130,7 @@ int cmd_export(int argc, char **argv)
 	fut_fmt = format && (!strcmp(format, "folded-futures") || !strcmp(format, "folded-wait"));
 	if (!format)
 		return cli_usage_error(&export_command, "missing format: use --format perfetto, "
-				       "folded, folded-futures, folded-wait or cat");
+				       "perfetto-json, folded, folded-futures, folded-wait or cat");
 	if (per_task && strcmp(format, "folded")) {
 		cli_error("--per-task applies to --format folded only");
 		return 2;
@@ -156,6 +162,8 @@ int cmd_export(int argc, char **argv)
 				      task_model__set_max_live(m, a.max_live)))
 		errno = ENOMEM;   /* said below */
 	else if (!strcmp(format, "perfetto"))
+		pp = perfetto_pb__new_on(out, m, meta);
+	else if (!strcmp(format, "perfetto-json"))
 		pf = perfetto__new_on(out, m, meta);
 	else if (fut_fmt)
 		fu = futures__new_on(m, meta, &(struct futures_opts){ .lines = lines });
@@ -163,7 +171,7 @@ int cmd_export(int argc, char **argv)
 		cw = cat_writer__new(out, meta);
 	else
 		fd = folded__new_on(out, m, meta, per_task);
-	if (!pf && !fd && !fu && !cw) {
+	if (!pf && !pp && !fd && !fu && !cw) {
 		cli_error("cannot start the export: %s", strerror(errno));
 		goto cleanup;
 	}
@@ -171,8 +179,8 @@ int cmd_export(int argc, char **argv)
 	/* one sink: the exporter (folded-futures and folded-wait: the futures
 	 * analysis, whose lines are written after the run) */
 	struct as_sink sinks[2] = { task_model__sink(m), pf ? perfetto__sink(pf)
-				    : fu ? futures__sink(fu) : cw ? cat_writer__sink(cw)
-				    : folded__sink(fd) };
+				    : pp ? perfetto_pb__sink(pp) : fu ? futures__sink(fu)
+				    : cw ? cat_writer__sink(cw) : folded__sink(fd) };
 	struct pipeline_result res;
 
 	/* the model first (not for cat): the exporter observes it */
@@ -221,6 +229,11 @@ int cmd_export(int argc, char **argv)
 			  perfetto__slices(pf), perfetto__flows(pf),
 			  perfetto__future_slices(pf) ? " and future slices" : "", outpath,
 			  truncated ? " (truncated trace)" : "");
+	else if (pp)
+		cli_error("wrote %" PRIu64 " poll slices, %" PRIu64 " flows%s (%" PRIu64
+			  " packets) to %s%s", perfetto_pb__slices(pp), perfetto_pb__flows(pp),
+			  perfetto_pb__future_slices(pp) ? " and future slices" : "",
+			  perfetto_pb__packets(pp), outpath, truncated ? " (truncated trace)" : "");
 	else if (fd)
 		cli_error("wrote %" PRIu64 " lines, %" PRIu64 " ns of user-task polls to %s%s",
 			  folded__lines(fd), folded__total_ns(fd), outpath,
@@ -242,6 +255,7 @@ cleanup:
 	if (out && out != stdout)
 		fclose(out);
 	perfetto__free(pf);
+	perfetto_pb__free(pp);
 	folded__free(fd);
 	futures__free(fu);
 	cat_writer__free(cw);

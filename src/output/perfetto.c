@@ -829,7 +829,7 @@ static int sink_finish(void *impl, const struct as_trace_end *end)
 }
 
 static const struct as_sink_ops sink_ops = {
-	.name = "perfetto", .add = sink_add, .finish = sink_finish, .free = NULL,
+	.name = "perfetto-json", .add = sink_add, .finish = sink_finish, .free = NULL,
 };
 
 struct as_sink perfetto__sink(struct perfetto *p)

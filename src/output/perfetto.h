@@ -1,4 +1,5 @@
-/* Perfetto / Chrome trace-event JSON export of a trace: opens in
+/* Perfetto / Chrome trace-event JSON export of a trace (`export --format
+ * perfetto-json`; the native protobuf is output/perfetto_pb.h): opens in
  * ui.perfetto.dev and chrome://tracing. Streaming: events go out as the
  * trace is read (slices when they end), memory is bounded by the live tasks
  * and the threads. Pure C on decoded events (output/folded.h's poll tracker);

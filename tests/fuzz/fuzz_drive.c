@@ -4,8 +4,8 @@
  *   report (text, JSON, HTML; pass 1 the analyses on one task model, pass 2
  *   the timeline), then from the same analyses what `blocking`, `cpu` and
  *   `uring` write (text and folded);
- *   export (perfetto, folded, folded --per-task, folded-futures and
- *   folded-wait, cat), each sink on its own model as `export` has it, with
+ *   export (perfetto, perfetto-json, folded, folded --per-task,
+ *   folded-futures and folded-wait, cat), each sink on its own model as `export` has it, with
  *   `top`'s live view beside them, ticked on the trace's clock.
  *
  * A step whose run fails (a corrupt input) writes nothing, as the command
@@ -13,7 +13,8 @@
  * printer inside src/cli/events.c, not library code: not driven here.
  * Beyond what the sanitizers catch, what the outputs promise is checked
  * and a failure aborts (a crash to libFuzzer): the JSON report, the
- * Perfetto export and the HTML page's data blocks are strict JSON, and
+ * Perfetto JSON export and the HTML page's data blocks are strict JSON, the
+ * Perfetto protobuf is well-formed wire format down to its messages, and
  * the CAT export reads back as the events it took. */
 #include "fuzz_drive.h"
 
@@ -42,12 +43,14 @@
 #include "output/folded.h"
 #include "output/html.h"
 #include "output/perfetto.h"
+#include "output/perfetto_pb.h"
 #include "output/report.h"
 #include "output/runq_report.h"
 #include "output/uring_report.h"
 #include "output/usdt_report.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/source_file.h"
+#include "util/varint.h"
 
 #include "json_check.h"
 
@@ -68,6 +71,64 @@ static void check_json(const char *what, const char *buf, size_t len)
 	size_t from = off > 200 ? off - 200 : 0, to = len - off > 200 ? off + 200 : len;
 	fprintf(stderr, "fuzz_drive: %s is not valid JSON: %s at byte %zu of %zu:\n%.*s<HERE>%.*s\n",
 		what, why, off, len, (int)(off - from), buf + from, (int)(to - off), buf + off);
+	abort();
+}
+
+/* Protobuf wire format from p to end: every field a valid tag and a value
+ * inside the bounds; the fields of the TracePacket messages the Perfetto
+ * export nests (msgs: 0-terminated field numbers at each depth) parsed
+ * recursively. Returns NULL or what is wrong. */
+static const char *pb_walk(const uint8_t *p, const uint8_t *end, int depth)
+{
+	/* Trace.packet; TracePacket's nested messages; below them all LEN
+	 * fields but strings (names) are messages too: only bounds then */
+	static const uint32_t msgs[2][8] = { { 1, 0 }, { 6, 11, 12, 59, 60, 0 } };
+
+	while (p < end) {
+		uint64_t tag, v;
+
+		if (varint_get(&p, end, &tag) || !(tag >> 3))
+			return "bad tag";
+		switch (tag & 7) {
+		case 0:
+			if (varint_get(&p, end, &v))
+				return "bad varint";
+			break;
+		case 1:
+			if (end - p < 8)
+				return "short fixed64";
+			p += 8;
+			break;
+		case 2:
+			if (varint_get(&p, end, &v) || v > (uint64_t)(end - p))
+				return "length past the end";
+			if (depth < 2)
+				for (const uint32_t *m = msgs[depth]; *m; m++)
+					if (*m == tag >> 3) {
+						const char *why = pb_walk(p, p + v, depth + 1);
+
+						if (why)
+							return why;
+					}
+			p += v;
+			break;
+		default:
+			return "bad wire type";
+		}
+	}
+	return NULL;
+}
+
+static void check_pb(const char *buf, size_t len)
+{
+	const char *why = pb_walk((const uint8_t *)buf, (const uint8_t *)buf + len, 0);
+
+	if (!why && (len < 2 || buf[0] != 0x0a))
+		why = "no first packet";
+	if (!why)
+		return;
+	fprintf(stderr, "fuzz_drive: export --format perfetto is not a Trace: %s (%zu bytes)\n",
+		why, len);
 	abort();
 }
 
@@ -499,6 +560,7 @@ static void run_exports(bool lines)
 {
 	struct as_source src = { 0 };
 	struct perfetto *pf = NULL;
+	struct perfetto_pb *pp = NULL;
 	struct folded *fd = NULL, *fdt = NULL;
 	struct futures *fu = NULL;
 	struct cat_writer *cw = NULL;
@@ -506,27 +568,29 @@ static void run_exports(bool lines)
 	struct live_feed lf = { 0 };
 	struct pipeline_result res;
 	const struct as_trace_meta *meta;
-	char *cat_text = NULL, *pf_text = NULL;
-	size_t cat_len = 0, pf_len = 0;
-	FILE *cat_out, *pf_out = NULL;
+	char *cat_text = NULL, *pf_text = NULL, *pp_text = NULL;
+	size_t cat_len = 0, pf_len = 0, pp_len = 0;
+	FILE *cat_out, *pf_out = NULL, *pp_out = NULL;
 
 	if (!open_src(&src))
 		return;
 	cat_out = open_memstream(&cat_text, &cat_len);
 	pf_out = open_memstream(&pf_text, &pf_len);
-	if (!cat_out || !pf_out)
+	pp_out = open_memstream(&pp_text, &pp_len);
+	if (!cat_out || !pf_out || !pp_out)
 		goto out;
 	meta = as_source__meta(&src);
 	pf = perfetto__new(pf_out, meta);
+	pp = perfetto_pb__new(pp_out, meta);
 	fd = folded__new(sink_out, meta, false);
 	fdt = folded__new(sink_out, meta, true);
 	fu = futures__new(meta, &(struct futures_opts){ .lines = lines });
 	cf.w = cw = cat_writer__new(cat_out, meta);
 	lf.l = live__new(meta);
-	if (!pf || !fd || !fdt || !fu || !cw || !lf.l)
+	if (!pf || !pp || !fd || !fdt || !fu || !cw || !lf.l)
 		goto out;
 	struct as_sink sinks[] = {
-		perfetto__sink(pf), folded__sink(fd), folded__sink(fdt), futures__sink(fu),
+		perfetto__sink(pf), perfetto_pb__sink(pp), folded__sink(fd), folded__sink(fdt), futures__sink(fu),
 		{ &cat_ops, &cf }, { &live_ops, &lf },
 	};
 
@@ -542,17 +606,24 @@ static void run_exports(bool lines)
 		check_cat_roundtrip(&cf, cat_text, cat_len);
 	cat_out = NULL;
 	if (!fclose(pf_out))
-		check_json("export --format perfetto", pf_text, pf_len);
+		check_json("export --format perfetto-json", pf_text, pf_len);
 	pf_out = NULL;
+	if (!fclose(pp_out))
+		check_pb(pp_text, pp_len);
+	pp_out = NULL;
 out:
 	if (cat_out)
 		fclose(cat_out);
 	if (pf_out)
 		fclose(pf_out);
+	if (pp_out)
+		fclose(pp_out);
 	free(cat_text);
 	free(pf_text);
+	free(pp_text);
 	cat_feed__clear(&cf);
 	perfetto__free(pf);
+	perfetto_pb__free(pp);
 	folded__free(fd);
 	folded__free(fdt);
 	futures__free(fu);

@@ -9,6 +9,7 @@
 cd "$(dirname "$0")/../.."
 AS=$(realpath "${1:-build/asyncscope}")
 V9=$(realpath tests/data/cut-v9.trace) V8=$(realpath tests/data/cut-v8.trace)
+PB=$(realpath tests/integ/checks/perfetto_pb.py)
 D=$(mktemp -d /tmp/asyncscope-partial.XXXXXX)
 trap 'rm -rf "$D"' EXIT
 cd "$D" || exit 1
@@ -33,8 +34,13 @@ check "JSON: the counts and their kind" python3 -c "import json,sys; r=json.load
 check "HTML: the page has them" grep -q '"loss_counts": "lower_bound"' out.html
 "$AS" events --partial "$V9" >/dev/null 2>err.txt
 check "events: at least, on stderr" has err.txt "lost events at least 75, missed events at least 3"
-"$AS" export --partial --format perfetto -o out.pf.json "$V9" 2>/dev/null
+"$AS" export --partial --format perfetto-json -o out.pf.json "$V9" 2>/dev/null
 check "Perfetto: at least" python3 -c "import json,sys; m=json.load(open('out.pf.json'))['metadata']; sys.exit(not (m['lost_events'] == 75 and m['loss_counts'] == 'lower_bound'))"
+"$AS" export --partial --format perfetto -o out.pftrace "$V9" 2>/dev/null
+python3 "$PB" out.pftrace --json out.pf.json --summary >pb.json
+check "Perfetto protobuf: decodes, as the JSON" test $? -eq 0
+check "with the same counts, marked" python3 -c "import json,sys; m=json.load(open('pb.json'))['meta']; sys.exit(not (m['lost_events'] == 75 and m['missed_events'] == 3 and m['loss_counts'] == 'lower_bound' and m['truncated'] == 'true'))"
+check "and an instant saying so" python3 -c "import json,sys; i=json.load(open('pb.json'))['instants']; sys.exit(not ('lost at least 75 events' in i and 'trace truncated: the recording stops here' in i))"
 "$AS" export --partial --format cat -o cut.cat.txt "$V9" 2>/dev/null
 "$AS" report --partial cut.cat.txt >out.txt 2>/dev/null
 check "a CAT text of it keeps them" has out.txt "lost events at least 75, missed events at least 3 "
@@ -44,8 +50,12 @@ check "a cut format 8 trace: losses unknown" has out.txt "^duration .*, 600 even
 check "never 0 in the totals" has out.txt "lost \?  missed \?"
 "$AS" report --partial --format json "$V8" >out.json 2>/dev/null
 check "JSON: null, unknown" python3 -c "import json,sys; r=json.load(open('out.json')); sys.exit(not (r['lost_events'] is None and r['missed_events'] is None and r['loss_counts'] == 'unknown'))"
-"$AS" export --partial --format perfetto -o out.pf.json "$V8" 2>/dev/null
+"$AS" export --partial --format perfetto-json -o out.pf.json "$V8" 2>/dev/null
 check "Perfetto: null, unknown" python3 -c "import json,sys; m=json.load(open('out.pf.json'))['metadata']; sys.exit(not (m['lost_events'] is None and m['loss_counts'] == 'unknown'))"
+"$AS" export --partial --format perfetto -o out.pftrace "$V8" 2>/dev/null
+python3 "$PB" out.pftrace --json out.pf.json --summary >pb.json
+check "Perfetto protobuf: decodes, as the JSON" test $? -eq 0
+check "unknown there too" python3 -c "import json,sys; m=json.load(open('pb.json'))['meta']; sys.exit(not (m['lost_events'] == 'unknown' and m['loss_counts'] == 'unknown'))"
 
 # a corrupt chunk (chunk 1 of 3): refused, then its 200 events before it
 cp "$V9" bad.trace

@@ -1,5 +1,5 @@
-/* Unit tests for the exporters (src/output/perfetto.c, folded.c and its poll
- * tracker): the recorded fixtures of tests/data/ checked against the analysis
+/* Unit tests for the exporters (src/output/perfetto.c, perfetto_pb.c,
+ * folded.c and its poll tracker): the recorded fixtures of tests/data/ checked against the analysis
  * (one poll slice per user-task poll, folded weights summing to user busy
  * time), tiny synthetic streams with exact slice, flow and nesting results,
  * cut polls, name escaping (JSON validated by a small parser below), and a
@@ -7,11 +7,13 @@
  * sum must equal the analysis'. Run from the repository root. */
 #include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "analysis/tasks.h"
 #include "harness.h"
 #include "output/folded.h"
 #include "output/perfetto.h"
+#include "output/perfetto_pb.h"
 #include "trace/reader.h"
 
 #define US 1000ULL
@@ -131,6 +133,8 @@ static size_t count(const char *hay, const char *needle)
 struct run {
 	char *json, *folded, *per_task;   /* outputs (NUL-terminated) */
 	size_t json_len, folded_len, per_task_len;
+	char *pb;                         /* the protobuf export */
+	size_t pb_len;
 	uint64_t slices, flows, folded_ns, per_task_ns, folded_lines;
 	struct analysis *an;
 };
@@ -140,19 +144,23 @@ static void run_free(struct run *r)
 	free(r->json);
 	free(r->folded);
 	free(r->per_task);
+	free(r->pb);
 	analysis__free(r->an);
 }
 
 /* Feeds n events (or, with evs NULL, the trace file path) to the analysis,
- * the Perfetto exporter and both folded modes. */
+ * both Perfetto exporters and both folded modes; the protobuf one must
+ * count the JSON one's slices and flows. */
 static int run_all(struct run *r, const struct as_trace_meta *meta, const struct as_event *evs,
 		   size_t n, const char *path, const struct as_trace_end *end)
 {
 	FILE *fj = open_memstream(&r->json, &r->json_len);
 	FILE *ff = open_memstream(&r->folded, &r->folded_len);
 	FILE *fp = open_memstream(&r->per_task, &r->per_task_len);
+	FILE *fb = open_memstream(&r->pb, &r->pb_len);
 	struct trace_reader *rd = NULL;
 	struct perfetto *pf = NULL;
+	struct perfetto_pb *pp = NULL;
 	struct folded *fd = NULL, *fpt = NULL;
 	struct as_trace_end cut = { 0 };
 	struct as_event ev;
@@ -168,10 +176,11 @@ static int run_all(struct run *r, const struct as_trace_meta *meta, const struct
 	}
 	r->an = analysis__new(meta);
 	pf = fj ? perfetto__new(fj, meta) : NULL;
+	pp = fb ? perfetto_pb__new(fb, meta) : NULL;
 	fd = ff ? folded__new(ff, meta, false) : NULL;
 	fpt = fp ? folded__new(fp, meta, true) : NULL;
-	CHECK(r->an && pf && fd && fpt);
-	if (!r->an || !pf || !fd || !fpt)
+	CHECK(r->an && pf && pp && fd && fpt);
+	if (!r->an || !pf || !pp || !fd || !fpt)
 		goto out;
 	for (size_t i = 0;; i++) {
 		if (rd) {
@@ -187,6 +196,7 @@ static int run_all(struct run *r, const struct as_trace_meta *meta, const struct
 		}
 		CHECK_EQ_U64(analysis__add(r->an, &ev), 0);
 		CHECK_EQ_U64(perfetto__add(pf, &ev), 0);
+		CHECK_EQ_U64(perfetto_pb__add(pp, &ev), 0);
 		CHECK_EQ_U64(folded__add(fd, &ev), 0);
 		CHECK_EQ_U64(folded__add(fpt, &ev), 0);
 		if (ev.ts > cut.end_ns)
@@ -198,21 +208,29 @@ static int run_all(struct run *r, const struct as_trace_meta *meta, const struct
 		end = &cut;
 	CHECK_EQ_U64(analysis__finish(r->an, end), 0);
 	CHECK_EQ_U64(perfetto__finish(pf, end, false), 0);
+	CHECK_EQ_U64(perfetto_pb__finish(pp, end, false), 0);
+	CHECK_EQ_U64(perfetto_pb__finish(pp, end, false), (uint64_t)-EINVAL);
 	CHECK_EQ_U64(folded__finish(fd, end->end_ns), 0);
 	CHECK_EQ_U64(folded__finish(fpt, end->end_ns), 0);
 	r->slices = perfetto__slices(pf);
 	r->flows = perfetto__flows(pf);
+	CHECK_EQ_U64(perfetto_pb__slices(pp), r->slices);
+	CHECK_EQ_U64(perfetto_pb__flows(pp), r->flows);
+	CHECK_EQ_U64(perfetto_pb__future_slices(pp), perfetto__future_slices(pf));
 	r->folded_ns = folded__total_ns(fd);
 	r->folded_lines = folded__lines(fd);
 	r->per_task_ns = folded__total_ns(fpt);
 	ok = 1;
 out:
 	perfetto__free(pf);
+	perfetto_pb__free(pp);
 	folded__free(fd);
 	folded__free(fpt);
 	trace_reader__free(rd);
 	if (fj)
 		fclose(fj);
+	if (fb)
+		fclose(fb);
 	if (ff)
 		fclose(ff);
 	if (fp)
@@ -663,6 +681,48 @@ static void test_random(void)
 	free(evs);
 }
 
+/* The protobuf of the nested stream, its threads named with invalid UTF-8
+ * and quotes, through protoc and checks/perfetto_pb.py against the JSON of
+ * the same stream: decodes against Perfetto's schema without a complaint,
+ * references only what it defines, the same slices, flows and counters. */
+static void test_perfetto_pb_checked(void)
+{
+	struct as_event evs[sizeof(nested) / sizeof(nested[0])];
+	struct as_trace_end end = { .end_ns = BASE + 300 * US, .lost = 3, .missed = 2 };
+	char pb_path[] = "/tmp/asyncscope-test-pb.XXXXXX", json_path[64], cmd[256];
+	struct run r = { 0 };
+	FILE *f;
+	int fd;
+
+	memcpy(evs, nested, sizeof(nested));
+	evs[0].str = "app\xff\xfe \"q\"";
+	evs[1].str = "w\xc3";
+	CHECK(run_all(&r, &meta, evs, sizeof(evs) / sizeof(evs[0]), NULL, &end));
+	CHECK_EQ_U64(r.slices, 5);
+	CHECK(r.pb_len > 100 && r.pb_len < r.json_len);
+	fd = mkstemp(pb_path);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		goto out;
+	CHECK(write(fd, r.pb, r.pb_len) == (ssize_t)r.pb_len);
+	close(fd);
+	snprintf(json_path, sizeof(json_path), "%s.json", pb_path);
+	f = fopen(json_path, "w");
+	CHECK(f && fwrite(r.json, 1, r.json_len, f) == r.json_len);
+	if (f)
+		fclose(f);
+	snprintf(cmd, sizeof(cmd), "python3 tests/integ/checks/perfetto_pb.py %s --json %s",
+		 pb_path, json_path);
+	CHECK_EQ_U64(system(cmd), 0);
+	/* the invalid bytes reach the file as U+FFFD, the rest as written */
+	CHECK(memmem(r.pb, r.pb_len, "app\xef\xbf\xbd\xef\xbf\xbd \"q\"", 13) != NULL);
+	CHECK(memmem(r.pb, r.pb_len, "w\xef\xbf\xbd", 4) != NULL);
+	unlink(json_path);
+	unlink(pb_path);
+out:
+	run_free(&r);
+}
+
 static void test_truncated_mark(void)
 {
 	char *buf = NULL;
@@ -697,5 +757,6 @@ int main(void)
 	RUN(test_empty);
 	RUN(test_random);
 	RUN(test_truncated_mark);
+	RUN(test_perfetto_pb_checked);
 	TEST_MAIN_END();
 }
