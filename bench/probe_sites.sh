@@ -10,7 +10,7 @@
 #  2. task mode: `record` with its probes moved, against
 #     ASYNCSCOPE_ENTRY_SITES=1 (every probe at its entry), on wakebench
 #     (current thread) and pollbench (multi-thread).
-#  3. bpf_stats: each BPF program's runs and ns a run over the first 5 s
+#  3. bpf_stats: each BPF program's runs and ns a run over the first 2 s
 #     of each (kernel.bpf_stats_enabled on meanwhile).
 # Usage: bench/probe_sites.sh [RUNS]   (needs root; `make` first)
 set -euo pipefail
@@ -60,12 +60,12 @@ for w in "$WB $T $Y" "$PB $T 200"; do
 	awk -v a=$a -v b=$b 'BEGIN { printf "  moved %.3f s, at the entries %.3f s of CPU (%.2fx)\n", a, b, a / b }'
 done
 
-echo "== bpf_stats, first 5 s of record -- wakebench $T 2000"
+echo "== bpf_stats, first 2 s of record -- wakebench $T 2000"
 sysctl -q kernel.bpf_stats_enabled=1
 for mode in moved entry; do
 	env $([ $mode = entry ] && echo ASYNCSCOPE_ENTRY_SITES=1) $AS record -o $TMP/s.trace -- $WB $T 2000 \
 		>/dev/null 2>&1 & R=$!
-	sleep 5
+	sleep 2
 	bpftool prog show -j | python3 -c "
 import json, sys
 for p in json.load(sys.stdin):
