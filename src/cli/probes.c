@@ -10,6 +10,7 @@
 #include "probe/futures_plan.h"
 #include "probe/plan.h"
 #include "probe/profile.h"
+#include "probe/site.h"
 #include "sym/dwarf_types.h"
 #include "sym/debuginfo.h"
 #include "sym/elf_image.h"
@@ -50,6 +51,36 @@ static void print_usdt(const struct elf_image *img, const struct usdt_notes *not
  *   smol (smol 1.3, async-executor 1.5, async-task 4.3): 12 probe points
  *   poll   0x31de0      emulated       async_task::raw::RawTask<F,T,S>::run  [mixed::smol_yielder]
  */
+/* Why a probe sits where it does, for the listing: "" at an entry that is
+ * already cheap, else "  (moved past: test %rsi, %rsi)" or
+ * "  (kept at the entry: ...)". */
+static void site_why(const struct probe_site *s, bool emulated, char *buf, size_t n)
+{
+	buf[0] = '\0';
+	switch (s->why) {
+	case SITE_MOVED:
+		snprintf(buf, n, "  (moved past %u single-stepped instruction%s: %s)", s->skipped,
+			 s->skipped == 1 ? "" : "s", s->note);
+		break;
+	case SITE_ENTRY_RETURN:
+		if (!emulated)
+			snprintf(buf, n, "  (kept at the entry: a return probe is attached there too)");
+		break;
+	case SITE_ENTRY_STACK:
+		if (!emulated)
+			snprintf(buf, n, "  (kept at the entry: the stack is unwound from there)");
+		break;
+	case SITE_ENTRY_ASKED:
+		snprintf(buf, n, "  (kept at the entry: ASYNCSCOPE_ENTRY_SITES is set)");
+		break;
+	case SITE_ENTRY_STOPPED:
+		snprintf(buf, n, "  (kept at the entry: %s)", s->note);
+		break;
+	default:
+		break;
+	}
+}
+
 /* Sample (probes --futures):
  *   future probes: 5 (4 async state machines, 5 with source lines)
  *   ADDRESS      COST         FUTURE                      SOURCE                      AWAITS
@@ -236,21 +267,23 @@ int cmd_probes(int argc, char **argv)
 		printf("%s: %zu probe points\n", what, n);
 		for (size_t w = 0; plan->identified && w < plan->ids[k].n_warnings; w++)
 			printf("warning: %s\n", plan->ids[k].warnings[w]);
-		printf("%-6s %-12s %-15s %-12s %s\n", "ROLE", "ADDRESS", "FIRST INSN", "COST",
-		       "SYMBOL [FUTURE]");
+		printf("%-6s %-12s %-7s %-24s %-12s %s\n", "ROLE", "ADDRESS", "SITE", "INSTRUCTION AT SITE",
+		       "COST", "SYMBOL [FUTURE]  (where the probe sits, when not at a cheap entry)");
 		for (size_t i = 0; i < plan->n; i++) {
 			const struct as_probe *p = &plan->probes[i];
 			uint8_t code[16];
-			char insn[32] = "?";
+			char insn[64] = "?", why[256];
 			if (plan->owner[i] != k)
 				continue;
-			int got = elf_image__read(img, p->addr, code, sizeof(code));
+			int got = elf_image__read(img, probe_plan__site_addr(plan, i), code, sizeof(code));
 			if (got > 0)
-				insn_describe(code, (size_t)got, insn, sizeof(insn));
-			printf("%-6s 0x%-10llx %-15s %-12s %s%s%s%s\n", probe_role_name(p->role),
-			       (unsigned long long)p->addr, insn, p->emulated ? "emulated" : "single-step",
-			       p->symbol, p->future ? "  [" : "", p->future ? p->future : "",
-			       p->future ? "]" : "");
+				site_insn_text(code, (size_t)got, probe_plan__site_addr(plan, i), insn,
+					       sizeof(insn));
+			site_why(&plan->site[i], p->emulated, why, sizeof(why));
+			printf("%-6s 0x%-10llx +0x%-4x %-24.24s %-12s %s%s%s%s%s\n", probe_role_name(p->role),
+			       (unsigned long long)p->addr, plan->site[i].off, insn,
+			       p->emulated ? "emulated" : "single-step", p->symbol, p->future ? "  [" : "",
+			       p->future ? p->future : "", p->future ? "]" : "", why);
 		}
 	}
 	if (fo.futures || fo.n_patterns || fo.preset_cat)

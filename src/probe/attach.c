@@ -357,7 +357,8 @@ static int attach_multi(struct attachment *a, struct bpf_program *prog, bool ret
 		role_progs(a->skel, plan->probes[i].role, plan->flags[i], &entry, &exit);
 		if ((ret_probe ? exit : entry) != prog)
 			continue;
-		ret = elf_image__file_offset(img, plan->probes[i].addr, &offs[cnt]);
+		/* at the probe's site: its entry, or past it (probe/site.h) */
+		ret = elf_image__file_offset(img, probe_plan__site_addr(plan, i), &offs[cnt]);
 		if (!ret)
 			ret = sema_offset(plan, i, img, &refs[cnt]);
 		if (ret)
@@ -422,7 +423,7 @@ static int attach_each(struct attachment *a, const struct elf_image *img, const 
 		role_progs(a->skel, p->role, plan->flags[i], &entry, &exit);
 		if (!entry)
 			continue;
-		ret = elf_image__file_offset(img, p->addr, &off);
+		ret = elf_image__file_offset(img, probe_plan__site_addr(plan, i), &off);
 		if (!ret)
 			ret = sema_offset(plan, i, img, &ref_off);
 		/* the return probe first, as in attachment__attach() */
@@ -432,7 +433,8 @@ static int attach_each(struct attachment *a, const struct elf_image *img, const 
 			ret = attach_one(a, entry, false, binary, off, ref_off, probe_cookie(plan, i));
 		if (ret) {
 			snprintf(err, errlen, "failed to attach uprobe to %s at 0x%llx in %s: %s",
-				 p->symbol, (unsigned long long)p->addr, binary, strerror(-ret));
+				 p->symbol, (unsigned long long)probe_plan__site_addr(plan, i), binary,
+				 strerror(-ret));
 			return ret;
 		}
 		n += exit ? 2 : 1;

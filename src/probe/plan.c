@@ -53,22 +53,27 @@ struct as_probe *probe_plan__grow(struct probe_plan *plan)
 	if (!ua)
 		return NULL;
 	plan->usdt_arg = ua;
+	struct probe_site *si = realloc(plan->site, n * sizeof(*si));
+	if (!si)
+		return NULL;
+	plan->site = si;
 	p = &plan->probes[plan->n];
 	memset(p, 0, sizeof(*p));
 	plan->owner[plan->n] = 0;
 	plan->flags[plan->n] = 0;
 	plan->sema[plan->n] = 0;
 	memset(&plan->usdt_arg[plan->n], 0, sizeof(plan->usdt_arg[plan->n]));
+	memset(&plan->site[plan->n], 0, sizeof(plan->site[plan->n]));
 	return p;
 }
 
-/* 1 when uprobes emulate the first instruction at addr (see insn_emulated). */
+/* 1 when uprobes emulate the instruction at addr (site_insn_class). */
 uint8_t probe_plan_emulated(const struct elf_image *img, uint64_t addr)
 {
 	uint8_t code[16] = { 0 };
 	int n = elf_image__read(img, addr, code, sizeof(code));
 
-	return n > 0 ? (uint8_t)insn_emulated(code, (size_t)n) : 0;
+	return n > 0 ? site_insn_class(code, (size_t)n) == SITE_EMULATED : 0;
 }
 
 static int add_point(struct probe_plan *plan, const struct elf_image *img,
@@ -272,6 +277,117 @@ cleanup:
 	return err;
 }
 
+/* The register an argument number (as_probe.arg_reg) names. */
+static unsigned arg_gpr(unsigned arg_reg)
+{
+	static const unsigned r[] = { SITE_RDI, SITE_RSI, SITE_RDX, SITE_RCX };
+	return r[arg_reg & 3];
+}
+
+/* What the entry program of probe i reads (bpf/task.bpf.c): 0 with *needs
+ * filled when the probe may move, else the enum site_why that keeps it at
+ * the entry. A probe with a return program stays: its uretprobe takes the
+ * return address at [%rsp] on entry. */
+static uint8_t site_needs_of(const struct probe_plan *plan, size_t i, struct site_needs *needs)
+{
+	const struct as_probe *p = &plan->probes[i];
+	uint8_t f = plan->flags[i];
+
+	needs->regs = SITE_REG_BIT(arg_gpr(p->arg_reg));
+	needs->stack = false;
+	switch (p->role) {
+	case AS_ROLE_POLL:   /* poll_enter: the task register; poll_exit at the return */
+		return f & PLAN_F_NO_RETURN ? 0 : SITE_ENTRY_RETURN;
+	case AS_ROLE_READY:  /* task_ready, task_wake, task_free: the task register */
+	case AS_ROLE_WAKE:
+	case AS_ROLE_FREE:
+		return 0;
+	case AS_ROLE_SPAWN:
+		if (f & PLAN_F_STACK)   /* task_spawn_stack unwinds from the entry's registers */
+			return SITE_ENTRY_STACK;
+		if (f & PLAN_F_NAME) {  /* task_name: also the kind (rsi, rdx) and the id (r8) */
+			needs->regs |= SITE_REG_BIT(SITE_RSI) | SITE_REG_BIT(SITE_RDX) | SITE_REG_BIT(SITE_R8);
+			return 0;
+		}
+		needs->stack = true;    /* task_spawn: the return address at [%rsp] */
+		return 0;
+	default:                     /* entry + return probes */
+		return SITE_ENTRY_RETURN;
+	}
+}
+
+/* The size of the function symbol at addr, 0 when none says. */
+static uint64_t sym_size(const struct elf_image *img, uint64_t addr)
+{
+	uint64_t size = 0;
+
+	for (size_t i = 0; i < img->n_syms; i++)
+		if (img->syms[i].addr == addr && img->syms[i].size > size)
+			size = img->syms[i].size;
+	return size;
+}
+
+/* Longest function decoded to place a probe (its branch targets). */
+#define SITE_MAX_FUNC (256u << 10)
+
+/* Places every probe planned so far (site.h): an entry-only probe on a
+ * single-stepped first instruction moves to the first emulated one that
+ * keeps what its program reads; ASYNCSCOPE_ENTRY_SITES=1 keeps them all
+ * at their entries (to measure the difference). 0 or -errno. */
+static int place_sites(struct probe_plan *plan, const struct elf_image *img)
+{
+	bool at_entry = getenv("ASYNCSCOPE_ENTRY_SITES") && strcmp(getenv("ASYNCSCOPE_ENTRY_SITES"), "0");
+	uint8_t *code = NULL;
+	size_t cap = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < plan->n && !err; i++) {
+		struct as_probe *p = &plan->probes[i];
+		struct probe_site *site = &plan->site[i];
+		struct site_needs needs;
+		uint8_t head[16];
+		int n = elf_image__read(img, p->addr, head, sizeof(head));
+
+		memset(site, 0, sizeof(*site));
+		if (n > 0 && site_insn_class(head, (size_t)n) == SITE_EMULATED) {
+			site->why = SITE_ENTRY_CHEAP;
+			continue;
+		}
+		uint8_t keep = site_needs_of(plan, i, &needs);
+		if (keep || at_entry) {
+			site->why = keep ? keep : SITE_ENTRY_ASKED;
+			continue;
+		}
+		uint64_t size = sym_size(img, p->addr);
+		if (size > SITE_MAX_FUNC) {
+			site->why = SITE_ENTRY_STOPPED;
+			snprintf(site->note, sizeof(site->note), "function too long to check (%llu bytes)",
+				 (unsigned long long)size);
+			continue;
+		}
+		if (size > cap) {
+			uint8_t *c = realloc(code, size);
+			if (!c) {
+				err = -ENOMEM;
+				break;
+			}
+			code = c;
+			cap = size;
+		}
+		n = size ? elf_image__read(img, p->addr, code, size) : 0;
+		err = site_find(code, n > 0 ? (size_t)n : 0, &needs, site);
+		if (!err && site->off)
+			p->emulated = probe_plan_emulated(img, p->addr + site->off);
+	}
+	free(code);
+	return err;
+}
+
+uint64_t probe_plan__site_addr(const struct probe_plan *plan, size_t i)
+{
+	return plan->probes[i].addr + (plan->site ? plan->site[i].off : 0);
+}
+
 /* The first poll pattern of prof, for messages. */
 static const char *poll_pattern(const struct runtime_profile *prof)
 {
@@ -328,6 +444,7 @@ void probe_plan__keep_roles(struct probe_plan *plan, unsigned roles)
 		plan->flags[n] = plan->flags[i];
 		plan->sema[n] = plan->sema[i];
 		plan->usdt_arg[n] = plan->usdt_arg[i];
+		plan->site[n] = plan->site[i];
 		n++;
 	}
 	plan->n = n;
@@ -342,6 +459,7 @@ static void plan_reset(struct probe_plan *plan)
 	free(plan->flags);
 	free(plan->sema);
 	free(plan->usdt_arg);
+	free(plan->site);
 	memset(plan, 0, sizeof(*plan));
 }
 
@@ -423,6 +541,12 @@ static struct probe_plan *build(const struct elf_image *img,
 	ret = name_futures(plan, img);
 	if (ret) {
 		snprintf(err, errlen, "naming futures: %s", strerror(-ret));
+		goto fail;
+	}
+	ret = place_sites(plan, img);
+	if (ret) {
+		snprintf(err, errlen, "placing probes: %s", ret == -ENOMEM ? strerror(ENOMEM) :
+			 "the Capstone disassembler does not start");
 		goto fail;
 	}
 	return plan;

@@ -9,6 +9,7 @@
 
 #include "probe/profile.h"
 #include "probe/runtime_id.h"
+#include "probe/site.h"
 #include "sym/elf_image.h"
 #include "sym/usdt_notes.h"
 #include "trace/event.h"
@@ -40,6 +41,10 @@ struct probe_plan {
 	 * address (0 none) and the first argument. Owned. */
 	uint64_t *sema;
 	struct usdt_arg *usdt_arg;
+	/* Per probe, where it is attached: probes[i].addr + site[i].off, and
+	 * why (probe/site.h). Zero (the entry) until probe_plan__build() places
+	 * the runtime probes; future and USDT probes stay there. Owned. */
+	struct probe_site *site;
 	size_t n;
 	size_t per_role[AS_ROLE__MAX];
 	/* Per profile, after probe_plan__identify(): its version and layout. */
@@ -90,6 +95,9 @@ uint32_t probe_plan__spawn_meta_name_off(const struct probe_plan *plan);
 struct as_probe *probe_plan__grow(struct probe_plan *plan);
 /* 1 when the first instruction at addr is emulated by uprobes (cheap). */
 uint8_t probe_plan_emulated(const struct elf_image *img, uint64_t addr);
+/* The address probe i is attached at (its function's entry, or past it:
+ * plan->site[i]). */
+uint64_t probe_plan__site_addr(const struct probe_plan *plan, size_t i);
 /* plan->owner of probes that belong to no runtime profile (futures). */
 #define PLAN_OWNER_NONE 0xff
 

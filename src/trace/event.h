@@ -148,7 +148,8 @@ enum as_probe_role {
 struct as_probe {
 	uint16_t role;       /* enum as_probe_role */
 	uint8_t arg_reg;     /* argument register holding the task: 0 rdi, 1 rsi, 2 rdx, 3 rcx */
-	uint8_t emulated;    /* 1: first instruction is emulated by uprobes (cheap) */
+	uint8_t emulated;    /* 1: the instruction the probe sits on (its site: the entry, or
+	                        past it, src/probe/site.h) is emulated by uprobes (cheap) */
 	uint64_t addr;       /* virtual address in the target binary */
 	char *symbol;        /* demangled symbol name, without hash */
 	char *future;        /* AS_ROLE_POLL: the root future type this copy polls, or NULL;
