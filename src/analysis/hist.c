@@ -63,8 +63,75 @@ struct walk {
 	uint64_t v[HIST_INLINE];
 };
 
+/* Sparse mode: adds are appended unsorted after the list (entries[n_entries ..
+ * n_entries + n_pend)) while there is room and at most PEND_MAX wait, then
+ * merged in by settle(): an add touches the list's end, not log2(n) lines of
+ * it. */
+#define PEND_MAX 32
+
+/* Whether n more can wait in the pending adds: the histogram's count below
+ * 2^31 and n too, so that no bucket merged by settle() passes 32 bits (a
+ * merge's adds come before its count is taken, but each bucket once). */
+static inline bool fits32(const struct hist *h, uint64_t n)
+{
+	return h->count < (1ULL << 31) && n < (1ULL << 31);
+}
+
+/* Merges the pending adds into the sorted list (no allocation: the merged
+ * list is no longer than list and pending together). */
+static void settle(struct hist *h)
+{
+	struct hist_entry t[PEND_MAX], *e = h->entries;
+	unsigned m = h->n_pend, u = 0;
+	long i, j, k;
+
+	memcpy(t, e + h->n_entries, m * sizeof(*t));
+	for (unsigned a = 1; a < m; a++) { /* insertion sort by index */
+		struct hist_entry x = t[a];
+		unsigned b = a;
+
+		for (; b > 0 && t[b - 1].index > x.index; b--)
+			t[b] = t[b - 1];
+		t[b] = x;
+	}
+	for (unsigned a = 0; a < m; a++) { /* one entry a bucket */
+		if (u && t[u - 1].index == t[a].index)
+			t[u - 1].count += t[a].count;
+		else
+			t[u++] = t[a];
+	}
+	/* from the back: the list's tail moves up past the new entries */
+	i = (long)h->n_entries - 1;
+	j = (long)u - 1;
+	k = (long)h->n_entries + (long)u - 1;
+	while (j >= 0) {
+		if (i >= 0 && e[i].index > t[j].index) {
+			e[k--] = e[i--];
+		} else if (i >= 0 && e[i].index == t[j].index) {
+			e[k] = e[i--];
+			e[k--].count += t[j--].count;
+		} else {
+			e[k--] = t[j--];
+		}
+	}
+	/* buckets already listed left a gap of k - i entries */
+	if (k > i)
+		memmove(&e[i + 1], &e[k + 1],
+			((size_t)h->n_entries + u - (size_t)(k + 1)) * sizeof(*e));
+	h->n_entries += u - (uint32_t)(k - i);
+	h->n_pend = 0;
+}
+
+/* Pending adds merged before h is read (see hist.h: logically const). */
+static inline void settled(const struct hist *h)
+{
+	if (h->n_pend)
+		settle((struct hist *)h);
+}
+
 static void walk_start(struct walk *w, const struct hist *h)
 {
+	settled(h);
 	w->h = h;
 	w->pos = 0;
 	if (!h->counts && !h->entries) {
@@ -196,6 +263,24 @@ static int put(struct hist *h, size_t idx, uint64_t n)
 		return 0;
 	}
 	if (h->entries) {
+		if (h->n_entries + h->n_pend < h->cap_entries && h->n_pend < PEND_MAX &&
+		    fits32(h, n)) {
+			h->entries[h->n_entries + h->n_pend++] =
+				(struct hist_entry){ .index = (uint16_t)idx, .count = (uint32_t)n };
+			return 0;
+		}
+		if (h->n_pend) {
+			settle(h);
+			/* room left: pending again; nearly full, the search below
+			 * (which grows the list exactly when a new bucket needs it) */
+			if (h->cap_entries - h->n_entries >= h->cap_entries / 8 &&
+			    fits32(h, n)) {
+				h->entries[h->n_entries + h->n_pend++] =
+					(struct hist_entry){ .index = (uint16_t)idx,
+							     .count = (uint32_t)n };
+				return 0;
+			}
+		}
 		/* the first entry not below idx, by a branch-free binary search
 		 * (the halving's outcome is a conditional move, not a jump the
 		 * processor mispredicts half the time) */
@@ -302,6 +387,7 @@ int hist__merge(struct hist *dst, const struct hist *src)
 			err = hist__add(dst, src->vals[i]);
 		return err;
 	}
+	settled(src);
 	if (src->counts && !dst->counts)
 		err = densify(dst, src->lo, src->hi);
 	else if (!dst->counts && !dst->entries)
@@ -445,6 +531,7 @@ size_t hist__buckets(const struct hist *h, struct hist_bucket *out, size_t max)
 {
 	unsigned k = 0;
 
+	settled(h);
 	/* a list no longer than max is its own answer at full resolution */
 	if (h->counts || (h->entries ? h->n_entries : h->n_inline) > max)
 		while (k < HIST_SUB_BITS && coarse(h, k, NULL, 0) > max)

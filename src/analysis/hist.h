@@ -8,12 +8,16 @@
  * Memory: a histogram starts as a small inline array of exact values (no
  * allocation: a task polled a few times costs nothing more), then keeps a
  * sorted list of its non-empty buckets (8 bytes each: a task polled 100 times
- * costs at most 800 bytes), and only past HIST_SPARSE_MAX distinct buckets
+ * costs at most 800 bytes; adds go unsorted into the list's spare room first
+ * and are merged in when it fills or the histogram is read, one cache miss
+ * an add instead of a binary search's), and only past HIST_SPARSE_MAX distinct buckets
  * turns into dense counts over the range of powers of two actually seen
  * (1 KiB per power of two; 20 KiB for values spread from 1 us to 1 s).
  *
  * The struct is public so that it can be embedded (per task, per wake edge);
- * its fields are private to hist.c. Zero-initialised is empty. Pure C, no
+ * its fields are private to hist.c. A read (quantiles, buckets, a merge from
+ * it) first merges the pending adds into the list: const there means
+ * logically unchanged, so a histogram is never shared between threads. Zero-initialised is empty. Pure C, no
  * I/O, no globals. */
 #ifndef AS_ANALYSIS_HIST_H
 #define AS_ANALYSIS_HIST_H
@@ -40,6 +44,7 @@ struct hist {
 	uint32_t n_entries, cap_entries;
 	uint8_t lo, hi;
 	uint8_t n_inline;
+	uint16_t n_pend;               /* sparse: unsorted adds after the list */
 	uint64_t vals[HIST_INLINE];    /* neither counts nor entries: the values */
 };
 
@@ -76,7 +81,7 @@ size_t hist__buckets(const struct hist *h, struct hist_bucket *out, size_t max);
 static inline void hist__prefetch(const struct hist *h)
 {
 	if (h->entries)
-		__builtin_prefetch(h->entries + h->n_entries / 2, 1);
+		__builtin_prefetch(h->entries + h->n_entries + h->n_pend, 1);
 	else if (h->counts)
 		__builtin_prefetch(h->counts, 1);
 }

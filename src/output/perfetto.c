@@ -54,6 +54,14 @@ struct perfetto {
 	char **esc_fns, **esc_fn_files; /* by function: escaped name, source file */
 	size_t n_esc_fns, n_esc_fn_files;
 	uint64_t future_slices;
+	/* begin_ev()'s `","pid":PID,"tid":` for the target's pid and for
+	 * PERFETTO_TASKS_PID, formatted once */
+	char pid_pre[2][40];
+	uint8_t pid_pre_len[2];
+	/* the last two timestamps put_ts() wrote (a poll's begin, a wake's time
+	 * each come back two or three times), their text */
+	struct { uint64_t ts; uint8_t len; char s[31]; } ts_memo[2];
+	uint8_t ts_next;
 	bool finished;
 	int err;                /* sticky -errno of the callback */
 };
@@ -136,9 +144,69 @@ static inline unsigned ndigits(uint64_t v)
 	return t + 1 - ((v | 1) < pow10_u64[t]);
 }
 
-/* v in decimal at dst, n = ndigits(v) of them, two at a time. */
+/* v < 10^8 as 8 decimal digits (leading zeros) at b: two halves of four
+ * digits, each two pairs from the table, in 32-bit arithmetic. */
+static inline void digits8(char *b, uint32_t v)
+{
+	uint32_t hi = v / 10000, lo = v % 10000;
+
+	memcpy(b, digits2 + 2 * (hi / 100), 2);
+	memcpy(b + 2, digits2 + 2 * (hi % 100), 2);
+	memcpy(b + 4, digits2 + 2 * (lo / 100), 2);
+	memcpy(b + 6, digits2 + 2 * (lo % 100), 2);
+}
+
+/* The last n (1 .. 8) of the 8 digits at b, stored at dst as one 8-byte
+ * move: the digits, then 8 - n zero bytes that the next write covers
+ * (room() is asked for more than the digits). */
+static inline void put8_tail(char *dst, const char *b, unsigned n)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t w;
+
+	memcpy(&w, b, 8);
+	w = n == 8 ? w : w >> (8 * (8 - n));
+	memcpy(dst, &w, 8);
+#else
+	for (unsigned i = 0; i < n; i++)
+		dst[i] = b[8 - n + i];
+#endif
+}
+
+/* v in decimal at dst, n = ndigits(v) of them: up to 4 digits from pairs,
+ * up to 16 by blocks of eight (32-bit arithmetic, independent pairs rather
+ * than a chain of 64-bit divisions), larger values two digits at a time. May
+ * write up to 8 bytes past dst + n (room() keeps that spare). */
 static inline void fmt_u64(char *dst, uint64_t v, unsigned n)
 {
+	char b[8];
+
+	if (n <= 2) {
+		if (n == 2)
+			memcpy(dst, digits2 + 2 * v, 2);
+		else
+			dst[0] = (char)('0' + v);
+		return;
+	}
+	if (n <= 4) {
+		memset(b, '0', 4); /* shifted out by put8_tail() */
+		memcpy(b + 4, digits2 + 2 * ((uint32_t)v / 100), 2);
+		memcpy(b + 6, digits2 + 2 * ((uint32_t)v % 100), 2);
+		put8_tail(dst, b, n);
+		return;
+	}
+	if (n <= 8) {
+		digits8(b, (uint32_t)v);
+		put8_tail(dst, b, n);
+		return;
+	}
+	if (n <= 16) {
+		digits8(b, (uint32_t)(v / 100000000));
+		put8_tail(dst, b, n - 8);
+		digits8(b, (uint32_t)(v % 100000000));
+		memcpy(dst + n - 8, b, 8);
+		return;
+	}
 	char *s = dst + n;
 
 	while (v >= 100) {
@@ -194,9 +262,28 @@ static inline void put_us(struct perfetto *p, int64_t ns)
 	p->len += (ns < 0) + n + 4;
 }
 
-static void put_ts(struct perfetto *p, uint64_t ts)
+/* A timestamp as put_us() writes it (relative to base): from ts_memo when
+ * it was one of the last two, else formatted and remembered. */
+static inline void put_ts(struct perfetto *p, uint64_t ts)
 {
+	for (int i = 0; i < 2; i++)
+		if (p->ts_memo[i].len && p->ts_memo[i].ts == ts) {
+			memcpy(room(p, sizeof(p->ts_memo[i].s)), p->ts_memo[i].s,
+			       sizeof(p->ts_memo[i].s));
+			p->len += p->ts_memo[i].len;
+			return;
+		}
+	size_t at = p->len;
+
 	put_us(p, (int64_t)(ts - p->base));
+	if (p->len < at) /* flushed in between (the buffer was full): not kept */
+		return;
+	int i = p->ts_next;
+
+	p->ts_next ^= 1;
+	p->ts_memo[i].ts = ts;
+	p->ts_memo[i].len = (uint8_t)(p->len - at);
+	memcpy(p->ts_memo[i].s, p->buf + at, p->ts_memo[i].len);
 }
 
 /* Returns a malloc'd JSON string body for s (no quotes): escapes quotes,
@@ -295,9 +382,16 @@ static inline __attribute__((always_inline)) void begin_ev(struct perfetto *p, c
 		PUT(p, ",\n{\"ph\":\"");
 	p->first = false;
 	put_c(p, ph);
-	PUT(p, "\",\"pid\":");
-	put_u64(p, pid);
-	PUT(p, ",\"tid\":");
+	int k = pid == p->pid ? 0 : pid == PERFETTO_TASKS_PID ? 1 : -1;
+
+	if (k >= 0) {
+		memcpy(room(p, sizeof(p->pid_pre[k])), p->pid_pre[k], sizeof(p->pid_pre[k]));
+		p->len += p->pid_pre_len[k];
+	} else {
+		PUT(p, "\",\"pid\":");
+		put_u64(p, pid);
+		PUT(p, ",\"tid\":");
+	}
 	put_u64(p, tid);
 }
 
@@ -547,6 +641,10 @@ static struct perfetto *perfetto_new(FILE *out, struct task_model *m, bool own,
 		goto fail;
 	p->first = true;
 	p->pid = meta ? meta->pid : 0;
+	for (int k = 0; k < 2; k++)
+		p->pid_pre_len[k] = (uint8_t)snprintf(p->pid_pre[k], sizeof(p->pid_pre[k]),
+						      "\",\"pid\":%" PRIu32 ",\"tid\":",
+						      k ? (uint32_t)PERFETTO_TASKS_PID : p->pid);
 	p->clock_mono = meta ? meta->clock_mono_ns : 0;
 	p->model = m;
 	p->own_model = own;

@@ -16,6 +16,13 @@ static uint64_t rnd(void)
 	return rng_state;
 }
 
+static int cmp_size(const void *x, const void *y)
+{
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
 static int cmp_u64(const void *x, const void *y)
 {
 	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
@@ -212,6 +219,69 @@ static void test_merge(void)
 	hist__clear(&whole);
 }
 
+/* List mode's pending adds (appended unsorted, merged when the list fills
+ * or is read): the buckets are those of the values, whenever they are read,
+ * and the list grows as a sorted list would (8 entries, doubled when a new
+ * bucket finds it full: the next power of two of the distinct buckets). */
+static void test_pending(void)
+{
+	static const uint64_t spreads[] = { 3, 40, 1000, 100000, 100000000 };
+
+	for (size_t s = 0; s < sizeof(spreads) / sizeof(spreads[0]); s++) {
+		for (int read_every = 0; read_every <= 7; read_every += 7) {
+			struct hist h = { 0 };
+			static uint64_t v[400];
+			static size_t idx[400];
+			struct hist_bucket b[600];
+			size_t n = 0, distinct = 0, want_cap = 8;
+
+			for (int i = 0; i < 400; i++) {
+				v[i] = 200 + rnd() % spreads[s];
+				CHECK_EQ_U64(hist__add(&h, v[i]), 0);
+				if (read_every && i % read_every == 0)
+					(void)hist__quantile(&h, 0.5); /* a read merges */
+			}
+			CHECK(h.entries != NULL && h.counts == NULL);
+			for (int i = 0; i < 400; i++)
+				idx[i] = hist__index(v[i]);
+			qsort(idx, 400, sizeof(idx[0]), cmp_size);
+			n = hist__buckets(&h, b, 600);
+			for (int i = 0; i < 400; i++)
+				distinct += !i || idx[i] != idx[i - 1];
+			CHECK_EQ_U64(n, distinct);
+			for (size_t i = 0, k = 0; i < n && k < 400; i++) {
+				uint64_t lo, hi, c = 0;
+
+				hist__bounds(idx[k], &lo, &hi);
+				CHECK_EQ_U64(b[i].low, lo);
+				CHECK_EQ_U64(b[i].high, hi);
+				for (size_t x = idx[k]; k < 400 && idx[k] == x; k++)
+					c++;
+				CHECK_EQ_U64(b[i].count, c);
+			}
+			while (want_cap < distinct)
+				want_cap *= 2;
+			CHECK_EQ_U64(hist__mem(&h), want_cap * sizeof(struct hist_entry));
+			hist__clear(&h);
+		}
+	}
+	/* pending adds merged into a histogram being merged from and into */
+	struct hist a = { 0 }, c = { 0 }, whole = { 0 };
+
+	for (int i = 0; i < 300; i++) {
+		uint64_t x = 500 + rnd() % 50000;
+
+		hist__add(i % 2 ? &a : &c, x);
+		hist__add(&whole, x);
+	}
+	CHECK_EQ_U64(hist__merge(&c, &a), 0);
+	for (double q = 0.01; q < 1; q += 0.07)
+		CHECK_EQ_U64(hist__quantile(&c, q), hist__quantile(&whole, q));
+	hist__clear(&a);
+	hist__clear(&c);
+	hist__clear(&whole);
+}
+
 /* Output buckets: non-empty, ordered, counts add up, at most max. */
 static void test_buckets(void)
 {
@@ -245,6 +315,7 @@ int main(void)
 	RUN(test_empty_and_inline);
 	RUN(test_modes);
 	RUN(test_merge);
+	RUN(test_pending);
 	RUN(test_buckets);
 	TEST_MAIN_END();
 }
