@@ -623,8 +623,9 @@ int flight_run(const struct recorder_opts *opts, const struct flight_args *a, co
 	int ret = 1;
 
 	if (stat(dir, &sb) || !S_ISDIR(sb.st_mode)) {
+		int e = stat(dir, &sb) ? errno : ENOTDIR;
 		cli_error("-o %s: %s (with --flight, -o names the directory the snapshots go to)", dir,
-			  errno && stat(dir, &sb) ? strerror(errno) : "not a directory");
+			  strerror(e));
 		return 1;
 	}
 	if (access(dir, W_OK | X_OK)) {
