@@ -15,9 +15,11 @@
  *             loop) of at least --trigger-blocking, not preempted
  *   busy      task mode: a poll of at least --trigger-busy (its end); profile
  *             mode: CPU samples of one task on one thread, one after the
- *             other with no sample of another task, no off-CPU interval and
- *             no gap over 2.5 sample periods between them, whose first and
- *             last are at least --trigger-busy apart
+ *             other with no sample of another task (or of none, or the
+ *             runtime's own) on that thread, no off-CPU interval of it but
+ *             preemptions, and no gap over 2.5 sample periods beyond the
+ *             time it was preempted in between, whose first and last are at
+ *             least --trigger-busy apart, the preempted time not counted
  * A trigger within --cooldown of the last one, or while one waits out its
  * --after, is ignored (counted; a socket client is told why). */
 #include "cli/flight.h"
@@ -139,6 +141,7 @@ static void on_usr1(int sig, siginfo_t *si, void *uc)
 /* A thread's current poll (task mode) or run of samples (profile mode). */
 struct run {
 	uint64_t task, first, last;
+	uint64_t preempted, gap_preempted;  /* profile: ns preempted in the run, since its last sample */
 	uint16_t probe;
 	bool fired, in_poll, parked;
 };
@@ -415,8 +418,11 @@ static void on_event(void *ctx, const struct as_event *ev)
 		break;
 	case AS_EV_OFFCPU:
 		run = run_get(r, ev->tid);
-		if (r->profile && run)
-			run->task = 0;   /* off CPU: the run of samples ends */
+		if (r->profile && run && run->task && run->task == ev->task &&
+		    (ev->flags & AS_OFFCPU_PREEMPTED))
+			run->gap_preempted += ev->other;   /* still in its poll, not on CPU */
+		else if (r->profile && run)
+			run->task = 0;   /* blocked: the run of samples ends */
 		/* not a worker parked in the runtime (task mode: between PARK and
 		 * UNPARK; profile mode: the runtime's own task) */
 		if (!r->a->blocking_ns || !ev->task || ev->task == UINT64_MAX ||
@@ -453,17 +459,24 @@ static void on_event(void *ctx, const struct as_event *ev)
 			run->task = 0;
 			break;
 		}
+		/* a gap longer than 2.5 sample periods beyond the time the thread
+		 * was preempted: it was off CPU unseen, or ran something else */
 		if (run->task != ev->task || ev->ts < run->last ||
-		    ev->ts - run->last > r->period_ns * 5 / 2) {
+		    ev->ts - run->last > r->period_ns * 5 / 2 + run->gap_preempted) {
 			*run = (struct run){ .task = ev->task, .first = ev->ts, .last = ev->ts };
 			break;
 		}
 		run->last = ev->ts;
-		if (!run->fired && run->last - run->first >= r->a->busy_ns) {
+		run->preempted += run->gap_preempted;
+		run->gap_preempted = 0;
+		uint64_t on_cpu = run->last - run->first - (run->preempted < run->last - run->first ?
+							       run->preempted : run->last - run->first);
+		if (!run->fired && on_cpu >= r->a->busy_ns) {
 			run->fired = true;
 			trigger(r, "busy", ev->ts, -1, "%s on CPU for %.1f ms of consecutive samples on "
-				"thread %u", task_label(r, run, ev->task, lbl, sizeof(lbl)),
-				(double)(run->last - run->first) / 1e6, ev->tid);
+				"thread %u, not counting %.1f ms preempted in between",
+				task_label(r, run, ev->task, lbl, sizeof(lbl)), (double)on_cpu / 1e6, ev->tid,
+				(double)run->preempted / 1e6);
 		}
 		break;
 	default:
