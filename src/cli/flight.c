@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -171,6 +172,16 @@ struct fr {
 	uint64_t trig_ns, due_ns;
 	int clients[MAX_CLIENTS];
 	size_t n_clients;
+	/* the snapshot being written (by a child process) */
+	struct job {
+		bool active;
+		pid_t pid;
+		int fd;                 /* the child's result, -1 none */
+		char path[4096], kind[16], detail[256];
+		uint64_t trig, to, lost;
+		int clients[MAX_CLIENTS];
+		size_t n_clients;
+	} job;
 	/* counts */
 	uint64_t last_trig, written, ignored_cooldown, ignored_pending, failed;
 	uint64_t lost, missed;
@@ -294,67 +305,142 @@ static void loss_at(const struct fr *r, uint64_t ts, uint64_t *lost, uint64_t *m
 	}
 }
 
-static void write_snapshot(struct fr *r, uint64_t now)
-{
-	char path[4096];
+/* What a snapshot's writing gave (sent by the child that wrote it). */
+struct job_result {
+	int err;
+	uint64_t took_ns;
 	struct flight_written wr;
-	struct flight_stats st;
-	uint64_t from = r->trig_ns > r->a->window_ns ? r->trig_ns - r->a->window_ns : 0;
-	uint64_t to = now < r->due_ns ? now : r->due_ns, lost0, missed0;
-	char span[64];
+};
 
-	r->pending = false;
-	snapshot_path(r, path, sizeof(path));
-	loss_at(r, from, &lost0, &missed0);
-	struct as_trace_meta m = r->meta;
-	m.flight_trigger = r->kind;
-	m.flight_detail = r->detail;
-	m.flight_trigger_ns = r->trig_ns;
-	m.flight_window_ns = r->a->window_ns;
-	m.flight_after_ns = r->a->after_ns;
-	flight__stats(r->ring, &st);
-	int err = flight__write(r->ring, &m, path, from, to, r->lost - lost0, r->missed - missed0, &wr);
-	if (!err && wr.evicted_size) {
-		/* the header says how many of its range were evicted: rewrite it so */
-		m.flight_evicted = wr.evicted_size;
-		err = flight__write(r->ring, &m, path, from, to, r->lost - lost0, r->missed - missed0,
-				    &wr);
-	}
-	if (err) {
+/* The snapshot written: said, its clients told, the limit checked. */
+static void finish_snapshot(struct fr *r, const struct job_result *res)
+{
+	struct job *j = &r->job;
+	const struct flight_written *wr = &res->wr;
+
+	j->active = false;
+	if (res->err) {
 		r->failed++;
-		fprintf(stderr, "asyncscope: cannot write the snapshot %s: %s\n", path, strerror(-err));
-		for (size_t i = 0; i < r->n_clients; i++) {
-			reply(r->clients[i], "failed %s: %s\n", path, strerror(-err));
-			close(r->clients[i]);
+		fprintf(stderr, "asyncscope: cannot write the snapshot %s: %s\n", j->path,
+			strerror(-res->err));
+		for (size_t i = 0; i < j->n_clients; i++) {
+			reply(j->clients[i], "failed %s: %s\n", j->path, strerror(-res->err));
+			close(j->clients[i]);
 		}
-		r->n_clients = 0;
+		j->n_clients = 0;
 		return;
 	}
 	r->written++;
-	snprintf(span, sizeof(span), "%.2f s", wr.events ? (double)(wr.last_ns - wr.first_ns) / 1e9 : 0.0);
 	/* asyncscope: snapshot ./asyncscope-1234-...-blocking.trace: 5123 events (4 state
-	 *   records), span 3.02 s (1.00 s before the trigger, 2.00 s after), trigger blocking (...) */
+	 *   records), span 3.02 s (1.00 s before the trigger, 2.00 s after), trigger blocking
+	 *   (...); written in 0.01 s */
 	fprintf(stderr, "asyncscope: snapshot %s: %" PRIu64 " events (%" PRIu64 " state records), "
-		"span %s (%.2f s before the trigger, %.2f s after), trigger %s (%s)", path, wr.events,
-		wr.state, span, wr.events ? (double)(r->trig_ns - wr.first_ns) / 1e9 : 0.0,
-		(double)(to - r->trig_ns) / 1e9, r->kind, r->detail);
-	if (wr.evicted_size)
+		"span %.2f s (%.2f s before the trigger, %.2f s after), trigger %s (%s)", j->path,
+		wr->events, wr->state, wr->events ? (double)(wr->last_ns - wr->first_ns) / 1e9 : 0.0,
+		wr->events && j->trig > wr->first_ns ? (double)(j->trig - wr->first_ns) / 1e9 : 0.0,
+		(double)(j->to - j->trig) / 1e9, j->kind, j->detail);
+	if (wr->evicted_size)
 		fprintf(stderr, "; %" PRIu64 " events of the window evicted for --flight-size %.0f MiB "
-			"(not lost)", wr.evicted_size, (double)r->a->size / 1048576.0);
-	if (r->lost - lost0)
-		fprintf(stderr, "; %" PRIu64 " events lost (BPF ring buffer full)", r->lost - lost0);
-	fputc('\n', stderr);
-	for (size_t i = 0; i < r->n_clients; i++) {
-		reply(r->clients[i], "written %s %" PRIu64 " %" PRIu64 "\n", path, wr.events,
-		      wr.last_ns - wr.first_ns);
-		close(r->clients[i]);
+			"(not lost)", wr->evicted_size, (double)r->a->size / 1048576.0);
+	if (j->lost)
+		fprintf(stderr, "; %" PRIu64 " events lost (BPF ring buffer full)", j->lost);
+	fprintf(stderr, "; written in %.2f s\n", (double)res->took_ns / 1e9);
+	for (size_t i = 0; i < j->n_clients; i++) {
+		reply(j->clients[i], "written %s %" PRIu64 " %" PRIu64 "\n", j->path, wr->events,
+		      wr->last_ns - wr->first_ns);
+		close(j->clients[i]);
 	}
-	r->n_clients = 0;
+	j->n_clients = 0;
 	if (r->written >= r->a->max_snapshots) {
 		fprintf(stderr, "asyncscope: %" PRIu64 " snapshots written (--max-snapshots): stopping\n",
 			r->written);
 		r->stop = true;
 	}
+}
+
+/* The pending snapshot, due: written by a child process (fork: the ring
+ * as it is now, copy-on-write), so that the recorder goes on draining the
+ * BPF ring buffer meanwhile (writing 4 M events takes seconds, long enough
+ * to lose events); in this process when sync (the recording ends) or when
+ * fork fails. */
+static void write_snapshot(struct fr *r, uint64_t now, bool sync)
+{
+	struct job *j = &r->job;
+	uint64_t from = r->trig_ns > r->a->window_ns ? r->trig_ns - r->a->window_ns : 0;
+	uint64_t lost0, missed0;
+	struct job_result res = { 0 };
+	int p[2] = { -1, -1 };
+
+	r->pending = false;
+	*j = (struct job){ .active = true, .fd = -1, .trig = r->trig_ns,
+			   .to = now < r->due_ns ? now : r->due_ns };
+	snprintf(j->kind, sizeof(j->kind), "%s", r->kind);
+	snprintf(j->detail, sizeof(j->detail), "%s", r->detail);
+	memcpy(j->clients, r->clients, r->n_clients * sizeof(r->clients[0]));
+	j->n_clients = r->n_clients;
+	r->n_clients = 0;
+	snapshot_path(r, j->path, sizeof(j->path));
+	loss_at(r, from, &lost0, &missed0);
+	j->lost = r->lost - lost0;
+	struct as_trace_meta m = r->meta;
+	m.flight_trigger = j->kind;
+	m.flight_detail = j->detail;
+	m.flight_trigger_ns = j->trig;
+	m.flight_window_ns = r->a->window_ns;
+	m.flight_after_ns = r->a->after_ns;
+	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
+	pid_t pid = -1;
+	if (!sync && !pipe2(p, O_CLOEXEC))
+		pid = fork();
+	if (pid == 0) {
+		/* the child: nothing of the recorder's but the ring (no BPF
+		 * descriptor kept open: the probes go with the recorder) */
+		close_range(3, (unsigned)p[1] - 1, 0);
+		close_range((unsigned)p[1] + 1, ~0u, 0);
+		res.err = flight__write(r->ring, &m, j->path, from, j->to, j->lost, r->missed - missed0,
+					&res.wr);
+		res.took_ns = clock_ns(CLOCK_MONOTONIC) - t0;
+		ssize_t k = write(p[1], &res, sizeof(res));
+		_exit(k == (ssize_t)sizeof(res) ? 0 : 1);
+	}
+	if (pid > 0) {
+		close(p[1]);
+		j->pid = pid;
+		j->fd = p[0];
+		return;
+	}
+	if (p[0] >= 0) {
+		close(p[0]);
+		close(p[1]);
+	}
+	res.err = flight__write(r->ring, &m, j->path, from, j->to, j->lost, r->missed - missed0,
+				&res.wr);
+	res.took_ns = clock_ns(CLOCK_MONOTONIC) - t0;
+	finish_snapshot(r, &res);
+}
+
+/* The child writing a snapshot: done? (block: wait for it) */
+static void poll_job(struct fr *r, bool block)
+{
+	struct job *j = &r->job;
+	struct job_result res = { .err = -EIO };
+	struct pollfd pfd = { .fd = j->fd, .events = POLLIN };
+	int status;
+
+	if (!j->active || j->fd < 0)
+		return;
+	if (!block && poll(&pfd, 1, 0) <= 0)
+		return;
+	ssize_t k;
+	while ((k = read(j->fd, &res, sizeof(res))) < 0 && errno == EINTR)
+		;
+	if (k != (ssize_t)sizeof(res))
+		res = (struct job_result){ .err = -EIO };   /* the child died: said as a failure */
+	close(j->fd);
+	j->fd = -1;
+	while (waitpid(j->pid, &status, 0) < 0 && errno == EINTR)
+		;
+	finish_snapshot(r, &res);
 }
 
 /* The name of the task a trigger names: task mode, the root future its
@@ -577,11 +663,12 @@ static int on_tick(void *ctx, uint64_t now, uint64_t lost, uint64_t missed)
 	}
 	if (r->sock >= 0)
 		serve(r, now);
-	if (r->pending && now >= r->due_ns)
-		write_snapshot(r, now);
+	poll_job(r, false);
+	if (r->pending && now >= r->due_ns && !r->job.active)
+		write_snapshot(r, now, false);
 	flight__expire(r->ring, now, r->pending && r->trig_ns > r->a->window_ns ?
 				     r->trig_ns - r->a->window_ns : 0);
-	return r->stop;
+	return r->stop && !r->job.active;
 }
 
 /* The caller's hooks, passed on; at the end, before the session (and the
@@ -617,11 +704,12 @@ static void h_end(void *ctx)
 
 	if (r->hooks.on_end)
 		r->hooks.on_end(r->hooks.hook_ctx);
+	poll_job(r, true);   /* the one being written, finished */
 	if (r->pending && r->have_meta) {
 		uint64_t now = clock_ns(CLOCK_MONOTONIC);
 		fprintf(stderr, "asyncscope: the recording ends %.1f s after the trigger: writing its "
 			"snapshot now\n", (double)(now - r->trig_ns) / 1e9);
-		write_snapshot(r, now);
+		write_snapshot(r, now, true);
 	}
 }
 
@@ -724,6 +812,7 @@ out:
 		close(r.sock);
 	for (size_t i = 0; i < r.n_clients; i++)
 		close(r.clients[i]);
+	poll_job(&r, true);
 	u64map__clear(&r.run_of);
 	u64map__clear(&r.runtime_tasks);
 	u64map__clear(&r.name_of);

@@ -562,6 +562,8 @@ struct wctx {
 	struct refs r;
 	struct u64map stack_ids;   /* flight id -> file id */
 	uint64_t from, to;
+	uint64_t start;            /* the first event's ts of the range (state records
+	                              are stamped so, the header's clock too) */
 	int err;
 	struct flight_written *out;
 	bool state_pass;
@@ -576,14 +578,21 @@ static void collect_range(void *ctx, const struct as_event *ev)
 {
 	struct wctx *c = ctx;
 
-	if (in_range(c, ev) && !is_state(ev))
+	if (in_range(c, ev) && !is_state(ev)) {
 		note_refs(&c->r, ev);
+		if (ev->ts >= c->from && (!c->start || ev->ts < c->start))
+			c->start = ev->ts;
+	}
 }
 
+/* Writes ev; a state record (before the range's start) at the start, and
+ * not in the range's first and last ts. */
 static int put(struct wctx *c, struct as_event *ev)
 {
-	if (ev->ts < c->from)
-		ev->ts = c->from;   /* a state record: at the start */
+	bool state = ev->ts <= c->start && is_state(ev);
+
+	if (ev->ts < c->start)
+		ev->ts = c->start;
 	if (ev->stack) {
 		const struct fl_stack *k = c->f->stk[ev->stack - 1];
 		uint64_t v;
@@ -613,6 +622,8 @@ static int put(struct wctx *c, struct as_event *ev)
 	if (err)
 		return err;
 	c->out->events++;
+	if (state)
+		return 0;
 	if (!c->out->first_ns || ev->ts < c->out->first_ns)
 		c->out->first_ns = ev->ts;
 	if (ev->ts > c->out->last_ns)
@@ -627,7 +638,7 @@ static void write_one(void *ctx, const struct as_event *e)
 
 	if (c->err || !in_range(c, &ev))
 		return;
-	if (ev.ts < c->from)
+	if (ev.ts < c->start)
 		c->out->state++;
 	c->err = put(c, &ev);
 }
@@ -644,25 +655,38 @@ int flight__write(struct flight *f, const struct as_trace_meta *meta, const char
 	memset(out, 0, sizeof(*out));
 	if (snprintf(tmp, sizeof(tmp), "%s.part", path) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
-	/* the header's clocks at the window's start (report's times count from it) */
-	if (meta->clock_mono_ns && from_ns > meta->clock_mono_ns) {
-		m.clock_real_ns = meta->clock_real_ns + (from_ns - meta->clock_mono_ns);
-		m.clock_mono_ns = from_ns;
-	}
-	c.w = trace_writer__new(tmp, &m);
-	if (!c.w)
-		return -errno;
+	for (uint64_t sec = from_ns / NS; sec <= to_ns / NS && sec - from_ns / NS < BUCKETS; sec++)
+		if (f->evb[sec % BUCKETS].sec == sec)
+			out->evicted_size += f->evb[sec % BUCKETS].n;
+	if (m.flight_trigger)
+		m.flight_evicted = out->evicted_size;   /* the range is incomplete by that much */
 	each(f, collect_range, &c);
 	if (c.r.failed) {
 		err = -ENOMEM;
 		goto fail;
+	}
+	if (!c.start)
+		c.start = from_ns;
+	/* the header's clocks at the range's first event (report's times count
+	 * from it): the window's start unless evicted for size, or before the
+	 * recording */
+	if (meta->clock_mono_ns && c.start > meta->clock_mono_ns) {
+		m.clock_real_ns = meta->clock_real_ns + (c.start - meta->clock_mono_ns);
+		m.clock_mono_ns = c.start;
+	}
+	c.w = trace_writer__new(tmp, &m);
+	if (!c.w) {
+		err = -errno;
+		refs_clear(&c.r);
+		unlink(tmp);
+		return err;
 	}
 	/* state first: thread names, then task names, of what the range refers to */
 	for (size_t i = 0; !err && i < f->threads.cap; i++) {
 		uint64_t k = f->threads.keys[i];
 		if (!k || k == UINT64_MAX || !u64map__get(&c.r.tids, k, NULL))
 			continue;
-		struct as_event ev = { .type = AS_EV_THREAD, .tid = (uint32_t)(k - 1), .ts = from_ns,
+		struct as_event ev = { .type = AS_EV_THREAD, .tid = (uint32_t)(k - 1), .ts = c.start,
 				       .str = str_of(f, (uint32_t)f->threads.vals[i]) };
 		if (!ev.str)
 			ev.str = "";
@@ -674,7 +698,7 @@ int flight__write(struct flight *f, const struct as_trace_meta *meta, const char
 		if (!name_wanted(nm, &c.r))
 			continue;
 		struct as_event ev = { .type = AS_EV_SPAWN, .flags = nm->flags, .tid = nm->tid,
-				       .ts = from_ns, .task = nm->task, .other = nm->other,
+				       .ts = c.start, .task = nm->task, .other = nm->other,
 				       .probe = nm->probe, .str = str_of(f, nm->str) };
 		err = put(&c, &ev);
 		out->state++;
@@ -684,9 +708,6 @@ int flight__write(struct flight *f, const struct as_trace_meta *meta, const char
 	each(f, write_one, &c);
 	if ((err = c.err))
 		goto fail;
-	for (uint64_t s = from_ns / NS; s <= to_ns / NS && s - from_ns / NS < BUCKETS; s++)
-		if (f->evb[s % BUCKETS].sec == s)
-			out->evicted_size += f->evb[s % BUCKETS].n;
 	struct as_trace_end end = { .lost = lost, .missed = missed, .end_ns = to_ns };
 	trace_writer__counts(c.w, lost, missed, to_ns);
 	err = trace_writer__finish(c.w, &end);

@@ -42,8 +42,8 @@ struct flight_stats {
 struct flight_written {
 	uint64_t events;           /* events in the file, state records included */
 	uint64_t state;            /* of which state records re-emitted */
-	uint64_t first_ns, last_ns; /* ts range of the events (state records are
-	                               stamped with the range's start) */
+	uint64_t first_ns, last_ns; /* ts range of the events but state records
+	                               (those are stamped with the range's start) */
 	uint64_t evicted_size;     /* events of the range that had been evicted for size */
 	uint64_t bytes;            /* file size */
 };
@@ -72,7 +72,8 @@ void flight__expire(struct flight *f, uint64_t now_ns, uint64_t hold_ns);
 /* Writes the ring's events with from_ns <= ts <= to_ns into a new trace file
  * at path (meta: the header; its clock fields are set to from_ns), state
  * records first, then the events in ring order, with lost and missed in the
- * trailer. Returns 0 with *out, or -errno (a partial file is removed). */
+ * trailer; a meta with a flight_trigger gets flight_evicted set to the
+ * events of the range evicted for size. Returns 0 with *out, or -errno (a partial file is removed). */
 int flight__write(struct flight *f, const struct as_trace_meta *meta, const char *path,
 		  uint64_t from_ns, uint64_t to_ns, uint64_t lost, uint64_t missed,
 		  struct flight_written *out);
