@@ -183,6 +183,7 @@ struct fr {
 		size_t n_clients;
 	} job;
 	/* counts */
+	uint64_t stack_errors;
 	uint64_t last_trig, written, ignored_cooldown, ignored_pending, failed;
 	uint64_t lost, missed;
 	struct { uint64_t sec, lost, missed; } loss[LOSS_SECS];
@@ -575,7 +576,11 @@ static uint32_t on_stack(void *ctx, const struct as_stack *st)
 	struct fr *r = ctx;
 	uint32_t id = 0;
 
-	return flight__stack(r->ring, st, &id) ? 0 : id;
+	if (flight__stack(r->ring, st, &id)) {
+		r->stack_errors++;   /* its event goes in without its stack: said at the end */
+		return 0;
+	}
+	return id;
 }
 
 static int listen_on(struct fr *r, pid_t pid)
@@ -802,6 +807,10 @@ int flight_run(const struct recorder_opts *opts, const struct flight_args *a, co
 	if (res.lost)
 		fprintf(stderr, "asyncscope: warning: %" PRIu64 " events were lost (BPF ring buffer "
 			"full): the snapshots say how many of theirs\n", res.lost);
+	if (r.stack_errors || st.refused)
+		fprintf(stderr, "asyncscope: warning: the ring kept %" PRIu64 " stacks without their "
+			"frames and refused %" PRIu64 " events (out of memory)\n", r.stack_errors,
+			st.refused);
 	if (failed || r.err) {
 		cli_error("%s", failed ? err : r.errmsg);
 		goto out;
