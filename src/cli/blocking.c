@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/trace_cmd.h"
 #include "output/blocking_report.h"
+#include "output/report.h"
 #include "output/runq_report.h"
 #include "pipeline/source_file.h"
 
@@ -36,6 +37,7 @@ const struct cli_command blocking_command = {
 struct blocking_out {
 	struct blocking *b;
 	struct runq *q;
+	const struct as_trace_meta *meta;
 };
 
 static int write_blocking(FILE *out, void *ctx, bool folded)
@@ -44,6 +46,7 @@ static int write_blocking(FILE *out, void *ctx, bool folded)
 
 	if (folded)
 		return blocking_report_folded(out, o->b);
+	report_flight_line(out, o->meta);   /* a flight recorder's snapshot: its trigger */
 	if (blocking_report_text(out, o->b))
 		return -EIO;
 	if (blocking__summary(o->b)->profile) {
@@ -73,6 +76,7 @@ int cmd_blocking(int argc, char **argv)
 	m = trace_cmd_model(&a, as_source__meta(&src));
 	o.b = m ? blocking__new_on(m, as_source__meta(&src)) : NULL;
 	o.q = runq__new();
+	o.meta = as_source__meta(&src);
 	if (!o.b || !o.q) {
 		cli_error("out of memory");
 		goto out;

@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/trace_cmd.h"
 #include "output/cpu_report.h"
+#include "output/report.h"
 #include "pipeline/source_file.h"
 
 static const struct cli_opt cpu_opts[] = {
@@ -27,8 +28,12 @@ const struct cli_command cpu_command = {
 	.tables = tables,
 };
 
+static const struct as_trace_meta *cpu_meta;
+
 static int write_cpu(FILE *out, void *ctx, bool folded)
 {
+	if (!folded)
+		report_flight_line(out, cpu_meta);   /* a flight recorder's snapshot: its trigger */
 	return folded ? cpu_report_folded(out, ctx) : cpu_report_text(out, ctx);
 }
 
@@ -49,6 +54,7 @@ int cmd_cpu(int argc, char **argv)
 		goto out;
 	}
 	m = trace_cmd_model(&a, as_source__meta(&src));
+	cpu_meta = as_source__meta(&src);
 	cs = m ? cpu_samples__new_on(m, as_source__meta(&src)) : NULL;
 	if (!cs) {
 		cli_error("out of memory");

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/flight.h"
 #include "cli/record_opts.h"
 #include "cli/steps.h"
 #include "dump/dump.h"
@@ -37,7 +38,8 @@
 enum { PO_OUTPUT = 'o', PO_SAMPLE = 2000, PO_OFFCPU_MIN, PO_NO_OFFCPU, PO_DWARF };
 
 static const struct cli_opt profile_opts[] = {
-	{ "output", 'o', CLI_STRING, PO_OUTPUT, "FILE", "the trace file (default asyncscope.trace)" },
+	{ "output", 'o', CLI_STRING, PO_OUTPUT, "FILE", "the trace file (default asyncscope.trace); with --flight, the\n"
+	  "directory of the snapshots (default .)" },
 	{ "sample", 0, CLI_RATE, PO_SAMPLE, NULL,
 	  "CPU samples per second per CPU (99 or 99Hz, up to 100000; default\n"
 	  "99)", 1, 100000, false },
@@ -53,7 +55,8 @@ static const struct cli_opt profile_opts[] = {
 	{ 0 },
 };
 
-static const struct cli_opt *const tables[] = { profile_opts, record_target_opts, NULL };
+static const struct cli_opt *const tables[] = { profile_opts, record_target_opts, flight_opts,
+						  NULL };
 
 const struct cli_command profile_command = {
 	.name = "profile",
@@ -231,46 +234,65 @@ static void on_end(void *ctx)
 		walk(nm, clock_ns(CLOCK_MONOTONIC));
 }
 
+/* profile's arguments, and the flight recorder's */
+struct profile_cli {
+	struct record_args a;
+	struct flight_args f;
+	const char *output;          /* -o as given, NULL none */
+};
+
 static int on_opt(void *ctx, const struct cli_opt *opt, const struct cli_val *v)
 {
-	struct record_args *a = ctx;
+	struct profile_cli *c = ctx;
+	struct record_args *a = &c->a;
 
 	switch (opt->key) {
-	case PO_OUTPUT: a->o.output = v->str; return 0;
+	case PO_OUTPUT: c->output = a->o.output = v->str; return 0;
 	case PO_SAMPLE: a->o.sample_hz = (uint32_t)v->num; return 0;
 	case PO_OFFCPU_MIN: a->o.offcpu_min_ns = v->num ? v->num : 1; return 0;
 	case PO_NO_OFFCPU: a->o.offcpu = false; return 0;
 	case PO_DWARF: a->o.dwarf = true; return 0;
-	default: return record_args__set(a, opt, v);
+	default: {
+		int ret = flight_args__set(&c->f, opt, v);
+		return ret >= 0 ? ret : record_args__set(a, opt, v);
+	}
 	}
 }
 
 int cmd_profile(int argc, char **argv)
 {
-	struct record_args a = { .o = { .output = "asyncscope.trace", .profile = true,
-					.sample_hz = 99, .offcpu = true } };
+	struct profile_cli c = { .a = { .o = { .output = "asyncscope.trace", .profile = true,
+					       .sample_hz = 99, .offcpu = true } } };
+	struct record_args *a = &c.a;
 	struct namer nm = { 0 };
-	int first, ret = cli_parse(&profile_command, argc, argv, on_opt, &a, &first);
+	int first, ret;
 
-	if (ret < 0) {
-		ret = record_args__finish(&a, &profile_command, argc, argv, first);
-		if (!ret) {
-			a.o.on_session = on_session;
-			a.o.on_hook_tick = on_tick;
-			a.o.on_unknown_task = on_unknown;
-			a.o.on_end = on_end;
-			a.o.hook_ctx = &nm;
-			ret = record_run(&a.o);
-			if (nm.failed)
-				cli_error("warning: %zu of %zu walks of the task lists failed (%s): "
-					  "their tasks' ids are not named", nm.failed, nm.walks, nm.err);
+	flight_args__init(&c.f);
+	ret = cli_parse(&profile_command, argc, argv, on_opt, &c, &first);
+	if (ret < 0 && !(ret = flight_args__finish(&c.f, "profile")) &&
+	    !(ret = record_args__finish(a, &profile_command, argc, argv, first))) {
+		if (c.f.blocking_ns && !a->o.offcpu) {
+			cli_error("--trigger-blocking watches off-CPU intervals: drop --no-offcpu");
+			ret = 2;
+			goto out;
 		}
+		a->o.on_session = on_session;
+		a->o.on_hook_tick = on_tick;
+		a->o.on_unknown_task = on_unknown;
+		a->o.on_end = on_end;
+		a->o.hook_ctx = &nm;
+		ret = c.f.window_ns ? flight_run(&a->o, &c.f, c.output ? c.output : ".", true) :
+				      record_run(&a->o);
+		if (nm.failed)
+			cli_error("warning: %zu of %zu walks of the task lists failed (%s): "
+				  "their tasks' ids are not named", nm.failed, nm.walks, nm.err);
 	}
+out:
 	proc_threads__close(nm.threads);
 	rt_context__free(nm.rc);
 	probe_plan__free(nm.plan);
 	dwarf_types__free(nm.dt);
 	elf_image__free(nm.img);
-	record_args__free(&a);
+	record_args__free(a);
 	return ret;
 }

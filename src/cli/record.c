@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/flight.h"
 #include "cli/record_opts.h"
 #include "cli/steps.h"
 #include "record/recorder.h"
@@ -27,7 +28,7 @@ static void on_signal(int sig)
  * asyncscope: attached 9 probes (...) to pid 123 (...); recording to FILE, Ctrl-C to stop
  * asyncscope: warning: cannot read /proc/kallsyms (...): kernel frames will have no names
  * and the status line "\rasyncscope: 3 s, 1200 events, 4 tasks, 0 lost " (cleared at the end). */
-static void render_notice(void *ctx, enum rec_notice_level level, const char *msg)
+void record_notice(void *ctx, enum rec_notice_level level, const char *msg)
 {
 	(void)ctx;
 	switch (level) {
@@ -59,12 +60,13 @@ static void print_unwind(const char *what, const struct recorder_unwind *u)
 }
 
 static const struct cli_opt output_opts[] = {
-	{ "output", 'o', CLI_STRING, 'o', "FILE", "the trace file (default asyncscope.trace)" },
+	{ "output", 'o', CLI_STRING, 'o', "FILE", "the trace file (default asyncscope.trace); with --flight, the\n"
+	  "directory of the snapshots (default .)" },
 	{ 0 },
 };
 
 static const struct cli_opt *const tables[] = { output_opts, record_target_opts,
-						  record_event_opts, NULL };
+						  record_event_opts, flight_opts, NULL };
 
 const struct cli_command record_command = {
 	.name = "record",
@@ -76,28 +78,40 @@ const struct cli_command record_command = {
 	.stop_at_operand = true,
 };
 
+/* record's arguments, and the flight recorder's */
+struct record_cli {
+	struct record_args a;
+	struct flight_args f;
+	const char *output;          /* -o as given, NULL none */
+};
+
 static int on_opt(void *ctx, const struct cli_opt *opt, const struct cli_val *v)
 {
-	struct record_args *a = ctx;
+	struct record_cli *c = ctx;
 
 	if (opt->key == 'o') {
-		a->o.output = v->str;
+		c->output = c->a.o.output = v->str;
 		return 0;
 	}
-	return record_args__set(a, opt, v);
+	int ret = flight_args__set(&c->f, opt, v);
+	return ret >= 0 ? ret : record_args__set(&c->a, opt, v);
 }
 
 int cmd_record(int argc, char **argv)
 {
-	struct record_args a = { .o = { .output = "asyncscope.trace" } };
-	int first, ret = cli_parse(&record_command, argc, argv, on_opt, &a, &first);
+	struct record_cli c = { .a = { .o = { .output = "asyncscope.trace" } } };
+	int first, ret;
 
-	if (ret < 0) {
-		ret = record_args__finish(&a, &record_command, argc, argv, first);
-		if (!ret)
-			ret = record_run(&a.o);
+	flight_args__init(&c.f);
+	ret = cli_parse(&record_command, argc, argv, on_opt, &c, &first);
+	if (ret < 0 && !(ret = flight_args__finish(&c.f, "record")) &&
+	    !(ret = record_args__finish(&c.a, &record_command, argc, argv, first))) {
+		if (c.f.blocking_ns)
+			c.a.o.offcpu = true;   /* the blocking trigger watches off-CPU intervals */
+		ret = c.f.window_ns ? flight_run(&c.a.o, &c.f, c.output ? c.output : ".", false) :
+				      record_run(&c.a.o);
 	}
-	record_args__free(&a);
+	record_args__free(&c.a);
 	return ret;
 }
 
@@ -136,7 +150,7 @@ int record_run(const struct recorder_opts *opts)
 		o.ctx = out;
 	}
 	o.stop = &stop_requested;
-	o.notice = render_notice;
+	o.notice = record_notice;
 	o.progress = isatty(STDERR_FILENO);
 
 	/* every way a user or a session stops a recorder ends it cleanly: the

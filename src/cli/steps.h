@@ -15,6 +15,9 @@
  * the duration or the target's exit, then prints the summary lines on
  * stderr. Returns the exit code: 0, or 1 after printing the error. */
 int record_run(const struct recorder_opts *opts);
+/* The recorder's notices on stderr (record.c's rendering): "asyncscope:
+ * MSG", "asyncscope: warning: MSG", the status line. */
+void record_notice(void *ctx, enum rec_notice_level level, const char *msg);
 
 /* What report writes. */
 struct report_args {

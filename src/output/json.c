@@ -22,7 +22,11 @@
  *     "format_version" is the trace file's),
  *  "format_version", "target", "pid", "runtime", "runtime_detail"
  *  (which release of the runtime the recorder found, null unknown), "wakes_recorded"
- *  (false: no wake probe, record --lite), "duration_ns", "events",
+ *  (false: no wake probe, record --lite), "flight" (a flight recorder's
+ *  snapshot: {"trigger" (signal|snapshot|blocking|busy), "detail", "trigger_ns"
+ *  (since the trace's start), "window_ns", "after_ns", "evicted_events" (of
+ *  the snapshot's range, evicted for --flight-size)}; null otherwise),
+ *  "duration_ns", "events",
  *  "lost_events", "missed_events" (null when unknown: a truncated trace of
  *  format version 8 or older), "loss_counts" ("exact": from the end record;
  *  "lower_bound": a truncated trace, the counts of its last complete chunk;
@@ -793,6 +797,21 @@ int report_json(FILE *out, const struct analysis *a, const struct as_trace_meta 
 	/* no wake probe (record --lite): wakes, scheduling delays and spawn
 	 * sites not recorded */
 	json_writer__kv_bool(w, "wakes_recorded", !analysis__wakes_unrecorded(a, meta));
+	/* a flight recorder's snapshot: what triggered it (null: not one) */
+	json_writer__key(w, "flight");
+	if (meta && meta->flight_trigger) {
+		json_writer__begin_object(w);
+		json_writer__kv_string(w, "trigger", meta->flight_trigger);
+		json_writer__kv_string(w, "detail", meta->flight_detail);
+		json_writer__kv_u64(w, "trigger_ns", meta->flight_trigger_ns > meta->clock_mono_ns ?
+				    meta->flight_trigger_ns - meta->clock_mono_ns : 0);
+		json_writer__kv_u64(w, "window_ns", meta->flight_window_ns);
+		json_writer__kv_u64(w, "after_ns", meta->flight_after_ns);
+		json_writer__kv_u64(w, "evicted_events", meta->flight_evicted);
+		json_writer__end_object(w);
+	} else {
+		json_writer__null(w);
+	}
 	json_writer__kv_u64(w, "duration_ns", s->duration_ns);
 	json_writer__kv_u64(w, "events", s->events);
 	loss_json(w, end, opts && opts->truncated, lost, missed);

@@ -48,6 +48,10 @@ struct report_opts {
  * longest-waiting tasks parked for good, each with its await chain), TOTALS.
  * Durations as "1.23 ms".
  * The timeline is not shown in text. */
+/* A flight recorder snapshot's line, nothing for another trace:
+ * "flight recorder snapshot: trigger blocking (DETAIL) at 1.20 s, window 30.00 s + 2.00 s after" */
+void report_flight_line(FILE *out, const struct as_trace_meta *meta);
+
 int report_text(FILE *out, const struct analysis *a, const struct as_trace_meta *meta,
 		const struct as_trace_end *end, const struct report_opts *opts);
 

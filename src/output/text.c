@@ -513,6 +513,23 @@ static void futures_text(FILE *out, const struct analysis *a, const struct futur
  * TOTALS
  * tasks 6 (4 user, 2 runtime)  polls 8 (6 user)  events 30  lost 0  missed 0  anomalies 0
  */
+void report_flight_line(FILE *out, const struct as_trace_meta *meta)
+{
+	char b1[FMT_DURATION_MAX], b2[FMT_DURATION_MAX], b3[FMT_DURATION_MAX];
+
+	if (!meta || !meta->flight_trigger)
+		return;
+	fprintf(out, "flight recorder snapshot: trigger %s (%s) at %s, window %s + %s after", meta->flight_trigger,
+		meta->flight_detail && *meta->flight_detail ? meta->flight_detail : "-",
+		dur(b1, meta->flight_trigger_ns > meta->clock_mono_ns ?
+			 meta->flight_trigger_ns - meta->clock_mono_ns : 0),
+		dur(b2, meta->flight_window_ns), dur(b3, meta->flight_after_ns));
+	if (meta->flight_evicted)
+		fprintf(out, "; %" PRIu64 " events of it evicted for --flight-size (not losses)",
+			meta->flight_evicted);
+	fputc('\n', out);
+}
+
 int report_text(FILE *out, const struct analysis *a, const struct as_trace_meta *meta,
 		const struct as_trace_end *end, const struct report_opts *opts)
 {
@@ -536,6 +553,7 @@ int report_text(FILE *out, const struct analysis *a, const struct as_trace_meta 
 		meta && meta->runtime && *meta->runtime ? meta->runtime : "?");
 	if (meta && meta->runtime_detail && *meta->runtime_detail)
 		fprintf(out, "runtime %s\n", meta->runtime_detail);
+	report_flight_line(out, meta);
 	if (opts && opts->truncated && end && end->counts_lower_bound)
 		/* the counts of the last complete chunk: the losses are at least that */
 		fprintf(out, "duration %s, %" PRIu64 " events, lost events at least %" PRIu64

@@ -114,6 +114,12 @@ struct recorder_opts {
 	void (*on_start)(void *ctx, const struct as_trace_meta *meta); /* after attaching;
 	                                          meta valid until the session is freed */
 	void (*on_event)(void *ctx, const struct as_event *ev);
+	/* Without a trace file (output NULL) and not read as a source: the
+	 * stack of an off-CPU interval or sample, named, before its event
+	 * (st and its strings lent for the call); returns the id its event's
+	 * stack field is to hold, 0 for none (the flight recorder's ring keeps
+	 * the stacks so). NULL: such events have stack 0. */
+	uint32_t (*on_stack)(void *ctx, const struct as_stack *st);
 	int (*on_tick)(void *ctx, uint64_t now_ns, uint64_t lost, uint64_t missed);
 	/* once the recording runs (attached, a launched command exec'd): the
 	 * point past which a failure no longer undoes it (record puts its

@@ -351,8 +351,12 @@ static uint32_t stack_id(struct rec_session *s, const struct raw_offcpu *o)
 	uint32_t id = 0;
 	uint64_t h, v;
 
-	if ((!s->w && !s->queue_on) || !s->stacks || !rec_stacks__name(s->stacks, o, &st))
+	bool hook = !s->w && !s->queue_on && s->o->on_stack;   /* the flight recorder's */
+
+	if ((!s->w && !s->queue_on && !hook) || !s->stacks || !rec_stacks__name(s->stacks, o, &st))
 		return 0;
+	if (hook)
+		return s->o->on_stack(s->o->ctx, &st);
 	if (s->w) {
 		if (trace_writer__stack(s->w, &st, &id)) {
 			s->st.stack_errors++;

@@ -192,6 +192,15 @@ struct as_trace_meta {
 	 * and how ("tokio 1.53.1 (DWARF paths; profile 1.24 to 1.53, ...)"),
 	 * NULL unknown */
 	char *runtime_detail;
+	/* format version 10: a flight recorder's snapshot (record/profile
+	 * --flight), NULL / 0 in any other trace: what triggered it ("signal",
+	 * "snapshot", "blocking", "busy"), what happened in words, when
+	 * (CLOCK_MONOTONIC), the window and after-time asked, and the events of
+	 * the snapshot's time range that had been evicted to stay within
+	 * --flight-size (the range is then incomplete: not losses) */
+	char *flight_trigger;
+	char *flight_detail;
+	uint64_t flight_trigger_ns, flight_window_ns, flight_after_ns, flight_evicted;
 	uint64_t clock_mono_ns;  /* CLOCK_MONOTONIC at recording start */
 	uint64_t clock_real_ns;  /* CLOCK_REALTIME at the same instant */
 	struct as_probe *probes;

@@ -98,6 +98,8 @@ void trace_meta__clear(struct as_trace_meta *m)
 	free(m->runtime);
 	free(m->cmdline);
 	free(m->runtime_detail);
+	free(m->flight_trigger);
+	free(m->flight_detail);
 	for (uint32_t i = 0; m->probes && i < m->n_probes; i++) {
 		free(m->probes[i].symbol);
 		free(m->probes[i].future);
@@ -183,6 +185,13 @@ static const char *parse_meta(struct as_trace_meta *m, const uint8_t *p, size_t 
 	}
 	if (!c.bad && version >= 8)
 		m->runtime_detail = rd_str(&c, true);
+	if (!c.bad && version >= 10 && (m->flight_trigger = rd_str(&c, true))) {
+		m->flight_detail = rd_str(&c, true);
+		m->flight_trigger_ns = rd_u64(&c);
+		m->flight_window_ns = rd_u64(&c);
+		m->flight_after_ns = rd_u64(&c);
+		m->flight_evicted = rd_u64(&c);
+	}
 	if (c.bad)
 		goto out;
 	if (c.p != c.end) {

@@ -161,6 +161,17 @@ static int write_header(struct trace_writer *w, const struct as_trace_meta *meta
 	/* version 8: the runtime's release, after the probes */
 	if (w->version >= 8)
 		hb_str(&b, meta->runtime_detail);
+	/* version 10: the flight recorder's trigger (NULL: not a snapshot) */
+	if (w->version >= 10) {
+		hb_str(&b, meta->flight_trigger);
+		if (meta->flight_trigger) {
+			hb_str(&b, meta->flight_detail);
+			hb_u64(&b, meta->flight_trigger_ns);
+			hb_u64(&b, meta->flight_window_ns);
+			hb_u64(&b, meta->flight_after_ns);
+			hb_u64(&b, meta->flight_evicted);
+		}
+	}
 	err = b.err;
 	if (!err && b.len - FMT_HDR_FIXED > FMT_HDR_MAX)
 		err = -EINVAL;

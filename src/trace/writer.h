@@ -15,8 +15,9 @@
  * version from AS_TRACE_FORMAT_MIN_VERSION on (1: no USDT events; 2: no OFFCPU events, no stacks;
  * 3: no SAMPLE events; 4: no RUNQ events; 5: no URING events; 6: no FUTURE
  * events, no source locations of probes and stack frames; 7: no runtime
- * release in the header; 8: no loss counts in the chunks). */
-#define AS_TRACE_FORMAT_VERSION 9
+ * release in the header; 8: no loss counts in the chunks; 9: no flight recorder trigger in
+ * the header). */
+#define AS_TRACE_FORMAT_VERSION 10
 #define AS_TRACE_FORMAT_MIN_VERSION 1
 
 struct trace_writer;

@@ -117,6 +117,10 @@ for c in cmds:
                                  re.findall(r"^  (?:-\w, )? *(--[a-z-]+) SIZE", help_text, re.M)]:
         if lo == "--interval":
             good = "500ms"   # from 100ms
+        if lo == "--flight":
+            good = "5s"      # from 1s
+        if lo == "--flight-size":
+            good = "4M"      # from 1M
         rc, _, err = run(c, lo, good, *tail)
         check(f"{c} {lo} {good} is accepted", f"takes a {kind}" not in err and "needs a value" not in err, err[:200])
         rc, _, err = run(c, lo, bare, *tail)
