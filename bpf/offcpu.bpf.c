@@ -102,11 +102,20 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev, bool
 	p->h.ts = bpf_ktime_get_ns();
 	p->task = task;
 	p->dur_ns = 0;
-	/* prev is the current task here: its stacks are the ones at the switch */
-	long k = bpf_get_stack(ctx, p->kstack, sizeof(p->kstack), 0);
-	long u = bpf_get_stack(ctx, p->ustack, sizeof(p->ustack), BPF_F_USER_STACK);
+	/* prev is the current task here: its stacks are the ones at the switch;
+	 * none for a worker in its own loop (profile: the runtime's, parked or
+	 * between polls, counted apart, never by stack), the dearest part */
+	bool loop = flags & RAW_F_RT_LOOP;
+	long k = loop ? 0 : bpf_get_stack(ctx, p->kstack, sizeof(p->kstack), 0);
+	long u = loop ? 0 : bpf_get_stack(ctx, p->ustack, sizeof(p->ustack), BPF_F_USER_STACK);
 	p->kbytes = k > 0 ? (__u32)k : 0;
 	p->ubytes = u > 0 ? (__u32)u : 0;
+	if (offcpu_dwarf && loop) {
+		__builtin_memset(d->regs, 0, sizeof(d->regs));   /* nothing to unwind */
+		d->copy_len = 0;
+		d->n_uret = 0;
+		return;
+	}
 	if (offcpu_dwarf) {
 		copy_user(d);
 		return;
