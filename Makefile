@@ -12,7 +12,7 @@ WARN      := -Wall -Wextra -Werror -Wno-missing-field-initializers
 CFLAGS    ?= -O2 -g
 ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc -Ibpf -I$(OUT)
 SANFLAGS  := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-LIBS      := -lbpf -lelf -ldw -ldebuginfod -lz -l:libiberty.a -lncurses -lcapstone -lpthread
+LIBS      := -lbpf -lelf -ldw -lz -l:libiberty.a -lncurses -lcapstone -lpthread
 
 # threads.bpf.c (the thread iterator dump loads alone) is a skeleton of its own.
 BPF_SRCS  := $(filter-out bpf/threads.bpf.c,$(wildcard bpf/*.bpf.c))

@@ -5,7 +5,8 @@
  * exports read. Tasks are named by id from the runtime's task lists, walked
  * in memory as dump does (dump/dump.h, never its tracing moment): when
  * attached and whenever unnamed ids were seen (at most every
- * DISCOVER_EVERY_NS), and at the end. The recording itself, its options'
+ * DISCOVER_EVERY_NS, backed off to DISCOVER_MAX_NS while walks name none
+ * of them), and at the end. The recording itself, its options'
  * parsing and its summary are record's (cli/record_opts.h, record_run()). */
 #include <errno.h>
 #include <signal.h>
@@ -32,6 +33,9 @@
  * (a walk reads every task: about 0.04 ms of CPU a task, 0.4% of a CPU for
  * 1000 tasks at this pace). */
 #define DISCOVER_EVERY_NS (5 * NS_PER_S)
+/* A walk that names none of them (ids of tasks gone, or of spawn_blocking
+ * tasks, in no list): the next waits twice as long, up to this. */
+#define DISCOVER_MAX_NS (80 * NS_PER_S)
 /* ... and looked at this often. */
 #define CHECK_EVERY_NS (NS_PER_S / 4)
 
@@ -82,6 +86,7 @@ struct namer {
 	struct rt_task_id_loc loc;
 	bool opened;
 	uint64_t last_walk, last_check;
+	uint64_t every;               /* the pause before the next walk (backed off) */
 	size_t walks, failed;
 	char err[512];                /* the last walk's failure */
 };
@@ -142,8 +147,24 @@ static void runtime_tasks(struct namer *nm, const struct held *h, size_t n,
 
 /* Walks the task lists; names every task found (by id), and the runtime's
  * own. */
+/* How many ids seen are still unnamed. */
+static size_t n_unnamed(struct namer *nm)
+{
+	size_t n;
+	uint64_t *ids = rec_session__unnamed(nm->s, &n);
+
+	free(ids);
+	return n;
+}
+
+static bool unnamed(struct namer *nm)
+{
+	return n_unnamed(nm) > 0;
+}
+
 static void walk(struct namer *nm, uint64_t now)
 {
+	size_t before = n_unnamed(nm);
 	struct dump_result r;
 	char err[512] = "";
 
@@ -176,6 +197,7 @@ static void walk(struct namer *nm, uint64_t now)
 		nm->failed++;
 		snprintf(nm->err, sizeof(nm->err), "%s", err);
 		free(held);
+		nm->every = nm->every * 2 < DISCOVER_MAX_NS ? nm->every * 2 : DISCOVER_MAX_NS;
 		return;
 	}
 	for (size_t i = 0; i < r.n; i++)
@@ -185,15 +207,9 @@ static void walk(struct namer *nm, uint64_t now)
 	runtime_tasks(nm, held, n_held, &r);
 	free(held);
 	dump_result__clear(&r);
-}
-
-static bool unnamed(struct namer *nm)
-{
-	size_t n;
-	uint64_t *ids = rec_session__unnamed(nm->s, &n);
-
-	free(ids);
-	return n > 0;
+	/* named none of them: they are in no list; ask less often */
+	nm->every = n_unnamed(nm) < before ? DISCOVER_EVERY_NS :
+		    nm->every * 2 < DISCOVER_MAX_NS ? nm->every * 2 : DISCOVER_MAX_NS;
 }
 
 static void on_session(void *ctx, struct rec_session *s)
@@ -211,7 +227,7 @@ static void on_tick(void *ctx, uint64_t now)
 	if (now - nm->last_check < CHECK_EVERY_NS)
 		return;
 	nm->last_check = now;
-	if ((!nm->walks || now - nm->last_walk >= DISCOVER_EVERY_NS) && unnamed(nm))
+	if ((!nm->walks || now - nm->last_walk >= nm->every) && unnamed(nm))
 		walk(nm, now);
 }
 
@@ -221,7 +237,7 @@ static void on_unknown(void *ctx, uint64_t id)
 	uint64_t now = clock_ns(CLOCK_MONOTONIC);
 
 	(void)id;
-	if (!nm->walks || now - nm->last_walk >= DISCOVER_EVERY_NS)
+	if (!nm->walks || now - nm->last_walk >= nm->every)
 		walk(nm, now);
 }
 
@@ -264,7 +280,7 @@ int cmd_profile(int argc, char **argv)
 	struct profile_cli c = { .a = { .o = { .output = "asyncscope.trace", .profile = true,
 					       .sample_hz = 99, .offcpu = true } } };
 	struct record_args *a = &c.a;
-	struct namer nm = { 0 };
+	struct namer nm = { .every = DISCOVER_EVERY_NS };
 	int first, ret;
 
 	flight_args__init(&c.f);

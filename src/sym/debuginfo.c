@@ -5,6 +5,7 @@
  * remembers the answer per binary. */
 #include "sym/debuginfo.h"
 
+#include <dlfcn.h>
 #include <elfutils/debuginfod.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
@@ -112,19 +113,33 @@ static char *dwfl_find(const char *path)
 
 /* A debuginfod server's copy, when DEBUGINFOD_URLS names servers (libdwfl
  * fetches it too but keeps no name of it): its path in the client's
- * cache (malloc'd), or NULL. */
+ * cache (malloc'd), or NULL. libdebuginfod (and the HTTP and TLS libraries
+ * under it, some 6 MiB of every process that links it) is loaded only
+ * then, as libdw itself does. */
 static char *debuginfod_find(const char *build_id)
 {
+	static void *lib;
+	static debuginfod_client *(*begin)(void);
+	static int (*find)(debuginfod_client *, const unsigned char *, int, char **);
+	static void (*end)(debuginfod_client *);
 	const char *urls = getenv("DEBUGINFOD_URLS");
 	char *path = NULL;
 
 	if (!urls || !*urls || !build_id || !*build_id)
 		return NULL;
-	debuginfod_client *c = debuginfod_begin();
+	if (!lib && (lib = dlopen("libdebuginfod.so.1", RTLD_LAZY | RTLD_LOCAL))) {
+		begin = (debuginfod_client * (*)(void))dlsym(lib, "debuginfod_begin");
+		find = (int (*)(debuginfod_client *, const unsigned char *, int, char **))
+			dlsym(lib, "debuginfod_find_debuginfo");
+		end = (void (*)(debuginfod_client *))dlsym(lib, "debuginfod_end");
+	}
+	if (!begin || !find || !end)
+		return NULL;
+	debuginfod_client *c = begin();
 	if (!c)
 		return NULL;
-	int fd = debuginfod_find_debuginfo(c, (const unsigned char *)build_id, 0, &path);
-	debuginfod_end(c);
+	int fd = find(c, (const unsigned char *)build_id, 0, &path);
+	end(c);
 	if (fd < 0) {
 		free(path);
 		return NULL;

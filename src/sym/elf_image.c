@@ -159,6 +159,11 @@ static int open_debug_file(struct elf_image *img)
 
 struct elf_image *elf_image__open(const char *path)
 {
+	return elf_image__open_own(path, false);
+}
+
+struct elf_image *elf_image__open_own(const char *path, bool own_only)
+{
 	struct elf_image *img = calloc(1, sizeof(*img));
 	Elf *elf = NULL;
 	int fd = -1, err = 0;
@@ -199,7 +204,7 @@ struct elf_image *elf_image__open(const char *path)
 		err = read_symbols(img, elf, symtab, &symtab_sh);
 	else if (dynsym)
 		err = read_symbols(img, elf, dynsym, &dynsym_sh);
-	if (!err && (!img->has_symtab || !img->has_debug_info))
+	if (!err && !own_only && (!img->has_symtab || !img->has_debug_info))
 		err = open_debug_file(img);
 	if (err)
 		goto cleanup;

@@ -69,6 +69,10 @@ int elf_symbols_each(const char *path, int (*fn)(const struct elf_symbol *sym, v
 /* Opens and indexes path. Returns NULL and sets errno: ENOENT/EACCES from
  * open, ENOEXEC when it is not a 64-bit ELF file, ENOMEM. */
 struct elf_image *elf_image__open(const char *path);
+/* The same with own_only: the file's own symbols and DWARF only, no debug
+ * file looked for (a shared library a stack passes through: a
+ * distribution's debug files are large, and the target's are what count). */
+struct elf_image *elf_image__open_own(const char *path, bool own_only);
 /* File offset of a virtual address (what uprobes attach to): 0 or -ENOENT
  * when no executable segment maps it. */
 int elf_image__file_offset(const struct elf_image *img, uint64_t vaddr, uint64_t *off);

@@ -104,6 +104,23 @@ static void read_maps(struct proc_syms *ps)
 		free(maps);
 		return;
 	}
+	/* a mapping read again keeps what was opened for it: its image and
+	 * DWARF (a library's compressed debug sections inflated once) */
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < ps->n; k++) {
+			struct mapping *o = &ps->maps[k];
+			if (o->start != maps[i].start || o->off != maps[i].off || !o->path ||
+			    strcmp(o->path, maps[i].path))
+				continue;
+			maps[i].img = o->img;
+			maps[i].tried = o->tried;
+			maps[i].dw = o->dw;
+			maps[i].dw_fd = o->dw_fd;
+			maps[i].dw_tried = o->dw_tried;
+			maps[i].lent = o->lent;
+			*o = (struct mapping){ .path = o->path, .dw_fd = -1, .lent = true };
+			break;
+		}
 	clear_maps(ps);
 	ps->maps = maps;
 	ps->n = n;
@@ -180,7 +197,7 @@ static struct mapping *locate(struct proc_syms *ps, uint64_t addr, uint64_t *fof
 			m->img = (struct elf_image *)ps->lent_img;
 			m->lent = true;
 		} else {
-			m->img = elf_image__open(m->path);
+			m->img = elf_image__open_own(m->path, true);   /* the target's is lent */
 		}
 	}
 	for (size_t i = 0; m->img && i < m->img->n_loads; i++) {
