@@ -35,6 +35,24 @@ const char *debuginfo_how_name(enum debuginfo_how how)
 	return "?";
 }
 
+int debuginfo_scn_build_id(Elf_Scn *scn, char *buf)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	size_t off = 0, name_off, desc_off;
+	GElf_Nhdr nh;
+
+	while (d && (off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+		if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+		    memcmp((char *)d->d_buf + name_off, "GNU", 4) || !nh.n_descsz)
+			continue;
+		const unsigned char *b = (unsigned char *)d->d_buf + desc_off;
+		for (size_t i = 0; i < nh.n_descsz && i < 20; i++)
+			snprintf(buf + 2 * i, 3, "%02x", b[i]);
+		return 0;
+	}
+	return -ENOENT;
+}
+
 int debuginfo_build_id(const char *path, char *buf)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = -ENOENT;
@@ -48,20 +66,8 @@ int debuginfo_build_id(const char *path, char *buf)
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	while (elf && ret && (scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
-		Elf_Data *d;
-		GElf_Nhdr nh;
-		size_t off = 0, name_off, desc_off;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE || !(d = elf_getdata(scn, NULL)))
-			continue;
-		while (ret && (off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
-			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
-			    memcmp((char *)d->d_buf + name_off, "GNU", 4) || !nh.n_descsz)
-				continue;
-			const unsigned char *b = (unsigned char *)d->d_buf + desc_off;
-			for (size_t i = 0; i < nh.n_descsz && i < 20; i++)
-				snprintf(buf + 2 * i, 3, "%02x", b[i]);
-			ret = 0;
-		}
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_NOTE)
+			ret = debuginfo_scn_build_id(scn, buf);
 	}
 	if (elf)
 		elf_end(elf);

@@ -34,5 +34,8 @@ int debuginfo_find(const char *path, const char *build_id, const char **out,
 /* The GNU build id of the ELF file at path in hex into buf (41 bytes): 0,
  * or -ENOENT when it cannot be read or has none. */
 int debuginfo_build_id(const char *path, char *buf);
+/* The same from a note section already open: 0, or -ENOENT none there. */
+#include <libelf.h>
+int debuginfo_scn_build_id(Elf_Scn *scn, char *buf);
 
 #endif

@@ -56,26 +56,6 @@ static int read_symbols(struct elf_image *img, Elf *elf, Elf_Scn *scn, GElf_Shdr
 	return 0;
 }
 
-static void read_build_id(struct elf_image *img, Elf_Scn *scn)
-{
-	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t off = 0, name_off, desc_off;
-	GElf_Nhdr nh;
-
-	if (!data)
-		return;
-	while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
-		if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
-		    memcmp((char *)data->d_buf + name_off, "GNU", 4))
-			continue;
-		const unsigned char *d = (unsigned char *)data->d_buf + desc_off;
-		size_t len = nh.n_descsz > 20 ? 20 : nh.n_descsz;
-		for (size_t i = 0; i < len; i++)
-			snprintf(img->build_id + 2 * i, 3, "%02x", d[i]);
-		return;
-	}
-}
-
 int elf_open64(const char *path, int *fd, Elf **elf, size_t *shstrndx)
 {
 	*elf = NULL;
@@ -194,7 +174,7 @@ struct elf_image *elf_image__open_own(const char *path, bool own_only)
 			dynsym = scn;
 			dynsym_sh = sh;
 		} else if (sh.sh_type == SHT_NOTE && name && !strcmp(name, ".note.gnu.build-id")) {
-			read_build_id(img, scn);
+			debuginfo_scn_build_id(scn, img->build_id);
 		} else if (name && !strcmp(name, ".debug_info")) {
 			img->has_debug_info = true;
 		}
