@@ -320,11 +320,13 @@ static int add_offcpu(struct blocking *b, const struct as_event *ev, const struc
 	/* the task polled there when it was switched out (ev->task) */
 	struct tm_task *mt = task_model__polled(b->model, ev->tid, ev->task);
 
-	if (b->profile && mt && mt->worker) {
-		/* a profile trace: a worker's own loop (its launch task), parked
-		 * or not, is the runtime's, not a task blocking */
-		b->sum.parked_ns += ev->other;
-		b->sum.parked_count++;
+	if (mt && mt->worker) {
+		/* a worker's own loop (its launch task) between polls: the
+		 * runtime's time, not a task blocking (in a task trace a page
+		 * fault waiting on mmap_lock while another thread maps memory, in
+		 * a profile trace its parking too) */
+		b->sum.runtime_ns += ev->other;
+		b->sum.runtime_count++;
 		return 0;
 	}
 
@@ -434,20 +436,22 @@ static int by_line_ns(const void *x, const void *y)
 static int sort_all(struct blocking *b, struct blocking_task **out, size_t *n_out)
 {
 	/* a profile trace names a task again when its name was found after
-	 * its first record (AS_SPAWN_TASK), and finds the runtime's own then:
-	 * the model has them now (their folded lines keep the first name) */
-	for (size_t t = 0; b->profile && t < b->n_tasks; t++) {
+	 * its first record (AS_SPAWN_TASK); either trace finds a worker's
+	 * launch task only once it polls a task or is seen in its loop, which
+	 * may be after its first intervals: the model has them now (their
+	 * folded lines keep the first name) */
+	for (size_t t = 0; t < b->n_tasks; t++) {
 		struct blocking_task *bt = &b->tasks[t];
 		struct tm_task *mt = bt->count ? task_model__task(b->model, bt->task) : NULL;
 		if (!mt)
 			continue;
-		if (mt->name && *mt->name)
+		if (b->profile && mt->name && *mt->name)
 			bt->name = mt->name;
-		if (!bt->tokio_id)
+		if (b->profile && !bt->tokio_id)
 			bt->tokio_id = mt->tokio_id;
 		if (mt->worker) {
-			b->sum.parked_ns += bt->ns;
-			b->sum.parked_count += bt->count;
+			b->sum.runtime_ns += bt->ns;
+			b->sum.runtime_count += bt->count;
 			b->sum.ns -= bt->ns;
 			b->sum.count -= bt->count;
 			b->sum.tasks--;

@@ -57,10 +57,12 @@ struct blocking_folded {
 struct blocking_summary {
 	uint64_t ns, count;           /* inside polls of tasks (parked excluded) */
 	uint64_t parked_ns, parked_count; /* while the worker was parked */
+	uint64_t runtime_ns, runtime_count; /* in a worker's own loop, outside
+	                                       any task's poll (a profile
+	                                       trace: its parking too) */
 	uint64_t tasks;               /* tasks with off-CPU time */
 	bool profile;                 /* a profile trace (as_meta_profile()): tasks by
-	                                 each thread's CONTEXT, off CPU while in a task;
-	                                 a worker's own loop counts as parked */
+	                                 each thread's CONTEXT, off CPU while in a task) */
 };
 
 struct task_model;

@@ -59,10 +59,13 @@ int blocking_report_text(FILE *out, struct blocking *b)
 	if (n > BLOCKING_REPORT_TASKS)
 		fprintf(out, "  ... %zu more tasks\n", n - BLOCKING_REPORT_TASKS);
 	if (s->parked_count)
-		fprintf(out, "  %s (not counted): %" PRIu64 " intervals, %.3f ms\n",
-			s->profile ? "in the runtime's own loop (its workers' launch tasks)" :
-			"parked in the runtime", s->parked_count, ms(s->parked_ns));
-	if (!s->count && !s->parked_count)
+		fprintf(out, "  parked in the runtime (not counted): %" PRIu64 " intervals, %.3f ms\n",
+			s->parked_count, ms(s->parked_ns));
+	if (s->runtime_count)
+		fprintf(out, "  in the runtime's own loop, outside polls (not counted): %" PRIu64
+			" intervals, %.3f ms%s\n", s->runtime_count, ms(s->runtime_ns),
+			s->profile ? " (its parking included)" : "");
+	if (!s->count && !s->parked_count && !s->runtime_count)
 		fprintf(out, "  none (a trace recorded without --offcpu has no off-CPU intervals: "
 			"record with it to see where polls block)\n");
 	return ferror(out) ? -EIO : 0;

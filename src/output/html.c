@@ -10,6 +10,7 @@
  * The kernel-side JSON (the block with the id "kernel"; "{}" when there is
  * none), each key present only when the trace holds such events:
  * {"blocking": {"offcpu_ns", "intervals", "parked_ns", "parked_intervals",
+ *     "runtime_ns", "runtime_intervals",
  *     "tasks" (count; the tasks themselves are the report's "blocking.tasks"),
  *     "stacks": [["task;user frames;kernel frames", ns], ...] (heaviest first,
  *     at most HTML_STACKS_MAX), "stacks_total", "stacks_omitted_ns" (weight
@@ -129,7 +130,7 @@ static int blocking_json(struct json_writer *w, struct blocking *b)
 	size_t n;
 	const struct blocking_folded *l;
 
-	if (!s || (!s->count && !s->parked_count))
+	if (!s || (!s->count && !s->parked_count && !s->runtime_count))
 		return 0;
 	l = blocking__folded(b, &n);
 	if (!l && s->count)
@@ -140,6 +141,8 @@ static int blocking_json(struct json_writer *w, struct blocking *b)
 	json_writer__kv_u64(w, "intervals", s->count);
 	json_writer__kv_u64(w, "parked_ns", s->parked_ns);
 	json_writer__kv_u64(w, "parked_intervals", s->parked_count);
+	json_writer__kv_u64(w, "runtime_ns", s->runtime_ns);
+	json_writer__kv_u64(w, "runtime_intervals", s->runtime_count);
 	json_writer__kv_u64(w, "tasks", s->tasks);
 	stacks_json(w, l, n, sizeof(*l), offsetof(struct blocking_folded, stack),
 		    offsetof(struct blocking_folded, ns), "stacks_omitted_ns");

@@ -93,7 +93,8 @@
  *                "idle": [..]}] (fractions 0..1 of each bucket; the 50
  *                busiest user tasks)}}
  *  "blocking" (only with record --offcpu data): {"offcpu_ns", "intervals",
- *     "parked_ns", "tasks": [{"task", "header", "id", "name", "offcpu_ns", "intervals",
+ *     "parked_ns", "runtime_ns" and "runtime_intervals" (a worker's own loop outside
+ *     polls, not counted), "tasks": [{"task", "header", "id", "name", "offcpu_ns", "intervals",
  *     "preempted_ns", "causes": [{"kernel", "user", "file" and "line" (of the user frame,
  *     when known), "futures" (the future frames polled then, "outer;...;inner",
  *     with record --futures), "ns", "count"}]}]},
@@ -517,6 +518,8 @@ static void blocking_json(struct json_writer *w, struct blocking *b)
 	json_writer__kv_u64(w, "offcpu_ns", s->ns);
 	json_writer__kv_u64(w, "intervals", s->count);
 	json_writer__kv_u64(w, "parked_ns", s->parked_ns);
+	json_writer__kv_u64(w, "runtime_ns", s->runtime_ns);
+	json_writer__kv_u64(w, "runtime_intervals", s->runtime_count);
 	json_writer__key(w, "tasks");
 	json_writer__begin_array(w);
 	for (size_t i = 0; i < n; i++) {

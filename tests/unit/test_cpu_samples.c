@@ -265,7 +265,8 @@ static void test_profile(void)
 	CHECK(bs->profile);
 	CHECK_EQ_U64(bs->ns, 700);
 	CHECK_EQ_U64(bs->tasks, 1);
-	CHECK_EQ_U64(bs->parked_ns, 5000);   /* the runtime's own loop, not counted */
+	CHECK_EQ_U64(bs->runtime_ns, 5000);   /* the runtime's own loop, not counted */
+	CHECK_EQ_U64(bs->parked_ns, 0);
 	const struct blocking_task *bt = blocking__tasks(b, &n);
 	CHECK_EQ_U64(n, 1);
 	if (bt && n == 1) {

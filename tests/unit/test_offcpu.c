@@ -453,6 +453,36 @@ static void test_blocking_analysis(void)
 	blocking__free(b);
 	blocking__free(NULL);
 
+	/* a worker's own loop: its launch task W polls task U; W's intervals
+	 * outside U's polls (one before W is known to be a worker, one after)
+	 * are the runtime's, not counted; U's is */
+	const uint64_t W = 0x3000, U = 0x4000;
+	b = blocking__new(&meta);
+	struct as_event wevs[] = {
+		{ .type = AS_EV_POLL_BEGIN, .tid = 3, .ts = 1, .task = W, .probe = 0 },
+		{ .type = AS_EV_OFFCPU, .tid = 3, .ts = 2, .task = W, .other = 100000, .stack = 1 },
+		{ .type = AS_EV_POLL_BEGIN, .tid = 3, .ts = 3, .task = U, .probe = 0 },
+		{ .type = AS_EV_OFFCPU, .tid = 3, .ts = 4, .task = U, .other = 5000000, .stack = 1 },
+		{ .type = AS_EV_POLL_END, .tid = 3, .ts = 5, .task = U },
+		{ .type = AS_EV_OFFCPU, .tid = 3, .ts = 6, .task = W, .other = 200000, .stack = 2 },
+	};
+	for (size_t i = 0; i < sizeof(wevs) / sizeof(wevs[0]); i++)
+		CHECK_EQ_U64(blocking__add(b, &wevs[i], wevs[i].stack == 1 ? &sleep : &futex), 0);
+	t = blocking__tasks(b, &n);
+	CHECK_EQ_U64(n, 1);
+	if (n == 1)
+		CHECK_EQ_U64(t[0].task, U);
+	s = blocking__summary(b);
+	CHECK_EQ_U64(s->ns, 5000000);
+	CHECK_EQ_U64(s->count, 1);
+	CHECK_EQ_U64(s->tasks, 1);
+	CHECK_EQ_U64(s->runtime_ns, 300000);
+	CHECK_EQ_U64(s->runtime_count, 2);
+	CHECK_EQ_U64(s->parked_count, 0);
+	blocking__folded(b, &n);
+	CHECK_EQ_U64(n, 1);
+	blocking__free(b);
+
 	/* with future frames (record --futures): the chain polled at the switch
 	 * joins the cause and the folded line, and goes with the frame's exit */
 	static struct as_probe fprobes[] = {
