@@ -35,13 +35,27 @@ struct acc {
 	uint32_t task;        /* index into tasks */
 	uint32_t what;        /* cause or folded line index */
 	uint64_t ns, count;
+	uint64_t runnable_ns;
 };
+
+/* Per thread (model thread data): its last counted off-CPU interval and
+ * its last run-queue wait, to pair the two (either may come first in the
+ * stream: two programs on the same switch). */
+struct th_pair {
+	uint64_t off_start, off_end;  /* 0: none pending */
+	uint32_t off_acc;             /* index into causes + 1 */
+	uint64_t rq_start, rq_end;    /* 0: none pending */
+};
+
+/* The two programs read the clock within microseconds at the same switch. */
+#define PAIR_SLACK_NS 200000
 
 struct blocking {
 	const struct as_trace_meta *meta;
 	struct task_model *model;     /* tasks, threads: parked, future frames */
 	bool own_model;
 	size_t toff;                  /* per model task: uint32_t, index + 1 of its row */
+	size_t thoff;                 /* per model thread: struct th_pair */
 	struct strtab strs;           /* interned names and folded strings */
 	struct blocking_task *tasks;
 	size_t n_tasks, cap_tasks;
@@ -96,7 +110,8 @@ struct blocking *blocking__new_on(struct task_model *m, const struct as_trace_me
 	b->profile = b->sum.profile = as_meta_profile(meta);
 	/* no callbacks: the row of a task is looked up at its switches */
 	static const struct tm_ops none = { 0 };
-	int err = task_model__observe(m, &none, b, sizeof(uint32_t), &b->toff, 0, NULL);
+	int err = task_model__observe(m, &none, b, sizeof(uint32_t), &b->toff,
+				      sizeof(struct th_pair), &b->thoff);
 
 	if (err) {
 		free(b);
@@ -304,6 +319,39 @@ static int task_row(struct blocking *b, struct tm_task *t, uint64_t addr, uint32
 	return 0;
 }
 
+/* An off-CPU interval [off_start, off_end] and a run-queue wait
+ * [rq_start, rq_end] of one thread that end at the same switch-in: the
+ * interval's part from the wakeup on was spent waiting for a CPU. */
+static void pair(struct blocking *b, struct th_pair *p)
+{
+	if (!p->off_end || !p->rq_end)
+		return;
+	uint64_t d = p->rq_end > p->off_end ? p->rq_end - p->off_end : p->off_end - p->rq_end;
+	if (d > PAIR_SLACK_NS || p->rq_start + PAIR_SLACK_NS < p->off_start ||
+	    p->rq_start > p->off_end)
+		return;
+	uint64_t w = p->rq_start > p->off_start ? p->off_end - p->rq_start :
+		     p->off_end - p->off_start;
+	if (p->off_acc && p->off_acc <= b->n_causes) {
+		struct acc *a = &b->causes[p->off_acc - 1];
+		a->runnable_ns += w;
+		b->tasks[a->task].runnable_ns += w;
+		b->sum.runnable_ns += w;
+	}
+	p->off_end = p->rq_end = 0;
+}
+
+static void add_runq(struct blocking *b, const struct as_event *ev)
+{
+	const struct tm_thread *th = task_model__thread(b->model, ev->tid);
+	if (!th)
+		return;
+	struct th_pair *p = tm_thread__data(th, b->thoff);
+	p->rq_start = ev->ts;
+	p->rq_end = ev->ts + ev->other;
+	pair(b, p);
+}
+
 static int add_offcpu(struct blocking *b, const struct as_event *ev, const struct as_stack *st)
 {
 	uint32_t t, si;
@@ -366,6 +414,13 @@ static int add_offcpu(struct blocking *b, const struct as_event *ev, const struc
 	}
 	b->causes[v - 1].ns += ev->other;
 	b->causes[v - 1].count++;
+	if (th) {
+		struct th_pair *p = tm_thread__data(th, b->thoff);
+		p->off_start = ev->ts;
+		p->off_end = ev->ts + ev->other;
+		p->off_acc = (uint32_t)v;
+		pair(b, p);
+	}
 
 	/* the folded line: task name, the future frames, then the stack's */
 	const char *fr = b->sinfo[si].frames;
@@ -403,6 +458,8 @@ int blocking__add(struct blocking *b, const struct as_event *ev, const struct as
 	/* its own model sees the event first, as a shared one would */
 	if (b->own_model && (err = task_model__add(b->model, ev)))
 		return err;
+	if (ev->type == AS_EV_RUNQ)
+		add_runq(b, ev);
 	return ev->type == AS_EV_OFFCPU ? add_offcpu(b, ev, stack) : 0;
 }
 
@@ -455,7 +512,8 @@ static int sort_all(struct blocking *b, struct blocking_task **out, size_t *n_ou
 			b->sum.ns -= bt->ns;
 			b->sum.count -= bt->count;
 			b->sum.tasks--;
-			bt->count = bt->ns = bt->preempted_ns = 0;
+			b->sum.runnable_ns -= bt->runnable_ns;
+			bt->count = bt->ns = bt->preempted_ns = bt->runnable_ns = 0;
 		}
 	}
 	free(b->out_causes);
@@ -484,7 +542,7 @@ static int sort_all(struct blocking *b, struct blocking_task **out, size_t *n_ou
 			.kernel = b->causes_def[a->what].kernel, .user = b->causes_def[a->what].user,
 			.file = b->causes_def[a->what].file, .line = b->causes_def[a->what].line,
 			.futures = b->causes_def[a->what].futures,
-			.ns = a->ns, .count = a->count,
+			.ns = a->ns, .count = a->count, .runnable_ns = a->runnable_ns,
 		};
 	}
 	for (size_t t = 0; t < b->n_tasks; t++) {

@@ -31,6 +31,7 @@ struct blocking_cause {
 	const char *futures;  /* the future frames polled at the switch (record
 	                         --futures), outermost first, ";" between, NULL none */
 	uint64_t ns, count;
+	uint64_t runnable_ns; /* of ns, waiting for a CPU (below) */
 };
 
 /* A task of the task model (its name and ids the model's). */
@@ -42,6 +43,11 @@ struct blocking_task {
 	const char *name;     /* root future of its first poll's probe, or "?" */
 	uint64_t ns, count;   /* off-CPU time and intervals inside its polls */
 	uint64_t preempted_ns; /* of which switched out runnable (preempted) */
+	uint64_t runnable_ns; /* of which runnable, waiting for a CPU: from the
+	                         thread's wakeup (or its preemption) to its switch
+	                         back in, known from its run-queue wait ending at
+	                         that switch (AS_EV_RUNQ: record --offcpu / --runq);
+	                         ns - runnable_ns is the time the call blocked */
 	struct blocking_cause *causes; /* n_causes, most time first */
 	size_t n_causes;
 };
@@ -56,6 +62,7 @@ struct blocking_folded {
 
 struct blocking_summary {
 	uint64_t ns, count;           /* inside polls of tasks (parked excluded) */
+	uint64_t runnable_ns;         /* of ns, waiting for a CPU (blocking_task) */
 	uint64_t parked_ns, parked_count; /* while the worker was parked */
 	uint64_t runtime_ns, runtime_count; /* in a worker's own loop, outside
 	                                       any task's poll (a profile

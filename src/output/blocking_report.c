@@ -13,7 +13,7 @@ static double ms(uint64_t ns)
 
 /* Sample:
  * Blocking inside polls (off CPU, record --offcpu): 503.412 ms in 10 intervals, 1 task
- *   #3 sleeper_in_poll::blocker  off-CPU 503.412 ms  10 intervals
+ *   #3 sleeper_in_poll::blocker  off-CPU 503.412 ms  10 intervals  (blocked 501.102 ms, waiting for a CPU 2.310 ms)
  *       503.412 ms   10x  do_nanosleep <- sleeper_in_poll::sleep_blocking::{{closure}}
  *   parked in the runtime (not counted): 11 intervals, 520.100 ms
  */
@@ -40,6 +40,9 @@ int blocking_report_text(FILE *out, struct blocking *b)
 		fprintf(out, "  %s %s", task_id_format(id, sizeof(id), t[i].tokio_id, t[i].seq, t[i].task),
 			t[i].name);
 		fprintf(out, "  off-CPU %.3f ms  %" PRIu64 " intervals", ms(t[i].ns), t[i].count);
+		if (t[i].runnable_ns)
+			fprintf(out, "  (blocked %.3f ms, waiting for a CPU %.3f ms)",
+				ms(t[i].ns - t[i].runnable_ns), ms(t[i].runnable_ns));
 		if (t[i].preempted_ns)
 			fprintf(out, "  (preempted %.3f ms)", ms(t[i].preempted_ns));
 		fputc('\n', out);

@@ -95,9 +95,11 @@
  *  "blocking" (only with record --offcpu data): {"offcpu_ns", "intervals",
  *     "parked_ns", "runtime_ns" and "runtime_intervals" (a worker's own loop outside
  *     polls, not counted), "tasks": [{"task", "header", "id", "name", "offcpu_ns", "intervals",
- *     "preempted_ns", "causes": [{"kernel", "user", "file" and "line" (of the user frame,
+ *     "preempted_ns", "runnable_ns" (of offcpu_ns, woken or preempted and waiting for a
+ *     CPU: from the run-queue records, record --offcpu), "causes": [{"kernel", "user",
+ *     "file" and "line" (of the user frame,
  *     when known), "futures" (the future frames polled then, "outer;...;inner",
- *     with record --futures), "ns", "count"}]}]},
+ *     with record --futures), "ns", "count", "runnable_ns"}]}]},
  *  "usdt" (only in traces with USDT probes): {"total", "bad" (hits of no
  *     known probe), "probes": [{"probe" ("provider:name"), "hits", "in_task",
  *     "arg_min", "arg_max" (first argument; null without hits)}],
@@ -517,6 +519,7 @@ static void blocking_json(struct json_writer *w, struct blocking *b)
 	json_writer__begin_object(w);
 	json_writer__kv_u64(w, "offcpu_ns", s->ns);
 	json_writer__kv_u64(w, "intervals", s->count);
+	json_writer__kv_u64(w, "runnable_ns", s->runnable_ns);
 	json_writer__kv_u64(w, "parked_ns", s->parked_ns);
 	json_writer__kv_u64(w, "runtime_ns", s->runtime_ns);
 	json_writer__kv_u64(w, "runtime_intervals", s->runtime_count);
@@ -532,6 +535,7 @@ static void blocking_json(struct json_writer *w, struct blocking *b)
 		json_writer__kv_u64(w, "offcpu_ns", t[i].ns);
 		json_writer__kv_u64(w, "intervals", t[i].count);
 		json_writer__kv_u64(w, "preempted_ns", t[i].preempted_ns);
+		json_writer__kv_u64(w, "runnable_ns", t[i].runnable_ns);
 		json_writer__key(w, "causes");
 		json_writer__begin_array(w);
 		for (size_t c = 0; c < t[i].n_causes; c++) {
@@ -546,6 +550,7 @@ static void blocking_json(struct json_writer *w, struct blocking *b)
 				json_writer__kv_string(w, "futures", t[i].causes[c].futures);
 			json_writer__kv_u64(w, "ns", t[i].causes[c].ns);
 			json_writer__kv_u64(w, "count", t[i].causes[c].count);
+			json_writer__kv_u64(w, "runnable_ns", t[i].causes[c].runnable_ns);
 			json_writer__end_object(w);
 		}
 		json_writer__end_array(w);

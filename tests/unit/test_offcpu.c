@@ -483,6 +483,37 @@ static void test_blocking_analysis(void)
 	CHECK_EQ_U64(n, 1);
 	blocking__free(b);
 
+	/* the wait for a CPU after the wakeup: an interval and the thread's
+	 * run-queue wait ending at the same switch-in, in either order; a wait
+	 * ending elsewhere is not the interval's */
+	b = blocking__new(&meta);
+	struct as_event qevs[] = {
+		{ .type = AS_EV_POLL_BEGIN, .tid = 5, .ts = 1000, .task = A, .probe = 0 },
+		/* off 2 us .. 50.002 ms, woken at 48.002 ms: 2 ms waiting */
+		{ .type = AS_EV_OFFCPU, .tid = 5, .ts = 2000, .task = A, .other = 50000000, .stack = 1 },
+		{ .type = AS_EV_RUNQ, .tid = 5, .ts = 48002000, .task = A, .other = 2000000 },
+		/* the run-queue record first: off 60000000..+30 ms, woken 1 ms before */
+		{ .type = AS_EV_RUNQ, .tid = 5, .ts = 89000000, .task = A, .other = 1000000 },
+		{ .type = AS_EV_OFFCPU, .tid = 5, .ts = 60000000, .task = A, .other = 30000000, .stack = 1 },
+		/* a wait ending 5 ms after the interval: another switch */
+		{ .type = AS_EV_OFFCPU, .tid = 5, .ts = 100000000, .task = A, .other = 10000000, .stack = 1 },
+		{ .type = AS_EV_RUNQ, .tid = 5, .ts = 112000000, .task = A, .other = 3000000 },
+		{ .type = AS_EV_POLL_END, .tid = 5, .ts = 200000000, .task = A },
+	};
+	for (size_t i = 0; i < sizeof(qevs) / sizeof(qevs[0]); i++)
+		CHECK_EQ_U64(blocking__add(b, &qevs[i], qevs[i].stack ? &sleep : NULL), 0);
+	t = blocking__tasks(b, &n);
+	CHECK_EQ_U64(n, 1);
+	if (n == 1) {
+		CHECK_EQ_U64(t[0].ns, 90000000);
+		CHECK_EQ_U64(t[0].runnable_ns, 2000000 + 1000000);
+		CHECK_EQ_U64(t[0].n_causes, 1);
+		if (t[0].n_causes == 1)
+			CHECK_EQ_U64(t[0].causes[0].runnable_ns, 3000000);
+	}
+	CHECK_EQ_U64(blocking__summary(b)->runnable_ns, 3000000);
+	blocking__free(b);
+
 	/* with future frames (record --futures): the chain polled at the switch
 	 * joins the cause and the folded line, and goes with the frame's exit */
 	static struct as_probe fprobes[] = {
