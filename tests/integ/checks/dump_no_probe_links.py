@@ -1,56 +1,76 @@
 """dump_no_probe_links.py AS PID N: runs `AS dump -p PID` N times in a row
-while `bpftool -j link show` is read again and again; exits 0 when every
-dump succeeded and no link that probes the target (perf_event: uprobes and
-perf events; uprobe_multi, kprobe_multi, raw_tracepoint, tracing) existed at
-any read: dump attaches nothing but its one-shot task iterator (an iter
-link). Run under the integration lock (no recorder of another case runs).
-Prints the link types seen. With N 0 (the control: a recorder attaches to
-PID meanwhile), exits 0 when a probe link is seen within 10 s: the reads do
-see probe links when there are some."""
-import json, subprocess, sys, threading
+while the BPF links each dump process holds are read again and again
+(bpf_links.py: its threads' fdinfo); exits 0 when every dump succeeded and
+no link that probes the target (uprobes, perf events, kprobes, tracepoints,
+fentry: bpf_links.PROBE_TYPES) was held at any read: dump attaches nothing
+but its one-shot task iterator (an iter link), and at least one read saw a
+dump running. Prints the link types seen.
+dump_no_probe_links.py --control RECPID: the control, a recorder (pid
+RECPID) attached meanwhile: exits 0 when the same reads see its probe links
+within 10 s."""
+import subprocess, sys, threading, time
 
-as_bin, pid, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-FORBIDDEN = {"perf_event", "uprobe_multi", "kprobe_multi", "raw_tracepoint", "tracing", "kprobe"}
-seen, bad, reads = {}, [], [0]
+from bpf_links import PROBE_TYPES, links
+
+seen, bad, reads, live = {}, [], [0], [0]
 done = threading.Event()
+current = [None]
 
 
 def poll():
     while not done.is_set():
-        out = subprocess.run(["bpftool", "-j", "link", "show"], capture_output=True, text=True).stdout
+        pid = current[0]
+        if pid is None:
+            time.sleep(0.001)
+            continue
         reads[0] += 1
-        for l in json.loads(out or "[]"):
-            t = l.get("type", "?")
-            seen[t] = seen.get(t, 0) + 1
-            if t in FORBIDDEN:
+        ls = links(pid)
+        if ls or glob_alive(pid):
+            live[0] += 1
+        for l in ls.values():
+            seen[l["type"]] = seen.get(l["type"], 0) + 1
+            if l["type"] in PROBE_TYPES:
                 bad.append(l)
+
+
+def glob_alive(pid):
+    try:
+        open("/proc/%s/stat" % pid).close()
+        return True
+    except OSError:
+        return False
 
 
 th = threading.Thread(target=poll)
 th.start()
 fails = []
-if n == 0:
-    import time
+if sys.argv[1] == "--control":
+    current[0] = sys.argv[2]
     end = time.time() + 10
     while not bad and time.time() < end:
         time.sleep(0.05)
     done.set()
     th.join()
-    print("control: %d link reads, link types seen: %s" % (reads[0], seen or "none"))
+    print("control: %d link reads of pid %s, link types seen: %s" % (reads[0], sys.argv[2], seen or "none"))
     sys.exit(0 if bad else 1)
+as_bin, pid, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 for i in range(n):
-    r = subprocess.run([as_bin, "dump", "-p", pid], capture_output=True, text=True)
-    if r.returncode != 0:
-        fails.append("dump %d: exit %d: %s" % (i, r.returncode, r.stderr.strip()))
-    if r.stderr.strip():
-        fails.append("dump %d: stderr %s" % (i, r.stderr.strip()))
+    p = subprocess.Popen([as_bin, "dump", "-p", pid], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    current[0] = str(p.pid)
+    out, err = p.communicate()
+    current[0] = None
+    if p.returncode != 0:
+        fails.append("dump %d: exit %d: %s" % (i, p.returncode, err.strip()))
+    if err.strip():
+        fails.append("dump %d: stderr %s" % (i, err.strip()))
 done.set()
 th.join()
-print("%d link reads, link types seen: %s" % (reads[0], seen or "none"))
+print("%d link reads (%d of a dump running), link types seen: %s" % (reads[0], live[0], seen or "none"))
 for l in bad[:5]:
-    fails.append("probe link while dumping: %s" % json.dumps(l)[:300])
-if reads[0] < 2:
-    fails.append("bpftool read the links only %d times" % reads[0])
+    fails.append("probe link while dumping: %s" % l)
+if live[0] < 2:
+    fails.append("the dumps' links were read only %d times while one ran" % live[0])
 for f in fails[:20]:
     print("    " + f, file=sys.stderr)
 sys.exit(1 if fails else 0)

@@ -1,13 +1,22 @@
 #!/usr/bin/env python3
-"""Exit 0 when no BPF program of asyncscope's is loaded (none named like
-its poll probes' programs): every probe of a recorder is gone. Run by the
-record_kill_counts case under the integration lock (no other recorder)."""
-import json, subprocess, sys
+"""no_probes.py --of PID: prints the ids of the programs of the uprobe links
+process PID holds now (bpf_links.py), comma-separated (nothing when none).
+no_probes.py IDS: exits 0 when none of those programs (IDS as printed) is
+loaded any more: every probe of a recorder is gone. Program ids are never
+reused, so a recorder of another session running meanwhile cannot make the
+check pass or fail."""
+import os, subprocess, sys
 
-NAMES = {"poll_enter", "poll_exit", "task_wake", "park_exit"}
-progs = json.loads(subprocess.run(["bpftool", "-j", "prog", "show"], capture_output=True,
-                                  text=True, check=True).stdout or "[]")
-left = [p for p in progs if p.get("name") in NAMES]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bpf_links import links
+
+if sys.argv[1] == "--of":
+    ids = sorted({l["prog_id"] for l in links(sys.argv[2]).values()
+                  if l["type"] in ("uprobe_multi", "uretprobe_multi", "perf")})
+    print(",".join(str(i) for i in ids))
+    sys.exit(0 if ids else 1)
+left = [i for i in sys.argv[1].split(",") if i and
+        subprocess.run(["bpftool", "prog", "show", "id", i], capture_output=True).returncode == 0]
 if left:
-    print("still loaded: %s" % ", ".join("%s (id %s)" % (p["name"], p["id"]) for p in left))
+    print("still loaded: programs %s" % ", ".join(left))
 sys.exit(1 if left else 0)
