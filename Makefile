@@ -21,6 +21,7 @@ SRCS      := $(wildcard src/*/*.c)
 # Modules without libbpf or root: what unit tests link against.
 PURE_SRCS := $(wildcard src/util/*.c src/trace/*.c src/pipeline/*.c src/cat/*.c src/analysis/*.c src/output/*.c src/sym/*.c) \
              src/probe/plan.c src/probe/profile.c src/probe/futures_plan.c src/probe/runtime_id.c src/probe/site.c \
+             src/probe/callees.c src/probe/future_names.c \
              src/dump/task_lists.c src/dump/await_profile.c src/dump/rt_context.c src/dump/async_task.c src/dump/frame_loc.c \
              src/record/decode.c src/record/fixup.c src/record/stats.c src/record/flight.c
 OBJS      := $(patsubst src/%.c,$(OUT)/obj/%.o,$(SRCS))
