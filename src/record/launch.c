@@ -381,12 +381,32 @@ int rec_target__go(struct rec_target *t, char *err, size_t errlen)
 	return 0;
 }
 
+/* An attached process that has exited but is not reaped yet (its parent
+ * has not waited for it): its threads and memory are gone. */
+static bool zombie(pid_t pid)
+{
+	char path[64], buf[256];
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	const char *st = strrchr(buf, ')');   /* "pid (comm) S ...": comm may hold ')' */
+	return st && (st[2] == 'Z' || st[2] == 'X');
+}
+
 bool rec_target__gone(struct rec_target *t)
 {
 	if (t->gone)
 		return true;
 	if (t->child > 0 ? waitpid(t->child, &t->status, WNOHANG) == t->child
-			 : (kill(t->tgid, 0) && errno == ESRCH))
+			 : ((kill(t->tgid, 0) && errno == ESRCH) || zombie(t->tgid)))
 		t->gone = true;
 	return t->gone;
 }
