@@ -140,7 +140,8 @@ int rec_target__find(struct rec_target *t, const struct recorder_opts *o, char *
 		return -EBADF;
 	}
 	char note[600];
-	if (elf_image__debug_note(t->img, note, sizeof(note)) && !o->quiet)
+	/* said also under quiet: a full-screen caller shows it afterwards */
+	if (elf_image__debug_note(t->img, note, sizeof(note)))
 		rec_notify(o, REC_NOTICE_INFO, "%s", note);
 	if (o->n_usdt) {
 		t->notes = usdt_notes__read_fd(elf_image__fd(t->img));
@@ -273,8 +274,7 @@ int rec_target__plan(struct rec_target *t, const struct recorder_opts *o,
 			rec_notify(o, REC_NOTICE_WARNING, "%zu more functions matched than the %zu "
 				   "probed: narrow them with --probe REGEX", fs.over_max, fs.planned);
 	}
-	if (!o->quiet)
-		no_dwarf_notice(t, o, plan);
+	no_dwarf_notice(t, o, plan);   /* also under quiet, as the debug note */
 	for (size_t i = 0; i < plan->n_profiles && !o->quiet; i++) {
 		char line[512];
 		if (!plan->profiles[i]->crate)
