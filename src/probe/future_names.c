@@ -1,6 +1,7 @@
 /* Future names from callees (future_names.h). */
 #include "probe/future_names.h"
 #include "probe/callees.h"
+#include "util/glob.h"
 #include "util/u64map.h"
 
 #include <errno.h>
@@ -180,7 +181,7 @@ static bool own_code(const char *name, const struct runtime_profile *prof)
  * agree on (NULL: none, or they disagree: folded identical functions), and
  * whether it is the program's own function (the one name there). */
 static int names_at(const struct elf_image *img, const struct runtime_profile *prof,
-		    uint64_t addr, char **carried, const char **own, bool *runtime)
+		    uint64_t addr, char **carried, const char **own, bool *runtime, bool *endless)
 {
 	bool mixed = false;
 	const char *first = NULL;
@@ -200,6 +201,10 @@ static int names_at(const struct elf_image *img, const struct runtime_profile *p
 		}
 		if (arg && *carried && strcmp(arg, *carried))
 			mixed = true;
+		/* a worker's endless loop folded with another task's code: the
+		 * copy runs it, whatever else it is named */
+		if (arg && prof->endless_polls && glob_match(prof->endless_polls, arg))
+			*endless = true;
 		if (arg && !*carried)
 			*carried = arg;
 		else
@@ -248,7 +253,7 @@ static void consider(struct candidate *c, char *name, unsigned depth, unsigned s
 }
 
 int callee_namer__future(struct callee_namer *cn, const struct runtime_profile *prof,
-			 uint64_t addr, char **out, enum callee_found *how)
+			 uint64_t addr, char **out, enum callee_found *how, bool *endless)
 {
 	uint64_t queue[MAX_VISIT];
 	unsigned depth[MAX_VISIT];
@@ -258,6 +263,7 @@ int callee_namer__future(struct callee_namer *cn, const struct runtime_profile *
 
 	*out = NULL;
 	*how = CALLEE_NONE;
+	*endless = false;
 	queue[tail] = addr;
 	depth[tail++] = 0;
 	while (head < tail && !err) {
@@ -275,7 +281,7 @@ int callee_namer__future(struct callee_namer *cn, const struct runtime_profile *
 				seen = queue[j] == c->addr;
 			if (seen)
 				continue;
-			names_at(cn->img, prof, c->addr, &carried, &mine, &runtime);
+			names_at(cn->img, prof, c->addr, &carried, &mine, &runtime, endless);
 			if (carried)
 				consider(&carrier, carried, d + 1, c->sites);
 			if (mine) {

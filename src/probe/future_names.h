@@ -11,6 +11,7 @@
 #ifndef AS_PROBE_FUTURE_NAMES_H
 #define AS_PROBE_FUTURE_NAMES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "probe/profile.h"
@@ -32,9 +33,12 @@ enum callee_found {
 
 /* The future type (as the names spell it, not yet made readable) of the
  * poll copy at addr of profile prof: 0 with *out malloc'd (caller frees)
- * and *how, or *out NULL and CALLEE_NONE when nothing names it; -ENOMEM. */
+ * and *how, or *out NULL and CALLEE_NONE when nothing names it; -ENOMEM.
+ * *endless: a carrier's name matches prof's endless_polls, even where
+ * identical code folding left the name ambiguous (the copy runs a
+ * worker's loop). */
 int callee_namer__future(struct callee_namer *cn, const struct runtime_profile *prof,
-			 uint64_t addr, char **out, enum callee_found *how);
+			 uint64_t addr, char **out, enum callee_found *how, bool *endless);
 
 void callee_namer__free(struct callee_namer *cn);
 

@@ -266,15 +266,18 @@ static int name_futures(struct probe_plan *plan, const struct elf_image *img)
 		if (!arg) {
 			/* neither DWARF nor the symbol: what the copy calls */
 			enum callee_found how;
+			bool endless;
 			if (!cn && !(cn = callee_namer__new(img))) {
 				err = -ENOMEM;
 				goto cleanup;
 			}
 			if ((err = callee_namer__future(cn, plan->profiles[plan->owner[i]], p->addr,
-							&arg, &how)))
+							&arg, &how, &endless)))
 				goto cleanup;
 			if (arg)
 				plan->named_by_callees++;
+			if (endless)
+				plan->flags[i] |= PLAN_F_NO_RETURN;
 		}
 		if (!arg) {
 			plan->unnamed_polls++;
