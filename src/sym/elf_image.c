@@ -205,6 +205,7 @@ struct elf_image *elf_image__open_own(const char *path, bool own_only)
 	Elf_Scn *scn = NULL;
 	GElf_Shdr symtab_sh, dynsym_sh;
 	Elf_Scn *symtab = NULL, *dynsym = NULL;
+	bool maybe_split = false;
 
 	if (!img)
 		return NULL;
@@ -232,6 +233,8 @@ struct elf_image *elf_image__open_own(const char *path, bool own_only)
 			debuginfo_scn_build_id(scn, img->build_id);
 		} else if (name && !strcmp(name, ".debug_info")) {
 			img->has_debug_info = true;
+		} else if (name && !strcmp(name, ".debug_addr")) {
+			maybe_split = true;   /* split DWARF's skeletons need it */
 		}
 	}
 	img->has_symtab = symtab != NULL;
@@ -243,7 +246,7 @@ struct elf_image *elf_image__open_own(const char *path, bool own_only)
 		err = open_debug_file(img);
 	if (err)
 		goto cleanup;
-	if (img->has_debug_info && !own_only)
+	if (img->has_debug_info && !own_only && (maybe_split || img->debug_dwarf))
 		check_split(img, fd);
 	qsort(img->syms, img->n_syms, sizeof(*img->syms), cmp_sym);
 
