@@ -21,6 +21,7 @@ SRCS      := $(wildcard src/*/*.c)
 # Modules without libbpf or root: what unit tests link against.
 PURE_SRCS := $(wildcard src/util/*.c src/trace/*.c src/pipeline/*.c src/cat/*.c src/analysis/*.c src/output/*.c src/sym/*.c) \
              src/probe/plan.c src/probe/profile.c src/probe/futures_plan.c src/probe/runtime_id.c src/probe/site.c \
+             src/probe/callees.c src/probe/future_names.c \
              src/dump/task_lists.c src/dump/await_profile.c src/dump/rt_context.c src/dump/async_task.c src/dump/frame_loc.c \
              src/record/decode.c src/record/fixup.c src/record/stats.c src/record/flight.c
 OBJS      := $(patsubst src/%.c,$(OUT)/obj/%.o,$(SRCS))
@@ -38,7 +39,7 @@ SKEL_USERS := $(patsubst src/%.c,$(OUT)/obj/%.o,$(wildcard src/probe/*.c src/rec
 
 $(SKEL_USERS): $(OUT)/asyncscope.skel.h $(OUT)/threads.skel.h $(OUT)/threads.lskel.h
 
-.PHONY: all test unit integ demo setup apps clean bench
+.PHONY: all test unit integ demo setup apps clean bench test-profiles
 all: $(OUT)/asyncscope
 
 $(OUT)/vmlinux.h:
@@ -90,6 +91,12 @@ unit: $(UNIT_BINS)
 # Everything: unit tests (no root), then integration tests (real BPF, real Tokio programs).
 test: setup-check $(OUT)/asyncscope $(OUT)/asyncscope-san $(UNIT_BINS) apps
 	scripts/run-tests.sh $(UNIT_BINS)
+
+# The build-profile matrix in full: tests/apps-deployed's program in every profile on
+# tokio 1.24 and 1.53 (make test runs every profile on 1.53, and the default and
+# stripped builds on 1.24).
+test-profiles: $(OUT)/asyncscope-san apps
+	tests/integ/run.sh tests/integ/profiles/*.case 'deployed_*' 'tokio153_deployed_*'
 
 setup:
 	scripts/setup.sh

@@ -248,6 +248,10 @@ int cmd_probes(int argc, char **argv)
 		plan = NULL;
 	}
 	free(pats);
+	char why[1024];
+	if (plan && fs.no_dwarf && elf_image__no_dwarf_why(img, why, sizeof(why)))
+		cli_error("warning: --futures is off (async fn bodies are told from other closures "
+			  "by DWARF); %s", why);
 	if (!plan) {
 		dwarf_types__free(dt);
 		cli_error("%s", err);

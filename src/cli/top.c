@@ -31,6 +31,10 @@ static void on_signal(int sig)
 }
 
 struct top {
+	/* where the symbols came from, what is off without DWARF: said on
+	 * stderr once the screen is gone (bounded) */
+	char notes[4096];
+	size_t n_notes;
 	struct live *live;
 	struct tui_state ui;
 	struct as_trace_meta meta;   /* what the header shows */
@@ -258,12 +262,27 @@ static int on_opt(void *ctx, const struct cli_opt *opt, const struct cli_val *v)
 	return record_args__set(&ta->rec, opt, v);
 }
 
+static void on_notice(void *ctx, enum rec_notice_level level, const char *msg)
+{
+	struct top *t = ctx;
+
+	if (level != REC_NOTICE_INFO && level != REC_NOTICE_WARNING)
+		return;
+	int n = snprintf(t->notes + t->n_notes, sizeof(t->notes) - t->n_notes, "asyncscope: %s%s\n",
+			 level == REC_NOTICE_WARNING ? "warning: " : "", msg);
+	if (n > 0 && t->n_notes + (size_t)n < sizeof(t->notes))
+		t->n_notes += (size_t)n;
+	else
+		t->notes[t->n_notes] = '\0';   /* what did not fit is not shown */
+}
+
 int cmd_top(int argc, char **argv)
 {
 	struct top t = { .interval_ns = 1000000000ull, .stacks_every_ns = 3000000000ull,
 			 .max_live = ANALYSIS_MAX_LIVE_TASKS };
 	struct recorder_opts o = { .stop = &stop_requested, .quiet = true, .child_stdio = "/dev/null",
-				   .on_start = on_start, .on_tick = on_tick, .ctx = &t };
+				   .on_start = on_start, .on_tick = on_tick, .ctx = &t,
+				   .notice = on_notice, .notice_ctx = &t };
 	struct top_args ta = { .rec = { .o = o }, .t = &t };
 	struct recorder_result res;
 	char err[1024] = "", exe[64], target[4096];
@@ -303,6 +322,7 @@ int cmd_top(int argc, char **argv)
 	int ret = run_live(&t, &o, &res, err, sizeof(err));
 	if (t.screen)
 		endwin();
+	fputs(t.notes, stderr);
 	live__free(t.live);
 	if (ret) {
 		cli_error("%s", err);

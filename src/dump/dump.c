@@ -941,8 +941,9 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 		goto fail;
 	}
 	if (!img->has_debug_info) {
-		snprintf(err, errlen, "%s has no debug info: rebuild with debug = true in its Cargo "
-			 "profile ([profile.release])", target);
+		char why[1024];
+		snprintf(err, errlen, "dump reads tasks through DWARF (their layout, await points): %s",
+			 elf_image__no_dwarf_why(img, why, sizeof(why)));
 		ret = -ENODATA;
 		goto fail;
 	}

@@ -638,7 +638,7 @@ int futures_plan_add(struct probe_plan *plan, const struct elf_image *img,
 		goto out;
 	if (!img->n_syms) {
 		snprintf(err, errlen, "%s has no symbol table (stripped): future probes need function "
-			 "names; trace an unstripped build", img->path);
+			 "names; trace an unstripped build", img->name);
 		ret = -ENOENT;
 		goto out;
 	}
@@ -667,7 +667,7 @@ int futures_plan_add(struct probe_plan *plan, const struct elf_image *img,
 		if (!re_hit[k]) {
 			snprintf(err, errlen, "no function of %s matches --probe '%s' (patterns match "
 				 "demangled names without hash, e.g. 'app::handler::\\{\\{closure\\}\\}')",
-				 img->path, o->patterns[k]);
+				 img->name, o->patterns[k]);
 			ret = -ENOENT;
 			goto out;
 		}
@@ -685,12 +685,21 @@ int futures_plan_add(struct probe_plan *plan, const struct elf_image *img,
 	}
 	if (o->futures && !img->has_debug_info) {
 		/* without DWARF an async fn's body is a closure like any other:
-		 * probing every closure would be costly and tell nothing */
-		snprintf(err, errlen, "--futures needs %s's debug info to tell async fn bodies from "
-			 "other closures: build with debug = true (or 1) in the release profile, or "
-			 "name functions with --probe REGEX", img->path);
-		ret = -ENODATA;
-		goto out;
+		 * probing every closure would be costly and tell nothing. --futures
+		 * is off (the caller says so), --probe patterns stay */
+		size_t k = 0;
+		stats->no_dwarf = true;
+		u64map__clear(&want);
+		for (size_t j = 0; j < n_sel; j++)
+			if (by_pattern[j]) {
+				sel[k] = sel[j];
+				by_pattern[k] = true;
+				infos[k] = infos[j];
+				if (u64map__set(&want, img->syms[sel[k]].addr, k + 1))
+					goto nomem;
+				k++;
+			}
+		n_sel = k;
 	}
 	if (img->has_debug_info && n_sel &&
 	    (dt = o->dt ? o->dt : (own_dt = dwarf_types__open_fd(elf_image__dwarf_fd(img))))) {

@@ -46,6 +46,8 @@ struct futures_plan_stats {
 	size_t unprobeable;     /* selected but not planned: the kernel refuses a
 	                           uprobe on their first instruction (lock prefix...) */
 	bool dwarf;             /* the binary had DWARF */
+	bool no_dwarf;          /* --futures asked for without DWARF: off (only
+	                           --probe patterns planned) */
 	bool unwinds;           /* the binary unwinds on panic (panic = "unwind"): a
 	                           panic through a probed frame aborts it (the
 	                           uretprobe's return address has no unwind info) */

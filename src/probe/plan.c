@@ -3,6 +3,7 @@
  * runtimes in one binary are planned together, each probe remembering
  * which profile it came from. */
 #include "probe/plan.h"
+#include "probe/future_names.h"
 #include "sym/demangle.h"
 #include "sym/dwarf_names.h"
 #include "util/glob.h"
@@ -229,12 +230,15 @@ char *plan_future_name(const struct runtime_profile *prof, const char *type_name
 
 /* The root future of each poll copy: from DWARF (Tokio's subprogram is
  * "poll<T, S>", async-task's "run<F, T, S>"), else from a v0 symbol
- * ("...::raw::poll::<T, S>"); the owner profile's wrappers peeled off. */
+ * ("...::raw::poll::<T, S>"), else (legacy symbols without DWARF) from the
+ * names of what the copy calls (probe/future_names.h); the owner
+ * profile's wrappers peeled off. */
 static int name_futures(struct probe_plan *plan, const struct elf_image *img)
 {
 	size_t n = plan->per_role[AS_ROLE_POLL], j = 0;
 	uint64_t *addrs = calloc(n ? n : 1, sizeof(*addrs));
 	char **names = calloc(n ? n : 1, sizeof(*names));
+	struct callee_namer *cn = NULL;
 	int err = 0;
 
 	if (!addrs || !names) {
@@ -255,8 +259,28 @@ static int name_futures(struct probe_plan *plan, const struct elf_image *img)
 		char *arg = sym_first_generic_arg(src);
 		j++;
 		/* a legacy symbol spells the parameters themselves: "RawTask<F,T,S>::run" */
-		if (!arg || !strcmp(arg, "F") || !strcmp(arg, "T")) {
+		if (arg && (!strcmp(arg, "F") || !strcmp(arg, "T"))) {
 			free(arg);
+			arg = NULL;
+		}
+		if (!arg) {
+			/* neither DWARF nor the symbol: what the copy calls */
+			enum callee_found how;
+			bool endless;
+			if (!cn && !(cn = callee_namer__new(img))) {
+				err = -ENOMEM;
+				goto cleanup;
+			}
+			if ((err = callee_namer__future(cn, plan->profiles[plan->owner[i]], p->addr,
+							&arg, &how, &endless)))
+				goto cleanup;
+			if (arg)
+				plan->named_by_callees++;
+			if (endless)
+				plan->flags[i] |= PLAN_F_NO_RETURN;
+		}
+		if (!arg) {
+			plan->unnamed_polls++;
 			continue;
 		}
 		p->future = plan_future_name(plan->profiles[plan->owner[i]], arg);
@@ -274,6 +298,7 @@ cleanup:
 		free(names[i]);
 	free(names);
 	free(addrs);
+	callee_namer__free(cn);
 	return err;
 }
 
@@ -483,7 +508,7 @@ static struct probe_plan *build(const struct elf_image *img,
 	if (!img->has_symtab) {
 		snprintf(err, errlen, "%s is stripped (no symbol table) and no debug file was found "
 			 "(by build id, .gnu_debuglink or debuginfod): name it with --debug-file, or "
-			 "build with `strip = false` (and `debug = true` for task names)", img->path);
+			 "build with `strip = false` (and `debug = true` for task names)", img->name);
 		goto fail;
 	}
 	if (n_profs > PLAN_MAX_PROFILES) {
@@ -505,7 +530,7 @@ static struct probe_plan *build(const struct elf_image *img,
 		snprintf(err, errlen, "no Tokio runtime functions found in %s, nor async-std, smol or "
 			 "async-executor ones (searched %zu function symbols for %s and %s): is it an "
 			 "async Rust program built on one of them? (supported: tokio 1.x, async-std 1.12, "
-			 "smol 1.3, async-executor 1.5)", img->path, img->n_syms,
+			 "smol 1.3, async-executor 1.5)", img->name, img->n_syms,
 			 "tokio::runtime::task::raw::poll", "async_task::raw::RawTask::run");
 		goto fail;
 	}
@@ -528,7 +553,7 @@ static struct probe_plan *build(const struct elf_image *img,
 			const char *name = plan->profiles[i]->name;
 			snprintf(err, errlen, "no %s runtime functions found in %s (searched %zu "
 				 "function symbols for %s): is it a %s program? (supported: %s)",
-				 !strcmp(name, "tokio") ? "Tokio" : name, img->path, img->n_syms,
+				 !strcmp(name, "tokio") ? "Tokio" : name, img->name, img->n_syms,
 				 poll_pattern(plan->profiles[i]), !strcmp(name, "tokio") ? "Tokio" : name,
 				 profile_known_names());
 			goto fail;
@@ -630,10 +655,10 @@ struct probe_plan *probe_plan__build_usdt(const struct elf_image *img,
 			list_usdt(notes, have, sizeof(have));
 			if (notes->n)
 				snprintf(err, errlen, "no USDT probe %s in %s: it has %s", patterns[k],
-					 img->path, have);
+					 img->name, have);
 			else
 				snprintf(err, errlen, "no USDT probe %s in %s: it has no USDT probes "
-					 "(no .note.stapsdt section)", patterns[k], img->path);
+					 "(no .note.stapsdt section)", patterns[k], img->name);
 			goto fail;
 		}
 	}

@@ -50,6 +50,9 @@ struct probe_plan {
 	/* Per profile, after probe_plan__identify(): its version and layout. */
 	struct runtime_id ids[PLAN_MAX_PROFILES];
 	bool identified;
+	/* Poll copies whose future was named from what they call (no DWARF,
+	 * legacy symbols), and those left without a name. */
+	size_t named_by_callees, unnamed_polls;
 };
 
 /* Builds the plan for img. With n_profs 0, every known profile is tried

@@ -155,6 +155,17 @@ static const struct future_wrapper tokio_wrappers[] = {
 	{ "tracing::instrument::Instrumented", 0 },
 };
 
+/* What a poll copy's drop glue names (the stage dropped when the future
+ * completes, the cell freed when the task is): Harness<T, S>::poll calls
+ * them out of line in 1.24.2 and 1.53.1 release builds (nm of
+ * tests/apps-deployed*, debug = false). */
+static const struct future_carrier tokio_carriers[] = {
+	{ "tokio::runtime::task::core::Cell", 0 },
+	{ "tokio::runtime::task::core::Stage", 0 },
+	{ "tokio::runtime::task::core::CoreStage", 0 },
+	{ "tokio::runtime::task::core::Core", 0 },
+};
+
 /* The runtime's own code and the standard library: not a spawn's call site. */
 static const char *const tokio_library[] = {
 	"tokio::", "tokio_util::", "std::", "core::", "alloc::", NULL,
@@ -205,6 +216,8 @@ static const struct runtime_profile tokio_profile = {
 	.n_points = sizeof(tokio_points) / sizeof(tokio_points[0]),
 	.wrappers = tokio_wrappers,
 	.n_wrappers = sizeof(tokio_wrappers) / sizeof(tokio_wrappers[0]),
+	.carriers = tokio_carriers,
+	.n_carriers = sizeof(tokio_carriers) / sizeof(tokio_carriers[0]),
 };
 
 /* async-task 4.3 tasks run by async-executor 1.5: async-std 1.12 (through
@@ -277,7 +290,16 @@ static const struct future_wrapper async_executor_wrappers[] = {
 	{ "alloc::boxed::Box", 0 },
 };
 
+/* The spawn wrapper's drop glue (the READY points above) names the
+ * user's future: spawn<T, F>'s second argument. */
+static const struct future_carrier async_executor_carriers[] = {
+	{ "async_executor::Executor::spawn", 1 },
+	{ "async_executor::LocalExecutor::spawn", 1 },
+};
+
 #define ASYNC_EXECUTOR_TABLES \
+	.carriers = async_executor_carriers, \
+	.n_carriers = sizeof(async_executor_carriers) / sizeof(async_executor_carriers[0]), \
 	.points = async_executor_points, \
 	.n_points = sizeof(async_executor_points) / sizeof(async_executor_points[0]), \
 	.wrappers = async_executor_wrappers, \

@@ -52,6 +52,18 @@ struct future_wrapper {
 	unsigned arg;
 };
 
+/* A generic type holding a task's future, as a function's name spells it
+ * ("core::ptr::drop_in_place<tokio::runtime::task::core::Cell<F, S>>"):
+ * the future is its generic argument `arg` (0 first). type is the path
+ * without its arguments, as legacy and v0 names both spell it. Without
+ * DWARF and with legacy symbols (whose poll copies carry no generic
+ * arguments), a poll copy's future is found in the names of the functions
+ * it calls (probe/future_names.h). */
+struct future_carrier {
+	const char *type;
+	unsigned arg;
+};
+
 /* A fact about the runtime's types that DWARF can confirm. */
 enum layout_role {
 	LAYOUT_HDR_VTABLE = 1,  /* member's offset is the profile's hdr_vtable_off */
@@ -111,6 +123,8 @@ struct runtime_profile {
 	size_t n_points;
 	const struct future_wrapper *wrappers;
 	size_t n_wrappers;
+	const struct future_carrier *carriers;
+	size_t n_carriers;
 };
 
 /* The profile called name, or NULL. */

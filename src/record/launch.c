@@ -140,7 +140,8 @@ int rec_target__find(struct rec_target *t, const struct recorder_opts *o, char *
 		return -EBADF;
 	}
 	char note[600];
-	if (elf_image__debug_note(t->img, note, sizeof(note)) && !o->quiet)
+	/* said also under quiet: a full-screen caller shows it afterwards */
+	if (elf_image__debug_note(t->img, note, sizeof(note)))
 		rec_notify(o, REC_NOTICE_INFO, "%s", note);
 	if (o->n_usdt) {
 		t->notes = usdt_notes__read_fd(elf_image__fd(t->img));
@@ -180,6 +181,46 @@ int rec_parse_runtime(const struct recorder_opts *o, const struct runtime_profil
 	return n;
 }
 
+/* Without DWARF, one line naming every feature of this recording that is
+ * off for want of it, why and the fix; and, with or without it, the task
+ * types nothing names (their tasks' name is null). */
+static void no_dwarf_notice(const struct rec_target *t, const struct recorder_opts *o,
+			    const struct probe_plan *plan)
+{
+	char why[1024], off[512] = "";
+	size_t n = 0;
+	bool stack_spawn = false;
+
+	for (size_t i = 0; i < plan->n; i++)
+		stack_spawn |= plan->probes[i].role == AS_ROLE_SPAWN && (plan->flags[i] & PLAN_F_STACK);
+	if (plan->unnamed_polls && plan->per_role[AS_ROLE_POLL])
+		rec_notify(o, REC_NOTICE_WARNING, "%zu of %zu task types have no name (neither "
+			   "DWARF, a v0 symbol nor the functions their poll calls name the future): "
+			   "their tasks are unnamed (null)%s", plan->unnamed_polls,
+			   plan->per_role[AS_ROLE_POLL], t->img->has_debug_info ? "" :
+			   "; build with debug = 1 or -C symbol-mangling-version=v0");
+	if (!elf_image__no_dwarf_why(t->img, why, sizeof(why)))
+		return;
+#define OFF(...) (n += (size_t)snprintf(off + n, n < sizeof(off) ? sizeof(off) - n : 0, \
+					  "%s", n ? ", " : ""), \
+		  n += (size_t)snprintf(off + n, n < sizeof(off) ? sizeof(off) - n : 0, __VA_ARGS__))
+	if (o->profile)
+		OFF("task ids of CPU samples and off-CPU time (tokio's CONTEXT layout)");
+	if (stack_spawn && !o->lite)
+		OFF("spawn sites (found by unwinding, file:line from DWARF)");
+	if (o->futures)
+		OFF("--futures (async fn bodies told from other closures)");
+	if (o->offcpu || o->sample_hz)
+		OFF("file:line and inlined frames of stacks (function names from symbols)");
+	if (plan->per_role[AS_ROLE_POLL])
+		OFF("the check of the runtime's layout");
+#undef OFF
+	if (n)
+		rec_notify(o, REC_NOTICE_WARNING, "no DWARF: off are %s%s; %s", off,
+			   !o->profile && plan->per_role[AS_ROLE_POLL] ?
+			   " (task names come from symbols)" : "", why);
+}
+
 int rec_target__plan(struct rec_target *t, const struct recorder_opts *o,
 		     const struct runtime_profile *const *profs, size_t n_profs,
 		     struct probe_plan **out, struct recorder_result *res, char *err, size_t errlen)
@@ -216,7 +257,7 @@ int rec_target__plan(struct rec_target *t, const struct recorder_opts *o,
 		res->future_with_source = fs.with_source;
 		res->future_over_max = fs.over_max;
 		res->future_dwarf = fs.dwarf;
-		if (!fs.planned && !o->quiet)
+		if (!fs.planned && !fs.no_dwarf && !o->quiet)
 			rec_notify(o, REC_NOTICE_WARNING, "--futures found no out-of-line async fn or "
 				   "Future::poll function of the target's own crates in %s (all inlined?): "
 				   "use --probe REGEX to name functions", t->binary);
@@ -233,12 +274,7 @@ int rec_target__plan(struct rec_target *t, const struct recorder_opts *o,
 			rec_notify(o, REC_NOTICE_WARNING, "%zu more functions matched than the %zu "
 				   "probed: narrow them with --probe REGEX", fs.over_max, fs.planned);
 	}
-	/* names come from DWARF: say so once rather than name every task
-	 * "(unknown)" silently */
-	if (!t->img->has_debug_info && plan->per_role[AS_ROLE_POLL] && !o->quiet)
-		rec_notify(o, REC_NOTICE_WARNING, "%s has no debug info: tasks will be named "
-			   "\"(unknown)\" and spawn sites found by unwinding will be missing; build "
-			   "with debug = true (or debug = 1) in the release profile", t->binary);
+	no_dwarf_notice(t, o, plan);   /* also under quiet, as the debug note */
 	for (size_t i = 0; i < plan->n_profiles && !o->quiet; i++) {
 		char line[512];
 		if (!plan->profiles[i]->crate)
@@ -345,12 +381,32 @@ int rec_target__go(struct rec_target *t, char *err, size_t errlen)
 	return 0;
 }
 
+/* An attached process that has exited but is not reaped yet (its parent
+ * has not waited for it): its threads and memory are gone. */
+static bool zombie(pid_t pid)
+{
+	char path[64], buf[256];
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	const char *st = strrchr(buf, ')');   /* "pid (comm) S ...": comm may hold ')' */
+	return st && (st[2] == 'Z' || st[2] == 'X');
+}
+
 bool rec_target__gone(struct rec_target *t)
 {
 	if (t->gone)
 		return true;
 	if (t->child > 0 ? waitpid(t->child, &t->status, WNOHANG) == t->child
-			 : (kill(t->tgid, 0) && errno == ESRCH))
+			 : ((kill(t->tgid, 0) && errno == ESRCH) || zombie(t->tgid)))
 		t->gone = true;
 	return t->gone;
 }

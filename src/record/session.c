@@ -386,6 +386,11 @@ static void spawn_site(struct rec_session *s, struct rec_decoded *d)
 	const struct runtime_profile *prof = s->plan->profiles[s->plan->owner[d->ev.probe]];
 	uint32_t line = 0, col = 0;
 
+	if (!s->t.img->has_debug_info) {
+		/* no file:line without DWARF: off, as the start said once */
+		d->str[0] = '\0';
+		return;
+	}
 	if (rec_stacks__call_site(s->stacks, d->spawn, prof->library, d->str, sizeof(d->str), &line,
 				  &col)) {
 		s->st.spawn_sites++;
@@ -484,7 +489,7 @@ static void notify_attached(struct rec_session *s, int attached)
 static int profile_ctx(struct rec_session *s, struct attach_extra *extra, char *err, size_t errlen)
 {
 	struct dwarf_types *dt = rec_target__dwarf(&s->t);
-	const char *why = "the binary has no DWARF (build with debug = true)";
+	const char *why = NULL;   /* no DWARF: said with the other features off */
 	struct rt_context *rc = NULL;
 	struct rt_task_id_loc l;
 	bool tokio = false;
@@ -500,7 +505,9 @@ static int profile_ctx(struct rec_session *s, struct attach_extra *extra, char *
 		extra->offcpu = extra->offcpu_dwarf = false;
 		return 0;
 	}
-	if (dt && (rc = rt_context__open(dt, s->t.binary, &why)) && rt_context__task_id_loc(rc, &l))
+	/* its symbols through the file the process runs (/proc/PID/exe when
+	 * attached: deleted, replaced or in another mount namespace) */
+	if (dt && (rc = rt_context__open(dt, s->t.attach_path, &why)) && rt_context__task_id_loc(rc, &l))
 		why = "the binary's DWARF does not describe tokio's Context.current_task_id";
 	else if (rc) {
 		extra->ctx.has_ctx = true;
@@ -525,8 +532,9 @@ static int profile_ctx(struct rec_session *s, struct attach_extra *extra, char *
 	}
 	rt_context__free(rc);
 	if (!extra->ctx.has_ctx) {
-		rec_notify(s->o, REC_NOTICE_WARNING, "%s: CPU samples are attributed to threads, "
-			   "not tasks, and off-CPU intervals are not recorded", why);
+		if (why)
+			rec_notify(s->o, REC_NOTICE_WARNING, "%s: CPU samples are attributed to "
+				   "threads, not tasks, and off-CPU intervals are not recorded", why);
 		extra->offcpu = extra->offcpu_dwarf = false;
 	}
 	return 0;

@@ -6,15 +6,19 @@
 #include "sym/debuginfo.h"
 
 #include <dlfcn.h>
+#include <dwarf.h>
 #include <elfutils/debuginfod.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *named_file;
@@ -75,36 +79,70 @@ int debuginfo_build_id(const char *path, char *buf)
 	return ret;
 }
 
+static bool same_file(const char *a, const char *b)
+{
+	struct stat x, y;
+
+	return !stat(a, &x) && !stat(b, &y) && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
+int debuginfo_proc_root(const char *path, char *root, size_t len)
+{
+	int pid, end = 0;
+	char ns[64], dir[64];
+
+	if (len)
+		root[0] = '\0';
+	if (sscanf(path, "/proc/%d/%n", &pid, &end) < 1 || !end || pid <= 0)
+		return 0;
+	snprintf(ns, sizeof(ns), "/proc/%d/ns/mnt", pid);
+	snprintf(dir, sizeof(dir), "/proc/%d/root/", pid);
+	/* our own view when the process shares our mount namespace and root */
+	if (same_file(ns, "/proc/self/ns/mnt") && same_file(dir, "/"))
+		return 0;
+	snprintf(root, len, "/proc/%d/root", pid);
+	return 1;
+}
+
 /* What libdwfl finds for path: its debug file's name (malloc'd), or NULL. */
 static char *dwfl_find(const char *path)
 {
-	static char *search = NULL;   /* libdwfl's default: beside, .debug/, /usr/lib/debug */
-	static const Dwfl_Callbacks cb = {
+	/* libdwfl's default: beside, .debug/, /usr/lib/debug (by build id and
+	 * by the binary's directory); a process in another mount namespace
+	 * adds its own /usr/lib/debug */
+	char search[128] = ":.debug:/usr/lib/debug", root[64];
+	char *search_p = search;
+	const Dwfl_Callbacks cb = {
 		.find_elf = dwfl_build_id_find_elf,
 		.find_debuginfo = dwfl_standard_find_debuginfo,
 		.section_address = dwfl_offline_section_address,
-		.debuginfo_path = &search,
+		.debuginfo_path = &search_p,
 	};
 	const char *main_file = NULL, *debug_file = NULL;
 	Dwarf_Addr bias;
 	char *out = NULL;
-	Dwfl *dwfl = dwfl_begin(&cb);
+	Dwfl *dwfl;
 	int fd;
 
-	if (!dwfl)
-		return NULL;
 	/* read through path (a /proc/PID/exe link reads the file the process
 	 * runs, even replaced or in another mount namespace), looked up by the
-	 * name it links to (a .gnu_debuglink file lies beside that) */
-	char name[4096];
-	ssize_t n = strncmp(path, "/proc/", 6) ? -1 : readlink(path, name, sizeof(name) - 1);
+	 * name it links to (a .gnu_debuglink file lies beside that), in the
+	 * process's own file system (/proc/PID/root) when it is not ours */
+	char name[4096], link[4000];
+	ssize_t n = strncmp(path, "/proc/", 6) ? -1 : readlink(path, link, sizeof(link) - 1);
 	if (n > 0) {
-		name[n] = '\0';
-		if (n > 10 && !strcmp(name + n - 10, " (deleted)"))
-			name[n - 10] = '\0';
+		link[n] = '\0';
+		if (n > 10 && !strcmp(link + n - 10, " (deleted)"))
+			link[n - 10] = '\0';
+		if (debuginfo_proc_root(path, root, sizeof(root)))
+			snprintf(search + strlen(search), sizeof(search) - strlen(search),
+				 ":%s/usr/lib/debug", root);
+		snprintf(name, sizeof(name), "%s%s", root, link);
 	} else {
 		snprintf(name, sizeof(name), "%s", path);
 	}
+	if (!(dwfl = dwfl_begin(&cb)))
+		return NULL;
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
 		Dwfl_Module *m = dwfl_report_offline(dwfl, "", name, fd);   /* takes fd */
 		dwfl_report_end(dwfl, NULL, NULL);
@@ -158,7 +196,7 @@ static enum debuginfo_how how_of(const char *file)
 {
 	const char *cache = getenv("DEBUGINFOD_CACHE_PATH");
 
-	if (!strncmp(file, "/usr/lib/debug/.build-id/", 25))
+	if (strstr(file, "/usr/lib/debug/.build-id/"))
 		return DEBUGINFO_BUILD_ID;
 	if ((cache && *cache && !strncmp(file, cache, strlen(cache))) ||
 	    strstr(file, "/debuginfod_client/") || strstr(file, "/debuginfod/"))
@@ -224,4 +262,42 @@ int debuginfo_find(const char *path, const char *build_id, const char **out,
 	*out = found;
 	*how = how_of(found);
 	return 0;
+}
+
+int debuginfo_split_missing(int fd, char *dwo, size_t len)
+{
+	Dwarf *dw = fd >= 0 ? dwarf_begin(fd, DWARF_C_READ) : NULL;   /* fd stays open */
+	Dwarf_CU *cu = NULL;
+	Dwarf_Half ver;
+	uint8_t type;
+	Dwarf_Die cudie, sub;
+	size_t units = 0, skeletons = 0, found = 0;
+
+	if (len)
+		dwo[0] = '\0';
+	if (!dw)
+		return 0;
+	/* the first units tell: rustc splits all of a build's or none */
+	while (units < 16 && !dwarf_get_units(dw, cu, &cu, &ver, &type, &cudie, &sub)) {
+		units++;
+		if (type != DW_UT_skeleton)
+			continue;
+		skeletons++;
+		found += sub.addr != NULL;
+		Dwarf_Attribute a;
+		const char *name = dwarf_formstring(dwarf_attr(&cudie, DW_AT_dwo_name, &a));
+		if (!name)
+			name = dwarf_formstring(dwarf_attr(&cudie, DW_AT_GNU_dwo_name, &a));
+		if (name && len && !dwo[0])
+			snprintf(dwo, len, "%s", name);
+	}
+	dwarf_end(dw);
+	return skeletons && !found;
+}
+
+const char *debuginfo_libdw_version(void)
+{
+	const char *v = dwfl_version(NULL);
+
+	return v ? v : "?";
 }

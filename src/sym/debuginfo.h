@@ -38,4 +38,21 @@ int debuginfo_build_id(const char *path, char *buf);
 #include <libelf.h>
 int debuginfo_scn_build_id(Elf_Scn *scn, char *buf);
 
+/* For a path under /proc/PID/ (the exe link, map_files): 1 with root
+ * "/proc/PID/root" when that process sees another file system than ours
+ * (another mount namespace or a chroot: its paths are valid only under
+ * root), else 0 with root "". */
+int debuginfo_proc_root(const char *path, char *root, size_t len);
+
+/* Whether the DWARF in the ELF file open at fd is split (rustc's
+ * split-debuginfo = "packed" or "unpacked": skeleton units naming .dwo
+ * files) with its split units out of libdw's reach: 1 when no skeleton's
+ * split unit is found (a .dwp package, which libdw before elfutils 0.191
+ * cannot read, or .dwo files that are gone), with the first .dwo name in
+ * dwo; 0 when the DWARF is whole (or readable); never an error. */
+int debuginfo_split_missing(int fd, char *dwo, size_t len);
+
+/* The version of the libdw in use ("0.188"). */
+const char *debuginfo_libdw_version(void);
+
 #endif

@@ -3,9 +3,12 @@
 
 #include <elfutils/libdwfl.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct dwarf_unwind {
 	pid_t pid;
@@ -24,8 +27,47 @@ struct dwarf_unwind {
 
 static char *debuginfo_path;
 
+/* The process whose modules libdwfl is finding now (set before each call
+ * into it: the recorder unwinds on one thread). */
+static pid_t finding_pid;
+
+/* A module as the process maps it: through /proc/PID/map_files of its
+ * first mapping, the very file even when deleted, replaced on disk or in
+ * another mount namespace or chroot (paths valid only there); else
+ * libdwfl's (by name, or a deleted file's image from memory). */
+static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
+		    char **file_name, Elf **elfp)
+{
+	char path[64], line[4200];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)finding_pid);
+	if (name[0] == '/' && (f = fopen(path, "re"))) {
+		int fd = -1;
+		while (fd < 0 && fgets(line, sizeof(line), f)) {
+			unsigned long long start, end;
+			int pos = 0;
+			if (sscanf(line, "%llx-%llx %*s %*s %*s %*s %n", &start, &end, &pos) < 2 || !pos)
+				continue;
+			line[strcspn(line, "\n")] = '\0';
+			if (strcmp(line + pos, name))
+				continue;
+			snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", (int)finding_pid,
+				 start, end);
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+		}
+		fclose(f);
+		if (fd >= 0) {
+			*file_name = strdup(path);
+			*elfp = NULL;   /* libdwfl reads the ELF from fd */
+			return fd;
+		}
+	}
+	return dwfl_linux_proc_find_elf(mod, userdata, name, base, file_name, elfp);
+}
+
 static const Dwfl_Callbacks proc_callbacks = {
-	.find_elf = dwfl_linux_proc_find_elf,
+	.find_elf = find_elf,
 	.find_debuginfo = dwfl_standard_find_debuginfo,
 	.debuginfo_path = &debuginfo_path,
 };
@@ -116,6 +158,16 @@ void dwarf_unwind__prime(struct dwarf_unwind *u)
 		report(u);
 }
 
+static int open_module(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
+		       void *arg)
+{
+	Dwarf_Addr bias;
+
+	(void)userdata, (void)name, (void)start, (void)arg;
+	dwfl_module_getelf(mod, &bias);
+	return DWARF_CB_OK;
+}
+
 static int report(struct dwarf_unwind *u)
 {
 	/* adding to the modules already known: a zombie's maps are empty,
@@ -124,10 +176,15 @@ static int report(struct dwarf_unwind *u)
 		dwfl_report_begin_add(u->dwfl);
 	else
 		dwfl_report_begin(u->dwfl);
+	finding_pid = u->pid;
 	int err = dwfl_linux_proc_report(u->dwfl, u->pid);
 	dwfl_report_end(u->dwfl, NULL, NULL);
 	if (err)
 		return -1;
+	/* each module's file opened now, while the process maps it: a deleted
+	 * one is found through /proc/PID/map_files only until it exits, and
+	 * stacks may be unwound after that */
+	dwfl_getmodules(u->dwfl, open_module, NULL, 0);
 	u->reported = true;
 	if (!u->attached) {
 		/* Elf NULL: the architecture comes from the first module */
@@ -171,6 +228,7 @@ int dwarf_unwind__stack(struct dwarf_unwind *u, uint32_t tid, const uint64_t *re
 	u->pcs = pcs;
 	u->n = 0;
 	u->max = max;
+	finding_pid = u->pid;
 	dwfl_getthread_frames(u->dwfl, (pid_t)tid, on_frame, u);
 	if (u->n > 0)
 		return u->n;

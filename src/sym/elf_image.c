@@ -137,6 +137,60 @@ static int open_debug_file(struct elf_image *img)
 	return 0;
 }
 
+/* path, or the file a /proc/PID/exe (or map_files) link names. */
+static char *display_name(const char *path)
+{
+	char name[4096];
+	ssize_t n = strncmp(path, "/proc/", 6) ? -1 : readlink(path, name, sizeof(name) - 1);
+
+	if (n <= 0)
+		return strdup(path);
+	name[n] = '\0';
+	return strdup(name);
+}
+
+/* Split DWARF whose units libdw cannot reach (debuginfo_split_missing):
+ * no DWARF then, and what to say about it. */
+static void check_split(struct elf_image *img, int own_fd)
+{
+	int fd = img->debug_dwarf && img->debug_fd1 ? img->debug_fd1 - 1 : own_fd;
+
+	if (!debuginfo_split_missing(fd, img->split_dwo, sizeof(img->split_dwo)))
+		return;
+	img->dwarf_split = true;
+	img->has_debug_info = img->debug_dwarf = false;
+	/* rustc's package: NAME.dwp beside the binary */
+	char dwp[sizeof(img->split_dwp)];
+	const char *base = img->name;
+	size_t n = strlen(base);
+	if (n > 10 && !strcmp(base + n - 10, " (deleted)"))
+		n -= 10;
+	if (snprintf(dwp, sizeof(dwp), "%.*s.dwp", (int)n, base) < (int)sizeof(dwp) &&
+	    !access(dwp, R_OK))
+		snprintf(img->split_dwp, sizeof(img->split_dwp), "%s", dwp);
+}
+
+const char *elf_image__no_dwarf_why(const struct elf_image *img, char *buf, size_t len)
+{
+	if (!img || img->has_debug_info)
+		return NULL;
+	if (img->dwarf_split && img->split_dwp[0])
+		snprintf(buf, len, "the DWARF of %s is in its package %s (split-debuginfo = "
+			 "\"packed\"), which libdw %s cannot read (elfutils 0.191 can): build with "
+			 "split-debuginfo = \"off\"", img->name, img->split_dwp,
+			 debuginfo_libdw_version());
+	else if (img->dwarf_split)
+		snprintf(buf, len, "the DWARF of %s is split into .dwo files that are not found "
+			 "(%s) or a .dwp package libdw %s cannot read: build with split-debuginfo = "
+			 "\"off\"", img->name, img->split_dwo, debuginfo_libdw_version());
+	else
+		snprintf(buf, len, "%s has no DWARF and no debug file was found (by build id, "
+			 ".gnu_debuglink or debuginfod): build with debug = 1 (file:line only: "
+			 "debug = \"line-tables-only\"), or name its debug file with --debug-file",
+			 img->name);
+	return buf;
+}
+
 struct elf_image *elf_image__open(const char *path)
 {
 	return elf_image__open_own(path, false);
@@ -151,11 +205,13 @@ struct elf_image *elf_image__open_own(const char *path, bool own_only)
 	Elf_Scn *scn = NULL;
 	GElf_Shdr symtab_sh, dynsym_sh;
 	Elf_Scn *symtab = NULL, *dynsym = NULL;
+	bool maybe_split = false;
 
 	if (!img)
 		return NULL;
 	img->path = strdup(path);
-	if (!img->path) {
+	img->name = display_name(path);
+	if (!img->path || !img->name) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
@@ -177,6 +233,8 @@ struct elf_image *elf_image__open_own(const char *path, bool own_only)
 			debuginfo_scn_build_id(scn, img->build_id);
 		} else if (name && !strcmp(name, ".debug_info")) {
 			img->has_debug_info = true;
+		} else if (name && !strcmp(name, ".debug_addr")) {
+			maybe_split = true;   /* split DWARF's skeletons need it */
 		}
 	}
 	img->has_symtab = symtab != NULL;
@@ -188,6 +246,8 @@ struct elf_image *elf_image__open_own(const char *path, bool own_only)
 		err = open_debug_file(img);
 	if (err)
 		goto cleanup;
+	if (img->has_debug_info && !own_only && (maybe_split || img->debug_dwarf))
+		check_split(img, fd);
 	qsort(img->syms, img->n_syms, sizeof(*img->syms), cmp_sym);
 
 	size_t nph;
@@ -244,13 +304,9 @@ const char *elf_image__debug_note(const struct elf_image *img, char *buf, size_t
 	if (!img->debug_path)
 		return NULL;
 	/* a process's binary by the name it runs, not its /proc link */
-	char name[4096];
-	ssize_t n = strncmp(img->path, "/proc/", 6) ? -1 : readlink(img->path, name, sizeof(name) - 1);
-	if (n > 0)
-		name[n] = '\0';
 	snprintf(buf, len, "%s of %s from %s (%s)",
 		 img->debug_syms && img->debug_dwarf ? "symbols and DWARF" :
-		 img->debug_syms ? "symbols" : "DWARF", n > 0 ? name : img->path, img->debug_path,
+		 img->debug_syms ? "symbols" : "DWARF", img->name, img->debug_path,
 		 debuginfo_how_name((enum debuginfo_how)img->debug_how));
 	return buf;
 }
@@ -307,6 +363,7 @@ void elf_image__free(struct elf_image *img)
 	}
 	free(img->syms);
 	free(img->path);
+	free(img->name);
 	free(img->debug_path);
 	if (img->read_fd1)
 		close(img->read_fd1 - 1);

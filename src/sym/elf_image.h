@@ -40,6 +40,15 @@ struct elf_image {
 	bool debug_syms, debug_dwarf;
 	int debug_fd1;
 	char debug_refused[512];
+	/* The file as the user knows it: a /proc/PID/exe path's link target
+	 * (" (deleted)" kept), else path. */
+	char *name;
+	/* The DWARF was split (split-debuginfo = "packed" / "unpacked") and
+	 * libdw cannot reach its split units (has_debug_info is then false):
+	 * the first .dwo it names, and the .dwp package beside the binary
+	 * ("" none found). */
+	bool dwarf_split;
+	char split_dwo[256], split_dwp[512];
 };
 
 /* Opens path as a 64-bit ELF file for reading: *fd and *elf (close with
@@ -94,6 +103,10 @@ int elf_image__dwarf_fd(const struct elf_image *img);
  * binary itself ("symbols and DWARF from F (.gnu_debuglink)"), or why a
  * named debug file was refused; NULL when there is nothing to say. */
 const char *elf_image__debug_note(const struct elf_image *img, char *buf, size_t len);
+/* Why img has no DWARF to read, and the fix, in one phrase for a message
+ * ("X has no DWARF and no debug file was found (...): build with ..."),
+ * into buf; NULL when it has DWARF. */
+const char *elf_image__no_dwarf_why(const struct elf_image *img, char *buf, size_t len);
 void elf_image__free(struct elf_image *img);
 
 /* 1 when the x86-64 instruction at code is one uprobes emulate (push reg,

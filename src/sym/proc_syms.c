@@ -197,7 +197,17 @@ static struct mapping *locate(struct proc_syms *ps, uint64_t addr, uint64_t *fof
 			m->img = (struct elf_image *)ps->lent_img;
 			m->lent = true;
 		} else {
-			m->img = elf_image__open_own(m->path, true);   /* the target's is lent */
+			/* the file the process maps, as the kernel sees it: right
+			 * even when deleted, replaced or in another mount namespace
+			 * (a replayed maps file: its path) */
+			char mf[96];
+			if (!ps->maps_path) {
+				snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", (int)ps->pid,
+					 (unsigned long long)m->start, (unsigned long long)m->end);
+				m->img = elf_image__open_own(mf, true);   /* the target's is lent */
+			}
+			if (!m->img)
+				m->img = elf_image__open_own(m->path, true);
 		}
 	}
 	for (size_t i = 0; m->img && i < m->img->n_loads; i++) {

@@ -338,6 +338,13 @@ def select(args):
         return every
     chosen = []
     for a in args:
+        if (a.endswith(".case") and os.path.isfile(a)
+                and os.path.dirname(os.path.abspath(a)) != os.path.abspath(CASES)):
+            # a case kept outside cases/ (tests/integ/profiles: make test-profiles)
+            n = os.path.abspath(a)[:-len(".case")]
+            if n not in chosen:
+                chosen.append(n)
+            continue
         if a.endswith(".case"):
             a = os.path.basename(a)[:-len(".case")]
         a = a[len("test_"):] if a.startswith("test_") and a[5:] in every else a
