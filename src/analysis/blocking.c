@@ -21,6 +21,19 @@
 struct sinfo {
 	uint32_t cause;       /* index into causes_def */
 	const char *frames;   /* "user;...;kernel" part of a folded line (may be "") */
+	uint32_t n_frames;    /* frames in it */
+	int32_t own, kernel;  /* in frames (stack_fold.h), -1 none */
+	uint32_t skip;        /* tracing frames left out, innermost */
+	const struct as_stack *st; /* lent by the source, NULL none */
+};
+
+/* Off-CPU time per (task row, stack, future chain): for writers that want
+ * the frames themselves (pprof). */
+struct pacc {
+	uint32_t task, si;
+	const char *chain;    /* interned, NULL none */
+	uint64_t ns, count;
+	uint32_t next;        /* another with the same (task, si): index + 1, 0 none */
 };
 
 struct cause_def {
@@ -58,6 +71,11 @@ struct blocking {
 	struct u64map line_acc;       /* folded line string index -> index into lines + 1 */
 	struct blocking_folded *lines;
 	size_t n_lines, cap_lines;
+	struct u64map pacc_of;        /* (task << 32 | si) + 1 -> index into paccs + 1 */
+	struct pacc *paccs;
+	size_t n_paccs, cap_paccs;
+	unsigned fold_flags;          /* stack_fold.h: STACK_FOLD_ALL */
+	struct stack_crates crates;   /* library crates learnt from the stacks */
 	struct blocking_cause *out_causes; /* per-task arrays handed out */
 	struct blocking_task *view;   /* tasks handed out, sorted */
 	size_t n_view;
@@ -147,20 +165,6 @@ static bool sched_frame(const char *s)
 	return tracing_frame(s) || prefixed(s, pre);
 }
 
-/* The runtime, the standard library, or a C function (no "::"): not the
- * program's own code. */
-static bool library_frame(const char *s)
-{
-	static const char *const pre[] = {
-		"std::", "core::", "alloc::", "tokio::", "async_task::", "async_executor::",
-		"async_std::", "smol::", "futures::", "futures_util::", "futures_core::",
-		"async_io::", "parking::", "polling::", "F as core::", NULL,
-	};
-	if (*s == '<')
-		s++;
-	return !strstr(s, "::") || prefixed(s, pre);
-}
-
 /* The index of cause c (strings interned) among the definitions, added when
  * new. Causes are few: a linear search will do. */
 static int cause_index(struct blocking *b, const struct cause_def *c, uint32_t *out)
@@ -226,8 +230,10 @@ static int stack_info(struct blocking *b, const struct as_stack *st, uint32_t *o
 			kernel = st->frames[i].sym;
 			break;
 		}
+	if ((err = stack_crates__learn(&b->crates, st)))
+		return err;
 	for (uint32_t i = nk; i < nk + nu; i++)
-		if (!library_frame(st->frames[i].sym)) {
+		if (stack_frame_kind(st->frames[i].sym, &b->crates) == FRAME_OWN) {
 			user = st->frames[i].sym;
 			file = st->frames[i].file;
 			line = file ? st->frames[i].line : 0;
@@ -238,11 +244,11 @@ static int stack_info(struct blocking *b, const struct as_stack *st, uint32_t *o
 	uint32_t skip = 0;
 	while (skip < nk && tracing_frame(st->frames[skip].sym))
 		skip++;
-	char *folded = stack_fold(st, skip);
-	if (!folded)
-		return -ENOMEM;
-	const char *f = intern(b, folded);
-	free(folded);
+	struct stack_line sl;
+	if ((err = stack_fold_line(st, skip, b->fold_flags, &b->crates, &sl)))
+		return err;
+	const char *f = intern(b, sl.s);
+	free(sl.s);
 	if (!f || (kernel = intern(b, kernel)) == NULL || (user = intern(b, user)) == NULL ||
 	    (file && (file = intern(b, file)) == NULL))
 		return -ENOMEM;
@@ -251,7 +257,9 @@ static int stack_info(struct blocking *b, const struct as_stack *st, uint32_t *o
 		return err;
 	if ((err = GROW(b->sinfo, b->n_sinfo, b->cap_sinfo, 16)))
 		return err;
-	b->sinfo[b->n_sinfo] = (struct sinfo){ .cause = cause, .frames = f };
+	b->sinfo[b->n_sinfo] = (struct sinfo){ .cause = cause, .frames = f, .n_frames = sl.n,
+						.own = sl.own, .kernel = sl.kernel,
+						.skip = skip, .st = st };
 	if ((err = u64map__set(&b->stacks, (uint64_t)id + 1, b->n_sinfo)))
 		return err;
 	*out = (uint32_t)b->n_sinfo++;
@@ -301,6 +309,30 @@ static int task_row(struct blocking *b, struct tm_task *t, uint64_t addr, uint32
 		return err;
 	}
 	*idx = (uint32_t)b->n_tasks++;
+	return 0;
+}
+
+static int pacc_add(struct blocking *b, uint32_t t, uint32_t si, const char *chain, uint64_t ns)
+{
+	uint64_t key = ((uint64_t)t << 32 | si) + 1, v;
+	uint32_t at = 0;
+	int err;
+
+	if (u64map__get(&b->pacc_of, key, &v))
+		for (at = (uint32_t)v; at && b->paccs[at - 1].chain != chain; at = b->paccs[at - 1].next)
+			;
+	if (!at) {
+		if ((err = GROW(b->paccs, b->n_paccs, b->cap_paccs, 64)))
+			return err;
+		b->paccs[b->n_paccs] = (struct pacc){ .task = t, .si = si, .chain = chain,
+						      .next = u64map__get(&b->pacc_of, key, &v) ?
+							      (uint32_t)v : 0 };
+		at = (uint32_t)++b->n_paccs;
+		if ((err = u64map__set(&b->pacc_of, key, at)))
+			return err;
+	}
+	b->paccs[at - 1].ns += ns;
+	b->paccs[at - 1].count++;
 	return 0;
 }
 
@@ -367,6 +399,10 @@ static int add_offcpu(struct blocking *b, const struct as_event *ev, const struc
 	b->causes[v - 1].ns += ev->other;
 	b->causes[v - 1].count++;
 
+	/* per (task, stack, chain), for writers of the frames themselves */
+	if ((err = pacc_add(b, t, si, chain, ev->other)))
+		return err;
+
 	/* the folded line: task name, the future frames, then the stack's */
 	const char *fr = b->sinfo[si].frames;
 	size_t n = strlen(bt->name) + (chain ? strlen(chain) + 1 : 0) + strlen(fr) + 2;
@@ -384,7 +420,16 @@ static int add_offcpu(struct blocking *b, const struct as_event *ev, const struc
 	if (!u64map__get(&b->line_acc, (uint64_t)li + 1, &v)) {
 		if ((err = GROW(b->lines, b->n_lines, b->cap_lines, 64)))
 			return err;
-		b->lines[b->n_lines] = (struct blocking_folded){ .stack = l };
+		/* the task is frame 0, then the chain's frames, then the stack's */
+		int32_t shift = 1;
+		for (const char *c = chain; c && *c; c++)
+			shift += *c == ';';
+		shift += chain != NULL;
+		b->lines[b->n_lines] = (struct blocking_folded){
+			.stack = l,
+			.own = b->sinfo[si].own >= 0 ? b->sinfo[si].own + shift : -1,
+			.kernel = b->sinfo[si].kernel >= 0 ? b->sinfo[si].kernel + shift : -1,
+		};
 		if ((err = u64map__set(&b->line_acc, (uint64_t)li + 1, b->n_lines + 1)))
 			return err;
 		v = ++b->n_lines;
@@ -561,6 +606,38 @@ const struct blocking_summary *blocking__summary(struct blocking *b)
 	return b ? &b->sum : NULL;
 }
 
+int blocking__set_fold(struct blocking *b, unsigned flags)
+{
+	if (!b || b->n_sinfo)
+		return -EINVAL;
+	b->fold_flags = flags;
+	return 0;
+}
+
+int blocking__each(struct blocking *b, blocking_each_fn fn, void *ctx)
+{
+	int err;
+
+	if (!b || !fn)
+		return -EINVAL;
+	if ((err = ensure_sorted(b)))
+		return err;
+	for (size_t i = 0; i < b->n_paccs; i++) {
+		const struct pacc *a = &b->paccs[i];
+		const struct blocking_task *t = &b->tasks[a->task];
+		const struct sinfo *si = &b->sinfo[a->si];
+		struct blocking_stack_weight w = {
+			.task = t, .stack = si->st, .skip_kernel = si->skip, .flags = b->fold_flags,
+			.futures = a->chain, .ns = a->ns, .count = a->count,
+		};
+		if (!t->count)
+			continue;   /* a worker's own loop, found late: not a task's */
+		if ((err = fn(ctx, &w)))
+			return err;
+	}
+	return 0;
+}
+
 void blocking__free(struct blocking *b)
 {
 	if (!b)
@@ -577,6 +654,9 @@ void blocking__free(struct blocking *b)
 	free(b->causes);
 	u64map__clear(&b->line_acc);
 	free(b->lines);
+	u64map__clear(&b->pacc_of);
+	free(b->paccs);
+	stack_crates__clear(&b->crates);
 	free(b->out_causes);
 	free(b->view);
 	free(b);

@@ -341,7 +341,7 @@ static void run_report(const struct analysis_opts *ao)
 	}
 	/* blocking, cpu and uring, text and folded */
 	blocking_report_text(sink_out, bl);
-	blocking_report_folded(sink_out, bl);
+	blocking_report_folded(sink_out, bl, FOLDED_US);
 	runq_report_text(sink_out, hin.runq);
 	cpu_report_text(sink_out, hin.cpu);
 	cpu_report_folded(sink_out, hin.cpu);
