@@ -10,7 +10,7 @@ PKGS=(clang llvm libclang-rt-14-dev libbpf-dev bpftool libelf-dev libdw-dev zlib
       libiberty-dev libncurses-dev pkg-config make gcc valgrind wrk
       python3 chromium tmux librust-tokio-dev librust-futures-dev librust-hyper-dev
       librust-async-std-dev librust-smol-dev librust-async-executor-dev systemtap-sdt-dev
-      libdebuginfod-dev debuginfod binutils protobuf-compiler libcapstone-dev)
+      libdebuginfod-dev debuginfod binutils protobuf-compiler libcapstone-dev golang-go libc6-dbg)
 missing=()
 for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

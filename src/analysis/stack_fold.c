@@ -31,7 +31,7 @@ static const struct frame_rule scaffold_rules[] = {
 	{ "clone", M_EXACT }, { "__clone", M_EXACT }, { "__clone_internal", M_EXACT },
 	{ "_start", M_EXACT }, { "__libc_start_main", M_EXACT },
 	{ "__libc_start_main_impl", M_EXACT }, { "__libc_start_call_main", M_EXACT },
-	{ "main", M_EXACT },
+	{ "main", M_EXACT }, { "__GI___clone", M_PREFIX }, { "__libc_start", M_PREFIX },
 	/* std: thread start, lang_start, catch_unwind, closure calls */
 	{ "std::rt::", M_PREFIX },
 	{ "std::panic::", M_PREFIX }, { "std::panicking::", M_PREFIX },
