@@ -417,13 +417,14 @@ static int sort_all(struct cpu_samples *c)
 	/* a runtime task's samples are the scheduler's: its stacks whole, as
 	 * the scheduler's are (it may be known a worker after its first samples) */
 	for (size_t i = 0; i < c->n_accs; i++) {
-		const struct sframes *sf = &c->sf[c->accs[i].stack - 1];
+		/* by value: stack_frames() may move c->sf */
+		struct sframes sf = c->sf[c->accs[i].stack - 1];
 		uint32_t whole;
 		int err;
 
-		if (!c->entries[c->accs[i].entry].runtime || !sf->fold)
+		if (!c->entries[c->accs[i].entry].runtime || !sf.fold)
 			continue;
-		if ((err = stack_frames(c, sf->st, false, &whole)))
+		if ((err = stack_frames(c, sf.st, false, &whole)))
 			return err;
 		c->accs[i].stack = whole;
 	}
