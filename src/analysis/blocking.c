@@ -24,7 +24,8 @@ struct sinfo {
 	uint32_t n_frames;    /* frames in it */
 	int32_t own, kernel;  /* in frames (stack_fold.h), -1 none */
 	uint32_t skip;        /* tracing frames left out, innermost */
-	const struct as_stack *st; /* lent by the source, NULL none */
+	struct as_stack st;   /* a copy (the source moves its stack records; their
+	                         frames stay until it is freed); id 0 none */
 };
 
 /* Off-CPU time per (task row, stack, future chain): for writers that want
@@ -259,7 +260,9 @@ static int stack_info(struct blocking *b, const struct as_stack *st, uint32_t *o
 		return err;
 	b->sinfo[b->n_sinfo] = (struct sinfo){ .cause = cause, .frames = f, .n_frames = sl.n,
 						.own = sl.own, .kernel = sl.kernel,
-						.skip = skip, .st = st };
+						.skip = skip };
+	if (st)
+		b->sinfo[b->n_sinfo].st = *st;
 	if ((err = u64map__set(&b->stacks, (uint64_t)id + 1, b->n_sinfo)))
 		return err;
 	*out = (uint32_t)b->n_sinfo++;
@@ -627,7 +630,8 @@ int blocking__each(struct blocking *b, blocking_each_fn fn, void *ctx)
 		const struct blocking_task *t = &b->tasks[a->task];
 		const struct sinfo *si = &b->sinfo[a->si];
 		struct blocking_stack_weight w = {
-			.task = t, .stack = si->st, .skip_kernel = si->skip, .flags = b->fold_flags,
+			.task = t, .stack = si->st.id ? &si->st : NULL, .skip_kernel = si->skip,
+			.flags = b->fold_flags,
 			.futures = a->chain, .ns = a->ns, .count = a->count,
 		};
 		if (!t->count)

@@ -61,8 +61,8 @@ struct blocking_folded {
  * want the frames themselves (pprof). */
 struct blocking_stack_weight {
 	const struct blocking_task *task; /* its name and ids final (causes not set) */
-	const struct as_stack *stack;  /* lent by the source the events came from
-	                                  (valid while it is), NULL none */
+	const struct as_stack *stack;  /* its frames lent by the source the events
+	                                  came from (valid while it is), NULL none */
 	uint32_t skip_kernel;          /* innermost tracing frames */
 	unsigned flags;                /* how the lines fold (stack_fold.h) */
 	const char *futures;           /* future frames polled at the switches,

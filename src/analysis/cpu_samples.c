@@ -38,7 +38,8 @@ struct sframes {
 	int32_t own, kernel;     /* in those frames (stack_fold.h), -1 none */
 	uint32_t skip;           /* innermost kernel frames left out */
 	bool fold;
-	const struct as_stack *st; /* lent by the source (NULL none) */
+	struct as_stack st;      /* a copy (the source moves its stack records;
+	                            their frames stay until it is freed); id 0 none */
 };
 
 struct cpu_samples {
@@ -257,7 +258,9 @@ static int stack_frames(struct cpu_samples *c, const struct as_stack *st, bool f
 	if (!f || (err = GROW(c->sf, c->n_sf, c->cap_sf, 64)))
 		return -ENOMEM;
 	c->sf[c->n_sf] = (struct sframes){ .str = idx, .own = line.own, .kernel = line.kernel,
-					   .skip = skip, .fold = fold, .st = st };
+					   .skip = skip, .fold = fold };
+	if (st)
+		c->sf[c->n_sf].st = *st;
 	*out = (uint32_t)++c->n_sf;
 	return u64map__set(&c->stack_frames, key, *out);
 }
@@ -424,7 +427,7 @@ static int sort_all(struct cpu_samples *c)
 
 		if (!c->entries[c->accs[i].entry].runtime || !sf.fold)
 			continue;
-		if ((err = stack_frames(c, sf.st, false, &whole)))
+		if ((err = stack_frames(c, sf.st.id ? &sf.st : NULL, false, &whole)))
 			return err;
 		c->accs[i].stack = whole;
 	}
@@ -513,7 +516,7 @@ int cpu_samples__each(struct cpu_samples *c, cpu_samples_each_fn fn, void *ctx)
 		const struct sframes *sf = &c->sf[c->accs[i].stack - 1];
 		struct cpu_stack_weight w = {
 			.row = e->runtime ? &c->entries[E_SCHED].row : &e->row,
-			.stack = sf->st, .skip_kernel = sf->skip,
+			.stack = sf->st.id ? &sf->st : NULL, .skip_kernel = sf->skip,
 			.flags = sf->fold ? 0 : STACK_FOLD_ALL, .count = c->accs[i].count,
 		};
 		if ((err = fn(ctx, &w)))

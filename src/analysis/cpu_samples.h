@@ -58,8 +58,8 @@ struct cpu_folded {
  * themselves (pprof): the samples of row with that stack. */
 struct cpu_stack_weight {
 	const struct cpu_row *row;   /* a runtime task's samples: the scheduler row */
-	const struct as_stack *stack; /* lent by the source the samples came from
-	                                 (valid while it is), NULL none */
+	const struct as_stack *stack; /* its frames lent by the source the samples
+	                                 came from (valid while it is), NULL none */
 	uint32_t skip_kernel;        /* innermost kernel frames of the sampling path */
 	unsigned flags;              /* how the line folded it (stack_fold.h) */
 	uint64_t count;

@@ -51,6 +51,9 @@ static const struct frame_rule scaffold_rules[] = {
 	 * pool, block_on, LocalSet's run loop */
 	{ "tokio::runtime::", M_PREFIX }, { "tokio::loom::", M_PREFIX },
 	{ "tokio::macros::scoped_tls::", M_PREFIX }, { "tokio::task::local::", M_PREFIX },
+	{ "tokio::task::coop::", M_PREFIX },                /* 1.53: the poll's budget */
+	{ "std::thread::local::LocalKey", M_PREFIX },       /* thread-local access (the
+	                                                       runtime's CONTEXT) */
 	{ "tokio::util::trace::", M_PREFIX }, { "tracing::instrument::Instrumented", M_PREFIX },
 	/* async-std, smol and async-executor (async-task tasks) */
 	{ "async_task::raw::", M_PREFIX }, { "async_task::runnable::", M_PREFIX },
