@@ -42,9 +42,9 @@ for b in blocks:
     total += b["value"]
     if not allf and len(f) > 1 and f[1].startswith("tokio::runtime::"):
         print("    not folded: %s" % f, file=sys.stderr); ok = False
-    if nxt not in f:
+    if nxt not in f[1:]:
         continue
-    k = f.index(nxt)
+    k = f.index(nxt, 1)
     if any(x.startswith("tokio::runtime::") and x.endswith("::run") for x in f[:k]):
         loop = True
     if not allf and k != 1:
