@@ -346,7 +346,8 @@ int pprof__add_stack(struct pprof *p, const struct pprof_stack *s, const int64_t
 	}
 	for (size_t r = s->n_roots; r-- > 0 && nf < PPROF_MAX_FRAMES;)
 		fr[nf++] = (struct pprof_frame){ .function = s->roots[r] };
-	memcpy(lab, labels, n_labels * sizeof(*lab));
+	if (n_labels)
+		memcpy(lab, labels, n_labels * sizeof(*lab));
 	if (own >= 0)
 		lab[n_labels++] = (struct pprof_label){ .key = "program_frame",
 							.str = st->frames[idx[own]].sym };
