@@ -30,14 +30,16 @@ struct acc {
 	uint64_t count;
 };
 
-/* A stack as its rows' lines show it: folded (task rows) or whole (the
- * scheduler, idle workers and threads outside the runtime, whose frames
- * are all the runtime's or the thread's). */
+/* A stack as its rows' lines show it: folded to the task's code (task rows)
+ * or from the runtime's loop (the scheduler, idle workers and threads
+ * outside the runtime, whose frames are the runtime's or the thread's:
+ * STACK_FOLD_THREAD). */
 struct sframes {
 	uint32_t str;            /* string index of its frames */
 	int32_t own, kernel;     /* in those frames (stack_fold.h), -1 none */
 	uint32_t skip;           /* innermost kernel frames left out */
 	bool fold;
+	unsigned flags;          /* how it folded (stack_fold.h) */
 	struct as_stack st;      /* a copy (the source moves its stack records;
 	                            their frames stay until it is freed); id 0 none */
 };
@@ -229,7 +231,8 @@ static bool sampling_frame(const char *s)
 }
 
 /* The frames of a stack (may be "") as a row of its kind shows them
- * (fold: a task's or a thread's, else whole): index into sf + 1 in *out. */
+ * (fold: a task's or a thread's, else from the runtime's loop): index into
+ * sf + 1 in *out. */
 static int stack_frames(struct cpu_samples *c, const struct as_stack *st, bool fold, uint32_t *out)
 {
 	uint64_t v, key;
@@ -238,6 +241,8 @@ static int stack_frames(struct cpu_samples *c, const struct as_stack *st, bool f
 
 	fold = fold && !(c->fold_flags & STACK_FOLD_ALL);
 	key = ((uint64_t)id + 1) << 1 | fold;
+	unsigned flags = (c->fold_flags & STACK_FOLD_ALL) ? STACK_FOLD_ALL
+			 : fold ? 0 : STACK_FOLD_THREAD;
 	if (u64map__get(&c->stack_frames, key, &v)) {
 		*out = (uint32_t)v;
 		return 0;
@@ -250,7 +255,7 @@ static int stack_frames(struct cpu_samples *c, const struct as_stack *st, bool f
 			skip = i + 1;
 	struct stack_line line;
 	if ((err = stack_crates__learn(&c->crates, st)) ||
-	    (err = stack_fold_line(st, skip, fold ? 0 : STACK_FOLD_ALL, &c->crates, &line)))
+	    (err = stack_fold_line(st, skip, flags, &c->crates, &line)))
 		return err;
 	uint32_t idx;
 	const char *f = intern(c, line.s, &idx);
@@ -258,7 +263,7 @@ static int stack_frames(struct cpu_samples *c, const struct as_stack *st, bool f
 	if (!f || (err = GROW(c->sf, c->n_sf, c->cap_sf, 64)))
 		return -ENOMEM;
 	c->sf[c->n_sf] = (struct sframes){ .str = idx, .own = line.own, .kernel = line.kernel,
-					   .skip = skip, .fold = fold };
+					   .skip = skip, .fold = fold, .flags = flags };
 	if (st)
 		c->sf[c->n_sf].st = *st;
 	*out = (uint32_t)++c->n_sf;
@@ -417,8 +422,8 @@ static int sort_all(struct cpu_samples *c)
 	}
 	qsort(c->rows, c->n_rows, sizeof(*c->rows), by_samples);
 
-	/* a runtime task's samples are the scheduler's: its stacks whole, as
-	 * the scheduler's are (it may be known a worker after its first samples) */
+	/* a runtime task's samples are the scheduler's: its stacks as the
+	 * scheduler's are (it may be known a worker after its first samples) */
 	for (size_t i = 0; i < c->n_accs; i++) {
 		/* by value: stack_frames() may move c->sf */
 		struct sframes sf = c->sf[c->accs[i].stack - 1];
@@ -517,7 +522,7 @@ int cpu_samples__each(struct cpu_samples *c, cpu_samples_each_fn fn, void *ctx)
 		struct cpu_stack_weight w = {
 			.row = e->runtime ? &c->entries[E_SCHED].row : &e->row,
 			.stack = sf->st.id ? &sf->st : NULL, .skip_kernel = sf->skip,
-			.flags = sf->fold ? 0 : STACK_FOLD_ALL, .count = c->accs[i].count,
+			.flags = sf->flags, .count = c->accs[i].count,
 		};
 		if ((err = fn(ctx, &w)))
 			return err;

@@ -45,8 +45,9 @@ struct cpu_row {
  * frames (outermost first)" and its sample count. A task's (or, in a
  * profile trace, a thread's) frames are folded to start at its code
  * (analysis/stack_fold.h) unless cpu_samples__set_fold() says
- * STACK_FOLD_ALL; the scheduler's, idle workers' and other threads' keep
- * every frame. */
+ * STACK_FOLD_ALL; the scheduler's, idle workers' and other threads' lose
+ * only the thread's start (STACK_FOLD_THREAD: they start at the runtime's
+ * loop). */
 struct cpu_folded {
 	const char *stack;
 	uint64_t count;

@@ -16,6 +16,8 @@ enum rule_match { M_PREFIX = 0, M_EXACT, M_CONTAINS };
 struct frame_rule {
 	const char *text;
 	enum rule_match how;
+	bool loop;            /* a runtime's own loop: where the stack of a thread
+	                         that runs no task starts (STACK_FOLD_THREAD) */
 };
 
 /* Scaffolding: the runtime's and the standard library's machinery that
@@ -49,6 +51,8 @@ static const struct frame_rule scaffold_rules[] = {
 	{ "alloc::boxed::Box<F", M_PREFIX },
 	/* tokio: the scheduler, task harness, coop budget, context, blocking
 	 * pool, block_on, LocalSet's run loop */
+	{ "tokio::runtime::scheduler::multi_thread::worker::run", M_PREFIX, true },
+	{ "tokio::runtime::scheduler::current_thread::", M_PREFIX, true },
 	{ "tokio::runtime::", M_PREFIX }, { "tokio::loom::", M_PREFIX },
 	{ "tokio::macros::scoped_tls::", M_PREFIX }, { "tokio::task::local::", M_PREFIX },
 	{ "tokio::task::coop::", M_PREFIX },                /* 1.53: the poll's budget */
@@ -58,6 +62,7 @@ static const struct frame_rule scaffold_rules[] = {
 	/* async-std, smol and async-executor (async-task tasks) */
 	{ "async_task::raw::", M_PREFIX }, { "async_task::runnable::", M_PREFIX },
 	{ "async_task::task::", M_PREFIX },
+	{ "async_executor::Executor::run", M_PREFIX, true },
 	{ "async_executor::", M_PREFIX }, { "async_global_executor::", M_PREFIX },
 	{ "async_std::task::builder::", M_PREFIX },
 	{ "async_std::task::task_locals_wrapper::", M_PREFIX },
@@ -107,14 +112,20 @@ static bool rule_matches(const char *s, const struct frame_rule *r)
 	}
 }
 
-static bool scaffold(const char *sym)
+/* The scaffolding rule sym matches, or NULL. */
+static const struct frame_rule *scaffold_rule(const char *sym)
 {
 	const char *s = sym[0] == '<' ? sym + 1 : sym;
 
 	for (const struct frame_rule *r = scaffold_rules; r->text; r++)
 		if (rule_matches(r->how == M_EXACT ? sym : s, r))
-			return true;
-	return false;
+			return r;
+	return NULL;
+}
+
+static bool scaffold(const char *sym)
+{
+	return scaffold_rule(sym) != NULL;
 }
 
 static bool ident_char(char c)
@@ -282,6 +293,19 @@ uint32_t stack_fold_view(const struct as_stack *st, uint32_t skip_kernel, unsign
 				k_at = (int32_t)k;   /* the outermost library frame */
 				break;
 			}
+	if (flags & STACK_FOLD_THREAD) {
+		/* the thread's start only: up to its runtime's loop, or its first
+		 * frame that is no scaffolding */
+		k_at = -1;
+		for (uint32_t k = 0; k < nuk; k++) {
+			const struct frame_rule *r = kinds[k] == FRAME_SCAFFOLD
+				? scaffold_rule(st->frames[nk + nu - 1 - k].sym) : NULL;
+			if ((r && r->loop) || kinds[k] == FRAME_OWN || kinds[k] == FRAME_LIBRARY) {
+				k_at = (int32_t)k;
+				break;
+			}
+		}
+	}
 	if (flags & STACK_FOLD_ALL)
 		k_at = -1;
 	for (uint32_t k = 0; k < nuk; k++) {

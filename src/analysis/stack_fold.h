@@ -15,9 +15,10 @@
  * scaffolding and unnamed frames outer of K are left out. Frames inner of
  * K (what the program called: std::thread::sleep, a mutex, the C library,
  * the kernel) and library frames that lead to it (hyper calling a service)
- * stay. A stack with no such K keeps all its frames (the runtime's own
- * loop: there the runtime is the answer). STACK_FOLD_ALL keeps every
- * frame.
+ * stay. A stack with no such K keeps all its frames. A stack of no task
+ * (STACK_FOLD_THREAD: the scheduler, an idle worker) loses only the
+ * thread's start, up to the runtime's own loop: there the runtime is the
+ * answer. STACK_FOLD_ALL keeps every frame.
  *
  * The program's own first frame is the outermost own frame kept; its
  * position in the line is given (struct stack_line.own), and kernel frames
@@ -35,6 +36,11 @@
 
 enum stack_fold_flags {
 	STACK_FOLD_ALL = 1,    /* keep every frame (--all-frames) */
+	STACK_FOLD_THREAD = 2, /* a stack of no task (the scheduler, an idle
+	                          worker, another thread): leave out only the
+	                          thread's start, up to the runtime's own loop
+	                          (frame_rules' loop entries) or the first frame
+	                          that is not scaffolding */
 };
 
 /* What a frame is. */

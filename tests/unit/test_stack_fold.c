@@ -172,6 +172,31 @@ static void test_fold_no_own(void)
 	free(l.s);
 }
 
+/* The scheduler's stack (no task): the thread's start goes, the runtime's
+ * loop stays */
+static void test_fold_thread(void)
+{
+	static const struct as_frame fr[] = {
+		{ 1, "epoll_wait" },
+		{ 2, "tokio::runtime::scheduler::multi_thread::worker::Context::park" },
+		{ 3, "tokio::runtime::scheduler::multi_thread::worker::run" },
+		{ 4, "tokio::runtime::blocking::pool::Inner::run" },
+		{ 5, "std::sys::backtrace::__rust_begin_short_backtrace" },
+		{ 6, "start_thread" },
+	};
+	const struct as_stack st = { .id = 6, .n_user = 6, .frames = fr };
+	char *s = stack_fold(&st, 0, STACK_FOLD_THREAD);
+
+	CHECK_STR(s, "tokio::runtime::scheduler::multi_thread::worker::run;"
+		  "tokio::runtime::scheduler::multi_thread::worker::Context::park;epoll_wait");
+	free(s);
+	/* a thread with no runtime loop: from its first frame of code */
+	const struct as_stack plain = { .id = 7, .n_user = 1, .frames = fr };
+	s = stack_fold(&plain, 0, STACK_FOLD_THREAD);
+	CHECK_STR(s, "epoll_wait");
+	free(s);
+}
+
 /* ';' in a name (an array type) and control characters cannot break a line */
 static void test_clean(void)
 {
@@ -192,6 +217,7 @@ int main(void)
 	RUN(test_fold_task);
 	RUN(test_fold_block_on);
 	RUN(test_fold_no_own);
+	RUN(test_fold_thread);
 	RUN(test_clean);
 	TEST_MAIN_END();
 }
