@@ -290,9 +290,19 @@ int cmd_export(int argc, char **argv)
 				       &prof, &ps);
 		if (!e && !strcmp(format, "pprof"))
 			e = pprof__write(prof, out);
-		else if (!e)
-			e = speedscope_write(out, prof, meta && meta->target ? meta->target : path,
-					     &prof_count);
+		else if (!e) {
+			/* speedscope shows the name: what was lost goes with it */
+			char name[1024];
+			const struct as_trace_end *en = &res.end;
+
+			snprintf(name, sizeof(name), "%s%s", meta && meta->target ? meta->target : path,
+				 en->truncated ? " (truncated trace)" : "");
+			if (en->lost || en->missed)
+				snprintf(name + strlen(name), sizeof(name) - strlen(name),
+					 " (lost events %s%" PRIu64 ", missed %" PRIu64 ")",
+					 en->truncated ? "at least " : "", en->lost, en->missed);
+			e = speedscope_write(out, prof, name, &prof_count);
+		}
 	}
 	if (e) {
 		cli_error("writing %s: %s", outpath, cli_write_error(e));

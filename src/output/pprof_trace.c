@@ -417,6 +417,15 @@ int pprof_trace__build(struct pprof_trace *t, const struct as_trace_end *end, st
 			 end && end->truncated ? ", truncated trace" : "");
 		if ((err = pprof__add_comment(b.p, note)))
 			goto fail;
+		/* nothing lost silently: the trace's counts, in every output */
+		if (end) {
+			snprintf(note, sizeof(note), "lost events %s%" PRIu64 ", missed events %s%" PRIu64
+				 "%s", end->truncated ? "at least " : "", end->lost,
+				 end->truncated ? "at least " : "", end->missed,
+				 end->lost || end->missed ? ": the numbers undercount" : "");
+			if ((err = pprof__add_comment(b.p, note)))
+				goto fail;
+		}
 		if (t->meta->target && *t->meta->target &&
 		    (err = pprof__set_main_binary(b.p, t->meta->target, t->meta->build_id)))
 			goto fail;

@@ -16,6 +16,17 @@ def fail(msg):
     sys.exit(1)
 
 d = json.load(open(sys.argv[1], encoding="utf-8"))
+# speedscope's own schema (its npm release, scripts/setup.sh) first
+schema = "/opt/asyncscope/npm/speedscope-1.25.0/dist/release/file-format-schema.json"
+try:
+    import jsonschema
+except ImportError:
+    jsonschema = None
+if jsonschema is not None and __import__("os").path.exists(schema):
+    try:
+        jsonschema.validate(d, json.load(open(schema)))
+    except jsonschema.ValidationError as e:
+        fail("not speedscope's schema: %s" % str(e).splitlines()[0])
 if d.get("$schema") != "https://www.speedscope.app/file-format-schema.json":
     fail("$schema is %r" % d.get("$schema"))
 frames = d.get("shared", {}).get("frames")
