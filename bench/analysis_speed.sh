@@ -9,8 +9,12 @@
 # file in /tmp: its sys time is mostly the kernel copying it into the page
 # cache, and depends on the file system. Issue 15 asks for report >= 10 M events per CPU-second,
 # JSON and Perfetto >= 5 M; the exports' output sizes are printed too.
+# Then `export --format pprof` and `--format speedscope` (profiles: their
+# size is the distinct stacks; on this task-mode trace the poll time of each
+# task, one sample per task).
 # Usage: bench/analysis_speed.sh [EVENTS] [ROUNDS] [ASYNCSCOPE]
 #        (`make build/asyncscope` first; ASYNCSCOPE defaults to it)
+#        ONLY=REGEX runs only the commands whose name matches (ONLY=pprof)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 EVENTS=${1:-10000000}
@@ -32,6 +36,9 @@ echo "trace: $N events, $(stat -c %s $TMP/t.trace) bytes; $ROUNDS rounds, $AS"
 # CPU-second and the largest max RSS
 one() {
 	local name=$1; shift
+	if [ -n "${ONLY:-}" ] && ! [[ "$name" =~ $ONLY ]]; then
+		return 0
+	fi
 	local rates="" rss=0
 	for _ in $(seq "$ROUNDS"); do
 		/usr/bin/time -v -o $TMP/time.txt "$@" > /dev/null 2> $TMP/err ||
@@ -54,8 +61,14 @@ one "report" "$AS" report $TMP/t.trace
 one "report --format json" "$AS" report --format json $TMP/t.trace
 one "export --format perfetto-json" "$AS" export --format perfetto-json --no-progress \
 	-o $TMP/out.json $TMP/t.trace
-echo "  output: $(stat -c %s $TMP/out.json) bytes"
+[ ! -e $TMP/out.json ] || echo "  output: $(stat -c %s $TMP/out.json) bytes"
 rm -f $TMP/out.json
 one "export --format perfetto" "$AS" export --format perfetto --no-progress -o $TMP/out.pftrace \
 	$TMP/t.trace
-echo "  output: $(stat -c %s $TMP/out.pftrace) bytes"
+[ ! -e $TMP/out.pftrace ] || echo "  output: $(stat -c %s $TMP/out.pftrace) bytes"
+one "export --format pprof" "$AS" export --format pprof --no-progress -o $TMP/out.pb.gz \
+	$TMP/t.trace
+[ ! -e $TMP/out.pb.gz ] || echo "  output: $(stat -c %s $TMP/out.pb.gz) bytes"
+one "export --format speedscope" "$AS" export --format speedscope --no-progress \
+	-o $TMP/out.speedscope.json $TMP/t.trace
+[ ! -e $TMP/out.speedscope.json ] || echo "  output: $(stat -c %s $TMP/out.speedscope.json) bytes"

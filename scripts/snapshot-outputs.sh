@@ -23,7 +23,7 @@ for t in "${traces[@]}"; do
 	run "$b.json" "$AS" report --partial --format json "$t"
 	run "$b.htmlcmd" "$AS" report --partial --html "$tmp/r.html" "$t"
 	cp "$tmp/r.html" "$OUT/$b.html" 2>/dev/null
-	for f in perfetto folded folded-futures folded-wait cat; do
+	for f in perfetto pprof speedscope folded folded-futures folded-wait cat; do
 		run "$b.export-$f" "$AS" export --partial --format $f -o "$tmp/x" "$t"
 		cp "$tmp/x" "$OUT/$b.export-$f" 2>/dev/null
 	done

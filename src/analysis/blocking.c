@@ -21,6 +21,20 @@
 struct sinfo {
 	uint32_t cause;       /* index into causes_def */
 	const char *frames;   /* "user;...;kernel" part of a folded line (may be "") */
+	uint32_t n_frames;    /* frames in it */
+	int32_t own, kernel;  /* in frames (stack_fold.h), -1 none */
+	uint32_t skip;        /* tracing frames left out, innermost */
+	struct as_stack st;   /* a copy (the source moves its stack records; their
+	                         frames stay until it is freed); id 0 none */
+};
+
+/* Off-CPU time per (task row, stack, future chain): for writers that want
+ * the frames themselves (pprof). */
+struct pacc {
+	uint32_t task, si;
+	const char *chain;    /* interned, NULL none */
+	uint64_t ns, count;
+	uint32_t next;        /* another with the same (task, si): index + 1, 0 none */
 };
 
 struct cause_def {
@@ -72,6 +86,11 @@ struct blocking {
 	struct u64map line_acc;       /* folded line string index -> index into lines + 1 */
 	struct blocking_folded *lines;
 	size_t n_lines, cap_lines;
+	struct u64map pacc_of;        /* (task << 32 | si) + 1 -> index into paccs + 1 */
+	struct pacc *paccs;
+	size_t n_paccs, cap_paccs;
+	unsigned fold_flags;          /* stack_fold.h: STACK_FOLD_ALL */
+	struct stack_crates crates;   /* library crates learnt from the stacks */
 	struct blocking_cause *out_causes; /* per-task arrays handed out */
 	struct blocking_task *view;   /* tasks handed out, sorted */
 	size_t n_view;
@@ -162,20 +181,6 @@ static bool sched_frame(const char *s)
 	return tracing_frame(s) || prefixed(s, pre);
 }
 
-/* The runtime, the standard library, or a C function (no "::"): not the
- * program's own code. */
-static bool library_frame(const char *s)
-{
-	static const char *const pre[] = {
-		"std::", "core::", "alloc::", "tokio::", "async_task::", "async_executor::",
-		"async_std::", "smol::", "futures::", "futures_util::", "futures_core::",
-		"async_io::", "parking::", "polling::", "F as core::", NULL,
-	};
-	if (*s == '<')
-		s++;
-	return !strstr(s, "::") || prefixed(s, pre);
-}
-
 /* The index of cause c (strings interned) among the definitions, added when
  * new. Causes are few: a linear search will do. */
 static int cause_index(struct blocking *b, const struct cause_def *c, uint32_t *out)
@@ -241,8 +246,10 @@ static int stack_info(struct blocking *b, const struct as_stack *st, uint32_t *o
 			kernel = st->frames[i].sym;
 			break;
 		}
+	if ((err = stack_crates__learn(&b->crates, st)))
+		return err;
 	for (uint32_t i = nk; i < nk + nu; i++)
-		if (!library_frame(st->frames[i].sym)) {
+		if (stack_frame_kind(st->frames[i].sym, &b->crates) == FRAME_OWN) {
 			user = st->frames[i].sym;
 			file = st->frames[i].file;
 			line = file ? st->frames[i].line : 0;
@@ -253,11 +260,11 @@ static int stack_info(struct blocking *b, const struct as_stack *st, uint32_t *o
 	uint32_t skip = 0;
 	while (skip < nk && tracing_frame(st->frames[skip].sym))
 		skip++;
-	char *folded = stack_fold(st, skip);
-	if (!folded)
-		return -ENOMEM;
-	const char *f = intern(b, folded);
-	free(folded);
+	struct stack_line sl;
+	if ((err = stack_fold_line(st, skip, b->fold_flags, &b->crates, &sl)))
+		return err;
+	const char *f = intern(b, sl.s);
+	free(sl.s);
 	if (!f || (kernel = intern(b, kernel)) == NULL || (user = intern(b, user)) == NULL ||
 	    (file && (file = intern(b, file)) == NULL))
 		return -ENOMEM;
@@ -266,7 +273,11 @@ static int stack_info(struct blocking *b, const struct as_stack *st, uint32_t *o
 		return err;
 	if ((err = GROW(b->sinfo, b->n_sinfo, b->cap_sinfo, 16)))
 		return err;
-	b->sinfo[b->n_sinfo] = (struct sinfo){ .cause = cause, .frames = f };
+	b->sinfo[b->n_sinfo] = (struct sinfo){ .cause = cause, .frames = f, .n_frames = sl.n,
+						.own = sl.own, .kernel = sl.kernel,
+						.skip = skip };
+	if (st)
+		b->sinfo[b->n_sinfo].st = *st;
 	if ((err = u64map__set(&b->stacks, (uint64_t)id + 1, b->n_sinfo)))
 		return err;
 	*out = (uint32_t)b->n_sinfo++;
@@ -352,6 +363,30 @@ static void add_runq(struct blocking *b, const struct as_event *ev)
 	pair(b, p);
 }
 
+static int pacc_add(struct blocking *b, uint32_t t, uint32_t si, const char *chain, uint64_t ns)
+{
+	uint64_t key = ((uint64_t)t << 32 | si) + 1, v;
+	uint32_t at = 0;
+	int err;
+
+	if (u64map__get(&b->pacc_of, key, &v))
+		for (at = (uint32_t)v; at && b->paccs[at - 1].chain != chain; at = b->paccs[at - 1].next)
+			;
+	if (!at) {
+		if ((err = GROW(b->paccs, b->n_paccs, b->cap_paccs, 64)))
+			return err;
+		b->paccs[b->n_paccs] = (struct pacc){ .task = t, .si = si, .chain = chain,
+						      .next = u64map__get(&b->pacc_of, key, &v) ?
+							      (uint32_t)v : 0 };
+		at = (uint32_t)++b->n_paccs;
+		if ((err = u64map__set(&b->pacc_of, key, at)))
+			return err;
+	}
+	b->paccs[at - 1].ns += ns;
+	b->paccs[at - 1].count++;
+	return 0;
+}
+
 static int add_offcpu(struct blocking *b, const struct as_event *ev, const struct as_stack *st)
 {
 	uint32_t t, si;
@@ -422,6 +457,10 @@ static int add_offcpu(struct blocking *b, const struct as_event *ev, const struc
 		pair(b, p);
 	}
 
+	/* per (task, stack, chain), for writers of the frames themselves */
+	if ((err = pacc_add(b, t, si, chain, ev->other)))
+		return err;
+
 	/* the folded line: task name, the future frames, then the stack's */
 	const char *fr = b->sinfo[si].frames;
 	size_t n = strlen(bt->name) + (chain ? strlen(chain) + 1 : 0) + strlen(fr) + 2;
@@ -439,7 +478,16 @@ static int add_offcpu(struct blocking *b, const struct as_event *ev, const struc
 	if (!u64map__get(&b->line_acc, (uint64_t)li + 1, &v)) {
 		if ((err = GROW(b->lines, b->n_lines, b->cap_lines, 64)))
 			return err;
-		b->lines[b->n_lines] = (struct blocking_folded){ .stack = l };
+		/* the task is frame 0, then the chain's frames, then the stack's */
+		int32_t shift = 1;
+		for (const char *c = chain; c && *c; c++)
+			shift += *c == ';';
+		shift += chain != NULL;
+		b->lines[b->n_lines] = (struct blocking_folded){
+			.stack = l,
+			.own = b->sinfo[si].own >= 0 ? b->sinfo[si].own + shift : -1,
+			.kernel = b->sinfo[si].kernel >= 0 ? b->sinfo[si].kernel + shift : -1,
+		};
 		if ((err = u64map__set(&b->line_acc, (uint64_t)li + 1, b->n_lines + 1)))
 			return err;
 		v = ++b->n_lines;
@@ -619,6 +667,39 @@ const struct blocking_summary *blocking__summary(struct blocking *b)
 	return b ? &b->sum : NULL;
 }
 
+int blocking__set_fold(struct blocking *b, unsigned flags)
+{
+	if (!b || b->n_sinfo)
+		return -EINVAL;
+	b->fold_flags = flags;
+	return 0;
+}
+
+int blocking__each(struct blocking *b, blocking_each_fn fn, void *ctx)
+{
+	int err;
+
+	if (!b || !fn)
+		return -EINVAL;
+	if ((err = ensure_sorted(b)))
+		return err;
+	for (size_t i = 0; i < b->n_paccs; i++) {
+		const struct pacc *a = &b->paccs[i];
+		const struct blocking_task *t = &b->tasks[a->task];
+		const struct sinfo *si = &b->sinfo[a->si];
+		struct blocking_stack_weight w = {
+			.task = t, .stack = si->st.id ? &si->st : NULL, .skip_kernel = si->skip,
+			.flags = b->fold_flags,
+			.futures = a->chain, .ns = a->ns, .count = a->count,
+		};
+		if (!t->count)
+			continue;   /* a worker's own loop, found late: not a task's */
+		if ((err = fn(ctx, &w)))
+			return err;
+	}
+	return 0;
+}
+
 void blocking__free(struct blocking *b)
 {
 	if (!b)
@@ -635,6 +716,9 @@ void blocking__free(struct blocking *b)
 	free(b->causes);
 	u64map__clear(&b->line_acc);
 	free(b->lines);
+	u64map__clear(&b->pacc_of);
+	free(b->paccs);
+	stack_crates__clear(&b->crates);
 	free(b->out_causes);
 	free(b->view);
 	free(b);

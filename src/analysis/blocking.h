@@ -5,8 +5,9 @@
  *
  * A cause is (innermost kernel function, first user frame in the program's
  * own code): the kernel frame is the first that is not the scheduler's
- * (schedule, __schedule, ...); the user frame the first whose name is not
- * std, core, alloc, the async runtimes' or a C library function. Intervals
+ * (schedule, __schedule, ...); the user frame the innermost of the
+ * program's own code (stack_frame_kind(): not std, core, alloc, the async
+ * runtimes', a known or registry crate's, nor a C library function). Intervals
  * spent parked in the runtime (between a worker's PARK and UNPARK: the
  * worker loop is itself polled as a task in Tokio's multi_thread runtime)
  * are counted apart, not as blocking. */
@@ -58,7 +59,23 @@ struct blocking_task {
 struct blocking_folded {
 	const char *stack;
 	uint64_t ns;
+	int32_t own;          /* index of the program's first frame in stack, -1 none */
+	int32_t kernel;       /* index of its first kernel frame, -1 none */
 };
+
+/* One (task, stack, future chain) of the off-CPU time, for writers that
+ * want the frames themselves (pprof). */
+struct blocking_stack_weight {
+	const struct blocking_task *task; /* its name and ids final (causes not set) */
+	const struct as_stack *stack;  /* its frames lent by the source the events
+	                                  came from (valid while it is), NULL none */
+	uint32_t skip_kernel;          /* innermost tracing frames */
+	unsigned flags;                /* how the lines fold (stack_fold.h) */
+	const char *futures;           /* future frames polled at the switches,
+	                                  outermost first, ";" between, NULL none */
+	uint64_t ns, count;
+};
+typedef int (*blocking_each_fn)(void *ctx, const struct blocking_stack_weight *w);
 
 struct blocking_summary {
 	uint64_t ns, count;           /* inside polls of tasks (parked excluded) */
@@ -99,6 +116,15 @@ const struct blocking_summary *blocking__summary(struct blocking *b);
  * add() is blocking__add() (the stack read for AS_EV_OFFCPU), no finish.
  * With a shared model (blocking__new_on()), put task_model__sink() first. */
 struct as_sink blocking__sink(struct blocking *x);
+
+/* How stacks fold in the lines (stack_fold.h flags: STACK_FOLD_ALL keeps
+ * every frame; the default folds them to start at the task's code);
+ * before the first off-CPU event. Returns 0 or -EINVAL. */
+int blocking__set_fold(struct blocking *b, unsigned flags);
+/* Calls fn for every (task, stack, chain) with off-CPU time, in no set
+ * order, until fn returns non-zero (returned). Returns 0, fn's value,
+ * -EINVAL or -ENOMEM. */
+int blocking__each(struct blocking *b, blocking_each_fn fn, void *ctx);
 
 /* Accepts NULL. */
 void blocking__free(struct blocking *b);

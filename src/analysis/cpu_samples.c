@@ -24,10 +24,24 @@ struct entry {
 	bool runtime;         /* the model's task is a worker (the runtime's loop) */
 };
 
-/* Samples per (entry, stack id). */
+/* Samples per (entry, folded stack). */
 struct acc {
-	uint32_t entry, stack;
+	uint32_t entry, stack;   /* stack: index into sf + 1 */
 	uint64_t count;
+};
+
+/* A stack as its rows' lines show it: folded to the task's code (task rows)
+ * or from the runtime's loop (the scheduler, idle workers and threads
+ * outside the runtime, whose frames are the runtime's or the thread's:
+ * STACK_FOLD_THREAD). */
+struct sframes {
+	uint32_t str;            /* string index of its frames */
+	int32_t own, kernel;     /* in those frames (stack_fold.h), -1 none */
+	uint32_t skip;           /* innermost kernel frames left out */
+	bool fold;
+	unsigned flags;          /* how it folded (stack_fold.h) */
+	struct as_stack st;      /* a copy (the source moves its stack records;
+	                            their frames stay until it is freed); id 0 none */
 };
 
 struct cpu_samples {
@@ -42,7 +56,11 @@ struct cpu_samples {
 	                                never saw (their polls' begins lost) */
 	struct u64map thread_rows;   /* profile: tid + 1 -> entry index + 1 of its
 	                                samples outside any task */
-	struct u64map stack_frames;  /* stack id + 1 -> string index + 1 of its frames */
+	struct u64map stack_frames;  /* (stack id + 1) << 1 | fold -> index into sf + 1 */
+	struct sframes *sf;
+	size_t n_sf, cap_sf;
+	unsigned fold_flags;         /* stack_fold.h: STACK_FOLD_ALL */
+	struct stack_crates crates;  /* library crates learnt from the stacks */
 	struct acc *accs;
 	size_t n_accs, cap_accs;
 	struct u64map acc_idx;       /* entry << 32 | stack, + 1 -> index into accs + 1 */
@@ -212,14 +230,20 @@ static bool sampling_frame(const char *s)
 	return !*s || prefixed(s, pre);
 }
 
-/* "user;...;kernel" frames of a stack (may be ""): string index + 1 in
- * *out, 0 for none. */
-static int stack_frames(struct cpu_samples *c, const struct as_stack *st, uint32_t *out)
+/* The frames of a stack (may be "") as a row of its kind shows them
+ * (fold: a task's or a thread's, else from the runtime's loop): index into
+ * sf + 1 in *out. */
+static int stack_frames(struct cpu_samples *c, const struct as_stack *st, bool fold, uint32_t *out)
 {
-	uint64_t v;
+	uint64_t v, key;
 	uint32_t id = st ? st->id : 0;
+	int err;
 
-	if (u64map__get(&c->stack_frames, (uint64_t)id + 1, &v)) {
+	fold = fold && !(c->fold_flags & STACK_FOLD_ALL);
+	key = ((uint64_t)id + 1) << 1 | fold;
+	unsigned flags = (c->fold_flags & STACK_FOLD_ALL) ? STACK_FOLD_ALL
+			 : fold ? 0 : STACK_FOLD_THREAD;
+	if (u64map__get(&c->stack_frames, key, &v)) {
 		*out = (uint32_t)v;
 		return 0;
 	}
@@ -229,16 +253,21 @@ static int stack_frames(struct cpu_samples *c, const struct as_stack *st, uint32
 	for (uint32_t i = 0; i < nk; i++)
 		if (sampling_frame(st->frames[i].sym))
 			skip = i + 1;
-	char *folded = stack_fold(st, skip);
-	if (!folded)
-		return -ENOMEM;
+	struct stack_line line;
+	if ((err = stack_crates__learn(&c->crates, st)) ||
+	    (err = stack_fold_line(st, skip, flags, &c->crates, &line)))
+		return err;
 	uint32_t idx;
-	const char *f = intern(c, folded, &idx);
-	free(folded);
-	if (!f)
+	const char *f = intern(c, line.s, &idx);
+	free(line.s);
+	if (!f || (err = GROW(c->sf, c->n_sf, c->cap_sf, 64)))
 		return -ENOMEM;
-	*out = idx + 1;
-	return u64map__set(&c->stack_frames, (uint64_t)id + 1, *out);
+	c->sf[c->n_sf] = (struct sframes){ .str = idx, .own = line.own, .kernel = line.kernel,
+					   .skip = skip, .fold = fold, .flags = flags };
+	if (st)
+		c->sf[c->n_sf].st = *st;
+	*out = (uint32_t)++c->n_sf;
+	return u64map__set(&c->stack_frames, key, *out);
 }
 
 /* A profile trace's samples outside any task, per thread ("thread 12
@@ -291,7 +320,9 @@ static int add_sample(struct cpu_samples *c, const struct as_event *ev, const st
 		err = thread_entry(c, ev->tid, th, &e);
 	if (err)
 		return err;   /* out of memory: e is not an entry then */
-	if ((err = stack_frames(c, st, &frames)))
+	/* a task's stack or a thread's starts at its code; the scheduler's,
+	 * idle workers' and other threads' are the runtime's or the thread's */
+	if ((err = stack_frames(c, st, e >= E_FIRST_TASK, &frames)))
 		return err;
 	c->entries[e].row.samples++;
 	c->sum.samples++;
@@ -391,12 +422,26 @@ static int sort_all(struct cpu_samples *c)
 	}
 	qsort(c->rows, c->n_rows, sizeof(*c->rows), by_samples);
 
+	/* a runtime task's samples are the scheduler's: its stacks as the
+	 * scheduler's are (it may be known a worker after its first samples) */
+	for (size_t i = 0; i < c->n_accs; i++) {
+		/* by value: stack_frames() may move c->sf */
+		struct sframes sf = c->sf[c->accs[i].stack - 1];
+		uint32_t whole;
+		int err;
+
+		if (!c->entries[c->accs[i].entry].runtime || !sf.fold)
+			continue;
+		if ((err = stack_frames(c, sf.st.id ? &sf.st : NULL, false, &whole)))
+			return err;
+		c->accs[i].stack = whole;
+	}
 	/* lines: "label;frames", equal strings merged */
 	size_t bytes = 1;
 	for (size_t i = 0; i < c->n_accs; i++) {
 		const struct entry *e = &c->entries[c->accs[i].entry];
 		const char *name = e->runtime ? "scheduler" : e->row.name;
-		bytes += strlen(name) + strlen(strtab__get(&c->strs, c->accs[i].stack - 1)) + 2;
+		bytes += strlen(name) + strlen(strtab__get(&c->strs, c->sf[c->accs[i].stack - 1].str)) + 2;
 	}
 	c->line_buf = malloc(bytes);
 	c->lines = calloc(c->n_accs ? c->n_accs : 1, sizeof(*c->lines));
@@ -406,8 +451,12 @@ static int sort_all(struct cpu_samples *c)
 	for (size_t i = 0; i < c->n_accs; i++) {
 		const struct entry *e = &c->entries[c->accs[i].entry];
 		const char *name = e->runtime ? "scheduler" : e->row.name;
-		const char *fr = strtab__get(&c->strs, c->accs[i].stack - 1);
-		c->lines[i] = (struct cpu_folded){ .stack = p, .count = c->accs[i].count };
+		const struct sframes *sf = &c->sf[c->accs[i].stack - 1];
+		const char *fr = strtab__get(&c->strs, sf->str);
+		/* the label is frame 0: the stack's own frames move by one */
+		c->lines[i] = (struct cpu_folded){ .stack = p, .count = c->accs[i].count,
+			.own = sf->own >= 0 ? sf->own + 1 : -1,
+			.kernel = sf->kernel >= 0 ? sf->kernel + 1 : -1 };
 		p += sprintf(p, "%s%s%s", name, *fr ? ";" : "", fr) + 1;
 	}
 	size_t n = 0;
@@ -451,6 +500,36 @@ const struct cpu_summary *cpu_samples__summary(struct cpu_samples *c)
 	return &c->sum;
 }
 
+int cpu_samples__set_fold(struct cpu_samples *c, unsigned flags)
+{
+	if (!c || c->n_sf)
+		return -EINVAL;
+	c->fold_flags = flags;
+	return 0;
+}
+
+int cpu_samples__each(struct cpu_samples *c, cpu_samples_each_fn fn, void *ctx)
+{
+	int err;
+
+	if (!c || !fn)
+		return -EINVAL;
+	if (!c->sorted && (err = sort_all(c)))
+		return err;
+	for (size_t i = 0; i < c->n_accs; i++) {
+		const struct entry *e = &c->entries[c->accs[i].entry];
+		const struct sframes *sf = &c->sf[c->accs[i].stack - 1];
+		struct cpu_stack_weight w = {
+			.row = e->runtime ? &c->entries[E_SCHED].row : &e->row,
+			.stack = sf->st.id ? &sf->st : NULL, .skip_kernel = sf->skip,
+			.flags = sf->flags, .count = c->accs[i].count,
+		};
+		if ((err = fn(ctx, &w)))
+			return err;
+	}
+	return 0;
+}
+
 void cpu_samples__free(struct cpu_samples *c)
 {
 	if (!c)
@@ -462,6 +541,8 @@ void cpu_samples__free(struct cpu_samples *c)
 	if (c->own_model)
 		task_model__free(c->model);
 	u64map__clear(&c->stack_frames);
+	free(c->sf);
+	stack_crates__clear(&c->crates);
 	free(c->accs);
 	u64map__clear(&c->acc_idx);
 	free(c->rows);

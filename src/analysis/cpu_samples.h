@@ -42,11 +42,30 @@ struct cpu_row {
 };
 
 /* One flame-graph line: "task-future;user frames (outermost first);kernel
- * frames (outermost first)" and its sample count. */
+ * frames (outermost first)" and its sample count. A task's (or, in a
+ * profile trace, a thread's) frames are folded to start at its code
+ * (analysis/stack_fold.h) unless cpu_samples__set_fold() says
+ * STACK_FOLD_ALL; the scheduler's, idle workers' and other threads' lose
+ * only the thread's start (STACK_FOLD_THREAD: they start at the runtime's
+ * loop). */
 struct cpu_folded {
 	const char *stack;
 	uint64_t count;
+	int32_t own;           /* index of the program's first frame in stack, -1 none */
+	int32_t kernel;        /* index of its first kernel frame, -1 none */
 };
+
+/* One (row, stack) of the samples, for writers that want the frames
+ * themselves (pprof): the samples of row with that stack. */
+struct cpu_stack_weight {
+	const struct cpu_row *row;   /* a runtime task's samples: the scheduler row */
+	const struct as_stack *stack; /* its frames lent by the source the samples
+	                                 came from (valid while it is), NULL none */
+	uint32_t skip_kernel;        /* innermost kernel frames of the sampling path */
+	unsigned flags;              /* how the line folded it (stack_fold.h) */
+	uint64_t count;
+};
+typedef int (*cpu_samples_each_fn)(void *ctx, const struct cpu_stack_weight *w);
 
 struct cpu_summary {
 	uint64_t samples;      /* all samples */
@@ -85,6 +104,14 @@ const struct cpu_summary *cpu_samples__summary(struct cpu_samples *c);
  * add() is cpu_samples__add() with the event's stack, no finish. With a
  * shared model (cpu_samples__new_on()), put task_model__sink() first. */
 struct as_sink cpu_samples__sink(struct cpu_samples *x);
+
+/* How task rows' stacks fold (stack_fold.h flags: STACK_FOLD_ALL keeps
+ * every frame); before the first sample. Returns 0 or -EINVAL. */
+int cpu_samples__set_fold(struct cpu_samples *c, unsigned flags);
+/* Calls fn for every (row, stack) with samples, in no set order, until fn
+ * returns non-zero (returned). The rows' names are final (as rows()).
+ * Returns 0, fn's value, -EINVAL or -ENOMEM. */
+int cpu_samples__each(struct cpu_samples *c, cpu_samples_each_fn fn, void *ctx);
 
 /* Accepts NULL. */
 void cpu_samples__free(struct cpu_samples *c);

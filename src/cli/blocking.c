@@ -6,9 +6,11 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "analysis/blocking.h"
 #include "analysis/runq.h"
+#include "analysis/stack_fold.h"
 #include "analysis/task_model.h"
 #include "cli/commands.h"
 #include "cli/trace_cmd.h"
@@ -19,8 +21,14 @@
 
 static const struct cli_opt blocking_opts[] = {
 	{ "format", 'f', CLI_CHOICE, TC_FORMAT, "text|folded",
-	  "text (default), or flame-graph stacks:\ntask;user frames;kernel frames NS" },
+	  "text (default), or flame-graph stacks:\ntask;user frames;kernel frames WEIGHT,\n"
+	  "starting at the task's code; the program's first frame ends in _[j],\n"
+	  "kernel frames in _[k]" },
 	{ "folded", 0, CLI_FLAG, TC_FOLDED, NULL, "the same as --format folded" },
+	{ "all-frames", 0, CLI_FLAG, TC_ALL_FRAMES, NULL,
+	  "keep the runtime's and std's frames between a thread's start and the\n"
+	  "task's code (folded away by default)" },
+	{ "unit", 0, CLI_CHOICE, TC_UNIT, "ns|us|ms", "folded: the unit of the weights (default us)" },
 	{ 0 },
 };
 
@@ -38,6 +46,7 @@ struct blocking_out {
 	struct blocking *b;
 	struct runq *q;
 	const struct as_trace_meta *meta;
+	enum folded_unit unit;
 };
 
 static int write_blocking(FILE *out, void *ctx, bool folded)
@@ -45,7 +54,7 @@ static int write_blocking(FILE *out, void *ctx, bool folded)
 	struct blocking_out *o = ctx;
 
 	if (folded)
-		return blocking_report_folded(out, o->b);
+		return blocking_report_folded(out, o->b, o->unit);
 	report_flight_line(out, o->meta);   /* a flight recorder's snapshot: its trigger */
 	if (blocking_report_text(out, o->b))
 		return -EIO;
@@ -68,6 +77,11 @@ int cmd_blocking(int argc, char **argv)
 
 	if (ret >= 0)
 		return ret;
+	o.unit = FOLDED_US;
+	if (a.unit && folded_unit_parse(a.unit, &o.unit))
+		return cli_usage_error(&blocking_command, "--unit takes ns, us or ms");
+	if (a.unit && strcmp(a.format, "folded"))
+		return cli_usage_error(&blocking_command, "--unit applies to --format folded only");
 	ret = 1;
 	if (source_open_file(&src, argv[first], err, sizeof(err))) {
 		cli_error("%s", err);
@@ -75,6 +89,8 @@ int cmd_blocking(int argc, char **argv)
 	}
 	m = trace_cmd_model(&a, as_source__meta(&src));
 	o.b = m ? blocking__new_on(m, as_source__meta(&src)) : NULL;
+	if (o.b && a.all_frames)
+		blocking__set_fold(o.b, STACK_FOLD_ALL);
 	o.q = runq__new();
 	o.meta = as_source__meta(&src);
 	if (!o.b || !o.q) {

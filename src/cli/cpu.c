@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "analysis/cpu_samples.h"
+#include "analysis/stack_fold.h"
 #include "analysis/task_model.h"
 #include "cli/commands.h"
 #include "cli/trace_cmd.h"
@@ -14,8 +15,13 @@
 
 static const struct cli_opt cpu_opts[] = {
 	{ "format", 'f', CLI_CHOICE, TC_FORMAT, "text|folded",
-	  "text (default), or flame-graph stacks:\ntask;user frames;kernel frames COUNT" },
+	  "text (default), or flame-graph stacks:\ntask;user frames;kernel frames COUNT,\n"
+	  "starting at the task's code; the program's first frame ends in _[j],\n"
+	  "kernel frames in _[k]" },
 	{ "folded", 0, CLI_FLAG, TC_FOLDED, NULL, "the same as --format folded" },
+	{ "all-frames", 0, CLI_FLAG, TC_ALL_FRAMES, NULL,
+	  "keep the runtime's and std's frames between a thread's start and the\n"
+	  "task's code (folded away by default)" },
 	{ 0 },
 };
 
@@ -60,6 +66,8 @@ int cmd_cpu(int argc, char **argv)
 		cli_error("out of memory");
 		goto out;
 	}
+	if (a.all_frames)
+		cpu_samples__set_fold(cs, STACK_FOLD_ALL);
 	/* the model first: the analysis observes it */
 	struct as_sink sinks[] = { task_model__sink(m), cpu_samples__sink(cs) };
 

@@ -2,7 +2,8 @@
  * Chrome JSON or folded stacks, streamed event by event
  * (output/perfetto_pb.h, output/perfetto.h, output/folded.h): memory stays
  * bounded by the live tasks (at most --max-live-tasks of them followed) and
- * threads whatever the length of the trace. */
+ * threads whatever the length of the trace; or a profile (pprof, speedscope:
+ * output/pprof_trace.h), whose memory is the distinct stacks. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -16,20 +17,26 @@
 #include "cli/commands.h"
 #include "cli/progress.h"
 #include "cli/trace_cmd.h"
+#include "analysis/stack_fold.h"
 #include "output/folded.h"
 #include "output/perfetto.h"
 #include "output/perfetto_pb.h"
+#include "output/pprof_trace.h"
+#include "output/speedscope.h"
 #include "pipeline/source_file.h"
 
 enum { E_FORMAT = 1, E_OUTPUT, E_PER_TASK, E_LINES, E_PARTIAL, E_PROGRESS, E_NO_PROGRESS,
-       E_MAX_LIVE };
+       E_MAX_LIVE, E_ALL_FRAMES, E_UNIT };
 
 static const struct cli_opt export_opts[] = {
 	{ "format", 'f', CLI_CHOICE, E_FORMAT,
-	  "perfetto|perfetto-json|folded|folded-futures|folded-wait|cat",
+	  "perfetto|perfetto-json|pprof|speedscope|folded|folded-futures|folded-wait|cat",
 	  "perfetto: native Perfetto protobuf (.pftrace, ui.perfetto.dev);\n"
 	  "perfetto-json: Chrome trace-event JSON (ui.perfetto.dev, chrome://tracing);\n"
-	  "folded: worker;task busy-ns stacks; folded-futures: on-CPU async flame\n"
+	  "pprof: gzip'd pprof profile (go tool pprof): CPU samples, off-CPU time,\n"
+	  "future self time, await waits, poll time, labelled by task;\n"
+	  "speedscope: the same as speedscope JSON (speedscope.app);\n"
+	  "folded: worker;task busy-time stacks; folded-futures: on-CPU async flame\n"
 	  "graph; folded-wait: where tasks wait; cat: CAT's uftrace dump text (required)",
 	  0, 0, false, true },
 	{ "output", 'o', CLI_STRING, E_OUTPUT, "FILE",
@@ -37,6 +44,11 @@ static const struct cli_opt export_opts[] = {
 	{ "per-task", 0, CLI_FLAG, E_PER_TASK, NULL, "folded: one stack per task, not per worker" },
 	{ "lines", 0, CLI_FLAG, E_LINES, NULL,
 	  "folded-futures, folded-wait: each frame's (file:line)" },
+	{ "all-frames", 0, CLI_FLAG, E_ALL_FRAMES, NULL,
+	  "pprof, speedscope: keep the runtime's and std's frames between a\n"
+	  "thread's start and the task's code (folded away by default)" },
+	{ "unit", 0, CLI_CHOICE, E_UNIT, "ns|us|ms",
+	  "folded, folded-futures, folded-wait: the unit of the weights (default us)" },
 	{ "partial", 0, CLI_FLAG, E_PARTIAL, NULL, "export the events of a truncated trace" },
 	{ "progress", 0, CLI_FLAG, E_PROGRESS, NULL, "always show the progress line on stderr" },
 	{ "no-progress", 0, CLI_FLAG, E_NO_PROGRESS, NULL,
@@ -55,8 +67,8 @@ const struct cli_command export_command = {
 };
 
 struct export_args {
-	const char *format, *outpath;
-	bool partial, per_task, lines;
+	const char *format, *outpath, *unit;
+	bool partial, per_task, lines, all_frames;
 	enum progress_mode progress;
 	size_t max_live;          /* the model's live-task limit, 0 none */
 };
@@ -70,6 +82,8 @@ static int on_opt(void *ctx, const struct cli_opt *opt, const struct cli_val *v)
 	case E_OUTPUT: a->outpath = v->str; break;
 	case E_PER_TASK: a->per_task = true; break;
 	case E_LINES: a->lines = true; break;
+	case E_ALL_FRAMES: a->all_frames = true; break;
+	case E_UNIT: a->unit = v->str; break;
 	case E_PARTIAL: a->partial = true; break;
 	case E_PROGRESS: a->progress = PROGRESS_ON; break;
 	case E_NO_PROGRESS: a->progress = PROGRESS_OFF; break;
@@ -99,6 +113,42 @@ static void futures_note(const struct futures *fu, const char *format, uint64_t 
 			  s->bad, s->too_deep);
 }
 
+/* What a profile holds, on stderr. */
+static void profile_note(const struct pprof_trace_summary *s, const char *format,
+			 const struct pprof *p, uint64_t profiles, const char *outpath,
+			 bool truncated)
+{
+	char what[512];
+	size_t n = 0;
+
+	what[0] = '\0';
+	if (s->cpu_samples)
+		n += (size_t)snprintf(what + n, sizeof(what) - n, ", %" PRIu64 " CPU samples%s",
+				      s->cpu_samples, s->period_ns ? "" : " (no period found: "
+				      "counts only)");
+	if (s->offcpu_ns && n < sizeof(what))
+		n += (size_t)snprintf(what + n, sizeof(what) - n, ", %.3f ms off CPU",
+				      (double)s->offcpu_ns / 1e6);
+	if (s->future_ns && n < sizeof(what))
+		n += (size_t)snprintf(what + n, sizeof(what) - n, ", %.3f ms future self time",
+				      (double)s->future_ns / 1e6);
+	if (s->await_ns && n < sizeof(what))
+		n += (size_t)snprintf(what + n, sizeof(what) - n, ", %.3f ms awaiting",
+				      (double)s->await_ns / 1e6);
+	if (s->poll_ns && n < sizeof(what))
+		snprintf(what + n, sizeof(what) - n, ", %.3f ms in polls", (double)s->poll_ns / 1e6);
+	if (!strcmp(format, "pprof"))
+		cli_error("wrote a pprof profile of %" PRIu64 " samples, %zu locations, %zu "
+			  "functions%s to %s%s", s->samples, pprof__locations(p),
+			  pprof__functions(p), what, outpath, truncated ? " (truncated trace)" : "");
+	else
+		cli_error("wrote %" PRIu64 " speedscope profiles of %" PRIu64 " stacks%s to %s%s",
+			  profiles, s->samples, what, outpath, truncated ? " (truncated trace)" : "");
+	if (!what[0])
+		cli_error("warning: the trace holds no CPU samples, off-CPU intervals, future "
+			  "frames or polls: record with --sample HZ, --offcpu or --futures");
+}
+
 int cmd_export(int argc, char **argv)
 {
 	const char *format = NULL, *outpath = NULL, *path;
@@ -110,6 +160,9 @@ int cmd_export(int argc, char **argv)
 	struct folded *fd = NULL;
 	struct futures *fu = NULL; /* folded-futures, folded-wait: analysis/futures.h */
 	struct cat_writer *cw = NULL; /* cat: cat/writer.h */
+	struct pprof_trace *pt = NULL; /* pprof, speedscope */
+	struct pprof *prof = NULL;
+	enum folded_unit unit = FOLDED_US;
 	struct task_model *m = NULL;  /* shared by the exporter (not cat's) */
 	FILE *out = NULL;
 	char err[1024] = "";
@@ -128,9 +181,22 @@ int cmd_export(int argc, char **argv)
 	lines = a.lines;
 	progress_opt = a.progress;
 	fut_fmt = format && (!strcmp(format, "folded-futures") || !strcmp(format, "folded-wait"));
+	bool prof_fmt = format && (!strcmp(format, "pprof") || !strcmp(format, "speedscope"));
+	bool folded_fmt = format && (fut_fmt || !strcmp(format, "folded"));
 	if (!format)
 		return cli_usage_error(&export_command, "missing format: use --format perfetto, "
-				       "perfetto-json, folded, folded-futures, folded-wait or cat");
+				       "perfetto-json, pprof, speedscope, folded, folded-futures, "
+				       "folded-wait or cat");
+	if (a.all_frames && !prof_fmt) {
+		cli_error("--all-frames applies to --format pprof and speedscope only");
+		return 2;
+	}
+	if (a.unit && !folded_fmt) {
+		cli_error("--unit applies to --format folded, folded-futures and folded-wait only");
+		return 2;
+	}
+	if (a.unit && folded_unit_parse(a.unit, &unit))
+		return cli_usage_error(&export_command, "--unit takes ns, us or ms");
 	if (per_task && strcmp(format, "folded")) {
 		cli_error("--per-task applies to --format folded only");
 		return 2;
@@ -169,24 +235,37 @@ int cmd_export(int argc, char **argv)
 		fu = futures__new_on(m, meta, &(struct futures_opts){ .lines = lines });
 	else if (!strcmp(format, "cat"))
 		cw = cat_writer__new(out, meta);
-	else
-		fd = folded__new_on(out, m, meta, per_task);
-	if (!pf && !pp && !fd && !fu && !cw) {
+	else if (prof_fmt)
+		pt = pprof_trace__new_on(m, meta, a.all_frames ? STACK_FOLD_ALL : 0);
+	else if ((fd = folded__new_on(out, m, meta, per_task)))
+		folded__set_unit(fd, unit);
+	if (!pf && !pp && !fd && !fu && !cw && !pt) {
 		cli_error("cannot start the export: %s", strerror(errno));
 		goto cleanup;
 	}
 
+	/* folded stacks say their unit first, in a comment line */
+	if (fd || fu)
+		fprintf(out, "# asyncscope export --format %s: %s in %s\n", format,
+			fd ? "busy time of user-task polls by thread and root future" :
+			!strcmp(format, "folded-wait") ? "pending time by await chain" :
+			"self time in task polls by future", folded_unit_name(unit));
 	/* one sink: the exporter (folded-futures and folded-wait: the futures
-	 * analysis, whose lines are written after the run) */
-	struct as_sink sinks[2] = { task_model__sink(m), pf ? perfetto__sink(pf)
+	 * analysis, whose lines are written after the run; pprof and speedscope:
+	 * the analyses the profile is made of) */
+	struct as_sink sinks[6] = { task_model__sink(m), pf ? perfetto__sink(pf)
 				    : pp ? perfetto_pb__sink(pp) : fu ? futures__sink(fu)
-				    : cw ? cat_writer__sink(cw) : folded__sink(fd) };
+				    : cw ? cat_writer__sink(cw) : fd ? folded__sink(fd)
+				    : (struct as_sink){ 0 } };
+	size_t n_sinks = 2;
+	if (pt)
+		n_sinks = 1 + pprof_trace__sinks(pt, sinks + 1, 5);
 	struct pipeline_result res;
 
 	/* the model first (not for cat): the exporter observes it */
 	if (cli_run(r, &(struct cli_run_opts){ .path = path, .what = "exporting",
 		    .progress = progress_opt, .partial = partial, .output = outpath,
-		    .own_truncation = true }, cw ? sinks + 1 : sinks, cw ? 1 : 2, &res)) {
+		    .own_truncation = true }, cw ? sinks + 1 : sinks, cw ? 1 : n_sinks, &res)) {
 		if (res.err == -ENODATA && !res.failed)
 			cli_error("%s is truncated after %" PRIu64 " events (the recording did not "
 				  "finish): rerun the export with --partial to use them",
@@ -200,9 +279,31 @@ int cmd_export(int argc, char **argv)
 	int e = 0;
 	uint64_t fu_lines = 0, fu_ns = 0;
 
+	uint64_t fu_dropped = 0, prof_count = 0;
+	struct pprof_trace_summary ps = { 0 };
+
 	if (fu)
-		e = folded_futures_write(out, fu, !strcmp(format, "folded-wait") ? FUTURES_WAIT
-					 : FUTURES_ONCPU, &fu_lines, &fu_ns);
+		e = folded_futures_write_unit(out, fu, !strcmp(format, "folded-wait") ? FUTURES_WAIT
+					      : FUTURES_ONCPU, unit, &fu_lines, &fu_ns, &fu_dropped);
+	if (pt) {
+		e = pprof_trace__build(pt, &res.end,
+				       &prof, &ps);
+		if (!e && !strcmp(format, "pprof"))
+			e = pprof__write(prof, out);
+		else if (!e) {
+			/* speedscope shows the name: what was lost goes with it */
+			char name[1024];
+			const struct as_trace_end *en = &res.end;
+
+			snprintf(name, sizeof(name), "%s%s", meta && meta->target ? meta->target : path,
+				 en->truncated ? " (truncated trace)" : "");
+			if (en->lost || en->missed)
+				snprintf(name + strlen(name), sizeof(name) - strlen(name),
+					 " (lost events %s%" PRIu64 ", missed %" PRIu64 ")",
+					 en->truncated ? "at least " : "", en->lost, en->missed);
+			e = speedscope_write(out, prof, name, &prof_count);
+		}
+	}
 	if (e) {
 		cli_error("writing %s: %s", outpath, cli_write_error(e));
 		goto cleanup;
@@ -235,9 +336,11 @@ int cmd_export(int argc, char **argv)
 			  perfetto_pb__future_slices(pp) ? " and future slices" : "",
 			  perfetto_pb__packets(pp), outpath, truncated ? " (truncated trace)" : "");
 	else if (fd)
-		cli_error("wrote %" PRIu64 " lines, %" PRIu64 " ns of user-task polls to %s%s",
-			  folded__lines(fd), folded__total_ns(fd), outpath,
-			  truncated ? " (truncated trace)" : "");
+		cli_error("wrote %" PRIu64 " lines, %" PRIu64 " ns of user-task polls (weights in %s) "
+			  "to %s%s", folded__lines(fd), folded__total_ns(fd), folded_unit_name(unit),
+			  outpath, truncated ? " (truncated trace)" : "");
+	else if (pt)
+		profile_note(&ps, format, prof, prof_count, outpath, truncated);
 	else if (cw)
 		cli_error("wrote %" PRIu64 " lines, %" PRIu64 " events of %u threads to %s%s%s",
 			  cat_writer__lines(cw), cat_writer__events(cw), cat_writer__threads(cw),
@@ -259,6 +362,8 @@ cleanup:
 	folded__free(fd);
 	futures__free(fu);
 	cat_writer__free(cw);
+	pprof__free(prof);
+	pprof_trace__free(pt);
 	task_model__free(m);
 	as_source__free(r);
 	return ret;

@@ -58,6 +58,8 @@ int trace_cmd_on_opt(void *ctx, const struct cli_opt *opt, const struct cli_val 
 	case TC_OUTPUT: a->output = v->str; break;
 	case TC_PARTIAL: a->partial = true; break;
 	case TC_MAX_LIVE: return cli_max_live(v, &a->max_live);
+	case TC_ALL_FRAMES: a->all_frames = true; break;
+	case TC_UNIT: a->unit = v->str; break;
 	}
 	return 0;
 }

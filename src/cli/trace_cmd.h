@@ -18,7 +18,7 @@
 #include "pipeline/source.h"
 
 /* Option keys of these commands (one key space: their tables go together). */
-enum { TC_FORMAT = 1, TC_FOLDED, TC_OUTPUT, TC_PARTIAL, TC_MAX_LIVE };
+enum { TC_FORMAT = 1, TC_FOLDED, TC_OUTPUT, TC_PARTIAL, TC_MAX_LIVE, TC_ALL_FRAMES, TC_UNIT };
 
 /* The help of --max-live-tasks where live tasks past it are dropped (not
  * summed into groups, as report does). */
@@ -35,6 +35,8 @@ struct trace_cmd_args {
 	bool partial;
 	size_t max_live;          /* the model's live-task limit, 0 none */
 	struct task_model *model; /* trace_cmd_model()'s, or NULL */
+	bool all_frames;          /* --all-frames: stacks not folded (stack_fold.h) */
+	const char *unit;         /* --unit of folded time weights, NULL default */
 };
 
 /* Parses the --max-live-tasks value v into *max_live (a model limit: 0

@@ -74,14 +74,30 @@ int blocking_report_text(FILE *out, struct blocking *b)
 	return ferror(out) ? -EIO : 0;
 }
 
-int blocking_report_folded(FILE *out, struct blocking *b)
+int blocking_report_folded(FILE *out, struct blocking *b, enum folded_unit unit)
 {
 	size_t n;
 	const struct blocking_folded *l = blocking__folded(b, &n);
 
 	if (!l && n)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		fprintf(out, "%s %" PRIu64 "\n", l[i].stack, l[i].ns);
+	uint64_t dropped = 0, dropped_ns = 0;
+
+	fprintf(out, "# asyncscope blocking: off-CPU time inside polls in %s (%s), by task and "
+		"stack\n", folded_unit_name(unit), unit == FOLDED_MS ? "milliseconds" :
+		unit == FOLDED_US ? "microseconds" : "nanoseconds");
+	for (size_t i = 0; i < n; i++) {
+		uint64_t w = folded_scale(l[i].ns, unit);
+
+		if (!w) {
+			dropped++;
+			dropped_ns += l[i].ns;
+			continue;
+		}
+		folded_put(out, l[i].stack, l[i].own, l[i].kernel, true, w);
+	}
+	if (dropped)
+		fprintf(out, "# asyncscope: %" PRIu64 " stacks under half a unit left out (%" PRIu64
+			" ns in all): --unit ns keeps them\n", dropped, dropped_ns);
 	return ferror(out) ? -EIO : 0;
 }

@@ -11,14 +11,18 @@
 #include <stdio.h>
 
 #include "analysis/blocking.h"
+#include "output/folded.h"
 
 #define BLOCKING_REPORT_TASKS 20   /* tasks listed, most off-CPU time first */
 #define BLOCKING_REPORT_CAUSES 5   /* causes listed per task */
 
 /* Writes the text section. Returns 0, -ENOMEM or -EIO. */
 int blocking_report_text(FILE *out, struct blocking *b);
-/* Writes "task-future;user frames;kernel frames NS" lines, heaviest first
- * (flamegraph.pl / inferno input). Returns 0, -ENOMEM or -EIO. */
-int blocking_report_folded(FILE *out, struct blocking *b);
+/* Writes "task-future;user frames;kernel frames WEIGHT" lines, heaviest
+ * first (flamegraph.pl / inferno input), after a comment line naming the
+ * unit; the marks and units of output/folded.h (weights in unit, lines
+ * under half a unit left out and counted in the comment at the end).
+ * Returns 0, -ENOMEM or -EIO. */
+int blocking_report_folded(FILE *out, struct blocking *b, enum folded_unit unit);
 
 #endif

@@ -1,5 +1,6 @@
 /* Text and folded forms of the CPU samples analysis. */
 #include "output/cpu_report.h"
+#include "output/folded.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -57,7 +58,8 @@ int cpu_report_folded(FILE *out, struct cpu_samples *c)
 
 	if (!l && n)
 		return -ENOMEM;
+	fprintf(out, "# asyncscope cpu: CPU samples by task and stack\n");
 	for (size_t i = 0; i < n; i++)
-		fprintf(out, "%s %" PRIu64 "\n", l[i].stack, l[i].count);
+		folded_put(out, l[i].stack, l[i].own, l[i].kernel, true, l[i].count);
 	return ferror(out) ? -EIO : 0;
 }

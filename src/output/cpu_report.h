@@ -17,7 +17,9 @@
 /* Writes the text form. Returns 0, -ENOMEM or -EIO. */
 int cpu_report_text(FILE *out, struct cpu_samples *c);
 /* Writes "task-future;user frames;kernel frames COUNT" lines, most first
- * (flamegraph.pl, inferno, speedscope input). Returns 0, -ENOMEM or -EIO. */
+ * (flamegraph.pl, inferno, speedscope input), after a comment line; the
+ * marks of output/folded.h ("_[j]" the program's first frame, "_[k]"
+ * kernel frames). Returns 0, -ENOMEM or -EIO. */
 int cpu_report_folded(FILE *out, struct cpu_samples *c);
 
 #endif

@@ -434,6 +434,8 @@ struct task_cells {
 struct folded {
 	FILE *out;
 	bool per_task;
+	enum folded_unit unit;
+	uint64_t dropped, dropped_ns;
 	struct ptrack *pt;
 	struct cell *cells;        /* aggregated mode */
 	size_t n_cells, cap_cells;
@@ -481,13 +483,18 @@ static void put_line(struct folded *f, uint32_t tid, const char *name,
 
 	if (!ns)
 		return;
+	if (!folded_scale(ns, f->unit)) {
+		f->dropped++;
+		f->dropped_ns += ns;
+		return;
+	}
 	put_frame(f->out, tname ? tname : "thread");
 	fprintf(f->out, ":%" PRIu32 ";", tid);
 	put_frame(f->out, name ? name : "unknown");
 	if (task)
 		fprintf(f->out, ";task %s", task_id_format(id, sizeof(id), task->tokio_id, task->seq,
 							    0));
-	fprintf(f->out, " %" PRIu64 "\n", ns);
+	fprintf(f->out, " %" PRIu64 "\n", folded_scale(ns, f->unit));
 	f->lines++;
 	f->total_ns += ns;
 }
@@ -629,6 +636,19 @@ int folded__finish(struct folded *f, uint64_t end_ns)
 	return 0;
 }
 
+void folded__set_unit(struct folded *f, enum folded_unit u)
+{
+	if (f)
+		f->unit = u;
+}
+
+uint64_t folded__dropped(const struct folded *f, uint64_t *ns)
+{
+	if (ns)
+		*ns = f ? f->dropped_ns : 0;
+	return f ? f->dropped : 0;
+}
+
 uint64_t folded__lines(const struct folded *f)
 {
 	return f ? f->lines : 0;
@@ -659,24 +679,29 @@ void folded__free(struct folded *f)
 
 /* ------------------------------------------------ future-level flame graphs */
 
-int folded_futures_write(FILE *out, const struct futures *fu, enum futures_graph g,
-			 uint64_t *lines, uint64_t *total_ns)
+int folded_futures_write_unit(FILE *out, const struct futures *fu, enum futures_graph g,
+			      enum folded_unit u, uint64_t *lines, uint64_t *total_ns,
+			      uint64_t *dropped)
 {
 	size_t n;
 	const struct futures_stack *st = futures__stacks(fu, g, &n);
-	uint64_t nl = 0, total = 0;
+	uint64_t nl = 0, total = 0, drop = 0;
 
 	if (!out || !fu || !futures__summary(fu))
 		return -EINVAL;
 	for (size_t i = 0; i < n; i++) {
 		if (!st[i].ns)
 			continue;
+		if (!folded_scale(st[i].ns, u)) {
+			drop += st[i].ns;
+			continue;
+		}
 		for (uint32_t j = 0; j < st[i].n; j++) {
 			if (j)
 				putc(';', out);
 			put_frame(out, st[i].frames[j]); /* already clean: belt and braces */
 		}
-		fprintf(out, " %" PRIu64 "\n", st[i].ns);
+		fprintf(out, " %" PRIu64 "\n", folded_scale(st[i].ns, u));
 		nl++;
 		total += st[i].ns;
 	}
@@ -684,9 +709,64 @@ int folded_futures_write(FILE *out, const struct futures *fu, enum futures_graph
 		*lines = nl;
 	if (total_ns)
 		*total_ns = total;
+	if (dropped)
+		*dropped = drop;
 	if (fflush(out) || ferror(out))
 		return -EIO;
 	return 0;
+}
+
+int folded_futures_write(FILE *out, const struct futures *fu, enum futures_graph g,
+			 uint64_t *lines, uint64_t *total_ns)
+{
+	return folded_futures_write_unit(out, fu, g, FOLDED_NS, lines, total_ns, NULL);
+}
+
+/* ---------------------------------------------------------- marks, units */
+
+const char *folded_unit_name(enum folded_unit u)
+{
+	return u == FOLDED_MS ? "ms" : u == FOLDED_US ? "us" : "ns";
+}
+
+int folded_unit_parse(const char *s, enum folded_unit *u)
+{
+	if (!s)
+		return -EINVAL;
+	if (!strcmp(s, "ns"))
+		*u = FOLDED_NS;
+	else if (!strcmp(s, "us"))
+		*u = FOLDED_US;
+	else if (!strcmp(s, "ms"))
+		*u = FOLDED_MS;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+uint64_t folded_scale(uint64_t ns, enum folded_unit u)
+{
+	uint64_t d = u == FOLDED_MS ? 1000000 : u == FOLDED_US ? 1000 : 1;
+
+	return ns / d + (ns % d >= (d + 1) / 2 && d > 1);
+}
+
+void folded_put(FILE *out, const char *stack, int32_t own, int32_t kernel, bool annotate,
+		uint64_t weight)
+{
+	int32_t i = 0;
+
+	for (const char *s = stack; ; s++) {
+		if (*s == ';' || !*s) {
+			if (annotate && *stack && (i == own || (kernel >= 0 && i >= kernel)))
+				fputs(i == own ? "_[j]" : "_[k]", out);
+			if (!*s)
+				break;
+			i++;
+		}
+		putc(*s, out);
+	}
+	fprintf(out, " %" PRIu64 "\n", weight);
 }
 
 /* ------------------------------------------------------------------ sink */

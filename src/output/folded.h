@@ -16,6 +16,36 @@
 #include "pipeline/sink.h"
 #include "trace/event.h"
 
+/* ---- Writing folded stacks ----
+ * Marks and units, the same in every folded output:
+ *  - the program's own first frame ends in "_[j]" and kernel frames in
+ *    "_[k]": the annotations flamegraph.pl and inferno-flamegraph colour
+ *    with --colors java (green and orange) and leave out of the labels;
+ *  - time weights are in the unit given (microseconds by default, as
+ *    bcc's offcputime -f and off-CPU flame graphs use), each line's weight
+ *    rounded to the nearest unit; the first line is a comment naming it
+ *    ("# asyncscope: ... in us"), which flamegraph.pl and inferno skip as
+ *    a line of no stack (counted in their "ignored lines" warning) and
+ *    speedscope ignores. */
+
+enum folded_unit {
+	FOLDED_NS = 0,
+	FOLDED_US,
+	FOLDED_MS,
+};
+
+/* "ns", "us", "ms". */
+const char *folded_unit_name(enum folded_unit u);
+/* The unit named s ("ns", "us", "ms"): 0, or -EINVAL. */
+int folded_unit_parse(const char *s, enum folded_unit *u);
+/* ns in unit u, rounded to the nearest. */
+uint64_t folded_scale(uint64_t ns, enum folded_unit u);
+
+/* Writes "stack weight\n" with the marks above: own and kernel are frame
+ * indices in stack (-1 none); annotate false writes stack as it is. */
+void folded_put(FILE *out, const char *stack, int32_t own, int32_t kernel, bool annotate,
+		uint64_t weight);
+
 /* ---- Poll tracker ----
  * Observes the task model (analysis/task_model.h: the rules of a task's
  * life, shared with `report`'s analysis), so that what the exporters count
@@ -139,8 +169,13 @@ void ptrack__free(struct ptrack *t);
 struct folded;
 
 /* Returns a writer to out (borrowed, never closed), or NULL with errno set;
- * meta as for ptrack__new(). */
+ * meta as for ptrack__new(). Weights in ns until folded__set_unit(). */
 struct folded *folded__new(FILE *out, const struct as_trace_meta *meta, bool per_task);
+/* Writes weights in u (lines under half a unit are left out, counted in
+ * folded__dropped()); before the first event. */
+void folded__set_unit(struct folded *f, enum folded_unit u);
+/* After finish: lines left out as under half a unit, and their weight (ns). */
+uint64_t folded__dropped(const struct folded *f, uint64_t *ns);
 /* The same on task model m, shared with other sinks of the run (as
  * ptrack__new_on(): the caller feeds and finishes m first). */
 struct folded *folded__new_on(FILE *out, struct task_model *m, const struct as_trace_meta *meta,
@@ -174,5 +209,10 @@ void folded__free(struct folded *f);
  * get what was written. */
 int folded_futures_write(FILE *out, const struct futures *fu, enum futures_graph g,
 			 uint64_t *lines, uint64_t *total_ns);
+/* The same in unit u; lines under half a unit are left out, *dropped (may
+ * be NULL) gets their weight in ns. *total_ns is the weight written, in ns. */
+int folded_futures_write_unit(FILE *out, const struct futures *fu, enum futures_graph g,
+			      enum folded_unit u, uint64_t *lines, uint64_t *total_ns,
+			      uint64_t *dropped);
 
 #endif

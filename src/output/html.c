@@ -12,16 +12,19 @@
  * {"blocking": {"offcpu_ns", "intervals", "parked_ns", "parked_intervals",
  *     "runtime_ns", "runtime_intervals",
  *     "tasks" (count; the tasks themselves are the report's "blocking.tasks"),
- *     "stacks": [["task;user frames;kernel frames", ns], ...] (heaviest first,
- *     at most HTML_STACKS_MAX), "stacks_total", "stacks_omitted_ns" (weight
- *     of the stacks left out)},
+ *     "stacks": [["task;user frames;kernel frames", ns, own, kernel], ...]
+ *     (heaviest first, at most HTML_STACKS_MAX; frames folded to start at
+ *     the task's code, analysis/stack_fold.h; own: the index of the
+ *     program's first frame in the line, kernel: of the first kernel frame,
+ *     -1 none), "stacks_total", "stacks_omitted_ns" (weight of the stacks
+ *     left out)},
  *  "cpu": {"samples", "in_tasks", "tasks", "rows": [{"kind" ("task"|
  *     "scheduler"|"idle"|"outside-runtime"), "task" (the identity,
  *     util/task_id.h: "#3", "~7", or the address; null for other kinds), "header"
  *     ("0x..." or null), "id" (tokio id or null), "name", "samples"}] (most
  *     first, at most HTML_ROWS_MAX), "rows_total", "rows_omitted_samples",
- *     "stacks": [[line, samples], ...], "stacks_total", "stacks_omitted"
- *     (samples)},
+ *     "stacks": [[line, samples, own, kernel], ...] (as blocking's),
+ *     "stacks_total", "stacks_omitted" (samples)},
  *  "runq": {"threads": [{"tid", "name", "worker", "waits", "in_poll",
  *     "p50_ns", "p99_ns", "max_ns", "total_ns"}] (workers first, then most
  *     total delay), "threads_total"},
@@ -92,13 +95,17 @@ static void task_ids(struct json_writer *w, uint64_t task, uint64_t seq, uint64_
 	json_writer__kv_u64_or_null(w, "id", tokio_id, tokio_id);
 }
 
-/* "stacks": [[folded line, weight], ...] for the first HTML_STACKS_MAX of n
- * flame-graph lines (heaviest first), then "stacks_total" and, under
- * omitted_key, the weight of those left out. The lines are structures of
- * size stride with a const char * at stack_off and a uint64_t weight at
- * weight_off (struct blocking_folded, struct cpu_folded). */
+/* "stacks": [[folded line, weight, own, kernel], ...] for the first
+ * HTML_STACKS_MAX of n flame-graph lines (heaviest first), then
+ * "stacks_total" and, under omitted_key, the weight of those left out. The
+ * lines are structures of size stride with a const char * at stack_off, a
+ * uint64_t weight at weight_off and two int32_t frame indices at own_off
+ * and kernel_off (struct blocking_folded, struct cpu_folded): the
+ * program's first frame and the first kernel frame in the line, -1 none
+ * (a page may mark them; one reading [line, weight] sees the same stacks). */
 static void stacks_json(struct json_writer *w, const void *lines, size_t n, size_t stride,
-			size_t stack_off, size_t weight_off, const char *omitted_key)
+			size_t stack_off, size_t weight_off, size_t own_off, size_t kernel_off,
+			const char *omitted_key)
 {
 	uint64_t omitted = 0;
 
@@ -114,9 +121,14 @@ static void stacks_json(struct json_writer *w, const void *lines, size_t n, size
 			omitted += weight;
 			continue;
 		}
+		int32_t own, kernel;
+		memcpy(&own, line + own_off, sizeof(own));
+		memcpy(&kernel, line + kernel_off, sizeof(kernel));
 		json_writer__begin_array(w);
 		json_writer__string(w, stack);
 		json_writer__u64(w, weight);
+		json_writer__i64(w, own);
+		json_writer__i64(w, kernel);
 		json_writer__end_array(w);
 	}
 	json_writer__end_array(w);
@@ -145,7 +157,8 @@ static int blocking_json(struct json_writer *w, struct blocking *b)
 	json_writer__kv_u64(w, "runtime_intervals", s->runtime_count);
 	json_writer__kv_u64(w, "tasks", s->tasks);
 	stacks_json(w, l, n, sizeof(*l), offsetof(struct blocking_folded, stack),
-		    offsetof(struct blocking_folded, ns), "stacks_omitted_ns");
+		    offsetof(struct blocking_folded, ns), offsetof(struct blocking_folded, own),
+		    offsetof(struct blocking_folded, kernel), "stacks_omitted_ns");
 	json_writer__end_object(w);
 	return 0;
 }
@@ -194,7 +207,8 @@ static int cpu_json(struct json_writer *w, struct cpu_samples *c)
 	json_writer__kv_u64(w, "rows_total", nr);
 	json_writer__kv_u64(w, "rows_omitted_samples", omitted);
 	stacks_json(w, l, nl, sizeof(*l), offsetof(struct cpu_folded, stack),
-		    offsetof(struct cpu_folded, count), "stacks_omitted");
+		    offsetof(struct cpu_folded, count), offsetof(struct cpu_folded, own),
+		    offsetof(struct cpu_folded, kernel), "stacks_omitted");
 	json_writer__end_object(w);
 	return 0;
 }

@@ -45,6 +45,11 @@ static int read_symbols(struct elf_image *img, Elf *elf, Elf_Scn *scn, GElf_Shdr
 		s->addr = sym.st_value;
 		s->size = sym.st_size;
 		s->name = sym_demangle(raw);
+		/* a C library's versioned name ("clock_nanosleep@@GLIBC_2.17"
+		 * in a debug file's .symtab): the function's name */
+		char *at = s->name && !strstr(s->name, "::") ? strchr(s->name, '@') : NULL;
+		if (at && at != s->name)
+			*at = '\0';
 		s->norm = s->name ? sym_strip_generics(s->name) : NULL;
 		if (!s->name || !s->norm) {
 			free(s->name);
@@ -191,6 +196,51 @@ const char *elf_image__no_dwarf_why(const struct elf_image *img, char *buf, size
 	return buf;
 }
 
+/* A shared library without a .symtab (a distribution's, stripped): the
+ * full symbol table of its debug file when one is installed by build id
+ * (/usr/lib/debug/.build-id/xx/rest.debug, as Debian's -dbg and -dbgsym
+ * packages put them; its build id checked), so that its internal
+ * functions (start_thread, clone3, ...) are named and not only the
+ * exported ones of .dynsym. Only the symbols: a library's DWARF is not
+ * read (large, and the target's is what stacks need), nor is a server
+ * asked. Not finding one is no error. */
+static int library_debug_symbols(struct elf_image *img)
+{
+	char dbg[128], bid[41];
+	size_t shstrndx;
+	Elf *elf = NULL;
+	Elf_Scn *scn = NULL;
+	int fd, err = 0;
+
+	if (img->has_symtab || strlen(img->build_id) < 4)
+		return 0;
+	snprintf(dbg, sizeof(dbg), "/usr/lib/debug/.build-id/%.2s/%s.debug", img->build_id,
+		 img->build_id + 2);
+	if (debuginfo_build_id(dbg, bid) || strcmp(bid, img->build_id) ||
+	    elf_open64(dbg, &fd, &elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
+			continue;
+		/* the .dynsym symbols give way to the full table */
+		for (size_t i = 0; i < img->n_syms; i++) {
+			free(img->syms[i].name);
+			free(img->syms[i].norm);
+		}
+		img->n_syms = 0;
+		err = read_symbols(img, elf, scn, &sh);
+		img->has_symtab = img->debug_syms = true;
+		if (!err && !(img->debug_path = strdup(dbg)))
+			err = -ENOMEM;
+		img->debug_how = DEBUGINFO_BUILD_ID;
+		break;
+	}
+	elf_end(elf);
+	close(fd);
+	return err;
+}
+
 struct elf_image *elf_image__open(const char *path)
 {
 	return elf_image__open_own(path, false);
@@ -244,6 +294,8 @@ struct elf_image *elf_image__open_own(const char *path, bool own_only)
 		err = read_symbols(img, elf, dynsym, &dynsym_sh);
 	if (!err && !own_only && (!img->has_symtab || !img->has_debug_info))
 		err = open_debug_file(img);
+	else if (!err && own_only)
+		err = library_debug_symbols(img);
 	if (err)
 		goto cleanup;
 	if (img->has_debug_info && !own_only && (maybe_split || img->debug_dwarf))

@@ -78,9 +78,12 @@ int elf_symbols_each(const char *path, int (*fn)(const struct elf_symbol *sym, v
 /* Opens and indexes path. Returns NULL and sets errno: ENOENT/EACCES from
  * open, ENOEXEC when it is not a 64-bit ELF file, ENOMEM. */
 struct elf_image *elf_image__open(const char *path);
-/* The same with own_only: the file's own symbols and DWARF only, no debug
- * file looked for (a shared library a stack passes through: a
- * distribution's debug files are large, and the target's are what count). */
+/* The same with own_only: a shared library a stack passes through: its
+ * own DWARF only, no debug file looked for by libdwfl or debuginfod (a
+ * distribution's debug files are large, and the target's are what
+ * count); but when it has no .symtab, the full symbol table of its debug
+ * file installed by build id under /usr/lib/debug/.build-id/ (symbols
+ * only, its build id checked), so that internal functions are named. */
 struct elf_image *elf_image__open_own(const char *path, bool own_only);
 /* File offset of a virtual address (what uprobes attach to): 0 or -ENOENT
  * when no executable segment maps it. */

@@ -5,7 +5,9 @@
  *   the timeline), then from the same analyses what `blocking`, `cpu` and
  *   `uring` write (text and folded);
  *   export (perfetto, perfetto-json, folded, folded --per-task,
- *   folded-futures and folded-wait, cat), each sink on its own model as `export` has it, with
+ *   folded-futures and folded-wait, cat; pprof and speedscope, folded or
+ *   with --all-frames: the pprof Profile must hold together, its gzip
+ *   inflate to it, the speedscope file be strict JSON), each sink on its own model as `export` has it, with
  *   `top`'s live view beside them, ticked on the trace's clock.
  *
  * A step whose run fails (a corrupt input) writes nothing, as the command
@@ -44,13 +46,19 @@
 #include "output/html.h"
 #include "output/perfetto.h"
 #include "output/perfetto_pb.h"
+#include "output/pprof.h"
+#include "output/pprof_trace.h"
 #include "output/report.h"
 #include "output/runq_report.h"
+#include "output/speedscope.h"
 #include "output/uring_report.h"
 #include "output/usdt_report.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/source_file.h"
 #include "util/varint.h"
+#include "analysis/stack_fold.h"
+
+#include <zlib.h>
 
 #include "json_check.h"
 
@@ -341,7 +349,7 @@ static void run_report(const struct analysis_opts *ao)
 	}
 	/* blocking, cpu and uring, text and folded */
 	blocking_report_text(sink_out, bl);
-	blocking_report_folded(sink_out, bl);
+	blocking_report_folded(sink_out, bl, FOLDED_US);
 	runq_report_text(sink_out, hin.runq);
 	cpu_report_text(sink_out, hin.cpu);
 	cpu_report_folded(sink_out, hin.cpu);
@@ -632,6 +640,177 @@ out:
 	as_source__free(&src);
 }
 
+/* A pprof Profile (output/pprof.h) must hold together: fields of the
+ * wire types profile.proto gives, string_table[0] "", every string index,
+ * location id and function id it uses defined, one value per sample type. */
+static const char *pprof_walk(const uint8_t *p, const uint8_t *end)
+{
+	uint64_t n_str = 0, n_types = 0, n_loc = 0, n_fn = 0;
+	bool first_empty = false;
+
+	for (int pass = 0; pass < 2; pass++) {
+		const uint8_t *q = p;
+
+		while (q < end) {
+			uint64_t tag, v;
+
+			if (varint_get(&q, end, &tag))
+				return "bad tag";
+			if ((tag & 7) == 0) {
+				if (varint_get(&q, end, &v))
+					return "bad varint";
+				if (pass && ((tag >> 3) == 7 || (tag >> 3) == 8 || (tag >> 3) == 14 ||
+					     (tag >> 3) == 15) && v >= n_str)
+					return "a string index past the table";
+				continue;
+			}
+			if ((tag & 7) != 2 || varint_get(&q, end, &v) || v > (uint64_t)(end - q))
+				return "bad field";
+			const uint8_t *m = q, *me = q + v;
+			uint32_t f = (uint32_t)(tag >> 3);
+
+			q = me;
+			if (f == 6) {
+				if (!n_str++)
+					first_empty = v == 0;
+				continue;
+			}
+			if (!pass) {
+				n_types += f == 1;
+				n_loc += f == 4;
+				n_fn += f == 5;
+				continue;
+			}
+			/* pass 2: the messages' references (comment, 13, is packed
+			 * string indices) */
+			uint64_t values = 0;
+			while (f == 13 && m < me) {
+				uint64_t x;
+
+				if (varint_get(&m, me, &x) || x >= n_str)
+					return "a comment past the string table";
+			}
+			while (m < me) {
+				uint64_t t, x;
+
+				if (varint_get(&m, me, &t))
+					return "bad inner tag";
+				if ((t & 7) == 0) {
+					if (varint_get(&m, me, &x))
+						return "bad inner varint";
+					if ((f == 1 || f == 11 || (f == 5 && (t >> 3) >= 2)) && x >= n_str)
+						return "a string index past the table";
+					if (f == 4 && (t >> 3) == 1 && (x == 0 || x > n_loc))
+						return "a location id out of range";
+					if (f == 5 && (t >> 3) == 1 && (x == 0 || x > n_fn))
+						return "a function id out of range";
+					continue;
+				}
+				if ((t & 7) != 2 || varint_get(&m, me, &x) || x > (uint64_t)(me - m))
+					return "bad inner field";
+				const uint8_t *r = m, *re = m + x;
+
+				m = re;
+				while (r < re && f == 2 && (t >> 3) <= 2) {   /* packed ids, values */
+					uint64_t id;
+
+					if (varint_get(&r, re, &id))
+						return "bad packed varint";
+					if ((t >> 3) == 1 && (id == 0 || id > n_loc))
+						return "a sample names an undefined location";
+					values += (t >> 3) == 2;
+				}
+				while (r < re && ((f == 4 && (t >> 3) == 4) || (f == 2 && (t >> 3) == 3))) {
+					uint64_t lt, lx;   /* a line's function, a label's strings */
+
+					if (varint_get(&r, re, &lt) || (lt & 7) || varint_get(&r, re, &lx))
+						return "bad line or label";
+					if (f == 4 && (lt >> 3) == 1 && (lx == 0 || lx > n_fn))
+						return "a line names an undefined function";
+					if (f == 2 && ((lt >> 3) == 1 || (lt >> 3) == 2) && lx >= n_str)
+						return "a label string past the table";
+				}
+			}
+			if (f == 2 && values != n_types)
+				return "a sample without one value per type";
+		}
+		if (!pass && (!first_empty || !n_types))
+			return "no empty first string, or no sample type";
+	}
+	return NULL;
+}
+
+/* `export --format pprof` and `--format speedscope`, folded or whole. */
+static void run_profiles(bool all)
+{
+	struct as_source src = { 0 };
+	struct task_model *m = NULL;
+	struct pprof_trace *pt = NULL;
+	struct pprof *prof = NULL;
+	struct pipeline_result res;
+	uint8_t *raw = NULL, *gz = NULL, *back = NULL;
+	size_t raw_len = 0, gz_len = 0;
+	char *ss = NULL;
+	size_t ss_len = 0;
+	FILE *ss_out = NULL;
+
+	if (!open_src(&src))
+		return;
+	const struct as_trace_meta *meta = as_source__meta(&src);
+	if (!(m = task_model__new(meta)) || !(pt = pprof_trace__new_on(m, meta,
+							 all ? STACK_FOLD_ALL : 0)))
+		goto out;
+	struct as_sink sinks[6] = { task_model__sink(m) };
+	size_t n = 1 + pprof_trace__sinks(pt, sinks + 1, 5);
+	int ret = pipeline_run(&src, sinks, n, &partial, &res);
+
+	note("profiles", ret, &res);
+	if (ret || pprof_trace__build(pt, &res.end, &prof, NULL))
+		goto out;
+	if (!pprof__encode(prof, &raw, &raw_len)) {
+		const char *why = pprof_walk(raw, raw + raw_len);
+
+		if (why) {
+			fprintf(stderr, "fuzz_drive: export --format pprof is not a Profile: %s "
+				"(%zu bytes)\n", why, raw_len);
+			abort();
+		}
+	}
+	if (raw && !pprof__write_mem(prof, &gz, &gz_len)) {
+		z_stream z = { 0 };
+		int zr;
+
+		back = malloc(raw_len + 1);
+		if (back && inflateInit2(&z, 15 + 16) == Z_OK) {
+			z.next_in = gz;
+			z.avail_in = (uInt)gz_len;
+			z.next_out = back;
+			z.avail_out = (uInt)raw_len + 1;
+			zr = inflate(&z, Z_FINISH);
+			inflateEnd(&z);
+			if (zr != Z_STREAM_END || z.total_out != raw_len || memcmp(back, raw, raw_len)) {
+				fprintf(stderr, "fuzz_drive: the pprof gzip does not inflate to the Profile\n");
+				abort();
+			}
+		}
+	}
+	if ((ss_out = open_memstream(&ss, &ss_len))) {
+		int e = speedscope_write(ss_out, prof, meta->target, NULL);
+
+		if (!fclose(ss_out) && !e)
+			check_json("export --format speedscope", ss, ss_len);
+	}
+out:
+	free(ss);
+	free(raw);
+	free(gz);
+	free(back);
+	pprof__free(prof);
+	pprof_trace__free(pt);
+	task_model__free(m);
+	as_source__free(&src);
+}
+
 /* FNV-1a: options from the input itself, so that a reproducer replays. */
 static uint32_t hash(const uint8_t *data, size_t size)
 {
@@ -662,4 +841,5 @@ void fuzz_drive(const uint8_t *data, size_t size)
 	}
 	run_report(&ao);
 	run_exports(h & 4);
+	run_profiles(h & 8);
 }

@@ -12,6 +12,7 @@
 #include "harness.h"
 #include "stamp.h"
 #include "analysis/blocking.h"
+#include "analysis/stack_fold.h"
 #include "sym/kallsyms.h"
 #include "sym/proc_syms.h"
 #include "trace/event.h"
@@ -435,14 +436,33 @@ static void test_blocking_analysis(void)
 	const struct blocking_folded *l = blocking__folded(b, &n);
 	CHECK_EQ_U64(n, 3);
 	if (n == 3) {
-		CHECK_STR(l[0].stack, "sleeper_in_poll::blocker;tokio::runtime::task::raw::poll;"
+		/* the runtime's frames leading to the task's code are folded away */
+		CHECK_STR(l[0].stack, "sleeper_in_poll::blocker;"
 			  "app::step::{{closure}};std::thread::sleep;clock_nanosleep;"
 			  "hrtimer_nanosleep;do_nanosleep;schedule;__schedule");
 		CHECK_EQ_U64(l[0].ns, 80000000);
+		CHECK_EQ_U64(l[0].own, 1);      /* app::step::{{closure}} */
+		CHECK_EQ_U64(l[0].kernel, 4);   /* hrtimer_nanosleep */
 		CHECK_STR(l[1].stack, "?");
 		CHECK_EQ_U64(l[1].ns, 2000000);
 	}
 	CHECK_EQ_U64(blocking__add(b, NULL, NULL), -EINVAL);
+	CHECK_EQ_U64(blocking__set_fold(b, STACK_FOLD_ALL), -EINVAL);   /* too late */
+	blocking__free(b);
+	/* --all-frames: every frame */
+	b = blocking__new(&meta);
+	CHECK_EQ_U64(blocking__set_fold(b, STACK_FOLD_ALL), 0);
+	for (size_t i = 0; i < 3; i++)
+		CHECK_EQ_U64(blocking__add(b, &evs[i], &sleep), 0);
+	l = blocking__folded(b, &n);
+	CHECK_EQ_U64(n, 1);
+	if (n == 1) {
+		CHECK_STR(l[0].stack, "sleeper_in_poll::blocker;tokio::runtime::task::raw::poll;"
+			  "app::step::{{closure}};std::thread::sleep;clock_nanosleep;"
+			  "hrtimer_nanosleep;do_nanosleep;schedule;__schedule");
+		CHECK_EQ_U64(l[0].own, 2);
+		CHECK_EQ_U64(l[0].kernel, 5);
+	}
 	blocking__free(b);
 	/* nothing off CPU */
 	b = blocking__new(&meta);
@@ -550,9 +570,11 @@ static void test_blocking_analysis(void)
 	l = blocking__folded(b, &n);
 	CHECK_EQ_U64(n, 3);
 	if (n == 3)
-		CHECK_STR(l[0].stack, "app::main;app::handler;app::step;tokio::runtime::task::raw::poll;"
+		CHECK_STR(l[0].stack, "app::main;app::handler;app::step;"
 			  "app::step::{{closure}};std::thread::sleep;clock_nanosleep;"
 			  "hrtimer_nanosleep;do_nanosleep;schedule;__schedule");
+	if (n == 3)
+		CHECK_EQ_U64(l[0].own, 3);   /* after the task and its two future frames */
 	blocking__free(b);
 
 	/* a thread first seen deep inside futures (entries lost, or recorded

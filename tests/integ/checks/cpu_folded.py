@@ -1,15 +1,20 @@
 """cpu_folded.py FOLDED CPU.TXT: `cpu --folded` stacks start with the task, then
-the burning function; counts add up to the report's"""
+the burning function; counts add up to the report's; no runtime frame
+between the task and the program's code (stacks folded by default)"""
 import re, sys
+from folded import lines
 burn = total = 0
-for line in open(sys.argv[1]):
-    stack, _, w = line.rstrip("\n").rpartition(" ")
-    frames = stack.split(";")
-    total += int(w)
+ok = True
+for frames, w, own, kernel in lines(sys.argv[1]):
+    total += w
     if frames[0] in ("cpu_split::heavy", "cpu_split::light") and "cpu_split::burn" in frames:
-        burn += int(w)
+        burn += w
+        first = next(i for i, f in enumerate(frames) if i and f.startswith("cpu_split::"))
+        if any(f.startswith("tokio::runtime::") for f in frames[1:first]) or own != first:
+            print("    not folded: %s (own %d)" % (";".join(frames), own), file=sys.stderr)
+            ok = False
 m = re.match(r"CPU samples \((?:record --sample|profile)\): (\d+) samples", open(sys.argv[2]).readline())
-ok = m and int(m.group(1)) == total and burn >= 0.9 * total
+ok = ok and m and int(m.group(1)) == total and burn >= 0.9 * total
 if not ok:
     print("    folded total %d, in burn %d" % (total, burn), file=sys.stderr)
 sys.exit(0 if ok else 1)

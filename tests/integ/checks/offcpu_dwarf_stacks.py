@@ -1,16 +1,16 @@
 """offcpu_dwarf_stacks.py DWARF.FOLDED FP.FOLDED: the sleep's user stack reaches
 the async fn and Tokio's worker loop, deeper than by frame pointers"""
 import re, sys
+from folded import lines
 def sleeps(path):
-    """user frames (outermost first) and weight of the blocker's nanosleep stacks"""
+    """user frames (outermost first) and weight (ns: --unit ns) of the
+    blocker's nanosleep stacks (--all-frames)"""
     out = []
-    for line in open(path):
-        stack, _, w = line.rstrip("\n").rpartition(" ")
-        f = stack.split(";")
+    for f, w, own, kernel in lines(path):
         if f[0] != "sleeper_in_poll::blocker" or not ("do_nanosleep" in f or "hrtimer_nanosleep" in f):
             continue
         k = next(i for i, x in enumerate(f) if x.startswith("entry_SYSCALL_64"))
-        out.append((f[1:k], int(w)))
+        out.append((f[1:k], w))
     return out
 dw, fp = sleeps(sys.argv[1]), sleeps(sys.argv[2])
 ok = bool(dw) and bool(fp)
