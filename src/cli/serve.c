@@ -817,6 +817,10 @@ int cmd_serve(int argc, char **argv)
 			  sa.tasks_opt, sa.tasks_opt);
 		goto out_args;
 	}
+	if (http_listen_check(sa.listen, err, sizeof(err))) {
+		cli_error("%s", err);
+		goto out_args;
+	}
 	if (sa.rec.o.pid && kill(sa.rec.o.pid, 0) && errno == ESRCH) {
 		cli_error("no process %d: give the pid of a running program (or --name COMM to wait "
 			  "for one)", (int)sa.rec.o.pid);

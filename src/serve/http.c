@@ -291,6 +291,14 @@ static int parse_listen(const char *listen, struct sockaddr_storage *sa, socklen
 	return 0;
 }
 
+int http_listen_check(const char *listen, char *err, size_t errlen)
+{
+	struct sockaddr_storage sa;
+	socklen_t len;
+
+	return parse_listen(listen, &sa, &len, err, errlen);
+}
+
 int http_server__start(const char *listen, const struct http_handlers *h,
 		       struct http_server **out, char *err, size_t errlen)
 {

@@ -54,6 +54,9 @@ struct http_handlers {
 
 struct http_server;
 
+/* Checks listen ("HOST:PORT" as below) without listening: 0, or -EINVAL
+ * with a one-line message and fix in err. */
+int http_listen_check(const char *listen, char *err, size_t errlen);
 /* Listens on listen ("HOST:PORT", "[V6]:PORT", ":PORT" every address;
  * port 0: one the kernel picks) and serves until stopped. Returns 0 with
  * *out, or -errno with a one-line message in err. */
