@@ -777,13 +777,18 @@ static int on_opt(void *ctx, const struct cli_opt *opt, const struct cli_val *v)
 	}
 }
 
-/* Sleeps up to ns, waking early on a stop. */
-static void nap(uint64_t ns)
+/* Sleeps up to ns between two targets, waking early on a stop; windows
+ * still end meanwhile (with no target, nothing is in them). */
+static void nap(struct agent *a, uint64_t ns)
 {
 	struct timespec ts = { 0, 100 * NS_PER_MS };
 
-	for (uint64_t t = 0; t < ns && !stop_requested; t += 100 * NS_PER_MS)
+	for (uint64_t t = 0; t < ns && !stop_requested; t += 100 * NS_PER_MS) {
 		nanosleep(&ts, NULL);
+		pthread_mutex_lock(&a->lock);
+		windows_close(a, clock_ns(CLOCK_MONOTONIC));
+		pthread_mutex_unlock(&a->lock);
+	}
 }
 
 int cmd_serve(int argc, char **argv)
@@ -875,7 +880,7 @@ int cmd_serve(int argc, char **argv)
 				if (!waiting_said)
 					fprintf(stderr, "asyncscope: waiting for a process named %s\n", sa.name);
 				waiting_said = true;
-				nap(NS_PER_S);
+				nap(&a, NS_PER_S);
 				continue;
 			}
 		}
@@ -931,7 +936,7 @@ int cmd_serve(int argc, char **argv)
 				n_rej--;
 			}
 			rej[n_rej++] = (struct rejected){ pid, start };
-			nap(NS_PER_S);
+			nap(&a, NS_PER_S);
 			continue;
 		}
 		if (failed)

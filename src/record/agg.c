@@ -150,10 +150,11 @@ int rec_agg__read(struct rec_agg *a, bool with_tasks, uint64_t now_ns, uint64_t 
 		  struct rec_agg_read *out)
 {
 	size_t vsize = sizeof(struct agg_group), cap = 0;
-	void *vals = malloc((size_t)a->ncpu * vsize);
+	/* zeroed: valgrind does not know the bpf() calls fill them */
+	void *vals = calloc((size_t)a->ncpu, vsize);
 	struct agg_totals *tv = calloc((size_t)a->ncpu, sizeof(*tv));
 	struct u64map idx = { 0 };
-	struct agg_key key, next;
+	struct agg_key key = { 0 }, next = { 0 };
 	uint32_t zero = 0;
 	int ret = 0;
 
@@ -203,8 +204,8 @@ int rec_agg__read(struct rec_agg *a, bool with_tasks, uint64_t now_ns, uint64_t 
 		goto out;
 	/* the live tasks, in batches: per group, and the stalled ones */
 	enum { BATCH = 4096 };
-	uint64_t *keys = malloc(BATCH * sizeof(*keys));
-	struct agg_task *tasks = malloc(BATCH * sizeof(*tasks));
+	uint64_t *keys = calloc(BATCH, sizeof(*keys));
+	struct agg_task *tasks = calloc(BATCH, sizeof(*tasks));
 	uint64_t in = 0, batch_out = 0;
 	bool first = true;
 	if (!keys || !tasks) {

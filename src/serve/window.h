@@ -3,7 +3,7 @@
  * (or blocking interval inside a task) whose time falls in it is added,
  * by (stack, task row); when it is over, its profile is encoded (gzip'd
  * pprof, profile.proto) with the task as a label of each sample and as
- * the root frame of its stack. At most WINDOWS_MAX windows at once, each
+ * the root frame of its stack (as export --format pprof roots them). At most WINDOWS_MAX windows at once, each
  * of at most WINDOW_MAX_ENTRIES (stack, task) pairs (past it the samples
  * go to one entry without a stack: counted, said in the profile's
  * comments). Pure C, no I/O, no locking. */

@@ -2,8 +2,9 @@
  * messages of profile.proto (../shared/pprof/profile.proto) written with
  * util/pb.h. Each sample is one (stack, task) entry of the window: its
  * locations leaf first (kernel frames, then user frames, then a root frame
- * "task NAME"), its values (CPU: samples, CPU nanoseconds; off-CPU:
- * intervals, off-CPU nanoseconds), and the label task=NAME. Frames are
+ * named after the task, as export --format pprof roots them), its values
+ * (CPU: CPU nanoseconds, samples; off-CPU: off-CPU nanoseconds, intervals;
+ * the first the default), and the label task=NAME. Frames are
  * named already (the recorder symbolised them): every function carries
  * its name, file and line, and the target's mapping says so
  * (has_functions), so pprof never symbolises again.
@@ -108,16 +109,14 @@ static uint64_t location(struct enc *e, const struct as_frame *f, bool kernel)
 	return v;
 }
 
-/* The root frame "task NAME" of task row t. */
+/* The root frame of task row t: its name. */
 static uint64_t task_location(struct enc *e, uint32_t t, const char *name)
 {
 	uint64_t v;
-	char fn[600];
 
 	if (u64map__get(&e->loc_by_task, (uint64_t)t + 1, &v))
 		return v;
-	snprintf(fn, sizeof(fn), "task %s", name);
-	uint64_t f = function(e, fn, NULL);
+	uint64_t f = function(e, name, NULL);
 	v = ++e->n_loc;
 	if (u64map__set(&e->loc_by_task, (uint64_t)t + 1, v))
 		e->err = -ENOMEM;
@@ -186,8 +185,8 @@ int window__encode(const struct window *w, const struct stack_store *stacks,
 	if (!locs)
 		return -ENOMEM;
 	str(&e, "");
-	value_type(&e, P_SAMPLE_TYPE, cpu ? "samples" : "intervals", "count");
 	value_type(&e, P_SAMPLE_TYPE, cpu ? "cpu" : "offcpu", "nanoseconds");
+	value_type(&e, P_SAMPLE_TYPE, cpu ? "samples" : "intervals", "count");
 	/* the target's mapping: symbolised already */
 	size_t at = pb_open(&e.b, P_MAPPING);
 	pb_uint(&e.b, 1, 1);
@@ -217,8 +216,8 @@ int window__encode(const struct window *w, const struct stack_store *stacks,
 			pb_raw_varint(&e.b, locs[j]);
 		pb_close(&e.b, p);
 		p = pb_open(&e.b, 2);
-		pb_raw_varint(&e.b, en->count);
 		pb_raw_varint(&e.b, en->ns);
+		pb_raw_varint(&e.b, en->count);
 		pb_close(&e.b, p);
 		size_t l = pb_open(&e.b, 3);
 		pb_int(&e.b, 1, str(&e, "task"));
@@ -234,7 +233,7 @@ int window__encode(const struct window *w, const struct stack_store *stacks,
 		 "asyncscope serve: CPU samples of %s at %.0f Hz per CPU, by the task running "
 		 "(root frame 'task NAME', label task)" :
 		 "asyncscope serve: time %s's threads blocked (off CPU, not preempted) inside tasks, "
-		 "by stack at the switch (root frame 'task NAME', label task)", target ? target : "?",
+		 "by stack at the switch (root frame and label task: the task)", target ? target : "?",
 		 w->period_ns ? 1e9 / (double)w->period_ns : 0.0);
 	pb_int(&e.b, P_COMMENT, str(&e, line));
 	if (w->folded) {

@@ -259,8 +259,8 @@ static void test_window(void)
 	uint8_t *pb = gunzip(buf, len, &n);
 	CHECK(pb != NULL);
 	if (pb) {
-		CHECK(contains(pb, n, "task app::hot"));
-		CHECK(contains(pb, n, "task none"));
+		CHECK(contains(pb, n, "app::hot"));
+		CHECK(contains(pb, n, "none"));
 		CHECK(contains(pb, n, "app::burn"));
 		CHECK(contains(pb, n, "src/main.rs"));
 		CHECK(!contains(pb, n, "bpf_prog_1"));   /* the tracing frame left out */
