@@ -9,14 +9,91 @@
  * its name, file and line, and the target's mapping says so
  * (has_functions), so pprof never symbolises again.
  *
- * (Written here while the project's pprof encoder, src/output/pprof.h, is
- * not on main; serve moves to it once it is.) */
+ * With the project's pprof encoder (src/output/pprof.h) in the tree, the
+ * profile is built with it (the same encoder as export --format pprof,
+ * stacks folded as there); without it, by the writer below (written while
+ * that module was not on main: to be dropped once it is). */
 #include "serve/window.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "serve/window.h"
+
+/* The BPF program that took the stack, at its top: not the target's. */
+static bool tracing_frame(const char *s)
+{
+	static const char *const pre[] = { "__traceiter_", "__bpf_", "bpf_", "_einittext",
+					   "perf_", "__perf_", NULL };
+
+	if (!s || !*s)
+		return true;
+	for (const char *const *p = pre; *p; p++)
+		if (!strncmp(s, *p, strlen(*p)))
+			return true;
+	return false;
+}
+
+#if __has_include("output/pprof.h")
+#include "output/pprof.h"
+
+int window__encode(const struct window *w, const struct stack_store *stacks,
+		   const struct registry *reg, const char *target, uint64_t real_start_ns,
+		   uint8_t **buf, size_t *len)
+{
+	bool cpu = w->kind == HTTP_WINDOW_CPU;
+	struct pprof *p = pprof__new();
+	char line[768];
+	int ret = 0;
+
+	*buf = NULL;
+	*len = 0;
+	if (!p)
+		return -ENOMEM;
+	if (pprof__add_type(p, cpu ? "cpu" : "offcpu", "nanoseconds") < 0 ||
+	    pprof__add_type(p, cpu ? "samples" : "intervals", "count") < 0 ||
+	    (cpu && pprof__set_period(p, "cpu", "nanoseconds", (int64_t)w->period_ns)) ||
+	    (target && pprof__set_main_binary(p, target, NULL))) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	pprof__set_time(p, (int64_t)real_start_ns, (int64_t)(w->end_ns - w->start_ns));
+	snprintf(line, sizeof(line), cpu ?
+		 "asyncscope serve: CPU samples of %s at %.0f Hz per CPU, by the task running "
+		 "(its root frame and label task)" :
+		 "asyncscope serve: time %s's threads blocked (off CPU, not preempted) inside tasks, "
+		 "by stack at the switch (root frame and label task: the task)", target ? target : "?",
+		 w->period_ns ? 1e9 / (double)w->period_ns : 0.0);
+	if ((ret = pprof__add_comment(p, line)))
+		goto out;
+	if (w->folded) {
+		snprintf(line, sizeof(line), "%llu samples past %d distinct stacks kept without "
+			 "their stack", (unsigned long long)w->folded, WINDOW_MAX_ENTRIES);
+		if ((ret = pprof__add_comment(p, line)))
+			goto out;
+	}
+	for (size_t i = 0; i < w->n && !ret; i++) {
+		const struct window_entry *en = &w->e[i];
+		const struct kept_stack *k = stack_store__get(stacks, en->stack);
+		const char *root[1] = { en->task < reg->n_tasks ? reg->tasks[en->task].name : "unknown" };
+		struct pprof_label lab[1] = { { .key = "task", .str = root[0] } };
+		int64_t v[2] = { (int64_t)en->ns, (int64_t)en->count };
+		uint32_t skip = 0;
+		while (k && skip < k->st.n_kernel && tracing_frame(k->st.frames[skip].sym))
+			skip++;
+		ret = pprof__add_stack(p, &(struct pprof_stack){ .roots = root, .n_roots = 1,
+				       .stack = k ? &k->st : NULL, .skip_kernel = skip }, v, lab, 1);
+	}
+	if (!ret)
+		ret = pprof__write_mem(p, buf, len);
+out:
+	pprof__free(p);
+	return ret;
+}
+
+#else
 #include <zlib.h>
 
 #include "util/pb.h"
@@ -127,20 +204,6 @@ static uint64_t task_location(struct enc *e, uint32_t t, const char *name)
 	pb_close(&e->b, ln);
 	pb_close(&e->b, at);
 	return v;
-}
-
-/* The BPF program that took the stack, at its top: not the target's. */
-static bool tracing_frame(const char *s)
-{
-	static const char *const pre[] = { "__traceiter_", "__bpf_", "bpf_", "_einittext",
-					   "perf_", "__perf_", NULL };
-
-	if (!s || !*s)
-		return true;
-	for (const char *const *p = pre; *p; p++)
-		if (!strncmp(s, *p, strlen(*p)))
-			return true;
-	return false;
 }
 
 static int gzip(const uint8_t *in, size_t n, uint8_t **out, size_t *out_len)
@@ -255,3 +318,5 @@ int window__encode(const struct window *w, const struct stack_store *stacks,
 	free(locs);
 	return ret;
 }
+
+#endif
