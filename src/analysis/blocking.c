@@ -161,28 +161,6 @@ static bool library_frame(const char *s)
 	return !strstr(s, "::") || prefixed(s, pre);
 }
 
-void blocking_cause_of(const struct as_stack *st, const char **kernel, const char **user,
-		       const char **file, uint32_t *line)
-{
-	uint32_t nk = st ? st->n_kernel : 0, nu = st ? st->n_user : 0;
-
-	*kernel = *user = "?";
-	*file = NULL;
-	*line = 0;
-	for (uint32_t i = 0; i < nk; i++)
-		if (!sched_frame(st->frames[i].sym)) {
-			*kernel = st->frames[i].sym;
-			break;
-		}
-	for (uint32_t i = nk; i < nk + nu; i++)
-		if (!library_frame(st->frames[i].sym)) {
-			*user = st->frames[i].sym;
-			*file = st->frames[i].file;
-			*line = *file ? st->frames[i].line : 0;
-			break;
-		}
-}
-
 /* The index of cause c (strings interned) among the definitions, added when
  * new. Causes are few: a linear search will do. */
 static int cause_index(struct blocking *b, const struct cause_def *c, uint32_t *out)
@@ -241,9 +219,20 @@ static int stack_info(struct blocking *b, const struct as_stack *st, uint32_t *o
 		*out = (uint32_t)v;
 		return 0;
 	}
-	const char *kernel, *user, *file;
-	uint32_t nk = st ? st->n_kernel : 0, line;
-	blocking_cause_of(st, &kernel, &user, &file, &line);
+	const char *kernel = "?", *user = "?", *file = NULL;
+	uint32_t nk = st ? st->n_kernel : 0, nu = st ? st->n_user : 0, line = 0;
+	for (uint32_t i = 0; i < nk; i++)
+		if (!sched_frame(st->frames[i].sym)) {
+			kernel = st->frames[i].sym;
+			break;
+		}
+	for (uint32_t i = nk; i < nk + nu; i++)
+		if (!library_frame(st->frames[i].sym)) {
+			user = st->frames[i].sym;
+			file = st->frames[i].file;
+			line = file ? st->frames[i].line : 0;
+			break;
+		}
 	/* user frames outermost first, then kernel frames outermost first,
 	 * without the tracing frames innermost */
 	uint32_t skip = 0;

@@ -93,13 +93,6 @@ const struct blocking_summary *blocking__summary(struct blocking *b);
  * With a shared model (blocking__new_on()), put task_model__sink() first. */
 struct as_sink blocking__sink(struct blocking *x);
 
-/* The cause of an off-CPU interval by its stack st (NULL: none), by the
- * rule above: *kernel its innermost kernel function, *user its first user
- * frame of the program's own code ("?" each when none), with *file and
- * *line when known (NULL, 0 else). Strings borrowed from st. */
-void blocking_cause_of(const struct as_stack *st, const char **kernel, const char **user,
-		       const char **file, uint32_t *line);
-
 /* Accepts NULL. */
 void blocking__free(struct blocking *b);
 

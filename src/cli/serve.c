@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "analysis/blocking.h"
+#include "serve/culprit.h"
 #include "cli/commands.h"
 #include "cli/record_opts.h"
 #include "cli/steps.h"
@@ -212,7 +212,7 @@ static uint32_t row_of(struct agent *a, uint64_t id)
 }
 
 /* The stack's culprit row, made at its first blocking interval. */
-static int culprit_of(struct agent *a, uint32_t stack)
+static int culprit_row(struct agent *a, uint32_t stack)
 {
 	struct kept_stack *k = (struct kept_stack *)stack_store__get(&a->stacks, stack);
 	const char *kernel, *user, *file;
@@ -221,7 +221,7 @@ static int culprit_of(struct agent *a, uint32_t stack)
 
 	if (k && k->culprit >= 0)
 		return k->culprit;
-	blocking_cause_of(k ? &k->st : NULL, &kernel, &user, &file, &line);
+	culprit_of(k ? &k->st : NULL, &kernel, &user, &file, &line);
 	if (file)
 		snprintf(src, sizeof(src), "%s:%u", file, line);
 	int row = registry__culprit(a->reg, kernel, user, src);
@@ -292,7 +292,7 @@ static void on_event(void *ctx, const struct as_event *ev)
 		}
 		a->reg->tasks[row].blocked_ns += ev->other;
 		a->reg->tasks[row].blocked++;
-		int c = culprit_of(a, ev->stack);
+		int c = culprit_row(a, ev->stack);
 		if (c >= 0) {
 			a->reg->culprits[c].ns += ev->other;
 			a->reg->culprits[c].count++;

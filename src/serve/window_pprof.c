@@ -52,8 +52,9 @@ int window__encode(const struct window *w, const struct stack_store *stacks,
 	*len = 0;
 	if (!p)
 		return -ENOMEM;
-	if (pprof__add_type(p, cpu ? "cpu" : "offcpu", "nanoseconds") < 0 ||
-	    pprof__add_type(p, cpu ? "samples" : "intervals", "count") < 0 ||
+	int t0 = pprof__add_type(p, cpu ? "cpu" : "offcpu", "nanoseconds");
+	if (t0 < 0 || pprof__add_type(p, cpu ? "samples" : "intervals", "count") < 0 ||
+	    pprof__set_default_type(p, t0) ||
 	    (cpu && pprof__set_period(p, "cpu", "nanoseconds", (int64_t)w->period_ns)) ||
 	    (target && pprof__set_main_binary(p, target, NULL))) {
 		ret = -ENOMEM;
@@ -294,7 +295,7 @@ int window__encode(const struct window *w, const struct stack_store *stacks,
 	pb_int(&e.b, P_PERIOD, cpu ? (int64_t)w->period_ns : 0);
 	snprintf(line, sizeof(line), cpu ?
 		 "asyncscope serve: CPU samples of %s at %.0f Hz per CPU, by the task running "
-		 "(root frame 'task NAME', label task)" :
+		 "(its root frame and label task)" :
 		 "asyncscope serve: time %s's threads blocked (off CPU, not preempted) inside tasks, "
 		 "by stack at the switch (root frame and label task: the task)", target ? target : "?",
 		 w->period_ns ? 1e9 / (double)w->period_ns : 0.0);
