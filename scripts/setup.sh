@@ -5,16 +5,16 @@ set -euo pipefail
 # libclang-rt-14-dev: the libFuzzer and sanitizer runtimes of `make fuzz`;
 # protobuf-compiler: protoc, which the tests decode `export --format
 # perfetto` with against Perfetto's schema; debuginfod (the server) and
-# binutils (strip, objcopy): the stripped-binary tests; libmicrohttpd-dev:
-# serve's HTTP server; prometheus (and its promtool) and golang-go (go tool
-# pprof): the consumers serve's tests run against.
+# binutils (strip, objcopy): the stripped-binary tests.
 PKGS=(clang llvm libclang-rt-14-dev libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
       libiberty-dev libncurses-dev pkg-config make gcc valgrind wrk
       python3 chromium tmux librust-tokio-dev librust-futures-dev librust-hyper-dev
       librust-async-std-dev librust-smol-dev librust-async-executor-dev systemtap-sdt-dev
-      libdebuginfod-dev debuginfod binutils protobuf-compiler libcapstone-dev
-      libmicrohttpd-dev prometheus golang-go)
+      libdebuginfod-dev debuginfod binutils protobuf-compiler libcapstone-dev)
 missing=()
+# serve: libmicrohttpd-dev, its HTTP server; prometheus (and its promtool)
+# and golang-go (go tool pprof), the consumers its tests run against
+PKGS+=(libmicrohttpd-dev prometheus golang-go)
 for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
