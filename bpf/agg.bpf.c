@@ -34,6 +34,8 @@ struct agg_thread {
 	__u32 depth;
 	__u8 in_io, in_timer, spawn_pending, pad;
 	__u64 park_ts;     /* parked since, 0 not parked */
+	__u64 last_wake;   /* the task the thread's last wake probe named, 0 after
+	                      any other probe: a nested report of it is not a wake */
 	struct agg_site spawn_site;  /* the last spawn's, for the next new task woken */
 	struct agg_level lv[AS_MAX_DEPTH];
 };
@@ -181,6 +183,7 @@ int agg_poll_enter(struct pt_regs *ctx)
 	struct agg_thread *st = thread_get(true);
 	if (!st)
 		return 0;
+	st->last_wake = 0;
 	__u32 d = st->depth;
 	if (d > 0 && d <= AS_MAX_DEPTH)
 		st->lv[(d - 1) & (AS_MAX_DEPTH - 1)].nested = 1;
@@ -228,6 +231,7 @@ int agg_poll_exit(struct pt_regs *ctx)
 	struct agg_totals *tot = totals();
 	if (!st || !tot)
 		return 0;
+	st->last_wake = 0;
 	__u32 d = st->depth;
 	if (d == 0) {
 		tot->unmatched++;
@@ -318,6 +322,15 @@ int agg_wake(struct pt_regs *ctx)
 	if (!task || !is_target(&tid))
 		return 0;
 	struct agg_thread *st = thread_get(true);
+	if (st) {
+		/* a waker call, then the scheduler function it reaches out of
+		 * line, nothing between: one wake (as record's fix-up) */
+		if ((AS_COOKIE_FLAGS(cookie) & AS_CF_NESTED) && st->last_wake == task) {
+			st->last_wake = 0;
+			return 0;
+		}
+		st->last_wake = task;
+	}
 	struct agg_task *t = bpf_map_lookup_elem(&agg_tasks, &task);
 	if (!t) {
 		/* a new task's first schedule (its spawn's, when a spawn was

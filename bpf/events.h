@@ -77,6 +77,9 @@ enum raw_type {
                              offset in struct pt_regs is the cookie's reg field */
 #define AS_CF_STACK 8     /* spawn: the register holds the new task; copy the
                              user stack (RAW_SPAWN_STACK) to find the call site */
+#define AS_CF_NESTED 16   /* wake: a scheduler function a waker call reaches out
+                             of line (PLAN_F_NESTED): the same wake reported again
+                             (bpf/agg.bpf.c counts it once) */
 
 /* The cookie attached to each uprobe: probe index in the plan, the
  * argument register that holds the task (0 rdi, 1 rsi, 2 rdx, 3 rcx), the

@@ -105,8 +105,8 @@ const struct cli_command serve_command = {
 	.operands = "(-p PID | --name COMM)",
 	.tables = tables,
 	.notes = "Labels are bounded: at most --max-groups values per label set, the rest\n"
-		 "summed as 'other'. Memory stays under about 64 MiB besides the target's\n"
-		 "symbols and DWARF (README: serve).",
+		 "summed as 'other'; so is memory (README: serve). Endpoints: /metrics,\n"
+		 "/debug/pprof/profile?seconds=N, /debug/pprof/offcpu?seconds=N.",
 };
 
 static volatile sig_atomic_t stop_requested;

@@ -208,7 +208,7 @@ static uint64_t probe_cookie(const struct probe_plan *plan, size_t idx)
 	return AS_COOKIE_F(idx, p->arg_reg, p->role == AS_ROLE_IO_DRIVER ? AS_CTX_IO :
 			   p->role == AS_ROLE_TIMER ? AS_CTX_TIMER : 0,
 			   (f & PLAN_F_TASK_ID ? AS_CF_TASK_ID : 0) | (f & PLAN_F_INSIDE ? AS_CF_INSIDE : 0) |
-			   (f & PLAN_F_STACK ? AS_CF_STACK : 0));
+			   (f & PLAN_F_STACK ? AS_CF_STACK : 0) | (f & PLAN_F_NESTED ? AS_CF_NESTED : 0));
 }
 
 /* The tracepoint programs, attached on their own rather than at plan points. */
