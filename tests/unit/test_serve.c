@@ -6,6 +6,7 @@
 #include <zlib.h>
 
 #include "harness.h"
+#include "serve/culprit.h"
 #include "serve/expo.h"
 #include "serve/registry.h"
 #include "serve/stacks.h"
@@ -279,6 +280,39 @@ static void test_window(void)
 	registry__free(r);
 }
 
+/* blocking's rule: the innermost kernel function not the scheduler's nor
+ * the tracing's; the first user frame of the program's own code */
+static void test_culprit(void)
+{
+	struct as_frame fr[] = {
+		{ .addr = 1, .sym = "bpf_prog_abc" }, { .addr = 2, .sym = "__schedule" },
+		{ .addr = 3, .sym = "schedule" }, { .addr = 4, .sym = "do_nanosleep" },
+		{ .addr = 5, .sym = "hrtimer_nanosleep" },
+		{ .addr = 6, .sym = "clock_nanosleep" },
+		{ .addr = 7, .sym = "std::thread::sleep", .file = "library/std/src/thread/mod.rs", .line = 3 },
+		{ .addr = 8, .sym = "<tokio::task::Yield as core::future::Future>::poll" },
+		{ .addr = 9, .sym = "app::block_here", .file = "src/main.rs", .line = 50 },
+		{ .addr = 10, .sym = "app::blocker::{{closure}}", .file = "src/main.rs", .line = 55 },
+	};
+	struct as_stack st = { .n_kernel = 5, .n_user = 5, .frames = fr };
+	const char *k, *u, *f;
+	uint32_t line;
+
+	culprit_of(&st, &k, &u, &f, &line);
+	CHECK_STR(k, "do_nanosleep");
+	CHECK_STR(u, "app::block_here");
+	CHECK_STR(f, "src/main.rs");
+	CHECK_EQ_U64(line, 50);
+	culprit_of(NULL, &k, &u, &f, &line);
+	CHECK_STR(k, "?");
+	CHECK_STR(u, "?");
+	CHECK(f == NULL && line == 0);
+	/* only the runtime and a C library: no user frame */
+	st.n_user = 3;
+	culprit_of(&st, &k, &u, &f, &line);
+	CHECK_STR(u, "?");
+}
+
 int main(void)
 {
 	RUN(test_registry_cap);
@@ -287,5 +321,6 @@ int main(void)
 	RUN(test_expo_families);
 	RUN(test_stack_store);
 	RUN(test_window);
+	RUN(test_culprit);
 	TEST_MAIN_END();
 }
