@@ -12,14 +12,14 @@ WARN      := -Wall -Wextra -Werror -Wno-missing-field-initializers
 CFLAGS    ?= -O2 -g
 ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc -Ibpf -I$(OUT)
 SANFLAGS  := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-LIBS      := -lbpf -lelf -ldw -lz -l:libiberty.a -lncurses -lcapstone -lpthread
+LIBS      := -lbpf -lelf -ldw -lz -l:libiberty.a -lncurses -lcapstone -lpthread -lmicrohttpd
 
 # threads.bpf.c (the thread iterator dump loads alone) is a skeleton of its own.
 BPF_SRCS  := $(filter-out bpf/threads.bpf.c,$(wildcard bpf/*.bpf.c))
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUT)/bpf/%.bpf.o,$(BPF_SRCS))
 SRCS      := $(wildcard src/*/*.c)
 # Modules without libbpf or root: what unit tests link against.
-PURE_SRCS := $(wildcard src/util/*.c src/trace/*.c src/pipeline/*.c src/cat/*.c src/analysis/*.c src/output/*.c src/sym/*.c) \
+PURE_SRCS := $(wildcard src/util/*.c src/trace/*.c src/pipeline/*.c src/cat/*.c src/analysis/*.c src/output/*.c src/sym/*.c src/serve/*.c) \
              src/probe/plan.c src/probe/profile.c src/probe/futures_plan.c src/probe/runtime_id.c src/probe/site.c \
              src/probe/callees.c src/probe/future_names.c \
              src/dump/task_lists.c src/dump/await_profile.c src/dump/rt_context.c src/dump/async_task.c src/dump/frame_loc.c \
@@ -36,6 +36,10 @@ SKEL_USERS := $(patsubst src/%.c,$(OUT)/obj/%.o,$(wildcard src/probe/*.c src/rec
               $(patsubst src/%.c,$(OUT)/san/%.o,$(wildcard src/probe/*.c src/record/*.c))
 
 .DEFAULT_GOAL := all
+
+# serve's windows are encoded with src/output/pprof.h once it is in the tree
+# (__has_include): its arrival rebuilds them
+$(OUT)/obj/serve/window_pprof.o $(OUT)/san/serve/window_pprof.o: $(wildcard src/output/pprof.h)
 
 $(SKEL_USERS): $(OUT)/asyncscope.skel.h $(OUT)/threads.skel.h $(OUT)/threads.lskel.h
 

@@ -8,7 +8,10 @@ Modes: none (untraced); task (`record`, default probes); lite (`record
 --lite`: poll entry and return); futures (`record --futures`); offcpu
 (`record --offcpu`); profile (`profile`, 99 Hz, off-CPU capture on);
 flight (`profile --flight 30s`: the flight recorder idle, when this build
-has it); bpftrace (a script counting the same probe points as --lite:
+has it); serve (`serve -p`, its default profile mode, /metrics scraped every
+second as Prometheus would) and serve-tasks (`serve --tasks`: the task
+probes counting in the kernel), on hyper only (serve never launches);
+bpftrace (a script counting the same probe points as --lite:
 every copy of tokio's raw::poll, entry and return); bare-lite and
 bare-task (the probe points of lite and task with empty BPF programs,
 ASYNCSCOPE_BARE_PROBES=1: the kernel's trap cost alone).
@@ -34,9 +37,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 AS = os.environ.get('AS', os.path.join(ROOT, 'build/asyncscope'))
 PB = os.path.join(ROOT, 'tests/apps/target/release/pollbench')
 SRV = os.path.join(ROOT, 'bench/hyper-server/target/release/hyper-server')
-ALL = ['none', 'task', 'lite', 'futures', 'offcpu', 'profile', 'flight', 'bpftrace',
-       'bare-lite', 'bare-task']
+ALL = ['none', 'task', 'lite', 'futures', 'offcpu', 'profile', 'flight', 'serve',
+       'serve-tasks', 'bpftrace', 'bare-lite', 'bare-task']
 PORT = 18083
+SERVE_PORT = 18084
 
 
 def bpftrace_script(binary):
@@ -61,6 +65,9 @@ def tracer_cmd(mode, tmp, target):
         return [AS, 'profile', '-o', out] + target
     if mode == 'flight':
         return [AS, 'profile', '--flight', '30s', '-o', tmp] + target
+    if mode in ('serve', 'serve-tasks'):
+        return [AS, 'serve', '--listen', '127.0.0.1:%d' % SERVE_PORT] + \
+            (['--tasks'] if mode == 'serve-tasks' else []) + target
     if mode == 'bpftrace':
         if target[0] == '-p':
             binary = os.readlink('/proc/%s/exe' % target[1])
@@ -95,8 +102,8 @@ def bpf_progs():
 def wait_ready(proc, errpath, mode, timeout=15.0):
     """Until the tracer says it is attached (bpftrace: 'Attaching')."""
     end = time.time() + timeout
-    key = 'Attaching' if mode == 'bpftrace' else 'attached' if mode not in ('profile', 'flight') \
-        else 'profiling'
+    key = 'Attaching' if mode == 'bpftrace' else 'attached' if mode not in \
+        ('profile', 'flight', 'serve', 'serve-tasks') else 'profiling'
     while time.time() < end:
         if proc.poll() is not None:
             return False
@@ -104,7 +111,7 @@ def wait_ready(proc, errpath, mode, timeout=15.0):
             with open(errpath) as f:
                 s = f.read()
             if key in s:
-                time.sleep(0.3 if mode in ('profile', 'flight') else 0.1)
+                time.sleep(0.3 if mode in ('profile', 'flight', 'serve', 'serve-tasks') else 0.1)
                 return True
         except OSError:
             pass
@@ -131,10 +138,18 @@ def hyper_round(mode, tmp, wrk_secs):
                        capture_output=True)
         b0, c0 = bpf_progs(), proc_cpu(srv.pid)
         t0 = proc_cpu(tr.pid) if tr else 0.0
+        scraper = None
+        if mode.startswith('serve'):
+            # scraped every second meanwhile, as Prometheus would
+            scraper = subprocess.Popen(['bash', '-c', 'while :; do curl -s -o /dev/null '
+                                        'http://127.0.0.1:%d/metrics; sleep 1; done' % SERVE_PORT])
         w = subprocess.run(['wrk', '-t1', '-c32', '-d%ds' % wrk_secs, 'http://127.0.0.1:%d/' % PORT],
                            capture_output=True, text=True).stdout
         c1, b1 = proc_cpu(srv.pid), bpf_progs()
         t1 = proc_cpu(tr.pid) if tr else 0.0
+        if scraper:
+            scraper.kill()
+            scraper.wait()
         reqs = rps = None
         for line in w.splitlines():
             if 'requests in' in line:
@@ -183,6 +198,8 @@ def launched(mode, tmp, tasks, yields):
 
 
 def pollbench_round(mode, tmp, yields):
+    if mode.startswith('serve'):
+        return None   # serve never launches a target
     cpu, rate = launched(mode, tmp, 1000, yields)
     start, _ = launched(mode, tmp, 1, 0)   # the tool's start-up and one poll
     if rate is None:

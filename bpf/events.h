@@ -77,6 +77,9 @@ enum raw_type {
                              offset in struct pt_regs is the cookie's reg field */
 #define AS_CF_STACK 8     /* spawn: the register holds the new task; copy the
                              user stack (RAW_SPAWN_STACK) to find the call site */
+#define AS_CF_NESTED 16   /* wake: a scheduler function a waker call reaches out
+                             of line (PLAN_F_NESTED): the same wake reported again
+                             (bpf/agg.bpf.c counts it once) */
 
 /* The cookie attached to each uprobe: probe index in the plan, the
  * argument register that holds the task (0 rdi, 1 rsi, 2 rdx, 3 rcx), the
@@ -220,5 +223,89 @@ _Static_assert(sizeof(struct raw_sample_dwarf) == sizeof(struct raw_offcpu) + 8 
 	       "raw_sample_dwarf layout");
 _Static_assert(sizeof(struct raw_spawn_stack) == 24 + 8 * AS_UREGS + 8 + 16 * AS_URET_MAX +
 	       AS_SPAWN_COPY, "raw_spawn_stack layout");
+
+/* In-kernel aggregation of task mode's poll-level figures (serve --tasks,
+ * bpf/agg.bpf.c): no record per poll; per task group (the poll probe's root
+ * future and the spawn call site) counters and log2 histograms in a
+ * per-CPU hash map (agg_groups), per live task its state (agg_tasks), and
+ * per-CPU totals (agg_totals), all read by user space at scrape time. */
+#define AGG_BUCKETS 28            /* histogram buckets: see agg_bucket() */
+#define AGG_BUCKET_MIN_LOG2 10    /* bucket 0: under 2^10 ns; bucket k (1..26):
+                                     [2^(9+k), 2^(10+k)) ns; 27: 2^36 ns and over */
+#define AGG_PROBE_NONE 0xffffffffu  /* agg_key.probe of the overflow group (map full) */
+
+enum agg_wake_source {
+	AGG_WAKE_TASK = 0,   /* from inside a poll */
+	AGG_WAKE_IO,         /* the I/O driver */
+	AGG_WAKE_TIMER,      /* the timer */
+	AGG_WAKE_OTHER,      /* a thread outside any poll */
+	AGG_WAKE__MAX,
+};
+
+/* A spawn call site: the &'static Location's fields, read at the spawn
+ * (the file a &str in the target: user space reads its bytes). All 0:
+ * unknown (the runtime gives none there). */
+struct agg_site {
+	__u64 file;          /* the file name's address in the target */
+	__u32 file_len;
+	__u32 line;
+	__u32 col;
+	__u32 pad;
+};
+
+/* A task group: the poll probe (its root future) and the spawn site. */
+struct agg_key {
+	struct agg_site site;
+	__u32 probe;
+	__u32 pad;
+};
+
+struct agg_group {
+	__u64 polls;         /* polls ended (not a runtime poll: see nested) */
+	__u64 poll_ns;       /* their durations, summed */
+	__u64 ready;         /* of which returned Ready (the task completed) */
+	__u64 long_polls;    /* of which lasted agg_long_poll_ns or more */
+	__u64 nested;        /* polls that polled other tasks inside (a worker's own
+	                        loop: the runtime's, not counted above) */
+	__u64 spawned;       /* tasks spawned (counted at their first poll) */
+	__u64 stalls;        /* idle intervals (Pending, no wake) of agg_stall_ns or
+	                        more, counted when a wake ends them */
+	__u64 sched_count;   /* runnable -> poll start delays measured */
+	__u64 sched_ns;      /* their sum */
+	__u64 wakes[AGG_WAKE__MAX];   /* wakes by source, not the spawn's schedule */
+	__u64 poll_hist[AGG_BUCKETS];
+	__u64 sched_hist[AGG_BUCKETS];
+};
+
+/* One live task, by header: from its spawn (or first sight) to its free. */
+struct agg_task {
+	struct agg_site site;   /* spawn site, zero unknown */
+	__u64 woken_at;      /* runnable since (wake or spawn), 0 not runnable */
+	__u64 idle_since;    /* its last poll returned Pending at, 0: not idle */
+	__u32 probe;         /* the poll probe of its polls, AGG_PROBE_NONE before one */
+	__u8 running;        /* a poll of it in progress */
+	__u8 woken_in_poll;  /* woken while running: runnable from the poll's end */
+	__u8 spawned;        /* its spawn was seen (not counted yet) */
+	__u8 pad;
+};
+
+/* Totals (a per-CPU array of one). */
+struct agg_totals {
+	__u64 busy_ns;       /* time in polls that polled no other task (user polls) */
+	__u64 leaf_polls;
+	__u64 parked_ns;     /* workers' park -> unpark */
+	__u64 parks;
+	__u64 unmatched;     /* poll returns without a seen entry (begun before attaching) */
+	__u64 tasks_full;    /* tasks not followed: agg_tasks was full */
+	__u64 groups_full;   /* polls counted in the overflow group: agg_groups was full */
+	__u64 depth_overflow;
+	__u64 spawned;       /* spawns seen */
+};
+
+_Static_assert(sizeof(struct agg_site) == 24, "agg_site layout");
+_Static_assert(sizeof(struct agg_key) == 32, "agg_key layout");
+_Static_assert(sizeof(struct agg_group) == 8 * (13 + 2 * AGG_BUCKETS), "agg_group layout");
+_Static_assert(sizeof(struct agg_task) == 48, "agg_task layout");
+_Static_assert(sizeof(struct agg_totals) == 72, "agg_totals layout");
 
 #endif

@@ -33,6 +33,9 @@ npm_setup() {
 	echo "setup: speedscope $SPEEDSCOPE_VERSION (npm) in $SPEEDSCOPE_DIR"
 }
 missing=()
+# serve: libmicrohttpd-dev, its HTTP server; prometheus (and its promtool)
+# and golang-go (go tool pprof), the consumers its tests run against
+PKGS+=(libmicrohttpd-dev prometheus golang-go)
 for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done

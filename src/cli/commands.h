@@ -20,9 +20,11 @@ int cmd_cpu(int argc, char **argv);      /* src/cli/cpu.c */
 int cmd_uring(int argc, char **argv);    /* src/cli/uring.c */
 int cmd_profile(int argc, char **argv);  /* src/cli/profile.c */
 int cmd_snapshot(int argc, char **argv); /* src/cli/snapshot.c */
+int cmd_serve(int argc, char **argv);    /* src/cli/serve.c */
 
 extern const struct cli_command record_command, report_command, probes_command,
 	events_command, export_command, trace_command, dump_command, top_command,
-	blocking_command, cpu_command, uring_command, profile_command, snapshot_command;
+	blocking_command, cpu_command, uring_command, profile_command, snapshot_command,
+	serve_command;
 
 #endif

@@ -16,6 +16,7 @@ static const struct {
 	{ &record_command, cmd_record, "record a running (-p PID) or launched (-- CMD) program to a trace file" },
 	{ &report_command, cmd_report, "the report of a trace: text, JSON or one HTML page" },
 	{ &profile_command, cmd_profile, "CPU and off-CPU time per task without probes (samples, sched_switch)" },
+	{ &serve_command, cmd_serve, "an agent: Prometheus /metrics and pprof over HTTP, per task, long-running" },
 	{ &snapshot_command, cmd_snapshot, "asks a flight recorder (record/profile --flight) for a snapshot now" },
 	{ &trace_command, cmd_trace, "record, then write the HTML report, in one step" },
 	{ &top_command, cmd_top, "live view of the tasks of a running or launched program (q quits)" },

@@ -3,41 +3,20 @@
  * Tokio task the thread's CONTEXT names then (recorder_opts.profile;
  * bpf/task_ctx.bpf.h), into a trace that report, blocking, cpu and the
  * exports read. Tasks are named by id from the runtime's task lists, walked
- * in memory as dump does (dump/dump.h, never its tracing moment): when
- * attached and whenever unnamed ids were seen (at most every
- * DISCOVER_EVERY_NS, backed off to DISCOVER_MAX_NS while walks name none
- * of them), and at the end. The recording itself, its options'
- * parsing and its summary are record's (cli/record_opts.h, record_run()). */
-#include <errno.h>
-#include <signal.h>
+ * in memory as dump does (cli/task_namer.h). The recording itself, its
+ * options' parsing and its summary are record's (cli/record_opts.h,
+ * record_run()). */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "cli/commands.h"
 #include "cli/flight.h"
 #include "cli/record_opts.h"
 #include "cli/steps.h"
-#include "dump/dump.h"
-#include "dump/procmem.h"
-#include "dump/rt_context.h"
-#include "probe/plan.h"
-#include "probe/threads.h"
+#include "cli/task_namer.h"
 #include "record/recorder.h"
-#include "sym/dwarf_types.h"
-#include "sym/elf_image.h"
-#include "util/clock.h"
 
 #define NS_PER_S 1000000000ull
-/* Unnamed task ids seen: the task lists walked again, at most this often
- * (a walk reads every task: about 0.04 ms of CPU a task, 0.4% of a CPU for
- * 1000 tasks at this pace). */
-#define DISCOVER_EVERY_NS (5 * NS_PER_S)
-/* A walk that names none of them (ids of tasks gone, or of spawn_blocking
- * tasks, in no list): the next waits twice as long, up to this. */
-#define DISCOVER_MAX_NS (80 * NS_PER_S)
-/* ... and looked at this often. */
-#define CHECK_EVERY_NS (NS_PER_S / 4)
 
 enum { PO_OUTPUT = 'o', PO_SAMPLE = 2000, PO_OFFCPU_MIN, PO_NO_OFFCPU, PO_DWARF };
 
@@ -74,182 +53,6 @@ const struct cli_command profile_command = {
 	.stop_at_operand = true,
 };
 
-/* The naming of task ids, across the recording. */
-struct namer {
-	struct rec_session *s;
-	pid_t pid;
-	struct elf_image *img;        /* the target's binary and DWARF, opened at the */
-	struct dwarf_types *dt;       /* first walk (a launched command has exec'd then) */
-	struct proc_threads *threads; /* the thread iterator, kept loaded */
-	struct probe_plan *plan;      /* the runtime's probe points, never attached */
-	struct rt_context *rc;        /* each thread's CONTEXT (runtime tasks) */
-	struct rt_task_id_loc loc;
-	bool opened;
-	uint64_t last_walk, last_check;
-	uint64_t every;               /* the pause before the next walk (backed off) */
-	size_t walks, failed;
-	char err[512];                /* the last walk's failure */
-};
-
-static int raw_read(void *ctx, uint64_t addr, void *buf, size_t len)
-{
-	return procmem_read_raw(*(const pid_t *)ctx, addr, buf, len);
-}
-
-static bool in_lists(const struct dump_result *r, uint64_t id)
-{
-	for (size_t i = 0; i < r->n; i++)
-		if (r->tasks[i].id == id)
-			return true;
-	return false;
-}
-
-/* The threads' current task ids, read before the lists are walked. */
-struct held {
-	uint64_t id;
-	bool in_loop;
-};
-
-/* Each thread's current task id, and whether it runs its worker's own loop
- * (rt_task_in_loop(): the test the BPF programs make at every record). */
-static struct held *read_held(struct namer *nm, size_t *n)
-{
-	struct proc_thread *th = NULL;
-	struct held *h = NULL;
-	size_t nt = 0;
-	char err[256];
-
-	*n = 0;
-	if (!nm->rc || !nm->threads || proc_threads__read_open(nm->threads, &th, &nt, err, sizeof(err)))
-		return NULL;
-	h = calloc(nt ? nt : 1, sizeof(*h));
-	for (size_t i = 0; h && i < nt; i++) {
-		uint64_t id;
-		if (rt_task_id_read(&nm->loc, th[i].fsbase, raw_read, &nm->pid, &id) != 1)
-			continue;
-		h[(*n)++] = (struct held){ .id = id, .in_loop = rt_task_in_loop(&nm->loc, th[i].fsbase,
-									 raw_read, &nm->pid) == 1 };
-	}
-	free(th);
-	return h;
-}
-
-/* A worker's own loop runs inside the poll of a blocking task (its launch
- * task), in no task list: an id held in a worker's loop and in no list is
- * the runtime's (one in a list: a user task dropped outside its poll). */
-static void runtime_tasks(struct namer *nm, const struct held *h, size_t n,
-			  const struct dump_result *r)
-{
-	for (size_t i = 0; i < n; i++)
-		if (h[i].in_loop && !in_lists(r, h[i].id))
-			rec_session__name_task(nm->s, h[i].id, NULL, true);
-}
-
-/* Walks the task lists; names every task found (by id), and the runtime's
- * own. */
-/* How many ids seen are still unnamed. */
-static size_t n_unnamed(struct namer *nm)
-{
-	size_t n;
-	uint64_t *ids = rec_session__unnamed(nm->s, &n);
-
-	free(ids);
-	return n;
-}
-
-static bool unnamed(struct namer *nm)
-{
-	return n_unnamed(nm) > 0;
-}
-
-static void walk(struct namer *nm, uint64_t now)
-{
-	size_t before = n_unnamed(nm);
-	struct dump_result r;
-	char err[512] = "";
-
-	nm->last_walk = now;
-	if (!nm->opened) {
-		char exe[64];
-		nm->opened = true;
-		snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)nm->pid);
-		nm->img = elf_image__open(exe);
-		nm->dt = nm->img ? dwarf_types__open_fd(elf_image__dwarf_fd(nm->img)) : NULL;
-		nm->threads = proc_threads__open(nm->pid, err, sizeof(err));
-		/* the poll copies (never attached): they say each task's root future */
-		nm->plan = nm->img ? probe_plan__build(nm->img, NULL, 0, err, sizeof(err)) : NULL;
-		const char *why;
-		nm->rc = nm->dt ? rt_context__open(nm->dt, exe, &why) : NULL;
-		if (nm->rc && rt_context__task_id_loc(nm->rc, &nm->loc)) {
-			rt_context__free(nm->rc);
-			nm->rc = NULL;
-		}
-	}
-	size_t n_held;
-	struct held *held = read_held(nm, &n_held);
-	/* no tracing moment (it would attach probes): CONTEXT and the heap only */
-	struct dump_opts o = { .pid = nm->pid, .attempts = 1, .no_trace = true, .img = nm->img,
-			       .dt = nm->dt, .threads = nm->threads,
-			       .probes = nm->plan ? nm->plan->probes : NULL,
-			       .n_probes = nm->plan ? nm->plan->n : 0 };
-	nm->walks++;
-	if (dump_run(&o, &r, err, sizeof(err))) {
-		nm->failed++;
-		snprintf(nm->err, sizeof(nm->err), "%s", err);
-		free(held);
-		nm->every = nm->every * 2 < DISCOVER_MAX_NS ? nm->every * 2 : DISCOVER_MAX_NS;
-		return;
-	}
-	for (size_t i = 0; i < r.n; i++)
-		if (r.tasks[i].id && rec_session__name_task(nm->s, r.tasks[i].id, r.tasks[i].name,
-							    false))
-			break;   /* out of memory: the rest unnamed */
-	runtime_tasks(nm, held, n_held, &r);
-	free(held);
-	dump_result__clear(&r);
-	/* named none of them: they are in no list; ask less often */
-	nm->every = n_unnamed(nm) < before ? DISCOVER_EVERY_NS :
-		    nm->every * 2 < DISCOVER_MAX_NS ? nm->every * 2 : DISCOVER_MAX_NS;
-}
-
-static void on_session(void *ctx, struct rec_session *s)
-{
-	struct namer *nm = ctx;
-
-	nm->s = s;
-	nm->pid = rec_session__pid(s);
-}
-
-static void on_tick(void *ctx, uint64_t now)
-{
-	struct namer *nm = ctx;
-
-	if (now - nm->last_check < CHECK_EVERY_NS)
-		return;
-	nm->last_check = now;
-	if ((!nm->walks || now - nm->last_walk >= nm->every) && unnamed(nm))
-		walk(nm, now);
-}
-
-static void on_unknown(void *ctx, uint64_t id)
-{
-	struct namer *nm = ctx;
-	uint64_t now = clock_ns(CLOCK_MONOTONIC);
-
-	(void)id;
-	if (!nm->walks || now - nm->last_walk >= nm->every)
-		walk(nm, now);
-}
-
-static void on_end(void *ctx)
-{
-	struct namer *nm = ctx;
-
-	/* a target that exited has no lists left to read: its ids stay unnamed */
-	if (nm->s && unnamed(nm) && !(kill(nm->pid, 0) && errno == ESRCH))
-		walk(nm, clock_ns(CLOCK_MONOTONIC));
-}
-
 /* profile's arguments, and the flight recorder's */
 struct profile_cli {
 	struct record_args a;
@@ -280,9 +83,13 @@ int cmd_profile(int argc, char **argv)
 	struct profile_cli c = { .a = { .o = { .output = "asyncscope.trace", .profile = true,
 					       .sample_hz = 99, .offcpu = true } } };
 	struct record_args *a = &c.a;
-	struct namer nm = { .every = DISCOVER_EVERY_NS };
+	struct task_namer *nm = task_namer__new();
 	int first, ret;
 
+	if (!nm) {
+		cli_error("out of memory");
+		return 1;
+	}
 	flight_args__init(&c.f);
 	ret = cli_parse(&profile_command, argc, argv, on_opt, &c, &first);
 	if (ret < 0 && !(ret = flight_args__finish(&c.f, "profile")) &&
@@ -292,23 +99,18 @@ int cmd_profile(int argc, char **argv)
 			ret = 2;
 			goto out;
 		}
-		a->o.on_session = on_session;
-		a->o.on_hook_tick = on_tick;
-		a->o.on_unknown_task = on_unknown;
-		a->o.on_end = on_end;
-		a->o.hook_ctx = &nm;
+		task_namer__hook(nm, &a->o);
 		ret = c.f.window_ns ? flight_run(&a->o, &c.f, c.output ? c.output : ".", true) :
 				      record_run(&a->o);
-		if (nm.failed)
+		size_t walks, failed;
+		const char *why;
+		task_namer__walks(nm, &walks, &failed, &why);
+		if (failed)
 			cli_error("warning: %zu of %zu walks of the task lists failed (%s): "
-				  "their tasks' ids are not named", nm.failed, nm.walks, nm.err);
+				  "their tasks' ids are not named", failed, walks, why);
 	}
 out:
-	proc_threads__close(nm.threads);
-	rt_context__free(nm.rc);
-	probe_plan__free(nm.plan);
-	dwarf_types__free(nm.dt);
-	elf_image__free(nm.img);
+	task_namer__free(nm);
 	record_args__free(a);
 	return ret;
 }

@@ -131,11 +131,45 @@ static bool kernel_has_uprobe_multi(void)
 	return major > 6 || (major == 6 && minor >= 6);
 }
 
+/* serve --tasks (attach_extra.agg): the in-kernel aggregation's programs
+ * (bpf/agg.bpf.c) at the same points, none for USDT and futures. */
+static void agg_role_progs(struct asyncscope_bpf *skel, unsigned role, uint8_t flags,
+			   struct bpf_program **entry, struct bpf_program **exit)
+{
+	switch (role) {
+	case AS_ROLE_POLL:
+		*entry = skel->progs.agg_poll_enter;
+		*exit = flags & PLAN_F_NO_RETURN ? NULL : skel->progs.agg_poll_exit;
+		break;
+	case AS_ROLE_READY: *entry = skel->progs.agg_ready; break;
+	case AS_ROLE_WAKE: *entry = skel->progs.agg_wake; break;
+	case AS_ROLE_SPAWN:
+		/* a task's name (PLAN_F_NAME) is not a group's: not attached */
+		*entry = flags & PLAN_F_NAME ? NULL : flags & PLAN_F_STACK ?
+			 skel->progs.agg_spawn_task : skel->progs.agg_spawn;
+		break;
+	case AS_ROLE_FREE: *entry = skel->progs.agg_free; break;
+	case AS_ROLE_PARK: *entry = skel->progs.agg_park_enter; *exit = skel->progs.agg_park_exit; break;
+	case AS_ROLE_IO_DRIVER:
+	case AS_ROLE_TIMER:
+		*entry = skel->progs.agg_driver_enter;
+		*exit = skel->progs.agg_driver_exit;
+		break;
+	default: break;
+	}
+}
+
 /* The entry and return programs serving a role (NULL where none). */
-static void role_progs(struct asyncscope_bpf *skel, unsigned role, uint8_t flags,
+static void role_progs(const struct attachment *a, unsigned role, uint8_t flags,
 		       struct bpf_program **entry, struct bpf_program **exit)
 {
+	struct asyncscope_bpf *skel = a->skel;
+
 	*entry = *exit = NULL;
+	if (a->extra.agg) {
+		agg_role_progs(skel, role, flags, entry, exit);
+		return;
+	}
 	if (role == AS_ROLE_SPAWN && (flags & (PLAN_F_STACK | PLAN_F_NAME))) {
 		*entry = flags & PLAN_F_NAME ? skel->progs.task_name : skel->progs.task_spawn_stack;
 		return;
@@ -174,7 +208,7 @@ static uint64_t probe_cookie(const struct probe_plan *plan, size_t idx)
 	return AS_COOKIE_F(idx, p->arg_reg, p->role == AS_ROLE_IO_DRIVER ? AS_CTX_IO :
 			   p->role == AS_ROLE_TIMER ? AS_CTX_TIMER : 0,
 			   (f & PLAN_F_TASK_ID ? AS_CF_TASK_ID : 0) | (f & PLAN_F_INSIDE ? AS_CF_INSIDE : 0) |
-			   (f & PLAN_F_STACK ? AS_CF_STACK : 0));
+			   (f & PLAN_F_STACK ? AS_CF_STACK : 0) | (f & PLAN_F_NESTED ? AS_CF_NESTED : 0));
 }
 
 /* The tracepoint programs, attached on their own rather than at plan points. */
@@ -239,11 +273,25 @@ static int open_and_load(struct attachment *a, bool multi, char *err, size_t err
 		bpf_map__set_max_entries(a->skel->maps.fut_threads, 1);
 	}
 	bpf_map__set_max_entries(a->skel->maps.fut_rets, a->plan->n ? (uint32_t)a->plan->n : 1);
+	/* serve --tasks: the aggregating programs instead of the recording
+	 * ones; else those are not loaded, their maps kept tiny */
+	struct bpf_program *prog;
+	bpf_object__for_each_program(prog, a->skel->obj)
+		if (!not_uprobe(a->skel, prog) &&
+		    !strncmp(bpf_program__name(prog), "agg_", 4) != a->extra.agg)
+			bpf_program__set_autoload(prog, false);
+	if (a->extra.agg) {
+		a->skel->rodata->agg_long_poll_ns = a->extra.agg_long_poll_ns;
+		a->skel->rodata->agg_stall_ns = a->extra.agg_stall_ns;
+	} else {
+		bpf_map__set_max_entries(a->skel->maps.agg_groups, 1);
+		bpf_map__set_max_entries(a->skel->maps.agg_tasks, 1);
+	}
 	if (a->extra.profile) {
-		/* no uprobe at all: the task from each thread's CONTEXT */
-		struct bpf_program *prog;
+		/* no uprobe at all (but the aggregation's): the task from each
+		 * thread's CONTEXT */
 		bpf_object__for_each_program(prog, a->skel->obj)
-			if (!not_uprobe(a->skel, prog))
+			if (!not_uprobe(a->skel, prog) && !a->extra.agg)
 				bpf_program__set_autoload(prog, false);
 		a->skel->rodata->prof_mode = 1;
 		a->skel->rodata->prof_ctx = a->extra.ctx.has_ctx;
@@ -263,7 +311,6 @@ static int open_and_load(struct attachment *a, bool multi, char *err, size_t err
 		a->skel->rodata->prof_loop_budget_none = a->extra.ctx.loop_budget_none;
 	}
 	if (multi) {
-		struct bpf_program *prog;
 		bpf_object__for_each_program(prog, a->skel->obj)
 			if (!not_uprobe(a->skel, prog))
 				bpf_program__set_expected_attach_type(prog, AS_BPF_TRACE_UPROBE_MULTI);
@@ -279,6 +326,23 @@ static int open_and_load(struct attachment *a, bool multi, char *err, size_t err
 		asyncscope_bpf__destroy(a->skel);
 		a->skel = NULL;
 		return ret;
+	}
+	/* the overflow group, where polls go once agg_groups is full */
+	if (a->extra.agg) {
+		int ncpu = libbpf_num_possible_cpus();
+		struct agg_key k = { .probe = AGG_PROBE_NONE };
+		void *zero = ncpu > 0 ? calloc((size_t)ncpu, sizeof(struct agg_group)) : NULL;
+		ret = zero ? bpf_map__update_elem(a->skel->maps.agg_groups, &k, sizeof(k), zero,
+						  (size_t)ncpu * sizeof(struct agg_group), BPF_NOEXIST) :
+			     -ENOMEM;
+		free(zero);
+		if (ret) {
+			snprintf(err, errlen, "failed to set up the aggregation's maps: %s",
+				 strerror(-ret));
+			asyncscope_bpf__destroy(a->skel);
+			a->skel = NULL;
+			return ret;
+		}
 	}
 	/* where each future poll function's returned Poll keeps its tag */
 	for (size_t i = 0; i < a->plan->n; i++) {
@@ -315,7 +379,7 @@ struct attachment *attachment__load(const struct probe_plan *plan, pid_t tgid,
 	a->ringbuf_bytes = ringbuf_bytes;
 	if (extra)
 		a->extra = *extra;
-	bool multi = !a->extra.profile && kernel_has_uprobe_multi();
+	bool multi = (!a->extra.profile || a->extra.agg) && kernel_has_uprobe_multi();
 	if (open_and_load(a, multi, err, errlen) && (!multi || open_and_load(a, false, err, errlen))) {
 		attachment__free(a);
 		return NULL;
@@ -354,7 +418,7 @@ static int attach_multi(struct attachment *a, struct bpf_program *prog, bool ret
 	}
 	for (size_t i = 0; i < plan->n; i++) {
 		struct bpf_program *entry, *exit;
-		role_progs(a->skel, plan->probes[i].role, plan->flags[i], &entry, &exit);
+		role_progs(a, plan->probes[i].role, plan->flags[i], &entry, &exit);
 		if ((ret_probe ? exit : entry) != prog)
 			continue;
 		/* at the probe's site: its entry, or past it (probe/site.h) */
@@ -420,7 +484,7 @@ static int attach_each(struct attachment *a, const struct elf_image *img, const 
 		struct bpf_program *entry, *exit;
 		uint64_t off, ref_off = 0;
 
-		role_progs(a->skel, p->role, plan->flags[i], &entry, &exit);
+		role_progs(a, p->role, plan->flags[i], &entry, &exit);
 		if (!entry)
 			continue;
 		ret = elf_image__file_offset(img, probe_plan__site_addr(plan, i), &off);
@@ -565,7 +629,7 @@ int attachment__attach(struct attachment *a, const struct elf_image *img, const 
 			goto cleanup;
 		}
 	}
-	if (!a->multi && !a->extra.profile) {
+	if (!a->multi && (!a->extra.profile || a->extra.agg)) {
 		ret = attach_each(a, img, binary, err, errlen);
 		if (ret < 0)
 			goto cleanup;
@@ -634,6 +698,17 @@ void attachment__counters(const struct attachment *a, struct raw_counters *out)
 	out->uring_dropped = __atomic_load_n(&a->skel->bss->counters.uring_dropped, __ATOMIC_RELAXED);
 	out->fut_depth_overflow = __atomic_load_n(&a->skel->bss->counters.fut_depth_overflow,
 						  __ATOMIC_RELAXED);
+}
+
+int attachment__agg_fds(const struct attachment *a, int *groups, int *tasks, int *totals)
+{
+	*groups = *tasks = *totals = -1;
+	if (!a || !a->extra.agg || !a->skel)
+		return -ENOENT;
+	*groups = bpf_map__fd(a->skel->maps.agg_groups);
+	*tasks = bpf_map__fd(a->skel->maps.agg_tasks);
+	*totals = bpf_map__fd(a->skel->maps.agg_totals);
+	return 0;
 }
 
 struct detach_job {

@@ -34,6 +34,12 @@ struct attach_extra {
 	 * (dump/rt_context.h's struct rt_task_id_loc; !has_ctx: the runtime
 	 * has none, task 0 everywhere). */
 	bool profile;
+	/* serve --tasks: the plan's task probes with the in-kernel
+	 * aggregation's programs (bpf/agg.bpf.c) instead of the recording ones:
+	 * no record per poll; polls at least agg_long_poll_ns long are counted
+	 * long, idle times at least agg_stall_ns stalls */
+	bool agg;
+	uint64_t agg_long_poll_ns, agg_stall_ns;
 	struct {
 		bool has_ctx;
 		int64_t tp_off;
@@ -71,6 +77,10 @@ int attachment__attach(struct attachment *a, const struct elf_image *img, const 
 struct asyncscope_bpf *attachment__skel(struct attachment *a);
 /* Current BPF-side counters. */
 void attachment__counters(const struct attachment *a, struct raw_counters *out);
+/* With extra->agg: the aggregation's maps (agg_groups, agg_tasks,
+ * agg_totals; events.h), descriptors borrowed until attachment__free().
+ * Returns 0, or -ENOENT without the aggregation. */
+int attachment__agg_fds(const struct attachment *a, int *groups, int *tasks, int *totals);
 /* Detaches and unloads. Accepts NULL. */
 void attachment__free(struct attachment *a);
 

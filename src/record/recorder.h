@@ -87,6 +87,13 @@ struct recorder_opts {
 	 * record (AS_EV_SPAWN with AS_SPAWN_TASK), named as
 	 * rec_session__name_task() said. */
 	bool profile;
+	/* serve --tasks: with profile, the task probes attached too, their
+	 * programs aggregating in the kernel (bpf/agg.bpf.c; no record per
+	 * poll, read through rec_session__agg(), record/agg.h): polls of at
+	 * least agg_long_poll_ns are long, idle times of at least agg_stall_ns
+	 * stalls */
+	bool agg;
+	uint64_t agg_long_poll_ns, agg_stall_ns;
 	/* Hooks for a caller of recorder_run() that needs the session (profile
 	 * names tasks through them), each may be NULL, with hook_ctx: on_session
 	 * once attached, before the recording runs (a launched command not
@@ -215,6 +222,15 @@ int rec_session__run(struct rec_session *s);
  * is declared in the trace with that at its first record, or at once when
  * it was declared unnamed before. Returns 0 or -ENOMEM. */
 int rec_session__name_task(struct rec_session *s, uint64_t id, const char *name, bool runtime);
+
+/* Profile mode: forgets every task id declared and named so far (a
+ * long-running caller bounding its memory): ids seen again are declared
+ * again, and named by the hooks as for a new one. */
+void rec_session__forget_tasks(struct rec_session *s);
+
+/* Profile mode: off-CPU intervals are taken (a task id to read: tokio
+ * with its CONTEXT described); known once attached. */
+bool rec_session__profile_offcpu(const struct rec_session *s);
 
 /* The target's process id (the launched command's once launched). */
 pid_t rec_session__pid(const struct rec_session *s);

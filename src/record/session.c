@@ -16,6 +16,7 @@
 #include "asyncscope.skel.h"
 #include "dump/rt_context.h"
 #include "probe/attach.h"
+#include "record/agg.h"
 #include "record/decode.h"
 #include "record/fixup.h"
 #include "record/launch.h"
@@ -254,6 +255,17 @@ int rec_session__name_task(struct rec_session *s, uint64_t id, const char *name,
 	return 0;
 }
 
+void rec_session__forget_tasks(struct rec_session *s)
+{
+	u64map__clear(&s->prof_known);
+	u64map__clear(&s->prof_declared);
+}
+
+bool rec_session__profile_offcpu(const struct rec_session *s)
+{
+	return s->prof_offcpu;
+}
+
 uint64_t *rec_session__unnamed(const struct rec_session *s, size_t *n)
 {
 	const struct u64map *m = &s->prof_declared;
@@ -465,9 +477,14 @@ static void notify_attached(struct rec_session *s, int attached)
 		if (s->prof_offcpu)
 			snprintf(off, sizeof(off), ", off-CPU intervals of tasks over %.0f us",
 				 (double)(s->o->offcpu_min_ns ? s->o->offcpu_min_ns : 100000) / 1e3);
-		rec_notify(s->o, REC_NOTICE_INFO, "profiling pid %d (%s, %s) without probes: CPU "
-			   "samples at %u Hz%s; recording to %s, Ctrl-C to stop", s->t.tgid, s->t.binary,
-			   plan->runtime, s->o->sample_hz, off, s->o->output ? s->o->output : "no file");
+		char probes[96] = "without probes";
+		if (s->o->agg)
+			snprintf(probes, sizeof(probes), "with %d task probes counting in the kernel",
+				 attached);
+		rec_notify(s->o, REC_NOTICE_INFO, "profiling pid %d (%s, %s) %s: CPU samples at %u "
+			   "Hz%s; recording to %s, Ctrl-C to stop", s->t.tgid, s->t.binary,
+			   plan->runtime, probes, s->o->sample_hz, off,
+			   s->o->output ? s->o->output : "no file");
 		return;
 	}
 
@@ -540,6 +557,21 @@ static int profile_ctx(struct rec_session *s, struct attach_extra *extra, char *
 	return 0;
 }
 
+int rec_session__agg(struct rec_session *s, struct rec_agg **out)
+{
+	int g, t, tot;
+
+	*out = NULL;
+	if (attachment__agg_fds(s->att, &g, &t, &tot))
+		return -ENOENT;
+	uint64_t bias = 0;
+	/* attached: the binary is mapped already (a launched one: not yet) */
+	if (rec_target__load_bias(&s->t, &bias))
+		bias = s->dec.bias;
+	*out = rec_agg__new(g, t, tot, s->plan->probes, s->plan->n, s->t.tgid, s->t.binary, bias);
+	return *out ? 0 : -errno;
+}
+
 pid_t rec_session__pid(const struct rec_session *s)
 {
 	return s->t.tgid;
@@ -588,7 +620,10 @@ int rec_session__open(const struct recorder_opts *o, struct rec_session **out,
 				      .sample_hz = o->sample_hz, .sample_dwarf = o->sample_hz && o->dwarf,
 				      .offcpu_dwarf = o->offcpu && o->dwarf,
 				      .runq = !o->profile && (o->runq || o->offcpu),
-				      .uring = o->uring, .profile = o->profile };
+				      .uring = o->uring, .profile = o->profile,
+				      .agg = o->profile && o->agg,
+				      .agg_long_poll_ns = o->agg_long_poll_ns,
+				      .agg_stall_ns = o->agg_stall_ns };
 	if (o->profile && (ret = profile_ctx(s, &extra, err, errlen)))
 		goto fail;
 	s->prof_offcpu = extra.offcpu;
