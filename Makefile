@@ -37,10 +37,6 @@ SKEL_USERS := $(patsubst src/%.c,$(OUT)/obj/%.o,$(wildcard src/probe/*.c src/rec
 
 .DEFAULT_GOAL := all
 
-# serve's windows are encoded with src/output/pprof.h once it is in the tree
-# (__has_include): its arrival rebuilds them
-$(OUT)/obj/serve/window_pprof.o $(OUT)/san/serve/window_pprof.o: $(wildcard src/output/pprof.h)
-
 $(SKEL_USERS): $(OUT)/asyncscope.skel.h $(OUT)/threads.skel.h $(OUT)/threads.lskel.h
 
 .PHONY: all test unit integ demo setup apps clean bench test-profiles
