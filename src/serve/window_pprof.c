@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* The BPF program that took the stack, at its top: not the target's. */
 static bool tracing_frame(const char *s)
 {
