@@ -1,15 +1,11 @@
-/* A window's profile as gzip'd pprof (window.h, window__encode): the
- * messages of profile.proto (../shared/pprof/profile.proto) written with
- * util/pb.h. Each sample is one (stack, task) entry of the window: its
- * locations leaf first (kernel frames, then user frames, then a root frame
- * named after the task, as export --format pprof roots them), its values
- * (CPU: CPU nanoseconds, samples; off-CPU: off-CPU nanoseconds, intervals;
- * the first the default), and the label task=NAME. Frames are
- * named already (the recorder symbolised them): every function carries
- * its name, file and line, and the target's mapping says so
- * (has_functions), so pprof never symbolises again.
- * Built with the project's pprof encoder (src/output/pprof.h), the same
- * as export --format pprof's, stacks folded as there. */
+/* A window's profile as gzip'd pprof (window.h, window__encode), built
+ * with the project's pprof encoder (src/output/pprof.h), the same as
+ * export --format pprof's, stacks folded as there. Each sample is one
+ * (stack, task) entry of the window: its locations leaf first (kernel
+ * frames, then user frames, then a root frame named after the task), its
+ * values (CPU: CPU nanoseconds, samples; off-CPU: off-CPU nanoseconds,
+ * intervals; the first the default), and the label task=NAME. Frames are
+ * named already (the recorder symbolised them). */
 #include "serve/window.h"
 
 #include <errno.h>
