@@ -24,6 +24,7 @@
 #include "analysis/tasks.h"
 #include "analysis/uring.h"
 #include "analysis/timeline.h"
+#include "analysis/zoom.h"
 #include "analysis/blocking.h"
 #include "analysis/futures.h"
 #include "analysis/usdt_counts.h"
@@ -194,6 +195,7 @@ int report_run(const struct report_args *args)
 	struct blocking *bl = NULL;
 	struct futures *fu = NULL;
 	struct timeline *tl = NULL;
+	struct zoom *zm = NULL;
 	struct html_inputs hin = { 0 };
 	struct pipeline_result res, res2;
 	const struct as_trace_meta *meta;
@@ -272,19 +274,36 @@ int report_run(const struct report_args *args)
 			goto cleanup;
 		}
 		tl = timeline__new(an, as_source__meta(r2), NULL);
-		if (!tl) {
+		/* the HTML page's zoomable timeline and task details; the tasks
+		 * blocking in polls detailed after the busiest */
+		if (tl && html) {
+			size_t nb;
+			const struct blocking_task *bt = blocking__tasks(bl, &nb);
+			uint64_t extra[100];
+			size_t ne = 0;
+
+			for (size_t i = 0; bt && i < nb && ne < sizeof(extra) / sizeof(extra[0]); i++)
+				if (bt[i].seq)
+					extra[ne++] = bt[i].seq;
+			zm = zoom__new(an, as_source__meta(r2),
+				       &(struct zoom_opts){ .extra = extra, .n_extra = ne });
+		}
+		if (!tl || (html && !zm)) {
 			cli_error("out of memory");
 			goto cleanup;
 		}
-		struct as_sink tsink = timeline__sink(tl);
+		struct as_sink tsinks[2] = { timeline__sink(tl) };
 
+		if (zm)
+			tsinks[1] = zoom__sink(zm);
 		/* the same input: it ends where pass 1 did (the same trailer, or
 		 * the same cut) */
 		if (cli_run(r2, &(struct cli_run_opts){ .path = path, .partial = args->partial,
-			    .what = "reading trace (pass 2 of 2)" }, &tsink, 1, &res2))
+			    .what = "reading trace (pass 2 of 2)" }, tsinks, zm ? 2 : 1, &res2))
 			goto cleanup;
 	}
 	hin.blocking = bl;
+	hin.zoom = zm;
 	struct report_opts ro = { .truncated = res.truncated, .timeline = tl, .usdt = uc,
 				  .blocking = blocking__summary(bl)->count ? bl : NULL,
 				  .futures = fu };
@@ -331,6 +350,7 @@ cleanup:
 	if (out && out != stdout)
 		fclose(out);
 	timeline__free(tl);
+	zoom__free(zm);
 	usdt_counts__free(uc);
 	blocking__free(bl);
 	futures__free(fu);
