@@ -190,8 +190,10 @@ static void on_thread(void *ctx, uint32_t tid, uint64_t ts)
 	struct zoom *z = ctx;
 	struct zoom_worker *w = worker(z, tid);
 
-	if (w && !w->first_ns)
-		w->first_ns = ts ? ts : 1;
+	if (w && !w->seen) {
+		w->seen = true;
+		w->first_ns = ts;
+	}
 }
 
 /* ------------------------------------------------------------ picking */

@@ -59,7 +59,8 @@ struct zoom_lane {
 struct zoom_worker {
 	uint32_t tid;
 	const char *name;         /* borrowed from the first pass, or NULL */
-	uint64_t first_ns;        /* first event of the thread (idle before: not alive) */
+	bool seen;                /* an event of the thread was seen */
+	uint64_t first_ns;        /* its first (before it: not alive), when seen */
 	struct zoom_lane lane;
 };
 

@@ -338,7 +338,7 @@ function timelineView(lanes, opts) {
 		var r = canvas.getBoundingClientRect();
 		drag = { x: ev.clientX, t0: t0, t1: t1, moved: false, select: ev.clientY - r.top < AXIS || ev.shiftKey };
 		ev.preventDefault();
-		canvas.focus();
+		canvas.focus({ preventScroll: true });
 	});
 	window.addEventListener('mouseup', function (ev) {
 		if (!drag) return;

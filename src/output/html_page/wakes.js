@@ -24,6 +24,10 @@ function lastSeg(name) {
 	return tail;
 }
 
+/* A task node opens the task's detail view. */
+function nodeAttrs(n) {
+	return n.kind === 'task' && n.ident != null ? { 'class': 'wnode', onclick: function () { openTask(n.ident); } } : null;
+}
 function wakeGraph(edges) {
 	var MAXE = 40;
 	var drawn = edges.slice().sort(function (a, b) { return (b.count || 0) - (a.count || 0); }).slice(0, MAXE);
@@ -38,6 +42,8 @@ function wakeGraph(edges) {
 			? node('t' + e.from_seq, taskIdent(e, 'from_') + ' ' + lastSeg(taskName({ name: e.from_name })), taskIdent(e, 'from_') + ' ' + taskName({ name: e.from_name }), 'task', e.from_seq)
 			: node('k' + fk, srcLabel(fk), srcLabel(fk) + ' (' + fk + ')', fk, -1);
 		var to = node('t' + e.to_seq, taskIdent(e, 'to_') + ' ' + lastSeg(taskName({ name: e.to_name })), taskIdent(e, 'to_') + ' ' + taskName({ name: e.to_name }), 'task', e.to_seq);
+		if (fk === 'task' && e.from_seq != null) from.ident = taskIdent(e, 'from_');
+		to.ident = taskIdent(e, 'to_');
 		var ed = { from: from, to: to, e: e };
 		from.out.push(ed); to.inn.push(ed);
 		e.__ed = ed;
@@ -174,7 +180,7 @@ function wakeGraph(edges) {
 		});
 		order.forEach(function (n) {
 			var task = n.kind === 'task';
-			nodeG.appendChild(s('g', null, [
+			nodeG.appendChild(s('g', nodeAttrs(n), [
 				tip(n.full),
 				s('rect', { x: n.x, y: n.y, width: NW, height: NH, rx: 6, fill: task ? '#ffffff' : '#f3f7ef', stroke: srcColor(n.kind), 'stroke-width': 1.5 }),
 				s('text', { x: n.x + NW / 2, y: n.y + NH / 2 + 4, 'text-anchor': 'middle', 'font-size': 12, fill: '#111827', text: shorten(n.label, 36) })
@@ -215,7 +221,7 @@ function wakeGraph(edges) {
 		});
 		order.forEach(function (n) {
 			var right = Math.cos(n.a) >= 0, lx = n.x + Math.cos(n.a) * 14, ly = n.y + Math.sin(n.a) * 14 + 4;
-			ng.appendChild(s('g', null, [tip(n.full),
+			ng.appendChild(s('g', nodeAttrs(n), [tip(n.full),
 				s('circle', { cx: n.x, cy: n.y, r: 7, fill: n.kind === 'task' ? '#fff' : srcColor(n.kind), stroke: srcColor(n.kind), 'stroke-width': 2 }),
 				s('text', { x: lx, y: ly, 'text-anchor': right ? 'start' : 'end', 'font-size': 11, fill: '#111827', text: shorten(n.label, 30) })]));
 		});
@@ -227,7 +233,7 @@ function wakeGraph(edges) {
 }
 
 function renderWakes() {
-	var sec = section('wakes', 'Wake graph', 'Who wakes whom: an arrow from the waker (a task, the I/O driver, a timer) to the task it woke; width by number of wakes, labelled with the count and the median delay from wake to poll.');
+	var sec = section('wakes', 'Wake graph', 'Who wakes whom: an arrow from the waker (a task, the I/O driver, a timer) to the task it woke; width by number of wakes, labelled with the count and the median delay from wake to poll. Click a task for its detail view.');
 	var edges = arr(R.wake_edges);
 	if (!edges) return noData(sec);
 	edges = edges.filter(function (e) { return obj(e) && e.to_seq != null; });
