@@ -27,7 +27,7 @@ struct rule {
 	enum pick pick;
 	size_t max, max_bytes;     /* elements and minified bytes kept */
 	const char *rank;          /* numeric key, NULL: the array's order */
-	const char *sums[4];       /* numeric keys summed over the elements cut */
+	const char *sums[4];       /* numeric keys summed over the elements cut (N_SUMS) */
 };
 
 /* The arrays that grow with the trace. The byte limits add up to about
@@ -82,21 +82,27 @@ static bool is_hex(char c)
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
+/* Bytes that end a run of plain string bytes: control characters, the
+ * quote, the backslash. */
+static const unsigned char str_stop[256] = { [0 ... 0x1f] = 1, ['"'] = 1, ['\\'] = 1 };
+
 /* Just past the closing quote of the string opening at i; 0 if invalid. */
 static size_t string_end(const struct doc *d, size_t i)
 {
-	for (i++; i < d->n; i++) {
-		unsigned char c = (unsigned char)d->s[i];
+	const unsigned char *p = (const unsigned char *)d->s;
 
+	for (i++; i < d->n; i++) {
+		unsigned char c = p[i];
+
+		if (!str_stop[c])
+			continue;
 		if (c == '"')
 			return i + 1;
 		if (c < 0x20)
 			return 0;
-		if (c != '\\')
-			continue;
 		if (++i >= d->n)
 			return 0;
-		c = (unsigned char)d->s[i];
+		c = p[i];
 		if (c == 'u') {
 			for (int k = 0; k < 4; k++)
 				if (++i >= d->n || !is_hex(d->s[i]))
@@ -201,6 +207,50 @@ static size_t value_end(const struct doc *d, size_t i, int depth)
 	}
 }
 
+/* Just past the string opening at i of a valid document: its closing
+ * quote is the first one not escaped. */
+static size_t skip_string(const struct doc *d, size_t i)
+{
+	for (;;) {
+		const char *q = memchr(d->s + i + 1, '"', d->n - i - 1);
+		size_t e = (size_t)(q - d->s), bs = 0;
+
+		while (e - bs > i && d->s[e - bs - 1] == '\\')
+			bs++;
+		if (!(bs & 1))
+			return e + 1;
+		i = e;   /* an escaped quote: look further */
+	}
+}
+
+/* Just past the value starting at i of a valid document (no checks: the
+ * document was validated by value_end() first). */
+static size_t skip_value(const struct doc *d, size_t i)
+{
+	int depth = 0;
+
+	do {
+		char c = d->s[i];
+
+		if (c == '"') {
+			i = skip_string(d, i);
+			continue;
+		}
+		if (c == '{' || c == '[') {
+			depth++;
+		} else if (c == '}' || c == ']') {
+			depth--;
+		} else if (!depth) {   /* a number or a literal: up to what ends it */
+			while (i < d->n && d->s[i] != ',' && d->s[i] != '}' && d->s[i] != ']' &&
+			       !is_ws(d->s[i]))
+				i++;
+			return i;
+		}
+		i++;
+	} while (depth > 0);
+	return i;
+}
+
 /* Members of an object or elements of an array of a valid document. */
 struct iter {
 	const struct doc *d;
@@ -231,14 +281,14 @@ static bool iter_next(struct iter *it, struct span *key, struct span *val)
 		return false;
 	}
 	if (it->obj) {
-		size_t ke = string_end(d, i);
+		size_t ke = skip_string(d, i);
 
 		if (key)
 			*key = (struct span){ i + 1, ke - 1 };
 		i = skip_ws(d, skip_ws(d, ke) + 1);   /* past the ':' */
 	}
 	val->b = i;
-	val->e = value_end(d, i, 0);
+	val->e = skip_value(d, i);
 	it->i = val->e;
 	return true;
 }
@@ -292,29 +342,21 @@ static bool field_u64(const struct doc *d, struct span v, const char *key, uint6
 	return field(d, v, key, &x) && span_u64(d, x, out);
 }
 
-/* The number of a field as a ranking (missing or not a number: -1). */
-static double field_rank(const struct doc *d, struct span v, const char *key)
+/* A number's value as a ranking (not a number: -1). */
+static double span_rank(const struct doc *d, struct span x)
 {
-	struct span x;
 	char buf[64];
+	uint64_t u;
 	size_t n;
 
-	if (!key || !field(d, v, key, &x) || (d->s[x.b] != '-' && (d->s[x.b] < '0' || d->s[x.b] > '9')))
+	if (d->s[x.b] != '-' && (d->s[x.b] < '0' || d->s[x.b] > '9'))
 		return -1;
+	if (span_u64(d, x, &u) && digits(d, x.b) == x.e)
+		return (double)u;
 	n = x.e - x.b < sizeof(buf) - 1 ? x.e - x.b : sizeof(buf) - 1;
 	memcpy(buf, d->s + x.b, n);
 	buf[n] = 0;
 	return strtod(buf, NULL);
-}
-
-/* Whether member key of object v is the string lit (raw bytes). */
-static bool field_is(const struct doc *d, struct span v, const char *key, const char *lit)
-{
-	struct span x;
-	size_t n = strlen(lit);
-
-	return field(d, v, key, &x) && x.e - x.b == n + 2 && d->s[x.b] == '"' &&
-	       !memcmp(d->s + x.b + 1, lit, n);
 }
 
 /* ------------------------------------------------------------ writing */
@@ -327,7 +369,7 @@ static size_t put_min(FILE *out, const struct doc *d, struct span v)
 
 	while (i < v.e) {
 		if (d->s[i] == '"') {
-			i = string_end(d, i);
+			i = skip_string(d, i);
 		} else if (is_ws(d->s[i])) {
 			if (out)
 				fwrite(d->s + start, 1, i - start, out);
@@ -344,29 +386,32 @@ static size_t put_min(FILE *out, const struct doc *d, struct span v)
 	return n + (i - start);
 }
 
+#define N_SUMS 4
+
+/* An element of a bounded array and what its members say, read in one walk
+ * (read_elem()): its rank, the values summed when it is cut, the task seqs
+ * and id it names. */
 struct elem {
 	struct span v;
-	size_t bytes, idx;
+	size_t idx;
 	double rank;
+	uint64_t sum[N_SUMS];
+	uint64_t seq, id, from_seq, to_seq;   /* 0: none */
+	bool worker;                          /* "kind": "worker" */
 	int cls;                  /* lower goes first */
 	bool keep;
 };
 
-static int by_priority(const void *x, const void *y)
+/* Orders indices into an array of elements (ctx) by priority. */
+static int by_priority(const void *x, const void *y, void *ctx)
 {
-	const struct elem *a = x, *b = y;
+	const struct elem *el = ctx;
+	const struct elem *a = &el[*(const uint32_t *)x], *b = &el[*(const uint32_t *)y];
 
 	if (a->cls != b->cls)
 		return a->cls < b->cls ? -1 : 1;
 	if (a->rank != b->rank)
 		return a->rank > b->rank ? -1 : 1;
-	return a->idx < b->idx ? -1 : a->idx > b->idx;
-}
-
-static int by_index(const void *x, const void *y)
-{
-	const struct elem *a = x, *b = y;
-
 	return a->idx < b->idx ? -1 : a->idx > b->idx;
 }
 
@@ -381,43 +426,80 @@ struct bound {
 	int err;
 };
 
-static bool named(const struct bound *b, struct span e, const char *seq_key)
+/* Reads the members of e's object (e->v.b: where it starts) that rule r
+ * and the picking need, and sets e->v.e to its end: one walk. */
+static void read_elem(const struct doc *d, const struct rule *r, struct elem *e)
 {
-	uint64_t seq, one;
+	static const char *const ids[] = { "seq", "id", "from_seq", "to_seq" };
+	static const size_t id_len[] = { 3, 2, 8, 6 };
+	size_t rank_len = r->rank ? strlen(r->rank) : 0, sum_len[N_SUMS] = { 0 };
+	struct iter it;
+	struct span k, x;
 
-	return field_u64(b->d, e, seq_key, &seq) && seq && u64map__get(&b->keep, seq, &one);
+	for (size_t i = 0; i < N_SUMS && r->sums[i]; i++)
+		sum_len[i] = strlen(r->sums[i]);
+
+	e->rank = -1;
+	if (d->s[e->v.b] != '{') {
+		e->v.e = skip_value(d, e->v.b);
+		return;
+	}
+	iter_init(&it, d, e->v);
+	while (iter_next(&it, &k, &x)) {
+		size_t kl = k.e - k.b;
+		uint64_t *idv[] = { &e->seq, &e->id, &e->from_seq, &e->to_seq };
+
+		if (r->rank && key_is(d, k, r->rank, rank_len))
+			e->rank = span_rank(d, x);
+		for (size_t i = 0; i < N_SUMS && r->sums[i]; i++)
+			if (key_is(d, k, r->sums[i], sum_len[i]) && !span_u64(d, x, &e->sum[i]))
+				e->sum[i] = 0;
+		for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+			if (key_is(d, k, ids[i], id_len[i]) && !span_u64(d, x, idv[i]))
+				*idv[i] = 0;
+		if (kl == 4 && !memcmp(d->s + k.b, "kind", 4))
+			e->worker = x.e - x.b == 8 && !memcmp(d->s + x.b, "\"worker\"", 8);
+	}
+	e->v.e = skip_ws(d, it.i) + 1;   /* past the '}' */
+}
+
+static bool named(const struct bound *b, uint64_t seq)
+{
+	uint64_t one;
+
+	return seq && u64map__get(&b->keep, seq, &one);
 }
 
 /* The class of a task row: 0 worker, 1 named, 2 named by a finding, 3 other. */
-static int task_class(const struct bound *b, struct span e)
+static int task_class(const struct bound *b, const struct elem *e)
 {
-	uint64_t v, one;
+	uint64_t one;
 
-	if (field_is(b->d, e, "kind", "worker"))
+	if (e->worker)
 		return 0;
-	if (named(b, e, "seq"))
+	if (named(b, e->seq))
 		return 1;
-	if ((field_u64(b->d, e, "seq", &v) && v && u64map__get(&b->found_seq, v, &one)) ||
-	    (field_u64(b->d, e, "id", &v) && v && u64map__get(&b->found_id, v, &one)))
+	if ((e->seq && u64map__get(&b->found_seq, e->seq, &one)) ||
+	    (e->id && u64map__get(&b->found_id, e->id, &one)))
 		return 2;
 	return 3;
 }
 
-/* Wake edges: 0 the most frequent third of the limit (rank order), 1 an
- * edge of a named task within EDGES_PER_TASK per task and direction, 2 the
- * rest. per: seq * 2 + direction -> edges so far. */
-static int edge_class(struct bound *b, struct elem *e, size_t top, struct u64map *per)
+/* Wake edges: 0 the most frequent third of the limit (top: one of them;
+ * they come in rank order), 1 an edge of a named task within
+ * EDGES_PER_TASK per task and direction, 2 the rest. per: seq * 2 +
+ * direction -> edges so far. */
+static int edge_class(struct bound *b, struct elem *e, bool top, struct u64map *per)
 {
-	static const char *const ends[2] = { "from_seq", "to_seq" };
+	const uint64_t ends[2] = { e->from_seq, e->to_seq };
 	int cls = 2;
 
-	if (e->idx < top)   /* the elements arrive sorted by rank below */
+	if (top)
 		return 0;
 	for (int k = 0; k < 2; k++) {
-		uint64_t seq, n = 0;
+		uint64_t seq = ends[k], n = 0;
 
-		if (!named(b, e->v, ends[k]) || !field_u64(b->d, e->v, ends[k], &seq) ||
-		    seq > UINT64_MAX / 2 - 1)
+		if (!named(b, seq) || seq > UINT64_MAX / 2 - 1)
 			continue;
 		u64map__get(per, seq * 2 + k + 1, &n);
 		if (n < EDGES_PER_TASK) {
@@ -446,12 +528,13 @@ static void put_bounded(FILE *out, struct bound *b, const struct rule *r, struct
 	size_t n = 0, cap = 0, kept = 0, bytes = 0, max = scaled(b, r->max);
 	size_t max_bytes = scaled(b, r->max_bytes);
 	struct u64map per = { 0 };
-	struct iter it;
-	struct span x;
+	uint32_t *order = NULL;
 	bool first = true;
 
-	iter_init(&it, d, v);
-	while (iter_next(&it, NULL, &x)) {
+	/* the elements, each read in the walk that finds its end */
+	for (size_t i = skip_ws(d, v.b + 1); d->s[i] != ']'; i = skip_ws(d, el[n - 1].v.e)) {
+		if (d->s[i] == ',')
+			i = skip_ws(d, i + 1);
 		if (n == cap) {
 			struct elem *g = realloc(el, (cap = cap ? cap * 2 : 64) * sizeof(*el));
 
@@ -461,38 +544,43 @@ static void put_bounded(FILE *out, struct bound *b, const struct rule *r, struct
 			}
 			el = g;
 		}
-		el[n] = (struct elem){ .v = x, .idx = n, .rank = field_rank(d, x, r->rank) };
+		el[n] = (struct elem){ .v = { i, i }, .idx = n };
+		read_elem(d, r, &el[n]);
 		n++;
 	}
 	if (n <= max && put_min(NULL, d, v) <= max_bytes) {
 		put_min(out, d, v);   /* nothing to cut */
 		goto out;
 	}
+	/* indices sorted, not the elements (large: the sort would move them) */
+	order = malloc(n * sizeof(*order));
+	if (!order || n > UINT32_MAX) {
+		b->err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		order[i] = (uint32_t)i;
 	if (r->pick == PICK_EDGES) {
-		/* rank first, then the classes that depend on it */
-		qsort(el, n, sizeof(*el), by_priority);
-		for (size_t i = 0; i < n; i++) {
-			el[i].idx = i;
-			el[i].cls = edge_class(b, &el[i], max / 3, &per);
-		}
+		/* rank first, then the classes that depend on it (elements
+		 * keep their index: ties go by document order) */
+		qsort_r(order, n, sizeof(*order), by_priority, el);
 		for (size_t i = 0; i < n; i++)
-			el[i].idx = el[i].v.b;   /* back to document order below */
+			el[order[i]].cls = edge_class(b, &el[order[i]], i < max / 3, &per);
 	} else if (r->pick == PICK_TASKS) {
 		for (size_t i = 0; i < n; i++)
-			el[i].cls = task_class(b, el[i].v);
+			el[i].cls = task_class(b, &el[i]);
 	}
-	qsort(el, n, sizeof(*el), by_priority);
+	qsort_r(order, n, sizeof(*order), by_priority, el);
 	for (size_t i = 0; i < n && kept < max; i++) {
-		size_t sz = put_min(NULL, d, el[i].v);
+		struct elem *e = &el[order[i]];
+		size_t sz = put_min(NULL, d, e->v);
 
 		if (bytes + sz > max_bytes)
 			continue;   /* a smaller one may still fit */
-		el[i].keep = true;
-		el[i].bytes = sz;
+		e->keep = true;
 		bytes += sz;
 		kept++;
 	}
-	qsort(el, n, sizeof(*el), by_index);
 	fputc('[', out);
 	for (size_t i = 0; i < n; i++) {
 		if (!el[i].keep)
@@ -510,12 +598,12 @@ static void put_bounded(FILE *out, struct bound *b, const struct rule *r, struct
 	json_writer__kv_u64(b->w, "kept", kept);
 	json_writer__key(b->w, "omitted");
 	json_writer__begin_object(b->w);
-	for (size_t k = 0; k < sizeof(r->sums) / sizeof(r->sums[0]) && r->sums[k]; k++) {
-		uint64_t sum = 0, v1;
+	for (size_t k = 0; k < N_SUMS && r->sums[k]; k++) {
+		uint64_t sum = 0;
 
 		for (size_t i = 0; i < n; i++)
-			if (!el[i].keep && field_u64(d, el[i].v, r->sums[k], &v1))
-				sum = sum > UINT64_MAX - v1 ? UINT64_MAX : sum + v1;
+			if (!el[i].keep)
+				sum = sum > UINT64_MAX - el[i].sum[k] ? UINT64_MAX : sum + el[i].sum[k];
 		json_writer__kv_u64(b->w, r->sums[k], sum);
 	}
 	json_writer__end_object(b->w);
@@ -523,6 +611,7 @@ static void put_bounded(FILE *out, struct bound *b, const struct rule *r, struct
 	b->any_cut = true;
 out:
 	u64map__clear(&per);
+	free(order);
 	free(el);
 }
 

@@ -13,6 +13,8 @@ flag), "ready_ms" (the page's own performance.now() when it set it),
   --shot SEL OUT   screenshot of the element matching selector SEL to OUT.png
                    (after --eval)
   --size W,H       the window (default 1400,1000)
+  --old            wait for body[data-rendered="ok"] instead (pages made
+                   before the ready flag existed, for comparisons)
 
 Exit 0, 1 on a failure (said on stderr), 2 on usage."""
 import base64, fcntl, json, os, shutil, subprocess, sys, tempfile, time
@@ -102,6 +104,9 @@ def main():
         if a in ("--max-ready", "--eval", "--size") and i + 1 < len(args):
             opts[a[2:]] = args[i + 1]
             i += 2
+        elif a == "--old":
+            opts["old"] = True
+            i += 1
         elif a == "--shot" and i + 2 < len(args):
             shots.append((args[i + 1], args[i + 2]))
             i += 3
@@ -121,8 +126,10 @@ def main():
         b.send("Page.navigate", {"url": "file://" + page})
         limit = float(opts.get("max-ready", 60))
         ready = None
-        while time.time() - start < max(limit, 60):
-            if b.eval("document.documentElement && document.documentElement.getAttribute('data-ready')") == "1":
+        flag = ("document.body && document.body.dataset.rendered === 'ok' ? '1' : null" if "old" in opts
+                else "document.documentElement && document.documentElement.getAttribute('data-ready')")
+        while time.time() - start < max(limit, 120):
+            if b.eval(flag) == "1":
                 ready = time.time() - start
                 break
             time.sleep(0.02)
