@@ -417,6 +417,7 @@ function renderTimeline() {
 		'Worker threads and tasks over time. A worker row is coloured by the share of each moment it spent polling tasks (darker: busier), with parked time as a grey band under it; ' +
 		'the runnable row is the most tasks waiting for a worker; a task row shows running (blue, being polled) and scheduled (orange, woken and waiting for a worker) over its life (grey: idle). ' +
 		'Long polls are red boxes. Zoom with ctrl + wheel (or pinch), double-click, the W and S keys or a drag on the time axis; pan by dragging or with A and D. Detail appears as you zoom in, down to the finest bucket. Click a task row or a long poll for the task\'s detail view.');
+	if (R.mode === 'profile') return noData(sec, 'not recorded: a profile (asyncscope profile) follows no poll; asyncscope record gives the timeline');
 	var lanes = timelineLanes();
 	if (!lanes || !(lanes.workers.length || lanes.tasks.length)) return noData(sec);
 	var Z = obj(P.zoom);
@@ -429,7 +430,7 @@ function renderTimeline() {
 	]));
 	var nt = lanes.tasks.length;
 	add(sec, h('p', { 'class': 'hint', text: Z
-		? fmtCount(nt) + ' tasks have a row: the busiest and the notable ones (longest polls, most scheduling delay, stalled, starved) of ' + fmtCount(Z.candidates) +
+		? fmtCount(nt) + (nt === 1 ? ' task has' : ' tasks have') + ' a row: the busiest and the notable ones (longest polls, most scheduling delay, stalled, starved) of ' + fmtCount(Z.candidates) +
 			' in the report; the ' + fmtCount(Math.min(nt, lanes.tasks.filter(function (l) { return l.fine; }).length)) + ' busiest with fine buckets, the others ' + ZOOM_STRIP + ' buckets over their life.'
 		: 'The report\'s timeline: ' + fmtCount(nt) + ' busiest tasks, buckets of ' + fmtNs(lanes.fine) + '.' }));
 	mainTimeline = timelineView(lanes, { duration: lanes.duration, fine: lanes.fine, marks: longPollMarks(), onTask: openTask, limit: 24 });
