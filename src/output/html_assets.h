@@ -452,7 +452,7 @@ static const char html_tail[] =
 	"	function order() {\n"
 	"		var c = cols[sortCol], list = [];\n"
 	"		rows.forEach(function (r, i) {\n"
-	"			if (query && !cols.some(function (k) { return text(r, k).indexOf(query) >= 0 || (k.search && k.search(r).indexOf(query) >= 0); })) return;\n"
+	"			if (query && !cols.some(function (k) { return text(r, k).indexOf(query) >= 0; })) return;\n"
 	"			var v = c.get(r);\n"
 	"			list.push([r, v == null || v === '' \? null : v, i]);\n"
 	"		});\n"

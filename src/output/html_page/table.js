@@ -50,7 +50,7 @@ function table(cols, rows, opts) {
 	function order() {
 		var c = cols[sortCol], list = [];
 		rows.forEach(function (r, i) {
-			if (query && !cols.some(function (k) { return text(r, k).indexOf(query) >= 0 || (k.search && k.search(r).indexOf(query) >= 0); })) return;
+			if (query && !cols.some(function (k) { return text(r, k).indexOf(query) >= 0; })) return;
 			var v = c.get(r);
 			list.push([r, v == null || v === '' ? null : v, i]);
 		});
