@@ -1,8 +1,10 @@
 /* html_bound: see html_bound.h. A validating scan of the whole document
  * first (strict JSON, nesting at most BOUND_DEPTH deep), then a copy that
  * drops the whitespace between tokens and, at the arrays of the table
- * below, writes only the elements picked. Element fields are read in place
- * (keys compared as their raw bytes: the report's keys have no escapes). */
+ * below, writes only the elements picked. The copy skips what it does not
+ * read without checking it again (strings with memchr); each element of a
+ * bounded array is read in the one walk that finds its end (keys compared
+ * as their raw bytes: the report's keys have no escapes). */
 #include "output/html_bound.h"
 
 #include <errno.h>
@@ -422,7 +424,6 @@ struct bound {
 	struct u64map found_seq;   /* seq -> 1: tasks findings name */
 	struct u64map found_id;    /* runtime id -> 1 */
 	struct json_writer *w;
-	bool any_cut;
 	int err;
 };
 
@@ -608,7 +609,6 @@ static void put_bounded(FILE *out, struct bound *b, const struct rule *r, struct
 	}
 	json_writer__end_object(b->w);
 	json_writer__end_object(b->w);
-	b->any_cut = true;
 out:
 	u64map__clear(&per);
 	free(order);

@@ -428,10 +428,11 @@ function renderTimeline() {
 		h('span', null, [h('span', { 'class': 'sw', style: 'background:' + COLORS.idle }), 'idle']),
 		h('span', null, [h('span', { 'class': 'sw', style: 'background:#fff;border:1.5px solid #c62828' }), 'long poll'])
 	]));
-	var nt = lanes.tasks.length;
+	var nt = lanes.tasks.length, nfine = lanes.tasks.filter(function (l) { return l.fine; }).length;
 	add(sec, h('p', { 'class': 'hint', text: Z
-		? fmtCount(nt) + (nt === 1 ? ' task has' : ' tasks have') + ' a row: the busiest and the notable ones (longest polls, most scheduling delay, stalled, starved) of ' + fmtCount(Z.candidates) +
-			' in the report; the ' + fmtCount(Math.min(nt, lanes.tasks.filter(function (l) { return l.fine; }).length)) + ' busiest with fine buckets, the others ' + ZOOM_STRIP + ' buckets over their life.'
+		? fmtCount(nt) + (nt === 1 ? ' task has' : ' tasks have') + ' a row: the busiest and the notable ones (longest polls, most scheduling delay, stalled, starved) of ' +
+			fmtCount(Z.candidates) + ' in the report; ' + (nfine < nt ? 'the ' + fmtCount(nfine) + ' busiest with fine buckets, the others ' + ZOOM_STRIP + ' buckets over their life.'
+				: 'each with fine buckets over its life.')
 		: 'The report\'s timeline: ' + fmtCount(nt) + ' busiest tasks, buckets of ' + fmtNs(lanes.fine) + '.' }));
 	mainTimeline = timelineView(lanes, { duration: lanes.duration, fine: lanes.fine, marks: longPollMarks(), onTask: openTask, limit: 24 });
 	add(sec, mainTimeline.el);
