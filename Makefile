@@ -117,7 +117,8 @@ bench-modes: all apps
 
 # ---- Fuzzing (tests/fuzz, README "Fuzzing") -------------------------------
 # `make fuzz` builds libFuzzer harnesses of the trace reader and the CAT
-# reader, each driving the analyses and every output (clang, runtime in
+# reader, each driving the analyses and every output, and of the HTML
+# page's reader of the report JSON (html_bound) (clang, runtime in
 # libclang-rt-14-dev); `make fuzz-run` runs each for FUZZ_RUNS inputs (at
 # most FUZZ_TIME_CAP s), as `make test` does; `make fuzz-long` runs each for
 # FUZZ_SECONDS on a corpus kept in build/fuzz/corpus/. Crashes go to
@@ -135,7 +136,7 @@ FUZZ_SRCS     := $(filter-out src/output/tui.c src/trace/writer.c src/util/units
 FUZZ_OBJS     := $(patsubst src/%.c,$(OUT)/fuzz/obj/%.o,$(FUZZ_SRCS)) \
                  $(OUT)/fuzz/obj/fuzz_drive.o $(OUT)/fuzz/obj/json_check.o
 FUZZ_LIBS     := -lz -l:libiberty.a
-FUZZ_BINS     := $(OUT)/fuzz/fuzz_trace $(OUT)/fuzz/fuzz_cat
+FUZZ_BINS     := $(OUT)/fuzz/fuzz_trace $(OUT)/fuzz/fuzz_cat $(OUT)/fuzz/fuzz_html
 
 .PHONY: fuzz fuzz-run fuzz-long bench-modes
 fuzz: $(FUZZ_BINS)

@@ -1,8 +1,10 @@
 /* `asyncscope report`: trace file -> analysis -> text, JSON or HTML.
  *
  * The file is read twice when the output has a timeline (JSON, HTML): pass 1
- * is the analysis; pass 2 reopens the file and feeds a timeline, which needs
- * the trace's start and end (known only after pass 1) for its buckets. The
+ * is the analysis; pass 2 reopens the file and feeds a timeline (JSON) or
+ * the HTML page's zoomable timeline and task details (analysis/zoom.h),
+ * which need the trace's start and end (known only after pass 1) for their
+ * buckets and the first pass's rows to pick the tasks they detail. The
  * text report has no timeline and reads the file once. Memory stays bounded
  * by --max-live-tasks live tasks, the distinct wake pairs and --max-tasks
  * rows of finished tasks (the others, and the least recently active live
@@ -24,6 +26,7 @@
 #include "analysis/tasks.h"
 #include "analysis/uring.h"
 #include "analysis/timeline.h"
+#include "analysis/zoom.h"
 #include "analysis/blocking.h"
 #include "analysis/futures.h"
 #include "analysis/usdt_counts.h"
@@ -181,7 +184,7 @@ static bool has_futures(const struct as_trace_meta *meta)
  * analysis (traces with future probes), the off-CPU analysis, the USDT
  * counts and, for the HTML page, the CPU-sample and io_uring analyses (the
  * run-queue analysis, beside them, follows threads alone). Pass 2 (JSON, HTML) is the same input again into a
- * timeline, which needs pass 1's bounds for its buckets. */
+ * timeline (JSON) or the page's zoom pass (HTML), which need pass 1's bounds for their buckets. */
 int report_run(const struct report_args *args)
 {
 	const char *format = args->format, *path = args->path;
@@ -194,6 +197,7 @@ int report_run(const struct report_args *args)
 	struct blocking *bl = NULL;
 	struct futures *fu = NULL;
 	struct timeline *tl = NULL;
+	struct zoom *zm = NULL;
 	struct html_inputs hin = { 0 };
 	struct pipeline_result res, res2;
 	const struct as_trace_meta *meta;
@@ -271,12 +275,28 @@ int report_run(const struct report_args *args)
 			cli_error("%s", err);
 			goto cleanup;
 		}
-		tl = timeline__new(an, as_source__meta(r2), NULL);
-		if (!tl) {
+		/* JSON: the timeline; HTML: the page's zoomable timeline and task
+		 * details instead (the page draws its timeline from them), the
+		 * tasks blocking in polls detailed after the busiest */
+		if (html) {
+			size_t nb;
+			const struct blocking_task *bt = blocking__tasks(bl, &nb);
+			uint64_t extra[100];
+			size_t ne = 0;
+
+			for (size_t i = 0; bt && i < nb && ne < sizeof(extra) / sizeof(extra[0]); i++)
+				if (bt[i].seq)
+					extra[ne++] = bt[i].seq;
+			zm = zoom__new(an, as_source__meta(r2),
+				       &(struct zoom_opts){ .extra = extra, .n_extra = ne });
+		} else {
+			tl = timeline__new(an, as_source__meta(r2), NULL);
+		}
+		if (!tl && !zm) {
 			cli_error("out of memory");
 			goto cleanup;
 		}
-		struct as_sink tsink = timeline__sink(tl);
+		struct as_sink tsink = zm ? zoom__sink(zm) : timeline__sink(tl);
 
 		/* the same input: it ends where pass 1 did (the same trailer, or
 		 * the same cut) */
@@ -285,6 +305,7 @@ int report_run(const struct report_args *args)
 			goto cleanup;
 	}
 	hin.blocking = bl;
+	hin.zoom = zm;
 	struct report_opts ro = { .truncated = res.truncated, .timeline = tl, .usdt = uc,
 				  .blocking = blocking__summary(bl)->count ? bl : NULL,
 				  .futures = fu };
@@ -331,6 +352,7 @@ cleanup:
 	if (out && out != stdout)
 		fclose(out);
 	timeline__free(tl);
+	zoom__free(zm);
 	usdt_counts__free(uc);
 	blocking__free(bl);
 	futures__free(fu);

@@ -1,11 +1,18 @@
 /* html: writes the HTML report page: the embedded template (html_assets.h,
- * generated from html_template.html) with the report JSON and the
- * kernel-side JSON in its two data blocks, escaped for a <script> element.
- * The kernel-side data comes from the analyses the caller ran and passes in
- * (struct html_inputs: blocking, cpu_samples, runq, uring, the same as
- * `asyncscope blocking`, `cpu` and `uring` print); this module creates and
- * feeds none, it only formats their results. Writes only to the FILE* it is
- * given.
+ * generated from html_template.html) with three JSON documents in its data
+ * blocks, escaped for a <script> element:
+ * - "data": the report JSON (json.c's), bounded by html_bound.c: minified,
+ *   its long arrays cut to their most important elements;
+ * - "kernel": the kernel-side data, from the analyses the caller ran and
+ *   passes in (struct html_inputs: blocking, cpu_samples, runq, uring, the
+ *   same as `asyncscope blocking`, `cpu` and `uring` print);
+ * - "page": what the page alone shows: what html_bound cut, and the second
+ *   pass of analysis/zoom.h (the zoomable timeline's lanes, the detailed
+ *   tasks' histograms and lanes).
+ * This module creates and feeds no analysis, it only formats their results.
+ * Writes only to the FILE* it is given. Every part is bounded whatever the
+ * trace's size (limits below and in html_bound.c): the page stays under
+ * 10 MB.
  *
  * The kernel-side JSON (the block with the id "kernel"; "{}" when there is
  * none), each key present only when the trace holds such events:
@@ -13,11 +20,11 @@
  *     "runtime_ns", "runtime_intervals",
  *     "tasks" (count; the tasks themselves are the report's "blocking.tasks"),
  *     "stacks": [["task;user frames;kernel frames", ns, own, kernel], ...]
- *     (heaviest first, at most HTML_STACKS_MAX; frames folded to start at
- *     the task's code, analysis/stack_fold.h; own: the index of the
- *     program's first frame in the line, kernel: of the first kernel frame,
- *     -1 none), "stacks_total", "stacks_omitted_ns" (weight of the stacks
- *     left out)},
+ *     (heaviest first, at most HTML_STACKS_MAX and HTML_STACKS_BYTES; frames
+ *     folded to start at the task's code, analysis/stack_fold.h; own: the
+ *     index of the program's first frame in the line, kernel: of the first
+ *     kernel frame, -1 none), "stacks_total", "stacks_omitted_ns" (weight of
+ *     the stacks left out)},
  *  "cpu": {"samples", "in_tasks", "tasks", "rows": [{"kind" ("task"|
  *     "scheduler"|"idle"|"outside-runtime"), "task" (the identity,
  *     util/task_id.h: "#3", "~7", or the address; null for other kinds), "header"
@@ -31,7 +38,28 @@
  *  "uring": {"submitted", "completed", "failed", "tasks": [{"task" (as
  *     in cpu; null outside polls), "header" (null outside polls), "id",
  *     "name", "submitted", "completed", "failed", "p50_ns", "p99_ns",
- *     "max_ns"}] (most submissions first), "tasks_total"}} */
+ *     "max_ns"}] (most submissions first), "tasks_total"}}
+ *
+ * The page JSON (the block with the id "page"):
+ * {"cuts": {PATH: {"total", "kept", "omitted": {KEY: sum}}} (html_bound.h;
+ *     {} when nothing was cut),
+ *  "zoom" (with the second pass): {"start_ns" (absolute, the trace's start),
+ *     "duration_ns",
+ *     "workers": [{"tid", "name", "first_ns", "lane": L (a: busy, b: parked)}],
+ *     "runnable": L (a: the most runnable user tasks at any instant, as a
+ *         share of "max"),
+ *     "candidates" (user tasks with a row in the report),
+ *     "tasks": [{"seq", "task", "name", "fine" (a lane of fine buckets),
+ *         "poll": H, "sched": H, "lane": L (a: running, b: scheduled)}]
+ *         (the detailed tasks, analysis/zoom.h: fine lanes first)}}
+ * with L = {"start_ns" (from the trace's start), "bucket_ns", "buckets",
+ *     "max" (runnable only), "a", "b"}: a and b one character a bucket, the
+ *     share of the bucket (of "max" for runnable) in 64 steps, "A" none, then
+ *     "B".."_" (base64url digits 1..63: any non-zero share is at least "B"),
+ *     a run of 5 or more of one character c written "c~N." (c, then N more),
+ * and H = {"count", "min", "max", "mean", "p50", "p90", "p99", "p999",
+ *     "buckets": [[low_ns, high_ns, count], ...]} (as the report's
+ *     histograms, at most HTML_HIST_BUCKETS buckets). Times in ns. */
 #include <errno.h>
 #include <stddef.h>
 #include <inttypes.h>
@@ -42,8 +70,10 @@
 #include "analysis/cpu_samples.h"
 #include "analysis/runq.h"
 #include "analysis/uring.h"
+#include "analysis/zoom.h"
 #include "output/html.h"
 #include "output/html_assets.h"
+#include "output/html_bound.h"
 #include "util/json.h"
 #include "util/task_id.h"
 
@@ -95,19 +125,21 @@ static void task_ids(struct json_writer *w, uint64_t task, uint64_t seq, uint64_
 	json_writer__kv_u64_or_null(w, "id", tokio_id, tokio_id);
 }
 
-/* "stacks": [[folded line, weight, own, kernel], ...] for the first
- * HTML_STACKS_MAX of n flame-graph lines (heaviest first), then
- * "stacks_total" and, under omitted_key, the weight of those left out. The
- * lines are structures of size stride with a const char * at stack_off, a
- * uint64_t weight at weight_off and two int32_t frame indices at own_off
- * and kernel_off (struct blocking_folded, struct cpu_folded): the
- * program's first frame and the first kernel frame in the line, -1 none
- * (a page may mark them; one reading [line, weight] sees the same stacks). */
+/* "stacks": [[folded line, weight, own, kernel], ...] for the heaviest of
+ * n flame-graph lines (heaviest first), at most HTML_STACKS_MAX of them and
+ * HTML_STACKS_BYTES of their text, then "stacks_total" and, under
+ * omitted_key, the weight of those left out. The lines are structures of
+ * size stride with a const char * at stack_off, a uint64_t weight at
+ * weight_off and two int32_t frame indices at own_off and kernel_off
+ * (struct blocking_folded, struct cpu_folded): the program's first frame
+ * and the first kernel frame in the line, -1 none (a page may mark them;
+ * one reading [line, weight] sees the same stacks). */
 static void stacks_json(struct json_writer *w, const void *lines, size_t n, size_t stride,
 			size_t stack_off, size_t weight_off, size_t own_off, size_t kernel_off,
 			const char *omitted_key)
 {
 	uint64_t omitted = 0;
+	size_t kept = 0, bytes = 0;
 
 	json_writer__key(w, "stacks");
 	json_writer__begin_array(w);
@@ -117,13 +149,15 @@ static void stacks_json(struct json_writer *w, const void *lines, size_t n, size
 		const char *stack;
 		memcpy(&weight, line + weight_off, sizeof(weight));
 		memcpy(&stack, line + stack_off, sizeof(stack));
-		if (i >= HTML_STACKS_MAX) {
+		if (kept >= HTML_STACKS_MAX || (stack && bytes + strlen(stack) > HTML_STACKS_BYTES)) {
 			omitted += weight;
 			continue;
 		}
 		int32_t own, kernel;
 		memcpy(&own, line + own_off, sizeof(own));
 		memcpy(&kernel, line + kernel_off, sizeof(kernel));
+		kept++;
+		bytes += stack ? strlen(stack) : 0;
 		json_writer__begin_array(w);
 		json_writer__string(w, stack);
 		json_writer__u64(w, weight);
@@ -278,6 +312,190 @@ static int uring_json(struct json_writer *w, struct uring *u)
 	return 0;
 }
 
+/* ---------------------------------------------------------- page block */
+
+static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/* The share v / of in 64 steps: 0 none, any non-zero share at least 1. */
+static unsigned step64(uint64_t v, uint64_t of)
+{
+	double f;
+	unsigned q;
+
+	if (!v || !of)
+		return 0;
+	f = (double)v / (double)of;
+	q = (unsigned)(f * 63 + 0.5);
+	return q < 1 ? 1 : q > 63 ? 63 : q;
+}
+
+/* key: the n buckets of v (denominators: of[i] when of, else the bucket's
+ * length in l, else max) encoded as the top of this file says. */
+static int lane_string(struct json_writer *w, const char *key, const struct zoom_lane *l,
+		       const uint64_t *v, uint64_t max)
+{
+	char *buf = malloc(l->buckets + 1);
+	size_t o = 0;
+	char *enc = NULL;
+	size_t enc_len = 0;
+	FILE *mem;
+
+	if (!buf)
+		return -ENOMEM;
+	for (size_t i = 0; i < l->buckets; i++) {
+		uint64_t b = l->start_ns + (uint64_t)i * l->bucket_ns;
+		uint64_t e = i + 1 == l->buckets ? l->end_ns : b + l->bucket_ns;
+
+		buf[o++] = B64[step64(v[i], max ? max : e > b ? e - b : 1)];
+	}
+	mem = open_memstream(&enc, &enc_len);
+	if (!mem) {
+		free(buf);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < o;) {
+		size_t j = i + 1;
+
+		while (j < o && buf[j] == buf[i])
+			j++;
+		if (j - i >= 5)
+			fprintf(mem, "%c~%zu.", buf[i], j - i - 1);
+		else
+			fwrite(buf + i, 1, j - i, mem);
+		i = j;
+	}
+	free(buf);
+	if (fclose(mem)) {
+		free(enc);
+		return -ENOMEM;
+	}
+	json_writer__key(w, key);
+	json_writer__string_len(w, enc, enc_len);
+	free(enc);
+	return 0;
+}
+
+/* L (see the top) of lane l, times from start. */
+static int lane_json(struct json_writer *w, const struct zoom_lane *l, uint64_t start,
+		     uint64_t max)
+{
+	int err;
+
+	json_writer__begin_object(w);
+	json_writer__kv_u64(w, "start_ns", l->start_ns > start ? l->start_ns - start : 0);
+	json_writer__kv_u64(w, "bucket_ns", l->bucket_ns);
+	json_writer__kv_u64(w, "buckets", l->buckets);
+	if (max)
+		json_writer__kv_u64(w, "max", max);
+	err = lane_string(w, "a", l, l->a, max);
+	if (!err && l->b)
+		err = lane_string(w, "b", l, l->b, 0);
+	json_writer__end_object(w);
+	return err;
+}
+
+/* H (see the top) of h. */
+static void hist_json(struct json_writer *w, const char *key, const struct hist *h)
+{
+	struct hist_bucket b[HTML_HIST_BUCKETS];
+	static const double q[] = { 0.5, 0.9, 0.99, 0.999 };
+	uint64_t qv[4] = { 0 };
+	size_t n = hist__buckets(h, b, HTML_HIST_BUCKETS);
+
+	hist__quantiles(h, q, qv, 4);
+	json_writer__key(w, key);
+	json_writer__begin_object(w);
+	json_writer__kv_u64(w, "count", h->count);
+	json_writer__kv_u64(w, "min", h->count ? h->min : 0);
+	json_writer__kv_u64(w, "max", h->max);
+	json_writer__kv_u64(w, "mean", hist__mean(h));
+	json_writer__kv_u64(w, "p50", qv[0]);
+	json_writer__kv_u64(w, "p90", qv[1]);
+	json_writer__kv_u64(w, "p99", qv[2]);
+	json_writer__kv_u64(w, "p999", qv[3]);
+	json_writer__key(w, "buckets");
+	json_writer__begin_array(w);
+	for (size_t i = 0; i < n; i++) {
+		json_writer__begin_array(w);
+		json_writer__u64(w, b[i].low);
+		json_writer__u64(w, b[i].high);
+		json_writer__u64(w, b[i].count);
+		json_writer__end_array(w);
+	}
+	json_writer__end_array(w);
+	json_writer__end_object(w);
+}
+
+static int zoom_json(struct json_writer *w, const struct zoom *z)
+{
+	size_t nw, nt;
+	const struct zoom_worker *ws = zoom__workers(z, &nw);
+	const struct zoom_task *ts = zoom__tasks(z, &nt);
+	const struct zoom_lane *rl = zoom__runnable(z);
+	uint64_t rmax = 0, start, end;
+	int err = 0;
+
+	if (!rl)
+		return 0;
+	start = rl->start_ns;   /* every lane of the pass spans the trace or less */
+	end = rl->end_ns;
+	json_writer__key(w, "zoom");
+	json_writer__begin_object(w);
+	json_writer__kv_u64(w, "start_ns", start);
+	json_writer__kv_u64(w, "duration_ns", end > start ? end - start : 0);
+	json_writer__key(w, "workers");
+	json_writer__begin_array(w);
+	for (size_t i = 0; i < nw && !err; i++) {
+		json_writer__begin_object(w);
+		json_writer__kv_u64(w, "tid", ws[i].tid);
+		json_writer__kv_string(w, "name", ws[i].name);
+		json_writer__kv_u64(w, "first_ns", ws[i].first_ns > start ? ws[i].first_ns - start : 0);
+		json_writer__key(w, "lane");
+		err = lane_json(w, &ws[i].lane, start, 0);
+		json_writer__end_object(w);
+	}
+	json_writer__end_array(w);
+	for (size_t i = 0; i < rl->buckets; i++)
+		rmax = rl->a[i] > rmax ? rl->a[i] : rmax;
+	json_writer__key(w, "runnable");
+	if (!err)
+		err = lane_json(w, rl, start, rmax ? rmax : 1);
+	json_writer__kv_u64(w, "candidates", zoom__candidates(z));
+	json_writer__key(w, "tasks");
+	json_writer__begin_array(w);
+	for (size_t i = 0; i < nt && !err; i++) {
+		char id[TASK_ID_MAX];
+
+		json_writer__begin_object(w);
+		json_writer__kv_u64(w, "seq", ts[i].seq);
+		json_writer__kv_string(w, "task", task_id_format(id, sizeof(id), ts[i].row->tokio_id,
+								 ts[i].seq, 0));
+		json_writer__kv_string(w, "name", ts[i].row->name);
+		json_writer__kv_bool(w, "fine", ts[i].fine);
+		hist_json(w, "poll", &ts[i].poll);
+		hist_json(w, "sched", &ts[i].sched);
+		json_writer__key(w, "lane");
+		err = lane_json(w, &ts[i].lane, start, 0);
+		json_writer__end_object(w);
+	}
+	json_writer__end_array(w);
+	json_writer__end_object(w);
+	return err;
+}
+
+/* The seqs of the detailed tasks (malloc'd into *out, caller frees). */
+static int keep_seqs(const struct zoom *z, uint64_t **out, size_t *n)
+{
+	const struct zoom_task *ts = zoom__tasks(z, n);
+
+	*out = calloc(*n ? *n : 1, sizeof(uint64_t));
+	if (!*out)
+		return -ENOMEM;
+	for (size_t i = 0; i < *n; i++)
+		(*out)[i] = ts[i].seq;
+	return 0;
+}
+
 /* Writes the kernel-side JSON (see the top) of in (NULL: none) into a
  * malloc'd buffer *buf (caller frees) of *len bytes. Returns 0, -ENOMEM or
  * -EIO. */
@@ -320,21 +538,77 @@ out:
 	return err;
 }
 
+/* The report json bounded (html_bound.h) into a malloc'd *rep (*rep_len
+ * bytes; the json as it is when it is not one JSON object, for the page to
+ * say so) and the page JSON (see the top) into *page; both caller frees. */
+static int page_json(const struct html_inputs *in, const char *json, size_t len, char **rep,
+		     size_t *rep_len, char **page, size_t *page_len)
+{
+	struct html_bound_opts bo = { 0 };
+	struct json_writer *w = NULL;
+	uint64_t *keep = NULL;
+	FILE *rmem = NULL, *pmem = NULL;
+	int err = -ENOMEM;
+
+	*rep = *page = NULL;
+	*rep_len = *page_len = 0;
+	if (in && in->zoom && keep_seqs(in->zoom, &keep, &bo.n_keep))
+		return -ENOMEM;
+	bo.keep = keep;
+	rmem = open_memstream(rep, rep_len);
+	pmem = open_memstream(page, page_len);
+	w = pmem ? json_writer__new(pmem, false) : NULL;
+	if (!rmem || !w)
+		goto out;
+	json_writer__begin_object(w);
+	json_writer__key(w, "cuts");
+	err = html_bound(rmem, json, len, &bo, w);
+	if (err == -EINVAL) {
+		/* not a JSON object: as it is, nothing cut */
+		json_writer__begin_object(w);
+		json_writer__end_object(w);
+		err = len && fwrite(json, 1, len, rmem) != len ? -EIO : 0;
+	}
+	if (!err && in && in->zoom)
+		err = zoom_json(w, in->zoom);
+	json_writer__end_object(w);
+	if (!err)
+		err = json_writer__finish(w);
+out:
+	json_writer__free(w);
+	if (rmem && fclose(rmem) && !err)
+		err = -EIO;
+	if (pmem && fclose(pmem) && !err)
+		err = -EIO;
+	free(keep);
+	if (err) {
+		free(*rep);
+		free(*page);
+		*rep = *page = NULL;
+	}
+	return err;
+}
+
 int report_html_write(FILE *out, const char *json, size_t len, const struct html_inputs *in)
 {
-	char *kjson = NULL;
-	size_t klen = 0;
+	char *kjson = NULL, *rjson = NULL, *pjson = NULL;
+	size_t klen = 0, rlen = 0, plen = 0;
 	int err;
 
 	if (!out || (!json && len))
 		return -EINVAL;
-	if ((err = kernel_json(in, &kjson, &klen)))
-		return err;
-	if (fputs(html_head, out) == EOF || (err = write_escaped(out, json, len)) ||
+	if ((err = kernel_json(in, &kjson, &klen)) ||
+	    (err = page_json(in, json, len, &rjson, &rlen, &pjson, &plen)))
+		goto out;
+	if (fputs(html_head, out) == EOF || (err = write_escaped(out, rjson, rlen)) ||
 	    fputs(html_mid, out) == EOF || (err = write_escaped(out, kjson, klen)) ||
+	    fputs(html_mid2, out) == EOF || (err = write_escaped(out, pjson, plen)) ||
 	    fputs(html_tail, out) == EOF || fflush(out) == EOF || ferror(out))
 		err = err ? err : -EIO;
+out:
 	free(kjson);
+	free(rjson);
+	free(pjson);
 	return err;
 }
 

@@ -2,7 +2,7 @@
  * fuzz_drive.h). Each step is a command of src/cli/ redone on the library:
  *
  *   report (text, JSON, HTML; pass 1 the analyses on one task model, pass 2
- *   the timeline), then from the same analyses what `blocking`, `cpu` and
+ *   the timeline and the HTML page's zoom pass), then from the same analyses what `blocking`, `cpu` and
  *   `uring` write (text and folded);
  *   export (perfetto, perfetto-json, folded, folded --per-task,
  *   folded-futures and folded-wait, cat; pprof and speedscope, folded or
@@ -37,6 +37,7 @@
 #include "analysis/task_model.h"
 #include "analysis/tasks.h"
 #include "analysis/timeline.h"
+#include "analysis/zoom.h"
 #include "analysis/uring.h"
 #include "analysis/usdt_counts.h"
 #include "cat/writer.h"
@@ -140,14 +141,17 @@ static void check_pb(const char *buf, size_t len)
 	abort();
 }
 
-/* The HTML page's two data blocks (output/html.h): each must be valid JSON
+/* The HTML page's three data blocks (output/html.h): each must be valid JSON
  * up to the first "</script" a browser would see, with no "<!--" in it. */
 static void check_html(const char *page, size_t len)
 {
-	static const char *const ids[] = { "data", "kernel" };
+	static const char *const ids[] = { "data", "kernel", "page" };
+	static const char *const what[] = { "the HTML page's data block",
+					    "the HTML page's kernel block",
+					    "the HTML page's page block" };
 	char open[64];
 
-	for (size_t i = 0; i < 2; i++) {
+	for (size_t i = 0; i < 3; i++) {
 		snprintf(open, sizeof(open), "<script type=\"application/json\" id=\"%s\">", ids[i]);
 		const char *b = memmem(page, len, open, strlen(open));
 
@@ -171,8 +175,7 @@ static void check_html(const char *page, size_t len)
 			fprintf(stderr, "fuzz_drive: the HTML page's %s block holds \"<!--\"\n", ids[i]);
 			abort();
 		}
-		check_json(i ? "the HTML page's kernel block" : "the HTML page's data block", b,
-			   (size_t)(e - b));
+		check_json(what[i], b, (size_t)(e - b));
 	}
 }
 
@@ -267,6 +270,7 @@ static void run_report(const struct analysis_opts *ao)
 	struct blocking *bl = NULL;
 	struct futures *fu = NULL;
 	struct timeline *tl = NULL;
+	struct zoom *zm = NULL;
 	struct html_inputs hin = { 0 };
 	struct pipeline_result res, res2;
 	const struct as_trace_meta *meta;
@@ -310,15 +314,17 @@ static void run_report(const struct analysis_opts *ao)
 	if (!open_src(&src2))
 		goto out;
 	tl = timeline__new(an, as_source__meta(&src2), NULL);
-	if (!tl)
+	zm = zoom__new(an, as_source__meta(&src2), NULL);
+	if (!tl || !zm)
 		goto out;
-	struct as_sink tsink = timeline__sink(tl);
+	struct as_sink tsinks[2] = { timeline__sink(tl), zoom__sink(zm) };
 
-	ret = pipeline_run(&src2, &tsink, 1, &partial, &res2);
+	ret = pipeline_run(&src2, tsinks, 2, &partial, &res2);
 	note("report pass 2", ret, &res2);
 	if (ret)
 		goto out;
 	hin.blocking = bl;
+	hin.zoom = zm;
 	struct report_opts ro = { .truncated = res.truncated, .usdt = uc,
 				  .blocking = blocking__summary(bl)->count ? bl : NULL,
 				  .futures = fu };
@@ -359,6 +365,7 @@ out:
 	free(json);
 	free(page);
 	timeline__free(tl);
+	zoom__free(zm);
 	usdt_counts__free(uc);
 	blocking__free(bl);
 	futures__free(fu);

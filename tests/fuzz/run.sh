@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer harnesses built by `make fuzz` (build/fuzz/fuzz_trace,
-# build/fuzz/fuzz_cat), one after the other, and ends with "N passed, N
+# build/fuzz/fuzz_cat, build/fuzz/fuzz_html), one after the other, and ends with "N passed, N
 # failed" (one per harness: passed when it ran its course without a crash,
 # leak, sanitizer report or timeout).
 #   tests/fuzz/run.sh --runs N [NAME...]      N inputs each from the seeds, -seed=1,
 #                                             a fresh corpus (make test, make fuzz-run)
 #   tests/fuzz/run.sh --seconds S [NAME...]   S seconds each on the kept corpus
 #                                             build/fuzz/corpus/NAME (make fuzz-long)
-# NAME is trace or cat (default both). Seeds: tests/data/*.trace and
+# NAME is trace, cat or html (default all three). Seeds: tests/data/*.trace and
 # tests/fuzz/seeds/trace/* for the trace reader; tests/fuzz/seeds/cat/* and
 # the CAT export of every trace seed (when build/asyncscope exists) for the
-# CAT reader. A crash is written to build/fuzz/crashes/NAME-crash-SHA1 (a
+# CAT reader; tests/data/html/*.json and tests/integ/data/*.json for the HTML
+# page's report reader. A crash is written to build/fuzz/crashes/NAME-crash-SHA1 (a
 # leak: NAME-leak-..., a hang: NAME-timeout-...); replay it with
 #   build/fuzz/fuzz_NAME build/fuzz/crashes/NAME-crash-SHA1
 # FUZZ_TIME_CAP (seconds, default 45) bounds a --runs run of one harness.
@@ -21,11 +22,11 @@ mode= val=
 case "${1:-}" in
 --runs) mode=runs val=${2:?--runs N} ;;
 --seconds) mode=seconds val=${2:?--seconds S} ;;
-*) echo "usage: $0 --runs N | --seconds S [trace|cat ...]" >&2; exit 2 ;;
+*) echo "usage: $0 --runs N | --seconds S [trace|cat|html ...]" >&2; exit 2 ;;
 esac
 shift 2
 names=("$@")
-[ ${#names[@]} -gt 0 ] || names=(trace cat)
+[ ${#names[@]} -gt 0 ] || names=(trace cat html)
 cap=${FUZZ_TIME_CAP:-45}
 passed=0 failed=0
 
@@ -42,6 +43,7 @@ seeds() {
 					"$t" 2>/dev/null || rm -f "$2/$(basename "$t").cat.txt"
 			done
 		fi ;;
+	html) cp tests/data/html/*.json tests/integ/data/*.json "$2"/ ;;
 	esac
 }
 

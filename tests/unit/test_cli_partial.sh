@@ -31,7 +31,7 @@ check "and on stderr" has err.txt "warning: .*cut-v9.trace is truncated after 60
 "$AS" report --partial --format json "$V9" >out.json 2>/dev/null
 check "JSON: the counts and their kind" python3 -c "import json,sys; r=json.load(open('out.json')); sys.exit(not (r['lost_events'] == 75 and r['missed_events'] == 3 and r['loss_counts'] == 'lower_bound' and r['truncated'] is True and r['totals']['loss_counts'] == 'lower_bound'))"
 "$AS" report --partial --format html -o out.html "$V9" 2>/dev/null
-check "HTML: the page has them" grep -q '"loss_counts": "lower_bound"' out.html
+check "HTML: the page has them" grep -q '"loss_counts": *"lower_bound"' out.html
 "$AS" events --partial "$V9" >/dev/null 2>err.txt
 check "events: at least, on stderr" has err.txt "lost events at least 75, missed events at least 3"
 "$AS" export --partial --format perfetto-json -o out.pf.json "$V9" 2>/dev/null

@@ -9,13 +9,16 @@
  * `asyncscope report --html` exists. Exit 0, 1 on failure (one line on
  * stderr), 2 on usage. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
 #include "analysis/cpu_samples.h"
 #include "analysis/runq.h"
+#include "analysis/tasks.h"
 #include "analysis/uring.h"
+#include "analysis/zoom.h"
 #include "output/html.h"
 
 #define OPEN_TAG "<script type=\"application/json\" id=\"data\">"
@@ -88,11 +91,39 @@ static int has_url_outside_data(const char *page)
 	return found;
 }
 
+/* json without the whitespace between its tokens (the page embeds a JSON
+ * object minified; anything else as it is). */
+static char *minified(const char *json)
+{
+	char *out = malloc(strlen(json) + 1), *o = out;
+	bool in_str = false;
+
+	if (!out)
+		return NULL;
+	for (const char *p = json; *p; p++) {
+		if (in_str) {
+			*o++ = *p;
+			if (*p == '\\' && p[1])
+				*o++ = *++p;
+			else if (*p == '"')
+				in_str = false;
+		} else if (*p == '"') {
+			in_str = true;
+			*o++ = *p;
+		} else if (!strchr(" \t\n\r", *p)) {
+			*o++ = *p;
+		}
+	}
+	*o = 0;
+	return out;
+}
+
 static void roundtrip(const char *json)
 {
 	int err = -1;
 	char *page = render(json, strlen(json), &err);
 	char *back = page ? embedded(page) : NULL;
+	char *want = json[strspn(json, " \t\n")] == '{' ? minified(json) : strdup(json);
 
 	CHECK(page);
 	CHECK_EQ_U64(err, 0);
@@ -101,7 +132,10 @@ static void roundtrip(const char *json)
 		CHECK(strstr(page, "</html>\n"));
 		CHECK(!has_url_outside_data(page));
 	}
-	CHECK_STR(back, json);
+	CHECK_STR(back, want);
+	/* nothing cut: an empty "cuts" in the page block */
+	CHECK(page && strstr(page, "<script type=\"application/json\" id=\"page\">{\"cuts\":{}}\n</script>"));
+	free(want);
 	free(back);
 	free(page);
 }
@@ -247,6 +281,85 @@ out:
 	runq__free(q);
 }
 
+/* The page block from a second pass (analysis/zoom.h): lanes as one
+ * base64url digit a bucket, runs written "c~N.", histograms as the
+ * report's; the detailed tasks' rows kept first. In us: worker 1 polls T
+ * 50..250 and U 250..300, is parked 300..700, polls T again 720..1000 (the
+ * end); T woken at 0 and 600, U at 20. */
+static void test_page_block(void)
+{
+	static struct as_probe probes[] = {
+		{ .role = AS_ROLE_POLL, .symbol = "tokio::runtime::task::raw::poll", .future = "app::t" },
+		{ .role = AS_ROLE_POLL, .symbol = "tokio::runtime::task::raw::poll", .future = "app::u" },
+	};
+	static const struct as_trace_meta meta = { .target = "/bin/app", .runtime = "tokio",
+						   .probes = probes, .n_probes = 2 };
+	const uint64_t us = 1000;
+	const struct as_event evs[] = {
+		{ .type = AS_EV_THREAD, .tid = 1, .ts = 0, .str = "w1" },
+		{ .type = AS_EV_WAKE, .tid = 9, .ts = 0, .task = 0x100 },
+		{ .type = AS_EV_WAKE, .tid = 9, .ts = 20 * us, .task = 0x200 },
+		{ .type = AS_EV_POLL_BEGIN, .tid = 1, .ts = 50 * us, .task = 0x100, .other = 1, .probe = 0 },
+		{ .type = AS_EV_POLL_END, .tid = 1, .ts = 250 * us, .task = 0x100 },
+		{ .type = AS_EV_POLL_BEGIN, .tid = 1, .ts = 250 * us, .task = 0x200, .other = 2, .probe = 1 },
+		{ .type = AS_EV_POLL_END, .tid = 1, .ts = 300 * us, .task = 0x200, .flags = AS_POLL_READY },
+		{ .type = AS_EV_PARK, .tid = 1, .ts = 300 * us },
+		{ .type = AS_EV_UNPARK, .tid = 1, .ts = 700 * us },
+		{ .type = AS_EV_WAKE, .tid = 9, .ts = 600 * us, .task = 0x100 },
+		{ .type = AS_EV_POLL_BEGIN, .tid = 1, .ts = 720 * us, .task = 0x100, .other = 1, .probe = 0 },
+	};
+	struct as_trace_end end = { .end_ns = 1000 * us };
+	struct analysis *a = analysis__new(&meta);
+	struct zoom *z = NULL;
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f;
+
+	CHECK(a != NULL);
+	if (!a)
+		return;
+	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++)
+		CHECK_EQ_U64(analysis__add(a, &evs[i]), 0);
+	CHECK_EQ_U64(analysis__finish(a, &end), 0);
+	z = zoom__new(a, &meta, NULL);
+	CHECK(z != NULL);
+	if (!z)
+		goto out;
+	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++)
+		CHECK_EQ_U64(zoom__add(z, &evs[i]), 0);
+	CHECK_EQ_U64(zoom__finish(z, &end), 0);
+	f = open_memstream(&buf, &size);
+	if (!f)
+		goto out;
+	CHECK_EQ_U64(report_html_write(f, "{\"tasks\": [{\"task\": \"#1\", \"seq\": 1}]}", 37,
+					&(struct html_inputs){ .zoom = z }), 0);
+	fclose(f);
+	/* the worker: 1 us buckets; busy 50..300 and 720..1000, parked 300..700 */
+	CHECK(buf && strstr(buf, "\"zoom\":{\"start_ns\":0,\"duration_ns\":1000000,\"workers\":[{\"tid\":1,"
+			    "\"name\":\"w1\",\"first_ns\":0,\"lane\":{\"start_ns\":0,\"bucket_ns\":1000,"
+			    "\"buckets\":1000,\"a\":\"A~49._~249.A~419._~279.\",\"b\":\"A~299._~399.A~299.\"}}]"));
+	/* runnable, the most at any instant of a bucket (of 2 at most: 1 is 32
+	 * 63rds, "g"): 1 from 0, 2 from 20 us to 50 (bucket 50 included), 1 to
+	 * 250, none, 1 from 600 to 720 */
+	CHECK(buf && strstr(buf, "\"runnable\":{\"start_ns\":0,\"bucket_ns\":1000,\"buckets\":1000,\"max\":2,"
+			    "\"a\":\"g~19._~30.g~199.A~348.g~120.A~278.\"}"));
+	/* T: one poll of 200 us ended, two waits of 50 and 120 us; its lane
+	 * from 0 to the end (still running) */
+	CHECK(buf && strstr(buf, "{\"seq\":1,\"task\":\"#1\",\"name\":\"app::t\",\"fine\":true,"
+			    "\"poll\":{\"count\":1,\"min\":200000,\"max\":200000,\"mean\":200000,"));
+	CHECK(buf && strstr(buf, "\"sched\":{\"count\":2,\"min\":50000,\"max\":120000,"));
+	CHECK(buf && strstr(buf, "\"lane\":{\"start_ns\":0,\"bucket_ns\":1000,\"buckets\":1000,"
+			    "\"a\":\"A~49._~199.A~469._~279.\",\"b\":\"_~49.A~549._~119.A~279.\"}"));
+	/* U's lane: 20 .. 300 us */
+	CHECK(buf && strstr(buf, "{\"seq\":2,\"task\":\"#2\",\"name\":\"app::u\""));
+	CHECK(buf && strstr(buf, "\"lane\":{\"start_ns\":20000,\"bucket_ns\":1000,\"buckets\":280,"));
+	CHECK(buf && strstr(buf, "\"candidates\":2,"));
+out:
+	free(buf);
+	zoom__free(z);
+	analysis__free(a);
+}
+
 /* test_html IN.json OUT.html: write the page for a JSON file (see the top). */
 static int convert(const char *in_path, const char *out_path)
 {
@@ -308,5 +421,6 @@ int main(int argc, char **argv)
 	RUN(test_not_nul_terminated);
 	RUN(test_errors);
 	RUN(test_inputs_from_caller);
+	RUN(test_page_block);
 	TEST_MAIN_END();
 }
