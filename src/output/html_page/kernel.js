@@ -43,6 +43,7 @@ function nameHash(str) {
 	return (x % 1000) / 1000;
 }
 var FLAME_SPECIAL = { scheduler: '#c3cad4', idle: '#dde2e8', 'outside-runtime': '#b5bfcc' };
+var FLAME_KERNEL = '#cdbbe8';
 function flameColor(name, depth) {
 	var f = nameHash(name);
 	if (depth === 1) return FLAME_SPECIAL[name] || 'hsl(' + Math.round(212 + 14 * f) + ',62%,' + Math.round(70 + 8 * f) + '%)';
@@ -56,7 +57,9 @@ function flameLegend(noun, special, futures) {
 		h('span', null, [h('span', { 'class': 'sw', style: 'background:' + flameColor('task', 1) }), 'task (root future)']),
 		special ? h('span', null, [h('span', { 'class': 'sw', style: 'background:' + FLAME_SPECIAL.scheduler }), 'scheduler / idle / outside the runtime']) : null,
 		h('span', null, [h('span', { 'class': 'sw', style: 'background:' + flameColor('a::b', 2) }), futures ? 'future (async fn, async block, impl Future)' : 'Rust frame']),
-		futures ? null : h('span', null, [h('span', { 'class': 'sw', style: 'background:' + flameColor('do_sys', 2) }), 'native frame (kernel, C library)']),
+		futures ? null : h('span', null, [h('span', { 'class': 'sw', style: 'background:' + flameColor('do_sys', 2) }), 'native frame (C library)']),
+		futures ? null : h('span', null, [h('span', { 'class': 'sw', style: 'background:' + FLAME_KERNEL }), 'kernel frame']),
+		futures ? null : h('span', null, [h('span', { 'class': 'sw', style: 'background:#fff;border:1.5px solid #111827' }), "the program's own first frame"]),
 		h('span', null, 'width: ' + noun + '; click a frame to zoom, hover for numbers')
 	]);
 }
@@ -76,20 +79,24 @@ function flameGraph(lines, fmtW, omitted, omittedLabel) {
 		return { name: name, v: 0, kids: [], map: new Map(), parent: parent, depth: parent ? parent.depth + 1 : 0 };
 	}
 	var root = mk('all', null);
-	function addStack(frames, v) {
+	/* own, kernel: the indices of the program's first frame and of the
+	 * first kernel frame in the line (-1 or absent: none) */
+	function addStack(frames, v, own, kernel) {
 		var node = root;
 		root.v += v;
-		frames.forEach(function (f) {
+		frames.forEach(function (f, i) {
 			var k = node.map.get(f);
 			if (!k) { k = mk(f, node); node.map.set(f, k); node.kids.push(k); }
 			k.v += v;
+			if (i === own) k.own = true;
+			if (isNum(kernel) && kernel >= 0 && i >= kernel) k.kernel = true;
 			node = k;
 		});
 	}
 	lines.forEach(function (l) {
 		if (!Array.isArray(l) || !isNum(l[1]) || l[1] <= 0) return;
 		var frames = typeof l[0] === 'string' ? l[0].split(';') : arr(l[0]) ? l[0].map(String) : null;
-		if (frames && frames.length) addStack(frames, l[1]);
+		if (frames && frames.length) addStack(frames, l[1], l[2], l[3]);
 	});
 	if (isNum(omitted) && omitted > 0) addStack([omittedLabel], omitted);
 	(function order(n) {
@@ -111,10 +118,12 @@ function flameGraph(lines, fmtW, omitted, omittedLabel) {
 	function frame(n, x, w, y, cls) {
 		var hot = matches(n);
 		var g = s('g', { 'class': cls, onclick: function () { focus = n; draw(); } }, [
-			tip((n.depth === 0 ? 'all stacks' : n.name) + '\n' + fmtW(n.v) + ' (' + pct(n.v, root.v) + ' of all' +
+			tip((n.depth === 0 ? 'all stacks' : n.name) + (n.own ? '\n(the program\'s own first frame)' : n.kernel ? '\n(kernel)' : '') +
+				'\n' + fmtW(n.v) + ' (' + pct(n.v, root.v) + ' of all' +
 				(n.parent && n.parent.depth > 0 ? ', ' + pct(n.v, n.parent.v) + ' of its caller' : '') + ')'),
 			s('rect', { x: x, y: y, width: Math.max(w - 0.5, 0.3), height: RH - 1, rx: 1.5,
-				fill: hot ? '#d946ef' : n.depth === 0 ? '#e5e9ef' : flameColor(n.name, n.depth) })
+				fill: hot ? '#d946ef' : n.depth === 0 ? '#e5e9ef' : n.kernel ? FLAME_KERNEL : flameColor(n.name, n.depth),
+				stroke: n.own ? '#111827' : null, 'stroke-width': n.own ? 1.5 : null })
 		]);
 		var t = label(n.depth === 0 ? 'all ' + DASH + ' ' + fmtW(n.v) : n.name, w);
 		if (t) add(g, s('text', { x: x + 3, y: y + RH - 5, 'font-size': 11, fill: '#111827', text: t }));
@@ -203,7 +212,7 @@ function renderBlocking() {
 	var st = kb && arr(kb.stacks);
 	if (st && st.length) {
 		add(sec, h('div', { 'class': 'sub' }, [h('h3', { text: 'Blocking flame graph' }),
-			h('p', { 'class': 'hint', text: 'Off-CPU time inside polls by stack: the task at the top, then the user frames (outermost first), then the kernel frames down to where the thread left the CPU. Width: off-CPU time. The same stacks as asyncscope blocking --folded.' }),
+			h('p', { 'class': 'hint', text: 'Off-CPU time inside polls by stack: the task at the top, then the user frames (outermost first), then the kernel frames down to where the thread left the CPU. Width: off-CPU time. The stacks start at the task\'s own code: the runtime\'s and std\'s frames between the task and its code are folded away (asyncscope blocking --folded --all-frames keeps them). The same stacks as asyncscope blocking --folded --unit ns.' }),
 			flameLegend('off-CPU time', false),
 			flameGraph(st, fmtNs, kb.stacks_omitted_ns, '(' + fmtCount((kb.stacks_total || 0) - st.length) + ' lighter stacks)')]));
 		if (isNum(kb.stacks_total) && kb.stacks_total > st.length)
@@ -239,7 +248,7 @@ function renderCpu() {
 	var st = arr(c.stacks);
 	if (st && st.length) {
 		add(sec, h('div', { 'class': 'sub' }, [h('h3', { text: 'CPU flame graph, by task' }),
-			h('p', { 'class': 'hint', text: 'Samples by stack: the task (or scheduler, idle, outside the runtime) at the top, then the user frames (outermost first), then the kernel frames. Width: samples. The same stacks as asyncscope cpu --folded.' }),
+			h('p', { 'class': 'hint', text: 'Samples by stack: the task (or scheduler, idle, outside the runtime) at the top, then the user frames (outermost first), then the kernel frames. Width: samples. The stacks start at the task\'s own code: the runtime\'s and std\'s frames between the task and its code are folded away (asyncscope cpu --folded --all-frames keeps them). The same stacks as asyncscope cpu --folded.' }),
 			flameLegend('samples', true),
 			flameGraph(st, function (v) { return fmtCount(v) + (v === 1 ? ' sample' : ' samples'); }, c.stacks_omitted, '(' + fmtCount((c.stacks_total || 0) - st.length) + ' lighter stacks)')]));
 		if (isNum(c.stacks_total) && c.stacks_total > st.length)
