@@ -204,23 +204,34 @@ static void print_join_sets(const struct dump_result *r, const struct dump_task 
 static void print_chain(const struct dump_result *r, const struct dump_task *t,
 			const struct async_stack *s, int indent)
 {
+	/* the root future itself a combinator (a task spawned as
+	 * fut.map(..)): said once, at the top of a task's chain */
+	if (s->via && indent == 4)
+		printf("%*s(through %s)\n", indent, "", s->via);
 	for (size_t k = 0; k < s->n; k++) {
 		const struct async_frame *f = &s->frames[k];
 		const char *note = frame_note(f);
+		bool last = k + 1 == s->n;
 		printf("%*s%s at %s:%u", indent, "", f->future, f->file ? f->file : "?", f->line);
 		if (note)
 			printf("  (%s)", note);
+		else if (f->via && last && s->macro)
+			printf("  (through %s; in %s, %zu branch%s)", f->via, s->macro, s->n_branches,
+			       s->n_branches == 1 ? "" : "es");
 		else if (f->via)
 			printf("  (through %s)", f->via);
-		else if (k + 1 == s->n && s->macro)
+		else if (last && s->macro)
 			printf("  (in %s, %zu branch%s)", s->macro, s->n_branches,
 			       s->n_branches == 1 ? "" : "es");
-		else if (k + 1 == s->n && s->leaf)
+		else if (last && s->leaf)
 			printf("  (awaiting %s)", s->leaf);
 		printf("\n");
 		print_join_sets(r, t, k, indent);
 	}
-	if (!s->n && s->leaf)
+	if (!s->n && s->macro)
+		printf("%*s(in %s, %zu branch%s)\n", indent, "", s->macro, s->n_branches,
+		       s->n_branches == 1 ? "" : "es");
+	else if (!s->n && s->leaf)
 		printf("%*s%s  (not an async fn or block: no source location)\n", indent, "", s->leaf);
 	for (size_t b = 0; b < s->n_branches; b++) {
 		const struct async_branch *br = &s->branches[b];
@@ -334,10 +345,13 @@ static void join_sets_json(struct json_writer *w, const struct dump_result *r,
 	json_writer__end_array(w);
 }
 
-/* "frames", "leaf", "truncated" and, for an await macro, "macro" and
- * "branches": [{"state", the same fields}]. */
+/* "via" (the combinators the root is walked through to its first frame,
+ * or null), "frames", "leaf", "truncated" and, for an await macro or a
+ * combinator of several futures, "macro" and "branches": [{"state", the
+ * same fields}]. */
 static void chain_json(struct json_writer *w, const struct async_stack *s)
 {
+	json_writer__kv_string(w, "via", s->via);
 	json_writer__key(w, "frames");
 	json_writer__begin_array(w);
 	for (size_t k = 0; k < s->n; k++) {
@@ -372,8 +386,11 @@ static void chain_json(struct json_writer *w, const struct async_stack *s)
  * text), "id", "header", "name", "state", "note",
  * "seen", "frames": [{"future", "type", "file", "line", "state", "via" (the
  * combinators awaited through to the next frame, "A > B", or null)}], "leaf",
- * "truncated", and when the innermost frame is in an await macro "macro"
- * ("tokio::select!", "tokio::join!", "futures::join!") and "branches":
+ * "truncated", "via" (the root's combinators, or null), and when the
+ * innermost frame awaits several futures "macro" ("tokio::select!",
+ * "tokio::join!", "futures::join!", "futures::select!",
+ * "futures::stream::FuturesUnordered", a combinator's type such as
+ * "futures_util::future::select::Select") and "branches":
  * [{"state" (pending, done, gone, disabled), "frames", "leaf", ...}]}],
  * "list_complete"}, "parent" and "join_sets" (join_sets_json()); header as "0x..." hex; id, name, note, leaf null when
  * unknown. With a sharded task list (tokio >= 1.35) also "shards",

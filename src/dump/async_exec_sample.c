@@ -46,47 +46,6 @@ static size_t wrapper_patterns(const char **out, size_t max)
 	return n;
 }
 
-/* Futures that wait for a deadline, and their member holding it as an
- * Option<std Instant> (CLOCK_MONOTONIC on Linux): async-io 1.x's Timer
- * (smol::Timer) keeps `when: Option<Instant>`, None for a timer that never
- * fires. */
-static const struct {
-	const char *type_prefix;
-	const char *member;
-} timers[] = {
-	{ "async_io::Timer", "when" },
-};
-
-/* t parked on a timer: its deadline into t->wakes_at_ns. */
-static void read_deadline(struct async_exec *ax, struct dump_task *t)
-{
-	const struct async_stack *s = &t->stack;
-	Dwarf_Die die = s->leaf_die, opt, inst;
-	struct dwt_variant v;
-	uint64_t off, io, so, no;
-	const char *vn;
-	int64_t sec = 0;
-	uint32_t nsec = 0;
-
-	for (size_t i = 0; s->leaf_type && s->leaf_addr && i < sizeof(timers) / sizeof(timers[0]); i++) {
-		if (strncmp(s->leaf_type, timers[i].type_prefix, strlen(timers[i].type_prefix)) ||
-		    dwt_member(&die, timers[i].member, NULL, &off, &opt) ||
-		    dwt_read_variant(&opt, s->leaf_addr + off, procmem_read, &ax->c->pm, &v) ||
-		    !(vn = ax_die_name(&v.member)) || strcmp(vn, "Some") ||
-		    dwt_member(&v.type, "__0", NULL, &io, &inst) ||
-		    dwt_member_deep(&inst, "tv_sec", &so, NULL) ||
-		    dwt_member_deep(&inst, "tv_nsec", &no, NULL))
-			continue;
-		off = s->leaf_addr + off + v.offset + io;
-		if (procmem_read(&ax->c->pm, off + so, &sec, sizeof(sec)) ||
-		    procmem_read(&ax->c->pm, off + no, &nsec, sizeof(nsec)) || sec <= 0 ||
-		    nsec >= 1000000000u)
-			return;
-		t->wakes_at_ns = (uint64_t)sec * 1000000000ull + nsec;
-		return;
-	}
-}
-
 /* One attempt: 1 done, 0 retry, < 0 ENOMEM. */
 static int sample_once(struct async_exec *ax, struct dump_task *t, struct ax_vt *v,
 		       const struct ax_copy *cp)
@@ -128,7 +87,7 @@ static int sample_once(struct async_exec *ax, struct dump_task *t, struct ax_vt 
 		const char *pats[16];
 		async_task_drop_wrappers(&t->stack, pats, wrapper_patterns(pats, 16));
 		t->note = NULL;
-		read_deadline(ax, t);
+		dump_read_deadline(ax->c, t);
 		return 1;
 	}
 	async_stack__clear(&t->stack);

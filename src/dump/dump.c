@@ -386,6 +386,8 @@ int dump_walk_noted(struct ctx *c)
 					    &dump_walk_ops, c, &w);
 		if (err)
 			return err;
+		/* once: this is called again after each way in adds lists */
+		c->lists[i].walked = true;
 		r->lists++;
 		if (!ol->one) {   /* one list (tokio < 1.35): no shards said */
 			r->shards += w.shards;

@@ -172,8 +172,10 @@ int dump_discover_by_recording(struct ctx *c, const struct dump_opts *o, char *e
 			       size_t errlen);
 
 /* What a parked task holds (held.c). */
-/* t parked on a timer (its chain's leaf a Sleep, Timeout, Interval): its
- * deadline into t->wakes_at_ns. */
+/* t parked on timers (tokio's Sleep, Timeout, Interval; async-io's Timer,
+ * async-std's timeouts) anywhere in its chain (the leaf, a combinator
+ * walked through, a poll_fn over one, a pending branch): the earliest
+ * deadline into t->wakes_at_ns (0 none). */
 void dump_read_deadline(struct ctx *c, struct dump_task *t);
 /* The JoinSets t's frames hold, each with its tasks, into t->join_sets
  * (their tasks' places in c->res resolved later). 0 or -ENOMEM. */

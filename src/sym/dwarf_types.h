@@ -72,6 +72,13 @@ const char *dwarf_types__comp_dir(Dwarf_Die *die);
  * index is built on the first call. Returns 0 with *out, -ENOENT. */
 int dwarf_types__vtable_type(struct dwarf_types *dt, uint64_t vaddr, Dwarf_Die *out);
 
+/* The subprogram that is the body of the async fn or block whose state
+ * machine is sm ("a::f::{async_fn_env#0}" -> the subprogram "a::f::
+ * {async_fn#0}", often in another unit), found by the same pass as the
+ * vtables (and remembered for later runs). Returns 0 with *out, -ENOENT,
+ * -ENOMEM. */
+int dwarf_types__async_body(struct dwarf_types *dt, Dwarf_Die *sm, Dwarf_Die *out);
+
 /* The smallest line L, lo < L < hi, that the line tables of the binary
  * give to code of file (a path as DW_AT_decl_file names it), 0 when none
  * (results cached). For where in a function a macro was invoked: its
