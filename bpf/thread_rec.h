@@ -28,6 +28,7 @@ struct as_thread_rec {
 };
 
 #define AS_THREAD_F_REGS 1     /* ip, sp, bp and gpr read */
+#define AS_THREAD_F_ONCPU 2    /* on a CPU when read: the registers are stale */
 
 #ifndef __bpf__
 _Static_assert(sizeof(struct as_thread_rec) == 56 + 8 * AS_THREAD_NGPR, "as_thread_rec layout");

@@ -231,6 +231,8 @@ static void print_chain(const struct dump_result *r, const struct dump_task *t,
 	if (!s->n && s->macro)
 		printf("%*s(in %s, %zu branch%s)\n", indent, "", s->macro, s->n_branches,
 		       s->n_branches == 1 ? "" : "es");
+	else if (!s->n && s->leaf && indent > 4)
+		printf("%*s(awaiting %s)\n", indent, "", s->leaf);   /* a branch's own future */
 	else if (!s->n && s->leaf)
 		printf("%*s%s  (not an async fn or block: no source location)\n", indent, "", s->leaf);
 	for (size_t b = 0; b < s->n_branches; b++) {
@@ -384,7 +386,8 @@ static void chain_json(struct json_writer *w, const struct async_stack *s)
 
 /* JSON: {"pid", "target", "tasks": [{"task" ("#3" or "~5", as in the
  * text), "id", "header", "name", "state", "note",
- * "seen", "frames": [{"future", "type", "file", "line", "state", "via" (the
+ * "seen", "list" (the task list it was found in, numbered as "task list N"
+ * is, null none), "frames": [{"future", "type", "file", "line", "state", "via" (the
  * combinators awaited through to the next frame, "A > B", or null)}], "leaf",
  * "truncated", "via" (the root's combinators, or null), and when the
  * innermost frame awaits several futures "macro" ("tokio::select!",
@@ -458,6 +461,8 @@ static int print_json(const struct dump_result *r)
 		json_writer__kv_string(w, "state", t->state);
 		json_writer__kv_string(w, "note", t->note);
 		json_writer__kv_bool(w, "seen", t->seen);
+		/* the task list it was found in: 1 is task_lists[0] ("task list 1") */
+		json_writer__kv_u64_or_null(w, "list", t->list != 0, t->list);
 		chain_json(w, &t->stack);
 		join_sets_json(w, r, t);
 		/* a timer's deadline (CLOCK_MONOTONIC ns) and how far off it was */

@@ -586,11 +586,14 @@ static int walk_executor(struct async_exec *ax, uint64_t st, enum dump_via via, 
 		return 0;   /* a stale candidate's executor: its task is not there */
 	}
 	ax->n_executors++;
+	ax->c->cur_list = r->n_task_lists + 1;   /* added below */
 	for (size_t i = 0; i < n; i++)
 		if (dump_add_task(ax->c, hs[i], 0, NULL, false) || u64map__set(&ax->owned, hs[i], 1)) {
+			ax->c->cur_list = 0;
 			ret = -ENOMEM;
 			goto out;
 		}
+	ax->c->cur_list = 0;
 	if (!(l = dump_list_add(ax->c))) {
 		ret = -ENOMEM;
 		goto out;

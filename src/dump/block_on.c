@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "dump/frame_loc.h"
 #include "dump/procmem.h"
@@ -636,23 +637,6 @@ static int read_entry(struct search *s, struct unwind *u, struct dump_block_on *
 	return 0;
 }
 
-/* The thread is running (or runnable) now: its saved registers are those
- * of its last entry into the kernel, its frames not what they were. */
-static bool running(pid_t pid, pid_t tid)
-{
-	char path[64], buf[512], *p;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
-	if (!(f = fopen(path, "re")))
-		return false;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	p = strrchr(buf, ')');   /* the name may hold spaces and parentheses */
-	return p && p[1] == ' ' && p[2] == 'R';
-}
 
 static int add_entry(struct dump_result *r, const struct proc_thread *t, struct dump_block_on **e)
 {
@@ -668,21 +652,61 @@ static int add_entry(struct dump_result *r, const struct proc_thread *t, struct 
 	return 0;
 }
 
-int dump_block_ons(struct ctx *c, const struct proc_thread *th, size_t n)
+#define ONCPU_TRIES 20          /* reads of threads on a CPU ... */
+#define ONCPU_PAUSE_NS 1000000  /* ... 1 ms apart */
+
+static int read_threads(struct ctx *c, struct proc_thread **out, size_t *n)
 {
-	struct proc_thread *own = NULL;
+	char err[256];
+
+	return c->threads ? proc_threads__read_open(c->threads, out, n, err, sizeof(err))
+			  : proc_threads__read(c->pid, out, n, err, sizeof(err));
+}
+
+/* A thread on a CPU when its registers were read has them as of its last
+ * entry into the kernel, not where it runs: its stack would unwind from a
+ * stale place (and its block_on go unseen). Such threads are read again,
+ * up to ONCPU_TRIES times 1 ms apart, until they are off a CPU (a busy
+ * thread is preempted now and then); those never caught keep on_cpu. */
+static void reread_on_cpu(struct ctx *c, struct proc_thread *th, size_t n)
+{
+	for (int k = 0; k < ONCPU_TRIES; k++) {
+		struct proc_thread *again = NULL;
+		struct timespec pause = { 0, ONCPU_PAUSE_NS };
+		size_t left = 0, na = 0;
+
+		for (size_t i = 0; i < n; i++)
+			left += th[i].on_cpu && th[i].has_regs;
+		if (!left)
+			return;
+		nanosleep(&pause, NULL);
+		if (read_threads(c, &again, &na))
+			return;
+		for (size_t j = 0; j < na; j++)
+			for (size_t i = 0; i < n && !again[j].on_cpu; i++)
+				if (th[i].tid == again[j].tid && th[i].on_cpu)
+					th[i] = again[j];
+		free(again);
+	}
+}
+
+int dump_block_ons(struct ctx *c, const struct proc_thread *given, size_t n)
+{
+	struct proc_thread *th = NULL;
 	struct unwind *u = NULL;
 	struct cu_cache cache = { 0 };
 	Dwfl *dwfl = NULL;
-	char err[256];
 	int ret = 0;
 
-	if (!th) {
-		if (c->threads ? proc_threads__read_open(c->threads, &own, &n, err, sizeof(err))
-			       : proc_threads__read(c->pid, &own, &n, err, sizeof(err)))
+	if (!given) {
+		if (read_threads(c, &th, &n))
 			return 0;
-		th = own;
+	} else if (!(th = malloc((n ? n : 1) * sizeof(*th)))) {
+		return -ENOMEM;
+	} else {
+		memcpy(th, given, n * sizeof(*th));
 	}
+	reread_on_cpu(c, th, n);
 	if (!(u = calloc(1, sizeof(*u)))) {
 		ret = -ENOMEM;
 		goto out;
@@ -719,13 +743,13 @@ int dump_block_ons(struct ctx *c, const struct proc_thread *th, size_t n)
 			continue;
 		if ((ret = add_entry(c->res, &th[i], &e)))
 			break;
-		ret = read_entry(&s, u, e, running(c->pid, th[i].tid));
+		ret = read_entry(&s, u, e, th[i].on_cpu);
 	}
 out:
 	cu_cache__clear(&cache);
 	dwfl_end(dwfl);
 	free(u);
-	free(own);
+	free(th);
 	return ret;
 }
 

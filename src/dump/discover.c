@@ -104,8 +104,10 @@ int dump_discover_context(struct ctx *c, const char *exe)
 				break;
 		if (layout == c->n_layouts && c->n_layouts < MAX_LAYOUTS)
 			c->layouts[c->n_layouts++] = h->layout;
+		c->cur_list = r->n_task_lists;   /* l's */
 		ret = owned_tasks__walk(&h->layout, l->addr, procmem_read, &c->pm, &dump_walk_ops, c,
 					&w);
+		c->cur_list = 0;
 		if (ret)
 			goto out;
 		l = &r->task_lists[r->n_task_lists - 1];   /* stable: tasks do not move lists */

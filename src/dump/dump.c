@@ -261,6 +261,8 @@ int dump_add_task(struct ctx *c, uint64_t header, uint64_t id, const char *name,
 
 	if (u64map__get(&c->task_by_header, header, &idx)) {
 		t = &r->tasks[idx - 1];
+		if (!t->list)
+			t->list = c->cur_list;
 		if (!t->id)
 			t->id = id;
 		if (!t->name && name && !(t->name = strdup(name)))
@@ -279,6 +281,7 @@ int dump_add_task(struct ctx *c, uint64_t header, uint64_t id, const char *name,
 	memset(t, 0, sizeof(*t));
 	t->header = header;
 	t->id = id;
+	t->list = c->cur_list;
 	t->seq = ++c->next_seq;
 	t->seen = seen;
 	if (name && !(t->name = strdup(name)))
@@ -382,8 +385,10 @@ int dump_walk_noted(struct ctx *c)
 		struct owned_walk w;
 		if (c->lists[i].walked)
 			continue;
+		c->cur_list = r->n_task_lists + 1;   /* added below */
 		int err = owned_tasks__walk(ol, c->lists[i].addr, procmem_read, &c->pm,
 					    &dump_walk_ops, c, &w);
+		c->cur_list = 0;
 		if (err)
 			return err;
 		/* once: this is called again after each way in adds lists */

@@ -95,6 +95,8 @@ struct dump_task {
 	                                deadline, CLOCK_MONOTONIC ns; 0 none */
 	struct dump_join_set *join_sets;   /* the JoinSets its frames hold */
 	size_t n_join_sets;
+	size_t list;                 /* index + 1 into dump_result.task_lists of the list
+	                                it was found in, 0 none (a JoinSet's done child ...) */
 	size_t parent;               /* index + 1 into dump_result.tasks of the task whose
 	                                JoinSet holds this one, 0 none */
 };

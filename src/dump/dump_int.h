@@ -80,6 +80,9 @@ struct ctx {
 	uint8_t *snap;
 	uint8_t *snap2;               /* the second copy of a cell, for the checks */
 	uint32_t next_seq;            /* ~N of the tasks without an id: first sight, never reused */
+	size_t cur_list;              /* the task list being walked (index + 1 into
+	                                 res->task_lists, that it has or is about to have):
+	                                 the list of the tasks dump_add_task() adds; 0 none */
 	struct owned_layout layouts[MAX_LAYOUTS];
 	size_t n_layouts;
 	bool has_local;               /* a copy's tasks are a LocalSet's */

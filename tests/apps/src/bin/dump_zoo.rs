@@ -8,7 +8,8 @@
 //! hand-written one, a stack of them), nested and generic async fns, an
 //! async closure, spawn_blocking, and the sync primitives (Notify, Mutex,
 //! oneshot, Semaphore, watch, interval, accept, a silent read, a send on a
-//! full channel, a JoinHandle).
+//! full channel, a JoinHandle), and tokio's echo server with three idle
+//! connections.
 //!
 //! Usage: dump_zoo [multi|current] [WORD...]
 //!   multi (default): main's runtime has 2 workers; current: current-thread
@@ -280,6 +281,25 @@ async fn p_send_full(tx: mpsc::Sender<u32>) {
     let _ = tx.send(2).await; // dump: p_send_full
 }
 
+// tokio's echo server, its connections idle
+async fn e_server(l: tokio::net::TcpListener) {
+    loop {
+        let (s, _) = l.accept().await.unwrap(); // dump: e_server
+        tokio::spawn(e_conn(s));
+    }
+}
+
+async fn e_conn(mut s: tokio::net::TcpStream) {
+    use tokio::io::AsyncWriteExt;
+    let mut buf = vec![0u8; 1024];
+    loop {
+        let n = s.read(&mut buf).await.unwrap_or(0); // dump: e_conn
+        if n == 0 || s.write_all(&buf[..n]).await.is_err() {
+            return;
+        }
+    }
+}
+
 async fn p_join_handle(h: tokio::task::JoinHandle<()>) {
     let _ = h.await; // dump: p_join_handle
 }
@@ -415,6 +435,16 @@ async fn spawn_io(keep: &mut Keep) {
     let h = tokio::spawn(never());
     tokio::spawn(p_join_handle(h));
     tokio::spawn(p_blocking());
+    // three idle clients of the echo server, connected from a plain thread
+    let l3 = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let at = l3.local_addr().unwrap();
+    tokio::spawn(e_server(l3));
+    let clients = tokio::task::spawn_blocking(move || {
+        (0..3).map(|_| std::net::TcpStream::connect(at).unwrap()).collect::<Vec<_>>()
+    })
+    .await
+    .unwrap();
+    keep._senders.push(Box::new(clients));
 }
 
 fn spawn_load() {
