@@ -690,12 +690,52 @@ static void reread_on_cpu(struct ctx *c, struct proc_thread *th, size_t n)
 	}
 }
 
+static bool has_entry(const struct dump_result *r, pid_t tid)
+{
+	for (size_t i = 0; i < r->n_block_ons; i++)
+		if (r->block_ons[i].tid == tid)
+			return true;
+	return false;
+}
+
+/* Thread t's stack unwound from its registers, its block_on (if any)
+ * added as an entry. 0 or -ENOMEM. */
+static int unwind_one(struct ctx *c, Dwfl *dwfl, struct unwind *u, struct cu_cache *cache,
+		      const struct proc_thread *t)
+{
+	struct search s = { .c = c, .dbg = dwarf_types__dwarf(c->dt), .cache = cache,
+			    .stop_frame = -1 };
+	struct dump_block_on *e;
+	int ret;
+
+	if (!t->has_regs || !t->regs[16] || !s.dbg)
+		return 0;
+	u->tid = t->tid;
+	u->regs = t->regs;
+	u->given = false;
+	u->n = 0;
+	dwfl_getthread_frames(dwfl, t->tid, on_frame, u);
+	for (int k = 0; k + 1 < u->n; k++)
+		if (u->frames[k + 1].r.known & (1u << 7))
+			u->frames[k].r.cfa = u->frames[k + 1].r.v[7];
+	for (int k = 0; k < u->n && !s.done; k++)
+		search_frame(&s, &u->frames[k], k);
+	if (!s.function)
+		return 0;
+	if ((ret = add_entry(c->res, t, &e)))
+		return ret;
+	return read_entry(&s, u, e, t->on_cpu);
+}
+
+#define STABLE_ROUNDS 5   /* reads of a thread that runs meanwhile */
+
 int dump_block_ons(struct ctx *c, const struct proc_thread *given, size_t n)
 {
 	struct proc_thread *th = NULL;
 	struct unwind *u = NULL;
 	struct cu_cache cache = { 0 };
 	Dwfl *dwfl = NULL;
+	bool *redo = NULL;
 	int ret = 0;
 
 	if (!given) {
@@ -707,7 +747,7 @@ int dump_block_ons(struct ctx *c, const struct proc_thread *given, size_t n)
 		memcpy(th, given, n * sizeof(*th));
 	}
 	reread_on_cpu(c, th, n);
-	if (!(u = calloc(1, sizeof(*u)))) {
+	if (!(u = calloc(1, sizeof(*u))) || !(redo = calloc(n ? n : 1, sizeof(*redo)))) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -723,31 +763,49 @@ int dump_block_ons(struct ctx *c, const struct proc_thread *given, size_t n)
 	dwfl_report_end(dwfl, NULL, NULL);
 	if (!dwfl_attach_state(dwfl, NULL, c->pid, &thread_callbacks, u))
 		goto out;
-	for (size_t i = 0; i < n && !ret; i++) {
-		struct search s = { .c = c, .dbg = dwarf_types__dwarf(c->dt), .cache = &cache,
-				    .stop_frame = -1 };
-		struct dump_block_on *e;
-		if (!th[i].has_regs || !th[i].regs[16] || !s.dbg)
-			continue;
-		u->tid = th[i].tid;
-		u->regs = th[i].regs;
-		u->given = false;
-		u->n = 0;
-		dwfl_getthread_frames(dwfl, th[i].tid, on_frame, u);
-		for (int k = 0; k + 1 < u->n; k++)
-			if (u->frames[k + 1].r.known & (1u << 7))
-				u->frames[k].r.cfa = u->frames[k + 1].r.v[7];
-		for (int k = 0; k < u->n && !s.done; k++)
-			search_frame(&s, &u->frames[k], k);
-		if (!s.function)
-			continue;
-		if ((ret = add_entry(c->res, &th[i], &e)))
+	for (size_t i = 0; i < n; i++)
+		redo[i] = true;
+	/* A thread preempted (off a CPU, its registers current) may run again
+	 * while its stack is unwound: the frames read would not be those of
+	 * the registers (an unwind that stops early, a block_on unseen). Its
+	 * context switches, read again after the unwinds, say whether it ran:
+	 * then, when no block_on was found in it, it is taken again with its
+	 * new registers (a block_on found stays: its future does not move
+	 * while it runs, and its chain is checked as it is read). */
+	for (int round = 0; round < STABLE_ROUNDS && !ret; round++) {
+		struct proc_thread *again = NULL;
+		size_t na = 0, todo = 0;
+
+		for (size_t i = 0; i < n && !ret; i++) {
+			if (!redo[i])
+				continue;
+			ret = unwind_one(c, dwfl, u, &cache, &th[i]);
+			todo++;
+		}
+		if (ret || !todo || round + 1 == STABLE_ROUNDS || read_threads(c, &again, &na))
 			break;
-		ret = read_entry(&s, u, e, th[i].on_cpu);
+		todo = 0;
+		for (size_t i = 0; i < n; i++) {
+			bool was = redo[i] && !has_entry(c->res, th[i].tid);
+			redo[i] = false;
+			for (size_t j = 0; was && j < na; j++) {
+				if (again[j].tid != th[i].tid || again[j].switches == th[i].switches ||
+				    th[i].on_cpu)
+					continue;
+				th[i] = again[j];
+				redo[i] = true;
+				todo++;
+			}
+		}
+		free(again);
+		if (!todo)
+			break;
+		reread_on_cpu(c, th, n);
 	}
 out:
 	cu_cache__clear(&cache);
 	dwfl_end(dwfl);
+	free(redo);
 	free(u);
 	free(th);
 	return ret;
