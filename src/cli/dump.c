@@ -135,7 +135,7 @@ static void print_lists(const struct dump_result *r)
 		if (l->shards > 1)
 			printf("%zu of %zu shards walked, ", l->walked, l->shards);
 		printf("%s; found through %s", l->complete ? "complete" : "not complete",
-		       dump_via_text(l, via, sizeof(via)));
+		       dump_via_text(r, l, via, sizeof(via)));
 		if (l->via == DUMP_VIA_CONTEXT)
 			printf(", %zu thread%s in it", l->threads, l->threads == 1 ? "" : "s");
 		if (l->note)
@@ -267,6 +267,9 @@ static void print_block_ons(const struct dump_result *r)
 		if (b->located)
 			print_chain(r, NULL, &b->stack, 4);
 	}
+	for (size_t i = 0; i < r->n_running; i++)
+		printf("\nthread %s (tid %d) ran on a CPU throughout: its stack not read (a block_on "
+		       "future it drives is not shown)\n", r->running[i].comm, (int)r->running[i].tid);
 }
 
 static void print_text(const struct dump_result *r)
@@ -402,7 +405,8 @@ static void chain_json(struct json_writer *w, const struct async_stack *s)
  * "lists_without_tasks" (of which none walked) and "heap_scan" ("none",
  * "whole", "cut": the heap scanned for the lists nothing else reached).
  * Last, "block_on": the threads in a block_on, each with its future's
- * chain. */
+ * chain, and "threads_running": the threads on a CPU through every read
+ * (their stacks not read). */
 static int print_json(const struct dump_result *r)
 {
 	struct json_writer *w = json_writer__new(stdout, true);
@@ -431,10 +435,15 @@ static int print_json(const struct dump_result *r)
 		const struct dump_list *l = &r->task_lists[i];
 		json_writer__begin_object(w);
 		json_writer__kv_string(w, "via", dump_via_name(l->via));
-		json_writer__kv_string(w, "found_through", dump_via_text(l, why, sizeof(why)));
+		json_writer__kv_string(w, "found_through", dump_via_text(r, l, why, sizeof(why)));
+		const struct dump_task *owner = dump_list_owner(r, l);
 		json_writer__kv_u64_or_null(w, "thread", l->via == DUMP_VIA_CONTEXT ||
-					    l->via == DUMP_VIA_TLS || l->via == DUMP_VIA_OWNER,
+					    l->via == DUMP_VIA_TLS ||
+					    (l->via == DUMP_VIA_OWNER && !l->owner_task),
 					    (uint64_t)l->tid);
+		/* a LocalSet a task's future owns: that task */
+		json_writer__kv_string(w, "owner_task", owner ? dump_task_ident(owner, ident, sizeof(ident))
+							      : NULL);
 		json_writer__kv_u64(w, "threads", l->threads);
 		json_writer__kv_string(w, "runtime", l->runtime);
 		json_writer__kv_u64(w, "id", l->id);
@@ -499,6 +508,17 @@ static int print_json(const struct dump_result *r)
 		}
 		json_writer__kv_string(w, "note", b->note);
 		chain_json(w, &b->stack);
+		json_writer__end_object(w);
+	}
+	json_writer__end_array(w);
+	/* "threads_running": [{"thread", "comm"}]: on a CPU through every read,
+	 * their stacks not read (a block_on they may drive not listed) */
+	json_writer__key(w, "threads_running");
+	json_writer__begin_array(w);
+	for (size_t i = 0; i < r->n_running; i++) {
+		json_writer__begin_object(w);
+		json_writer__kv_u64(w, "thread", (uint64_t)r->running[i].tid);
+		json_writer__kv_string(w, "comm", r->running[i].comm);
 		json_writer__end_object(w);
 	}
 	json_writer__end_array(w);

@@ -775,8 +775,8 @@ static int from_thread_locals(struct async_exec *ax, const struct tls_syms *tl)
 
 	for (size_t k = 0; k < N_TLS; k++)
 		any |= tl->found[k] && ax->tls_found[k];
-	if (!any || (ax->c->threads ? proc_threads__read_open(ax->c->threads, &th, &n_th, err, sizeof(err))
-				   : proc_threads__read(ax->c->pid, &th, &n_th, err, sizeof(err))))
+	(void)err;
+	if (!any || dump_read_threads(ax->c, &th, &n_th))
 		return 0;   /* the heap scan finds their tasks */
 	for (size_t k = 0; k < N_TLS && ret >= 0; k++) {
 		if (!tl->found[k] || !ax->tls_found[k])

@@ -652,27 +652,25 @@ static int add_entry(struct dump_result *r, const struct proc_thread *t, struct 
 	return 0;
 }
 
-#define ONCPU_TRIES 20          /* reads of threads on a CPU ... */
-#define ONCPU_PAUSE_NS 1000000  /* ... 1 ms apart */
+/* Reads of threads on a CPU, the pauses before them growing (ms): about
+ * 90 ms in all, a few reads of the thread iterator */
+static const unsigned oncpu_pause_ms[] = { 1, 1, 2, 3, 5, 8, 13, 21, 34 };
 
 static int read_threads(struct ctx *c, struct proc_thread **out, size_t *n)
 {
-	char err[256];
-
-	return c->threads ? proc_threads__read_open(c->threads, out, n, err, sizeof(err))
-			  : proc_threads__read(c->pid, out, n, err, sizeof(err));
+	return dump_read_threads(c, out, n);
 }
 
 /* A thread on a CPU when its registers were read has them as of its last
  * entry into the kernel, not where it runs: its stack would unwind from a
- * stale place (and its block_on go unseen). Such threads are read again,
- * up to ONCPU_TRIES times 1 ms apart, until they are off a CPU (a busy
+ * stale place (and its block_on go unseen). Such threads are read again
+ * after growing pauses (oncpu_pause_ms) until they are off a CPU (a busy
  * thread is preempted now and then); those never caught keep on_cpu. */
 static void reread_on_cpu(struct ctx *c, struct proc_thread *th, size_t n)
 {
-	for (int k = 0; k < ONCPU_TRIES; k++) {
+	for (size_t k = 0; k < sizeof(oncpu_pause_ms) / sizeof(oncpu_pause_ms[0]); k++) {
 		struct proc_thread *again = NULL;
-		struct timespec pause = { 0, ONCPU_PAUSE_NS };
+		struct timespec pause = { 0, oncpu_pause_ms[k] * 1000000L };
 		size_t left = 0, na = 0;
 
 		for (size_t i = 0; i < n; i++)
@@ -727,6 +725,29 @@ static int unwind_one(struct ctx *c, Dwfl *dwfl, struct unwind *u, struct cu_cac
 	return read_entry(&s, u, e, t->on_cpu);
 }
 
+/* Thread tid's context switches so far (voluntary and not: the counters
+ * the thread iterator reads), from /proc. 0 or -errno. */
+static int thread_switches(pid_t pid, pid_t tid, uint64_t *sw)
+{
+	char path[64], line[128];
+	unsigned long long v;
+	int seen = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
+	if (!(f = fopen(path, "re")))
+		return -errno;
+	*sw = 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "voluntary_ctxt_switches: %llu", &v) == 1 ||
+		    sscanf(line, "nonvoluntary_ctxt_switches: %llu", &v) == 1) {
+			*sw += v;
+			seen++;
+		}
+	fclose(f);
+	return seen == 2 ? 0 : -ENODATA;
+}
+
 #define STABLE_ROUNDS 5   /* reads of a thread that runs meanwhile */
 
 int dump_block_ons(struct ctx *c, const struct proc_thread *given, size_t n)
@@ -768,7 +789,8 @@ int dump_block_ons(struct ctx *c, const struct proc_thread *given, size_t n)
 	/* A thread preempted (off a CPU, its registers current) may run again
 	 * while its stack is unwound: the frames read would not be those of
 	 * the registers (an unwind that stops early, a block_on unseen). Its
-	 * context switches, read again after the unwinds, say whether it ran:
+	 * context switches, read again after the unwinds (/proc: no iterator
+	 * run for a target that sits still), say whether it ran:
 	 * then, when no block_on was found in it, it is taken again with its
 	 * new registers (a block_on found stays: its future does not move
 	 * while it runs, and its chain is checked as it is read). */
@@ -782,25 +804,39 @@ int dump_block_ons(struct ctx *c, const struct proc_thread *given, size_t n)
 			ret = unwind_one(c, dwfl, u, &cache, &th[i]);
 			todo++;
 		}
-		if (ret || !todo || round + 1 == STABLE_ROUNDS || read_threads(c, &again, &na))
+		if (ret || !todo || round + 1 == STABLE_ROUNDS)
 			break;
 		todo = 0;
 		for (size_t i = 0; i < n; i++) {
-			bool was = redo[i] && !has_entry(c->res, th[i].tid);
-			redo[i] = false;
-			for (size_t j = 0; was && j < na; j++) {
-				if (again[j].tid != th[i].tid || again[j].switches == th[i].switches ||
-				    th[i].on_cpu)
-					continue;
-				th[i] = again[j];
-				redo[i] = true;
-				todo++;
-			}
+			uint64_t sw = 0;
+			bool was = redo[i] && !has_entry(c->res, th[i].tid) && !th[i].on_cpu;
+			redo[i] = was && !thread_switches(c->pid, th[i].tid, &sw) && sw != th[i].switches;
+			todo += redo[i];
 		}
-		free(again);
-		if (!todo)
+		/* the new registers of those that ran */
+		if (!todo || read_threads(c, &again, &na))
 			break;
+		for (size_t i = 0; i < n; i++)
+			for (size_t j = 0; redo[i] && j < na; j++)
+				if (again[j].tid == th[i].tid)
+					th[i] = again[j];
+		free(again);
 		reread_on_cpu(c, th, n);
+	}
+	/* on a CPU throughout, no block_on seen from its stale registers:
+	 * said, never dropped */
+	for (size_t i = 0; i < n && !ret; i++) {
+		struct dump_result *r = c->res;
+		struct dump_thread *v;
+		if (!th[i].on_cpu || !th[i].has_regs || has_entry(r, th[i].tid))
+			continue;
+		if (!(v = realloc(r->running, (r->n_running + 1) * sizeof(*v)))) {
+			ret = -ENOMEM;
+			break;
+		}
+		r->running = v;
+		v[r->n_running].tid = th[i].tid;
+		snprintf(v[r->n_running++].comm, sizeof(v->comm), "%s", th[i].comm);
 	}
 out:
 	cu_cache__clear(&cache);

@@ -35,8 +35,8 @@ int dump_discover_context(struct ctx *c, const char *exe)
 	const char *why = NULL;
 	int ret = 0;
 
-	if (c->threads ? proc_threads__read_open(c->threads, &th, &n_th, err, sizeof(err))
-		       : proc_threads__read(c->pid, &th, &n_th, err, sizeof(err))) {
+	(void)err;
+	if (dump_read_threads(c, &th, &n_th)) {
 		r->context_note = "the threads' thread pointers could not be read (BPF task iterator)";
 		return 0;
 	}

@@ -406,10 +406,18 @@ static bool is_local_set(struct ctx *c, Dwarf_Die *type)
  * context: Rc<Context { shared: Arc<Shared> }> }, the Arc a task of it
  * holds as its scheduler) noted once for walking, owned by thread
  * hs->arg's future. */
+/* Who owns the LocalSets searched for: a thread's block_on future, or a
+ * task's future. */
+struct ls_owner {
+	pid_t tid;
+	const char *comm;
+	uint64_t task;        /* the task's header, 0 a block_on */
+};
+
 static int local_set_found(struct held_search *hs, Dwarf_Die *type, uint64_t at)
 {
 	struct ctx *c = hs->c;
-	const struct dump_block_on *b = hs->arg;
+	const struct ls_owner *o = hs->arg;
 	Dwarf_Die rcbox, inner;
 	uint64_t rc, arc;
 	size_t layout, n = c->n_lists;
@@ -422,34 +430,58 @@ static int local_set_found(struct held_search *hs, Dwarf_Die *type, uint64_t at)
 	dump_note_list(c, arc + c->layouts[layout].owned_off, layout, DUMP_VIA_OWNER);
 	if (c->n_lists > n) {
 		c->lists[n].runtime = "local_set";
-		c->lists[n].tid = b->tid;
-		c->lists[n].comm = b->comm;
+		c->lists[n].tid = o->tid;
+		c->lists[n].comm = o->comm;
+		c->lists[n].task = o->task;
 	}
 	return 0;
+}
+
+/* The LocalSets of one chain (its frames, or the chain a RunUntil or a
+ * LocalSet itself: no frame), owned by o. */
+static int local_sets_in(struct held_search *hs, const struct async_stack *s)
+{
+	struct ctx *c = hs->c;
+	int err = 0;
+
+	if (s->leaf_type && s->leaf_addr && !s->n) {
+		Dwarf_Die leaf = s->leaf_die;
+		if (is_local_set(c, &leaf))
+			err = local_set_found(hs, &leaf, s->leaf_addr);
+		else if (!strncmp(s->leaf_type, RUN_UNTIL_PREFIX, strlen(RUN_UNTIL_PREFIX)))
+			err = find_in(hs, &leaf, s->leaf_addr, 1);
+	}
+	for (size_t k = 0; k < s->n && !err; k++)
+		err = find_in(hs, &s->frames[k].variant, s->frames[k].variant_addr, 0);
+	return err;
+}
+
+int dump_local_sets_in_tasks(struct ctx *c, size_t from, size_t to)
+{
+	struct held_search hs = { .c = c, .is = is_local_set, .through = RUN_UNTIL_PREFIX,
+				  .through_own = "RunUntil", .found = local_set_found };
+	int err = 0;
+
+	for (size_t i = from; i < to && i < c->res->n && !err; i++) {
+		struct ls_owner o = { .task = c->res->tasks[i].header };
+		hs.arg = &o;
+		err = local_sets_in(&hs, &c->res->tasks[i].stack);
+	}
+	return err;
 }
 
 int dump_local_sets_owned(struct ctx *c)
 {
 	struct dump_result *r = c->res;
 	struct held_search hs = { .c = c, .is = is_local_set, .through = RUN_UNTIL_PREFIX,
-				  .through_own = "RunUntil",
-				  .found = local_set_found };
+				  .through_own = "RunUntil", .found = local_set_found };
 
 	for (size_t i = 0; i < r->n_block_ons; i++) {
-		const struct async_stack *s = &r->block_ons[i].stack;
-		int err = 0;
-		hs.arg = &r->block_ons[i];
+		struct ls_owner o = { .tid = r->block_ons[i].tid, .comm = r->block_ons[i].comm };
+		int err;
+		hs.arg = &o;
 		/* the future itself a RunUntil or a LocalSet (a chain of no frame) */
-		if (s->leaf_type && s->leaf_addr && !s->n) {
-			Dwarf_Die leaf = s->leaf_die;
-			if (is_local_set(c, &leaf))
-				err = local_set_found(&hs, &leaf, s->leaf_addr);
-			else if (!strncmp(s->leaf_type, RUN_UNTIL_PREFIX, strlen(RUN_UNTIL_PREFIX)))
-				err = find_in(&hs, &leaf, s->leaf_addr, 1);
-		}
-		for (size_t k = 0; k < s->n && !err; k++)
-			err = find_in(&hs, &s->frames[k].variant, s->frames[k].variant_addr, 0);
-		if (err)
+		if ((err = local_sets_in(&hs, &r->block_ons[i].stack)))
 			return err;
 	}
 	return 0;
