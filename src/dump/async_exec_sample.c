@@ -16,6 +16,7 @@
 #include "dump/async_task.h"
 #include "dump/dump_int.h"
 #include "probe/profile.h"
+#include "sym/demangle.h"
 
 #define MAX_TASK_SNAP  (1u << 20)   /* a task read in one piece up to this size */
 #define RETRY_NS       2000000L     /* between attempts at a busy task */
@@ -44,6 +45,73 @@ static size_t wrapper_patterns(const char **out, size_t max)
 		}
 	}
 	return n;
+}
+
+/* async-executor 1.5's run() (Executor's and LocalExecutor's): the
+ * frames of a block_on's future that are the executor's, and its own loop
+ * raced against the future it runs (future.or(async { loop { .. } })). */
+static const char *const run_frames[] = {
+	"async_executor::{impl#*}::run::{async_fn_env#0}",
+};
+static const char *const run_loops[] = {
+	"async_executor::{impl#*}::run::{async_fn#0}::{async_block_env#0}",
+};
+
+/* The future F of a frame "...::run::{async_fn_env#0}<T, F>", or NULL. */
+static char *run_future(const char *type)
+{
+	const char *p = strstr(type, "::run::{async_fn_env#0}<"), *c;
+	int depth = 0;
+
+	if (!p)
+		return NULL;
+	p = strchr(p, '<') + 1;
+	for (c = p; *c; c++) {
+		if (*c == '<' || *c == '(')
+			depth++;
+		else if (*c == '>' || *c == ')')
+			depth--;
+		else if (*c == ',' && !depth)
+			break;
+	}
+	if (*c != ',')
+		return NULL;
+	c += 1 + (c[1] == ' ');
+	size_t len = strlen(c);
+	return len > 1 ? strndup(c, len - 1) : NULL;   /* without the closing '>' */
+}
+
+int async_exec_tidy_block_on(struct async_stack *s)
+{
+	const char *pats[20];
+	size_t n = wrapper_patterns(pats, 16), k;
+	int r = async_task_drop_loops(s, run_loops, sizeof(run_loops) / sizeof(run_loops[0]));
+
+	if (r < 0)
+		return r;
+	/* the future run is no async fn (pending()): the walk went through
+	 * the race into the loop, the only state machine: the chain is that
+	 * future alone */
+	for (k = 1; !r && k < s->n; k++)
+		if (async_task_drop_wrappers_match(s->frames[k].type, run_loops,
+						   sizeof(run_loops) / sizeof(run_loops[0])))
+			break;
+	if (!r && k < s->n) {
+		char *fut = run_future(s->frames[k - 1].type), *pretty;
+		if (!fut || !(pretty = sym_pretty_future(fut))) {
+			free(fut);
+			return fut ? -ENOMEM : 0;
+		}
+		async_stack__clear(s);
+		s->leaf_type = fut;
+		s->leaf = pretty;
+		return 1;
+	}
+	for (size_t i = 0; i < sizeof(run_frames) / sizeof(run_frames[0]); i++)
+		pats[n++] = run_frames[i];
+	if (r)
+		async_task_drop_wrappers(s, pats, n);
+	return r;
 }
 
 /* One attempt: 1 done, 0 retry, < 0 ENOMEM. */

@@ -4,7 +4,9 @@
  * helper and util/glob only. */
 #include "dump/async_task.h"
 
+#include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +36,13 @@ static void frame_release(struct async_frame *f)
 	free(f->state);
 	free(f->file);
 	free(f->via);
+}
+
+static bool wrapper(const char *type, const char *const *patterns, size_t n);
+
+bool async_task_drop_wrappers_match(const char *type, const char *const *patterns, size_t n)
+{
+	return wrapper(type, patterns, n);
 }
 
 static bool wrapper(const char *type, const char *const *patterns, size_t n)
@@ -79,4 +88,77 @@ size_t async_task_drop_wrappers(struct async_stack *s, const char *const *patter
 		memmove(s->frames, s->frames + drop, (s->n - drop) * sizeof(*s->frames));
 	s->n -= drop;
 	return drop;
+}
+
+static void branch_release(struct async_branch *b)
+{
+	free(b->state);
+	async_stack__clear(&b->stack);
+}
+
+int async_task_drop_loops(struct async_stack *s, const char *const *loops, size_t n)
+{
+	size_t keep = 0;
+
+	if (!s->macro || !s->n || !s->n_branches)
+		return 0;
+	for (size_t i = 0; i < s->n_branches; i++) {
+		struct async_branch *b = &s->branches[i];
+		if (b->stack.n && wrapper(b->stack.frames[0].type, loops, n))
+			branch_release(b);
+		else
+			s->branches[keep++] = *b;
+	}
+	s->n_branches = keep;
+	if (keep != 1 || strcmp(s->branches[0].state, "pending"))
+		return 0;
+	/* one future left: its chain is s's own from here */
+	struct async_stack *in = &s->branches[0].stack;
+	struct async_frame *f = realloc(s->frames, (s->n + in->n) * sizeof(*f));
+	struct async_frame *last;
+	char *via = NULL;
+
+	if (!f)
+		return -ENOMEM;
+	s->frames = f;
+	last = &s->frames[s->n - 1];
+	if (asprintf(&via, "%s%s%s%s%s", last->via ? last->via : "", last->via ? " > " : "",
+		     s->macro, in->via ? " > " : "", in->via ? in->via : "") < 0)
+		return -ENOMEM;
+	free(last->via);
+	last->via = via;
+	memcpy(s->frames + s->n, in->frames, in->n * sizeof(*f));
+	s->n += in->n;
+	free(in->frames);
+	in->frames = NULL;
+	in->n = 0;
+	free(s->macro);
+	free(s->leaf);
+	free(s->leaf_type);
+	s->macro = in->macro;
+	s->leaf = in->leaf;
+	s->leaf_type = in->leaf_type;
+	s->leaf_addr = in->leaf_addr;
+	s->leaf_die = in->leaf_die;
+	in->macro = in->leaf = in->leaf_type = NULL;
+	struct async_branch *old = s->branches;
+	s->branches = in->branches;
+	s->n_branches = in->n_branches;
+	in->branches = NULL;
+	in->n_branches = 0;
+	s->truncated |= in->truncated;
+	if (!s->error)
+		s->error = in->error;
+	/* the timers and combinators it passed, kept for what is read of them */
+	if (in->n_passed) {
+		struct async_passed *p = realloc(s->passed, (s->n_passed + in->n_passed) * sizeof(*p));
+		if (p) {
+			memcpy(p + s->n_passed, in->passed, in->n_passed * sizeof(*p));
+			s->passed = p;
+			s->n_passed += in->n_passed;
+		}
+	}
+	branch_release(&old[0]);
+	free(old);
+	return 1;
 }

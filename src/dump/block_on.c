@@ -24,6 +24,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "dump/async_exec.h"
 #include "dump/frame_loc.h"
 #include "dump/procmem.h"
 #include "probe/threads.h"
@@ -53,6 +54,21 @@ static const struct bo_fn {
 	{ "tokio::runtime::runtime::Runtime::block_on_inner", "future" },             /* 1.53.1 */
 	{ "tokio::runtime::handle::Handle::block_on", "future" },
 	{ "tokio::runtime::handle::Handle::block_on_inner", "future" },               /* 1.53.1 */
+	/* async-io 1.11 (smol::block_on, async-std's task::block_on through
+	 * async-global-executor): parks in it, the future pin!'d in place */
+	{ "async_io::driver::block_on", "future" },
+	/* futures-lite 1.12's future::block_on */
+	{ "futures_lite::future::block_on", "future" },
+};
+
+/* The runtimes' own threads that drive their executors in a block_on
+ * (async-global-executor 2.3's worker threads, smol 1.3's "smol-N" for
+ * its global executor): not a program's block_on, not listed. Matched
+ * against the functions (demangled, inlined ones included) of the frames
+ * outside the block_on. */
+static const char *const runtime_thread_fns[] = {
+	"async_global_executor::threading::thread_main_loop",
+	"smol::spawn::spawn::",
 };
 
 #define MAX_FRAMES   128
@@ -448,6 +464,41 @@ static void cu_cache__clear(struct cu_cache *cc)
 	free(cc->v);
 }
 
+/* Whether a function (or a subroutine inlined there) at frame f's pc is
+ * one of runtime_thread_fns. */
+static bool runtime_thread_frame(struct search *s, const struct frame *f)
+{
+	uint64_t rel = (f->activation ? f->pc : f->pc - 1) - s->c->bias;
+	Dwarf_Die cu, scopes[MAX_SCOPES];
+	const struct cu_funcs *cf;
+	int n = 0;
+	bool hit = false;
+
+	if (!dwarf_addrdie(s->dbg, rel, &cu) || !(cf = unit_funcs(s->cache, &cu)))
+		return false;
+	for (size_t i = 0; i < cf->n && !n; i++)
+		if (dwarf_haspc(&cf->funcs[i], rel) == 1) {
+			scopes[n++] = cf->funcs[i];
+			scopes_in(&scopes[0], rel, scopes, &n, 0);
+		}
+	for (int i = 0; i < n && !hit; i++) {
+		Dwarf_Attribute attr;
+		const char *link;
+		char *dm;
+		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram &&
+		    dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
+			continue;
+		if ((!dwarf_attr_integrate(&scopes[i], DW_AT_linkage_name, &attr) &&
+		     !dwarf_attr_integrate(&scopes[i], DW_AT_MIPS_linkage_name, &attr)) ||
+		    !(link = dwarf_formstring(&attr)) || !(dm = sym_demangle(link)))
+			continue;
+		for (size_t k = 0; k < sizeof(runtime_thread_fns) / sizeof(runtime_thread_fns[0]); k++)
+			hit |= !strncmp(dm, runtime_thread_fns[k], strlen(runtime_thread_fns[k]));
+		free(dm);
+	}
+	return hit;
+}
+
 /* Frame k: its scopes at the pc, innermost first; each block_on
  * function's variables, from its innermost lexical block out. */
 static void search_frame(struct search *s, const struct frame *f, int k)
@@ -629,8 +680,19 @@ static int read_entry(struct search *s, struct unwind *u, struct dump_block_on *
 			e->note = "the future is not described by DWARF";
 			return 0;
 		}
-		if (async_stack_verify(&e->stack, procmem_read, &s->c->pm) == 1)
+		if (async_stack_verify(&e->stack, procmem_read, &s->c->pm) == 1) {
+			/* an executor's run(): the future it runs */
+			if ((err = async_exec_tidy_block_on(&e->stack)) < 0)
+				return err;
+			if (err && (e->stack.n || e->stack.leaf)) {
+				char *name = strdup(e->stack.n ? e->stack.frames[0].future : e->stack.leaf);
+				if (!name)
+					return -ENOMEM;
+				free(e->name);
+				e->name = name;
+			}
 			return 0;
+		}
 	}
 	async_stack__clear(&e->stack);
 	e->note = "changed while reading";
@@ -716,10 +778,16 @@ static int unwind_one(struct ctx *c, Dwfl *dwfl, struct unwind *u, struct cu_cac
 	for (int k = 0; k + 1 < u->n; k++)
 		if (u->frames[k + 1].r.known & (1u << 7))
 			u->frames[k].r.cfa = u->frames[k + 1].r.v[7];
-	for (int k = 0; k < u->n && !s.done; k++)
+	int k = 0;
+	for (; k < u->n && !s.done; k++)
 		search_frame(&s, &u->frames[k], k);
 	if (!s.function)
 		return 0;
+	/* a runtime's own thread in its block_on: the executor, not a future
+	 * of the program */
+	for (; k < u->n; k++)
+		if (runtime_thread_frame(&s, &u->frames[k]))
+			return 0;
 	if ((ret = add_entry(c->res, t, &e)))
 		return ret;
 	return read_entry(&s, u, e, t->on_cpu);

@@ -409,6 +409,26 @@ else:
     else:
         want_ways = [("static", "executor")] + [("thread_local", "executor")] * 3
     expect(ways == want_ways, "lists %s, not %s" % (ways, want_ways))
+    # the block_on futures: main's (the future the executor's run() runs:
+    # the executor's own loop and frames left out), smol's user executor
+    # thread (pending(): no async fn); never the runtimes' own threads
+    bo = {b["comm"]: b for b in r["block_on"]}
+    want_bo = [PROG, "user-exec"] if "smol" in words else [PROG]
+    expect(sorted(bo) == sorted(want_bo), "block_on threads %s, not %s" % (sorted(bo), want_bo))
+    running = [t["thread"] for t in r.get("threads_running", [])]
+    m = bo.get(PROG)
+    if m and not (m["note"] == "running, not sampled" and "load" in words):
+        tag = "main_smol" if "smol" in words else "main_std"
+        blk = "main::{async_block#2}" if "smol" in words else "main::{async_block#3}"
+        # the future the executor's run() runs, its own loop and frames left out
+        expect(m["name"] == PFX + blk, "main's block_on named %s" % m["name"])
+        match_chain(m, chain(["%s@%s" % (blk, tag), "never"], PENDING), "main's block_on")
+    elif not m:
+        expect("load" in words and r["pid"] in running, "main's block_on missing")
+    u = bo.get("user-exec")
+    if u:
+        expect(u["name"] == "core::future::pending::Pending<()>", "user-exec's block_on named %s" % u["name"])
+        match_chain(u, chain([], PENDING), "user-exec's block_on")
 for f in fails:
     print("    " + f)
 sys.exit(1 if fails else 0)
