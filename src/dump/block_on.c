@@ -473,7 +473,12 @@ static bool runtime_thread_frame(struct search *s, const struct frame *f)
 	const struct cu_funcs *cf;
 	int n = 0;
 	bool hit = false;
+	char key[40];
+	const char *val;
 
+	snprintf(key, sizeof(key), "rt:%llx", (unsigned long long)rel);
+	if (dwarf_types__memo_get(s->c->dt, key, &val))
+		return !strcmp(val, "1");
 	if (!dwarf_addrdie(s->dbg, rel, &cu) || !(cf = unit_funcs(s->cache, &cu)))
 		return false;
 	for (size_t i = 0; i < cf->n && !n; i++)
@@ -496,6 +501,7 @@ static bool runtime_thread_frame(struct search *s, const struct frame *f)
 			hit |= !strncmp(dm, runtime_thread_fns[k], strlen(runtime_thread_fns[k]));
 		free(dm);
 	}
+	dwarf_types__memo_put(s->c->dt, key, hit ? "1" : "0");
 	return hit;
 }
 
@@ -509,7 +515,16 @@ static void search_frame(struct search *s, const struct frame *f, int k)
 	size_t nfb = 0;
 	const struct cu_funcs *cf;
 	int n = 0, last;
+	bool hit = false;
+	char key[40];
+	const char *val;
 
+	/* a pc known (from an earlier dump of this binary) to be in no
+	 * block_on function: finding its scopes walks its unit (a worker's
+	 * frames are in tokio's, the largest) */
+	snprintf(key, sizeof(key), "bo:%llx", (unsigned long long)rel);
+	if (dwarf_types__memo_get(s->c->dt, key, &val) && !strcmp(val, "-"))
+		return;
 	if (!dwarf_addrdie(s->dbg, rel, &cu))
 		return;   /* not the executable's code (libc, the vDSO) */
 	if (!(cf = unit_funcs(s->cache, &cu)))
@@ -534,6 +549,7 @@ static void search_frame(struct search *s, const struct frame *f, int k)
 		if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
 			continue;
 		if ((fn = scope_fn(&scopes[i]))) {
+			hit = true;
 			if (!s->function)
 				s->function = fn->name;
 			for (int j = last - 1; j >= i && !s->done; j--)
@@ -541,6 +557,8 @@ static void search_frame(struct search *s, const struct frame *f, int k)
 		}
 		last = i;
 	}
+	if (!hit && !s->done)
+		dwarf_types__memo_put(s->c->dt, key, "-");
 }
 
 /* The future not located by DWARF: the stack from the innermost frame to

@@ -721,6 +721,28 @@ void dwarf_types__remember(struct dwarf_types *dt, const char *key, Dwarf_Die *d
 	free(k);
 }
 
+int dwarf_types__memo_get(struct dwarf_types *dt, const char *key, const char **val)
+{
+	char *k;
+	bool hit;
+
+	if (asprintf(&k, "m:%s", key) < 0)
+		return 0;
+	hit = dwarf_memo__get(dt->memo, k, val);
+	free(k);
+	return hit;
+}
+
+void dwarf_types__memo_put(struct dwarf_types *dt, const char *key, const char *val)
+{
+	char *k;
+
+	if (asprintf(&k, "m:%s", key) < 0)
+		return;
+	dwarf_memo__put(dt->memo, k, val);
+	free(k);
+}
+
 const char *dwarf_types__comp_dir(Dwarf_Die *die)
 {
 	Dwarf_Die cu;

@@ -58,6 +58,13 @@ int dwarf_types__recall(struct dwarf_types *dt, const char *key, Dwarf_Die *out)
 /* Remembers die (NULL: absent) under key for later runs. */
 void dwarf_types__remember(struct dwarf_types *dt, const char *key, Dwarf_Die *die);
 
+/* A string the caller keeps under its own key in the memo (apart from the
+ * session's own keys and recall()'s): 1 with *val (borrowed until
+ * dwarf_types__free), 0 not kept. */
+int dwarf_types__memo_get(struct dwarf_types *dt, const char *key, const char **val);
+/* Keeps val under key for later runs (a cache: failures are ignored). */
+void dwarf_types__memo_put(struct dwarf_types *dt, const char *key, const char *val);
+
 /* The qualified name of a type DIE ("a::f::{async_fn_env#0}"; base types
  * and pointers keep their DW_AT_name, e.g. "u8", "&mut a::B"), cached per
  * DIE. Borrowed until dwarf_types__free(); NULL when unnamed or on ENOMEM. */
