@@ -25,12 +25,17 @@ struct as_thread_rec {
 	 * callee-saved ones (rbx, rbp, r12-r15) there, which unwinding its
 	 * stack with CFI needs (dump's block_on futures) */
 	__u64 gpr[AS_THREAD_NGPR];
+	/* its context switches so far (voluntary and not): unchanged between
+	 * two reads, the thread did not run in between (the reader's stack
+	 * copy is the one these registers belong to) */
+	__u64 switches;
 };
 
 #define AS_THREAD_F_REGS 1     /* ip, sp, bp and gpr read */
+#define AS_THREAD_F_ONCPU 2    /* on a CPU when read: the registers are stale */
 
 #ifndef __bpf__
-_Static_assert(sizeof(struct as_thread_rec) == 56 + 8 * AS_THREAD_NGPR, "as_thread_rec layout");
+_Static_assert(sizeof(struct as_thread_rec) == 64 + 8 * AS_THREAD_NGPR, "as_thread_rec layout");
 #endif
 
 #endif

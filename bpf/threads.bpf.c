@@ -28,6 +28,11 @@ int thread_regs(struct bpf_iter__task *ctx)
 		return 0;
 	r.tid = task->pid;
 	r.fsbase = BPF_CORE_READ(task, thread.fsbase);
+	/* on a CPU now: its saved user registers are those of its last entry
+	 * into the kernel, not where it is (the reader tries again) */
+	if (BPF_CORE_READ(task, on_cpu))
+		r.flags |= AS_THREAD_F_ONCPU;
+	r.switches = BPF_CORE_READ(task, nvcsw) + BPF_CORE_READ(task, nivcsw);
 	__builtin_memcpy(r.comm, task->comm, sizeof(r.comm));
 	/* kernel threads have no user registers */
 	if (!(task->flags & 0x00200000 /* PF_KTHREAD */)) {

@@ -172,6 +172,9 @@ static void on_poll_begin(void *ctx, struct tm_task *mt, struct tm_thread *th,
 	t->state = LIVE_ST_RUNNING;
 	t->since = ev->ts;
 	t->run_begin = ev->ts;
+	/* the timer read from its memory is of before this poll: gone (its
+	 * next stack read says the new one) */
+	t->wakes_at = 0;
 }
 
 static void on_poll_end(void *ctx, struct tm_thread *th, const struct tm_frame *f, uint64_t ts,
@@ -442,6 +445,9 @@ void live__tick(struct live *l, uint64_t now)
 	double secs = (double)win / 1e9;
 
 	l->sum.now_ns = now;
+	/* no event yet (an idle target): the view's time starts at its first tick */
+	if (!l->sum.first_ns)
+		l->sum.first_ns = now;
 	l->sum.tasks_live = l->sum.tasks_done = 0;
 	l->sum.tasks_folded = task_model__folded(l->model);
 	l->sum.max_live = task_model__max_live(l->model);

@@ -135,7 +135,7 @@ static void print_lists(const struct dump_result *r)
 		if (l->shards > 1)
 			printf("%zu of %zu shards walked, ", l->walked, l->shards);
 		printf("%s; found through %s", l->complete ? "complete" : "not complete",
-		       dump_via_text(l, via, sizeof(via)));
+		       dump_via_text(r, l, via, sizeof(via)));
 		if (l->via == DUMP_VIA_CONTEXT)
 			printf(", %zu thread%s in it", l->threads, l->threads == 1 ? "" : "s");
 		if (l->note)
@@ -204,23 +204,36 @@ static void print_join_sets(const struct dump_result *r, const struct dump_task 
 static void print_chain(const struct dump_result *r, const struct dump_task *t,
 			const struct async_stack *s, int indent)
 {
+	/* the root future itself a combinator (a task spawned as
+	 * fut.map(..)): said once, at the top of a task's chain */
+	if (s->via && indent == 4)
+		printf("%*s(through %s)\n", indent, "", s->via);
 	for (size_t k = 0; k < s->n; k++) {
 		const struct async_frame *f = &s->frames[k];
 		const char *note = frame_note(f);
+		bool last = k + 1 == s->n;
 		printf("%*s%s at %s:%u", indent, "", f->future, f->file ? f->file : "?", f->line);
 		if (note)
 			printf("  (%s)", note);
+		else if (f->via && last && s->macro)
+			printf("  (through %s; in %s, %zu branch%s)", f->via, s->macro, s->n_branches,
+			       s->n_branches == 1 ? "" : "es");
 		else if (f->via)
 			printf("  (through %s)", f->via);
-		else if (k + 1 == s->n && s->macro)
+		else if (last && s->macro)
 			printf("  (in %s, %zu branch%s)", s->macro, s->n_branches,
 			       s->n_branches == 1 ? "" : "es");
-		else if (k + 1 == s->n && s->leaf)
+		else if (last && s->leaf)
 			printf("  (awaiting %s)", s->leaf);
 		printf("\n");
 		print_join_sets(r, t, k, indent);
 	}
-	if (!s->n && s->leaf)
+	if (!s->n && s->macro)
+		printf("%*s(in %s, %zu branch%s)\n", indent, "", s->macro, s->n_branches,
+		       s->n_branches == 1 ? "" : "es");
+	else if (!s->n && s->leaf && indent > 4)
+		printf("%*s(awaiting %s)\n", indent, "", s->leaf);   /* a branch's own future */
+	else if (!s->n && s->leaf)
 		printf("%*s%s  (not an async fn or block: no source location)\n", indent, "", s->leaf);
 	for (size_t b = 0; b < s->n_branches; b++) {
 		const struct async_branch *br = &s->branches[b];
@@ -254,6 +267,9 @@ static void print_block_ons(const struct dump_result *r)
 		if (b->located)
 			print_chain(r, NULL, &b->stack, 4);
 	}
+	for (size_t i = 0; i < r->n_running; i++)
+		printf("\nthread %s (tid %d) ran on a CPU throughout: its stack not read (a block_on "
+		       "future it drives is not shown)\n", r->running[i].comm, (int)r->running[i].tid);
 }
 
 static void print_text(const struct dump_result *r)
@@ -334,10 +350,13 @@ static void join_sets_json(struct json_writer *w, const struct dump_result *r,
 	json_writer__end_array(w);
 }
 
-/* "frames", "leaf", "truncated" and, for an await macro, "macro" and
- * "branches": [{"state", the same fields}]. */
+/* "via" (the combinators the root is walked through to its first frame,
+ * or null), "frames", "leaf", "truncated" and, for an await macro or a
+ * combinator of several futures, "macro" and "branches": [{"state", the
+ * same fields}]. */
 static void chain_json(struct json_writer *w, const struct async_stack *s)
 {
+	json_writer__kv_string(w, "via", s->via);
 	json_writer__key(w, "frames");
 	json_writer__begin_array(w);
 	for (size_t k = 0; k < s->n; k++) {
@@ -370,10 +389,14 @@ static void chain_json(struct json_writer *w, const struct async_stack *s)
 
 /* JSON: {"pid", "target", "tasks": [{"task" ("#3" or "~5", as in the
  * text), "id", "header", "name", "state", "note",
- * "seen", "frames": [{"future", "type", "file", "line", "state", "via" (the
+ * "seen", "list" (the task list it was found in, numbered as "task list N"
+ * is, null none), "frames": [{"future", "type", "file", "line", "state", "via" (the
  * combinators awaited through to the next frame, "A > B", or null)}], "leaf",
- * "truncated", and when the innermost frame is in an await macro "macro"
- * ("tokio::select!", "tokio::join!", "futures::join!") and "branches":
+ * "truncated", "via" (the root's combinators, or null), and when the
+ * innermost frame awaits several futures "macro" ("tokio::select!",
+ * "tokio::join!", "futures::join!", "futures::select!",
+ * "futures::stream::FuturesUnordered", a combinator's type such as
+ * "futures_util::future::select::Select") and "branches":
  * [{"state" (pending, done, gone, disabled), "frames", "leaf", ...}]}],
  * "list_complete"}, "parent" and "join_sets" (join_sets_json()); header as "0x..." hex; id, name, note, leaf null when
  * unknown. With a sharded task list (tokio >= 1.35) also "shards",
@@ -382,7 +405,8 @@ static void chain_json(struct json_writer *w, const struct async_stack *s)
  * "lists_without_tasks" (of which none walked) and "heap_scan" ("none",
  * "whole", "cut": the heap scanned for the lists nothing else reached).
  * Last, "block_on": the threads in a block_on, each with its future's
- * chain. */
+ * chain, and "threads_running": the threads on a CPU through every read
+ * (their stacks not read). */
 static int print_json(const struct dump_result *r)
 {
 	struct json_writer *w = json_writer__new(stdout, true);
@@ -411,10 +435,15 @@ static int print_json(const struct dump_result *r)
 		const struct dump_list *l = &r->task_lists[i];
 		json_writer__begin_object(w);
 		json_writer__kv_string(w, "via", dump_via_name(l->via));
-		json_writer__kv_string(w, "found_through", dump_via_text(l, why, sizeof(why)));
+		json_writer__kv_string(w, "found_through", dump_via_text(r, l, why, sizeof(why)));
+		const struct dump_task *owner = dump_list_owner(r, l);
 		json_writer__kv_u64_or_null(w, "thread", l->via == DUMP_VIA_CONTEXT ||
-					    l->via == DUMP_VIA_TLS || l->via == DUMP_VIA_OWNER,
+					    l->via == DUMP_VIA_TLS ||
+					    (l->via == DUMP_VIA_OWNER && !l->owner_task),
 					    (uint64_t)l->tid);
+		/* a LocalSet a task's future owns: that task */
+		json_writer__kv_string(w, "owner_task", owner ? dump_task_ident(owner, ident, sizeof(ident))
+							      : NULL);
 		json_writer__kv_u64(w, "threads", l->threads);
 		json_writer__kv_string(w, "runtime", l->runtime);
 		json_writer__kv_u64(w, "id", l->id);
@@ -441,6 +470,8 @@ static int print_json(const struct dump_result *r)
 		json_writer__kv_string(w, "state", t->state);
 		json_writer__kv_string(w, "note", t->note);
 		json_writer__kv_bool(w, "seen", t->seen);
+		/* the task list it was found in: 1 is task_lists[0] ("task list 1") */
+		json_writer__kv_u64_or_null(w, "list", t->list != 0, t->list);
 		chain_json(w, &t->stack);
 		join_sets_json(w, r, t);
 		/* a timer's deadline (CLOCK_MONOTONIC ns) and how far off it was */
@@ -477,6 +508,17 @@ static int print_json(const struct dump_result *r)
 		}
 		json_writer__kv_string(w, "note", b->note);
 		chain_json(w, &b->stack);
+		json_writer__end_object(w);
+	}
+	json_writer__end_array(w);
+	/* "threads_running": [{"thread", "comm"}]: on a CPU through every read,
+	 * their stacks not read (a block_on they may drive not listed) */
+	json_writer__key(w, "threads_running");
+	json_writer__begin_array(w);
+	for (size_t i = 0; i < r->n_running; i++) {
+		json_writer__begin_object(w);
+		json_writer__kv_u64(w, "thread", (uint64_t)r->running[i].tid);
+		json_writer__kv_string(w, "comm", r->running[i].comm);
 		json_writer__end_object(w);
 	}
 	json_writer__end_array(w);

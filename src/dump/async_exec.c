@@ -586,11 +586,14 @@ static int walk_executor(struct async_exec *ax, uint64_t st, enum dump_via via, 
 		return 0;   /* a stale candidate's executor: its task is not there */
 	}
 	ax->n_executors++;
+	ax->c->cur_list = r->n_task_lists + 1;   /* added below */
 	for (size_t i = 0; i < n; i++)
 		if (dump_add_task(ax->c, hs[i], 0, NULL, false) || u64map__set(&ax->owned, hs[i], 1)) {
+			ax->c->cur_list = 0;
 			ret = -ENOMEM;
 			goto out;
 		}
+	ax->c->cur_list = 0;
 	if (!(l = dump_list_add(ax->c))) {
 		ret = -ENOMEM;
 		goto out;
@@ -772,8 +775,8 @@ static int from_thread_locals(struct async_exec *ax, const struct tls_syms *tl)
 
 	for (size_t k = 0; k < N_TLS; k++)
 		any |= tl->found[k] && ax->tls_found[k];
-	if (!any || (ax->c->threads ? proc_threads__read_open(ax->c->threads, &th, &n_th, err, sizeof(err))
-				   : proc_threads__read(ax->c->pid, &th, &n_th, err, sizeof(err))))
+	(void)err;
+	if (!any || dump_read_threads(ax->c, &th, &n_th))
 		return 0;   /* the heap scan finds their tasks */
 	for (size_t k = 0; k < N_TLS && ret >= 0; k++) {
 		if (!tl->found[k] || !ax->tls_found[k])

@@ -78,4 +78,11 @@ void async_exec__free(struct async_exec *ax);
 int async_exec_open(struct ctx *c, const struct elf_image *img, const struct as_probe *probes,
 		    size_t n, bool required, struct async_exec **ax, char *err, size_t errlen);
 
+/* A block_on future's chain that is an async-executor run() (smol's and
+ * async-std's block_on of an executor's run): the executor's own loop and
+ * frames dropped, the chain starting at the future it runs (the runtime
+ * profiles' wrappers dropped too). 1 changed, 0 not, -ENOMEM. */
+struct async_stack;
+int async_exec_tidy_block_on(struct async_stack *s);
+
 #endif

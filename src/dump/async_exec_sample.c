@@ -16,6 +16,7 @@
 #include "dump/async_task.h"
 #include "dump/dump_int.h"
 #include "probe/profile.h"
+#include "sym/demangle.h"
 
 #define MAX_TASK_SNAP  (1u << 20)   /* a task read in one piece up to this size */
 #define RETRY_NS       2000000L     /* between attempts at a busy task */
@@ -46,45 +47,71 @@ static size_t wrapper_patterns(const char **out, size_t max)
 	return n;
 }
 
-/* Futures that wait for a deadline, and their member holding it as an
- * Option<std Instant> (CLOCK_MONOTONIC on Linux): async-io 1.x's Timer
- * (smol::Timer) keeps `when: Option<Instant>`, None for a timer that never
- * fires. */
-static const struct {
-	const char *type_prefix;
-	const char *member;
-} timers[] = {
-	{ "async_io::Timer", "when" },
+/* async-executor 1.5's run() (Executor's and LocalExecutor's): the
+ * frames of a block_on's future that are the executor's, and its own loop
+ * raced against the future it runs (future.or(async { loop { .. } })). */
+static const char *const run_frames[] = {
+	"async_executor::{impl#*}::run::{async_fn_env#0}",
+};
+static const char *const run_loops[] = {
+	"async_executor::{impl#*}::run::{async_fn#0}::{async_block_env#0}",
 };
 
-/* t parked on a timer: its deadline into t->wakes_at_ns. */
-static void read_deadline(struct async_exec *ax, struct dump_task *t)
+/* The future F of a frame "...::run::{async_fn_env#0}<T, F>", or NULL. */
+static char *run_future(const char *type)
 {
-	const struct async_stack *s = &t->stack;
-	Dwarf_Die die = s->leaf_die, opt, inst;
-	struct dwt_variant v;
-	uint64_t off, io, so, no;
-	const char *vn;
-	int64_t sec = 0;
-	uint32_t nsec = 0;
+	const char *p = strstr(type, "::run::{async_fn_env#0}<"), *c;
+	int depth = 0;
 
-	for (size_t i = 0; s->leaf_type && s->leaf_addr && i < sizeof(timers) / sizeof(timers[0]); i++) {
-		if (strncmp(s->leaf_type, timers[i].type_prefix, strlen(timers[i].type_prefix)) ||
-		    dwt_member(&die, timers[i].member, NULL, &off, &opt) ||
-		    dwt_read_variant(&opt, s->leaf_addr + off, procmem_read, &ax->c->pm, &v) ||
-		    !(vn = ax_die_name(&v.member)) || strcmp(vn, "Some") ||
-		    dwt_member(&v.type, "__0", NULL, &io, &inst) ||
-		    dwt_member_deep(&inst, "tv_sec", &so, NULL) ||
-		    dwt_member_deep(&inst, "tv_nsec", &no, NULL))
-			continue;
-		off = s->leaf_addr + off + v.offset + io;
-		if (procmem_read(&ax->c->pm, off + so, &sec, sizeof(sec)) ||
-		    procmem_read(&ax->c->pm, off + no, &nsec, sizeof(nsec)) || sec <= 0 ||
-		    nsec >= 1000000000u)
-			return;
-		t->wakes_at_ns = (uint64_t)sec * 1000000000ull + nsec;
-		return;
+	if (!p)
+		return NULL;
+	p = strchr(p, '<') + 1;
+	for (c = p; *c; c++) {
+		if (*c == '<' || *c == '(')
+			depth++;
+		else if (*c == '>' || *c == ')')
+			depth--;
+		else if (*c == ',' && !depth)
+			break;
 	}
+	if (*c != ',')
+		return NULL;
+	c += 1 + (c[1] == ' ');
+	size_t len = strlen(c);
+	return len > 1 ? strndup(c, len - 1) : NULL;   /* without the closing '>' */
+}
+
+int async_exec_tidy_block_on(struct async_stack *s)
+{
+	const char *pats[20];
+	size_t n = wrapper_patterns(pats, 16), k;
+	int r = async_task_drop_loops(s, run_loops, sizeof(run_loops) / sizeof(run_loops[0]));
+
+	if (r < 0)
+		return r;
+	/* the future run is no async fn (pending()): the walk went through
+	 * the race into the loop, the only state machine: the chain is that
+	 * future alone */
+	for (k = 1; !r && k < s->n; k++)
+		if (async_task_drop_wrappers_match(s->frames[k].type, run_loops,
+						   sizeof(run_loops) / sizeof(run_loops[0])))
+			break;
+	if (!r && k < s->n) {
+		char *fut = run_future(s->frames[k - 1].type), *pretty;
+		if (!fut || !(pretty = sym_pretty_future(fut))) {
+			free(fut);
+			return fut ? -ENOMEM : 0;
+		}
+		async_stack__clear(s);
+		s->leaf_type = fut;
+		s->leaf = pretty;
+		return 1;
+	}
+	for (size_t i = 0; i < sizeof(run_frames) / sizeof(run_frames[0]); i++)
+		pats[n++] = run_frames[i];
+	if (r)
+		async_task_drop_wrappers(s, pats, n);
+	return r;
 }
 
 /* One attempt: 1 done, 0 retry, < 0 ENOMEM. */
@@ -128,7 +155,7 @@ static int sample_once(struct async_exec *ax, struct dump_task *t, struct ax_vt 
 		const char *pats[16];
 		async_task_drop_wrappers(&t->stack, pats, wrapper_patterns(pats, 16));
 		t->note = NULL;
-		read_deadline(ax, t);
+		dump_read_deadline(ax->c, t);
 		return 1;
 	}
 	async_stack__clear(&t->stack);

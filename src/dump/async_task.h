@@ -27,4 +27,15 @@ const char *async_task_state_name(uint64_t state, const char **note);
  * frame (their strings freed). Returns how many were dropped. */
 size_t async_task_drop_wrappers(struct async_stack *s, const char *const *patterns, size_t n);
 
+/* An executor's own loop raced against the future it runs (async-
+ * executor's run(): future.or(loop)): in s's innermost frame's branches,
+ * those whose chain starts with a frame matching one of loops[0..n) are
+ * dropped; when one branch is left, its chain is spliced into s (its
+ * frames after s's, the combinator named in the frame's via). Returns 1
+ * when spliced, 0 not, -ENOMEM. */
+int async_task_drop_loops(struct async_stack *s, const char *const *loops, size_t n);
+
+/* Whether type (generics aside) matches one of the glob patterns[0..n). */
+bool async_task_drop_wrappers_match(const char *type, const char *const *patterns, size_t n);
+
 #endif

@@ -22,7 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "dump/async_exec.h"
 #include "dump/frame_loc.h"
 #include "dump/procmem.h"
 #include "probe/threads.h"
@@ -52,6 +54,21 @@ static const struct bo_fn {
 	{ "tokio::runtime::runtime::Runtime::block_on_inner", "future" },             /* 1.53.1 */
 	{ "tokio::runtime::handle::Handle::block_on", "future" },
 	{ "tokio::runtime::handle::Handle::block_on_inner", "future" },               /* 1.53.1 */
+	/* async-io 1.11 (smol::block_on, async-std's task::block_on through
+	 * async-global-executor): parks in it, the future pin!'d in place */
+	{ "async_io::driver::block_on", "future" },
+	/* futures-lite 1.12's future::block_on */
+	{ "futures_lite::future::block_on", "future" },
+};
+
+/* The runtimes' own threads that drive their executors in a block_on
+ * (async-global-executor 2.3's worker threads, smol 1.3's "smol-N" for
+ * its global executor): not a program's block_on, not listed. Matched
+ * against the functions (demangled, inlined ones included) of the frames
+ * outside the block_on. */
+static const char *const runtime_thread_fns[] = {
+	"async_global_executor::threading::thread_main_loop",
+	"smol::spawn::spawn::",
 };
 
 #define MAX_FRAMES   128
@@ -447,6 +464,47 @@ static void cu_cache__clear(struct cu_cache *cc)
 	free(cc->v);
 }
 
+/* Whether a function (or a subroutine inlined there) at frame f's pc is
+ * one of runtime_thread_fns. */
+static bool runtime_thread_frame(struct search *s, const struct frame *f)
+{
+	uint64_t rel = (f->activation ? f->pc : f->pc - 1) - s->c->bias;
+	Dwarf_Die cu, scopes[MAX_SCOPES];
+	const struct cu_funcs *cf;
+	int n = 0;
+	bool hit = false;
+	char key[40];
+	const char *val;
+
+	snprintf(key, sizeof(key), "rt:%llx", (unsigned long long)rel);
+	if (dwarf_types__memo_get(s->c->dt, key, &val))
+		return !strcmp(val, "1");
+	if (!dwarf_addrdie(s->dbg, rel, &cu) || !(cf = unit_funcs(s->cache, &cu)))
+		return false;
+	for (size_t i = 0; i < cf->n && !n; i++)
+		if (dwarf_haspc(&cf->funcs[i], rel) == 1) {
+			scopes[n++] = cf->funcs[i];
+			scopes_in(&scopes[0], rel, scopes, &n, 0);
+		}
+	for (int i = 0; i < n && !hit; i++) {
+		Dwarf_Attribute attr;
+		const char *link;
+		char *dm;
+		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram &&
+		    dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
+			continue;
+		if ((!dwarf_attr_integrate(&scopes[i], DW_AT_linkage_name, &attr) &&
+		     !dwarf_attr_integrate(&scopes[i], DW_AT_MIPS_linkage_name, &attr)) ||
+		    !(link = dwarf_formstring(&attr)) || !(dm = sym_demangle(link)))
+			continue;
+		for (size_t k = 0; k < sizeof(runtime_thread_fns) / sizeof(runtime_thread_fns[0]); k++)
+			hit |= !strncmp(dm, runtime_thread_fns[k], strlen(runtime_thread_fns[k]));
+		free(dm);
+	}
+	dwarf_types__memo_put(s->c->dt, key, hit ? "1" : "0");
+	return hit;
+}
+
 /* Frame k: its scopes at the pc, innermost first; each block_on
  * function's variables, from its innermost lexical block out. */
 static void search_frame(struct search *s, const struct frame *f, int k)
@@ -457,7 +515,16 @@ static void search_frame(struct search *s, const struct frame *f, int k)
 	size_t nfb = 0;
 	const struct cu_funcs *cf;
 	int n = 0, last;
+	bool hit = false;
+	char key[40];
+	const char *val;
 
+	/* a pc known (from an earlier dump of this binary) to be in no
+	 * block_on function: finding its scopes walks its unit (a worker's
+	 * frames are in tokio's, the largest) */
+	snprintf(key, sizeof(key), "bo:%llx", (unsigned long long)rel);
+	if (dwarf_types__memo_get(s->c->dt, key, &val) && !strcmp(val, "-"))
+		return;
 	if (!dwarf_addrdie(s->dbg, rel, &cu))
 		return;   /* not the executable's code (libc, the vDSO) */
 	if (!(cf = unit_funcs(s->cache, &cu)))
@@ -482,6 +549,7 @@ static void search_frame(struct search *s, const struct frame *f, int k)
 		if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
 			continue;
 		if ((fn = scope_fn(&scopes[i]))) {
+			hit = true;
 			if (!s->function)
 				s->function = fn->name;
 			for (int j = last - 1; j >= i && !s->done; j--)
@@ -489,6 +557,8 @@ static void search_frame(struct search *s, const struct frame *f, int k)
 		}
 		last = i;
 	}
+	if (!hit && !s->done)
+		dwarf_types__memo_put(s->c->dt, key, "-");
 }
 
 /* The future not located by DWARF: the stack from the innermost frame to
@@ -628,31 +698,25 @@ static int read_entry(struct search *s, struct unwind *u, struct dump_block_on *
 			e->note = "the future is not described by DWARF";
 			return 0;
 		}
-		if (async_stack_verify(&e->stack, procmem_read, &s->c->pm) == 1)
+		if (async_stack_verify(&e->stack, procmem_read, &s->c->pm) == 1) {
+			/* an executor's run(): the future it runs */
+			if ((err = async_exec_tidy_block_on(&e->stack)) < 0)
+				return err;
+			if (err && (e->stack.n || e->stack.leaf)) {
+				char *name = strdup(e->stack.n ? e->stack.frames[0].future : e->stack.leaf);
+				if (!name)
+					return -ENOMEM;
+				free(e->name);
+				e->name = name;
+			}
 			return 0;
+		}
 	}
 	async_stack__clear(&e->stack);
 	e->note = "changed while reading";
 	return 0;
 }
 
-/* The thread is running (or runnable) now: its saved registers are those
- * of its last entry into the kernel, its frames not what they were. */
-static bool running(pid_t pid, pid_t tid)
-{
-	char path[64], buf[512], *p;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
-	if (!(f = fopen(path, "re")))
-		return false;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	p = strrchr(buf, ')');   /* the name may hold spaces and parentheses */
-	return p && p[1] == ' ' && p[2] == 'R';
-}
 
 static int add_entry(struct dump_result *r, const struct proc_thread *t, struct dump_block_on **e)
 {
@@ -668,22 +732,129 @@ static int add_entry(struct dump_result *r, const struct proc_thread *t, struct 
 	return 0;
 }
 
-int dump_block_ons(struct ctx *c, const struct proc_thread *th, size_t n)
+/* Reads of threads on a CPU, the pauses before them growing (ms): about
+ * 90 ms in all, a few reads of the thread iterator */
+static const unsigned oncpu_pause_ms[] = { 1, 1, 2, 3, 5, 8, 13, 21, 34 };
+
+static int read_threads(struct ctx *c, struct proc_thread **out, size_t *n)
 {
-	struct proc_thread *own = NULL;
+	return dump_read_threads(c, out, n);
+}
+
+/* A thread on a CPU when its registers were read has them as of its last
+ * entry into the kernel, not where it runs: its stack would unwind from a
+ * stale place (and its block_on go unseen). Such threads are read again
+ * after growing pauses (oncpu_pause_ms) until they are off a CPU (a busy
+ * thread is preempted now and then); those never caught keep on_cpu. */
+static void reread_on_cpu(struct ctx *c, struct proc_thread *th, size_t n)
+{
+	for (size_t k = 0; k < sizeof(oncpu_pause_ms) / sizeof(oncpu_pause_ms[0]); k++) {
+		struct proc_thread *again = NULL;
+		struct timespec pause = { 0, oncpu_pause_ms[k] * 1000000L };
+		size_t left = 0, na = 0;
+
+		for (size_t i = 0; i < n; i++)
+			left += th[i].on_cpu && th[i].has_regs;
+		if (!left)
+			return;
+		nanosleep(&pause, NULL);
+		if (read_threads(c, &again, &na))
+			return;
+		for (size_t j = 0; j < na; j++)
+			for (size_t i = 0; i < n && !again[j].on_cpu; i++)
+				if (th[i].tid == again[j].tid && th[i].on_cpu)
+					th[i] = again[j];
+		free(again);
+	}
+}
+
+static bool has_entry(const struct dump_result *r, pid_t tid)
+{
+	for (size_t i = 0; i < r->n_block_ons; i++)
+		if (r->block_ons[i].tid == tid)
+			return true;
+	return false;
+}
+
+/* Thread t's stack unwound from its registers, its block_on (if any)
+ * added as an entry. 0 or -ENOMEM. */
+static int unwind_one(struct ctx *c, Dwfl *dwfl, struct unwind *u, struct cu_cache *cache,
+		      const struct proc_thread *t)
+{
+	struct search s = { .c = c, .dbg = dwarf_types__dwarf(c->dt), .cache = cache,
+			    .stop_frame = -1 };
+	struct dump_block_on *e;
+	int ret;
+
+	if (!t->has_regs || !t->regs[16] || !s.dbg)
+		return 0;
+	u->tid = t->tid;
+	u->regs = t->regs;
+	u->given = false;
+	u->n = 0;
+	dwfl_getthread_frames(dwfl, t->tid, on_frame, u);
+	for (int k = 0; k + 1 < u->n; k++)
+		if (u->frames[k + 1].r.known & (1u << 7))
+			u->frames[k].r.cfa = u->frames[k + 1].r.v[7];
+	int k = 0;
+	for (; k < u->n && !s.done; k++)
+		search_frame(&s, &u->frames[k], k);
+	if (!s.function)
+		return 0;
+	/* a runtime's own thread in its block_on: the executor, not a future
+	 * of the program */
+	for (; k < u->n; k++)
+		if (runtime_thread_frame(&s, &u->frames[k]))
+			return 0;
+	if ((ret = add_entry(c->res, t, &e)))
+		return ret;
+	return read_entry(&s, u, e, t->on_cpu);
+}
+
+/* Thread tid's context switches so far (voluntary and not: the counters
+ * the thread iterator reads), from /proc. 0 or -errno. */
+static int thread_switches(pid_t pid, pid_t tid, uint64_t *sw)
+{
+	char path[64], line[128];
+	unsigned long long v;
+	int seen = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
+	if (!(f = fopen(path, "re")))
+		return -errno;
+	*sw = 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "voluntary_ctxt_switches: %llu", &v) == 1 ||
+		    sscanf(line, "nonvoluntary_ctxt_switches: %llu", &v) == 1) {
+			*sw += v;
+			seen++;
+		}
+	fclose(f);
+	return seen == 2 ? 0 : -ENODATA;
+}
+
+#define STABLE_ROUNDS 5   /* reads of a thread that runs meanwhile */
+
+int dump_block_ons(struct ctx *c, const struct proc_thread *given, size_t n)
+{
+	struct proc_thread *th = NULL;
 	struct unwind *u = NULL;
 	struct cu_cache cache = { 0 };
 	Dwfl *dwfl = NULL;
-	char err[256];
+	bool *redo = NULL;
 	int ret = 0;
 
-	if (!th) {
-		if (c->threads ? proc_threads__read_open(c->threads, &own, &n, err, sizeof(err))
-			       : proc_threads__read(c->pid, &own, &n, err, sizeof(err)))
+	if (!given) {
+		if (read_threads(c, &th, &n))
 			return 0;
-		th = own;
+	} else if (!(th = malloc((n ? n : 1) * sizeof(*th)))) {
+		return -ENOMEM;
+	} else {
+		memcpy(th, given, n * sizeof(*th));
 	}
-	if (!(u = calloc(1, sizeof(*u)))) {
+	reread_on_cpu(c, th, n);
+	if (!(u = calloc(1, sizeof(*u))) || !(redo = calloc(n ? n : 1, sizeof(*redo)))) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -699,33 +870,66 @@ int dump_block_ons(struct ctx *c, const struct proc_thread *th, size_t n)
 	dwfl_report_end(dwfl, NULL, NULL);
 	if (!dwfl_attach_state(dwfl, NULL, c->pid, &thread_callbacks, u))
 		goto out;
-	for (size_t i = 0; i < n && !ret; i++) {
-		struct search s = { .c = c, .dbg = dwarf_types__dwarf(c->dt), .cache = &cache,
-				    .stop_frame = -1 };
-		struct dump_block_on *e;
-		if (!th[i].has_regs || !th[i].regs[16] || !s.dbg)
-			continue;
-		u->tid = th[i].tid;
-		u->regs = th[i].regs;
-		u->given = false;
-		u->n = 0;
-		dwfl_getthread_frames(dwfl, th[i].tid, on_frame, u);
-		for (int k = 0; k + 1 < u->n; k++)
-			if (u->frames[k + 1].r.known & (1u << 7))
-				u->frames[k].r.cfa = u->frames[k + 1].r.v[7];
-		for (int k = 0; k < u->n && !s.done; k++)
-			search_frame(&s, &u->frames[k], k);
-		if (!s.function)
-			continue;
-		if ((ret = add_entry(c->res, &th[i], &e)))
+	for (size_t i = 0; i < n; i++)
+		redo[i] = true;
+	/* A thread preempted (off a CPU, its registers current) may run again
+	 * while its stack is unwound: the frames read would not be those of
+	 * the registers (an unwind that stops early, a block_on unseen). Its
+	 * context switches, read again after the unwinds (/proc: no iterator
+	 * run for a target that sits still), say whether it ran:
+	 * then, when no block_on was found in it, it is taken again with its
+	 * new registers (a block_on found stays: its future does not move
+	 * while it runs, and its chain is checked as it is read). */
+	for (int round = 0; round < STABLE_ROUNDS && !ret; round++) {
+		struct proc_thread *again = NULL;
+		size_t na = 0, todo = 0;
+
+		for (size_t i = 0; i < n && !ret; i++) {
+			if (!redo[i])
+				continue;
+			ret = unwind_one(c, dwfl, u, &cache, &th[i]);
+			todo++;
+		}
+		if (ret || !todo || round + 1 == STABLE_ROUNDS)
 			break;
-		ret = read_entry(&s, u, e, running(c->pid, th[i].tid));
+		todo = 0;
+		for (size_t i = 0; i < n; i++) {
+			uint64_t sw = 0;
+			bool was = redo[i] && !has_entry(c->res, th[i].tid) && !th[i].on_cpu;
+			redo[i] = was && !thread_switches(c->pid, th[i].tid, &sw) && sw != th[i].switches;
+			todo += redo[i];
+		}
+		/* the new registers of those that ran */
+		if (!todo || read_threads(c, &again, &na))
+			break;
+		for (size_t i = 0; i < n; i++)
+			for (size_t j = 0; redo[i] && j < na; j++)
+				if (again[j].tid == th[i].tid)
+					th[i] = again[j];
+		free(again);
+		reread_on_cpu(c, th, n);
+	}
+	/* on a CPU throughout, no block_on seen from its stale registers:
+	 * said, never dropped */
+	for (size_t i = 0; i < n && !ret; i++) {
+		struct dump_result *r = c->res;
+		struct dump_thread *v;
+		if (!th[i].on_cpu || !th[i].has_regs || has_entry(r, th[i].tid))
+			continue;
+		if (!(v = realloc(r->running, (r->n_running + 1) * sizeof(*v)))) {
+			ret = -ENOMEM;
+			break;
+		}
+		r->running = v;
+		v[r->n_running].tid = th[i].tid;
+		snprintf(v[r->n_running++].comm, sizeof(v->comm), "%s", th[i].comm);
 	}
 out:
 	cu_cache__clear(&cache);
 	dwfl_end(dwfl);
+	free(redo);
 	free(u);
-	free(own);
+	free(th);
 	return ret;
 }
 

@@ -35,8 +35,8 @@ int dump_discover_context(struct ctx *c, const char *exe)
 	const char *why = NULL;
 	int ret = 0;
 
-	if (c->threads ? proc_threads__read_open(c->threads, &th, &n_th, err, sizeof(err))
-		       : proc_threads__read(c->pid, &th, &n_th, err, sizeof(err))) {
+	(void)err;
+	if (dump_read_threads(c, &th, &n_th)) {
 		r->context_note = "the threads' thread pointers could not be read (BPF task iterator)";
 		return 0;
 	}
@@ -104,8 +104,10 @@ int dump_discover_context(struct ctx *c, const char *exe)
 				break;
 		if (layout == c->n_layouts && c->n_layouts < MAX_LAYOUTS)
 			c->layouts[c->n_layouts++] = h->layout;
+		c->cur_list = r->n_task_lists;   /* l's */
 		ret = owned_tasks__walk(&h->layout, l->addr, procmem_read, &c->pm, &dump_walk_ops, c,
 					&w);
+		c->cur_list = 0;
 		if (ret)
 			goto out;
 		l = &r->task_lists[r->n_task_lists - 1];   /* stable: tasks do not move lists */

@@ -39,6 +39,7 @@
 #include "dump/async_exec.h"
 #include "dump/block_on.h"
 #include "dump/dump_int.h"
+#include "probe/threads.h"
 #include "dump/procmem.h"
 #include "dump/task_lists.h"
 #include "pipeline/pipeline.h"
@@ -226,6 +227,19 @@ int dump_owned_of(struct ctx *c, uint64_t h, uint64_t *addr, size_t *layout)
 }
 
 /* Notes the OwnedTasks at addr for walking (once). */
+int dump_read_threads(struct ctx *c, struct proc_thread **out, size_t *n)
+{
+	char err[256];
+
+	if (!c->threads) {
+		/* loaded once for all the reads of this dump */
+		if (!(c->threads = proc_threads__open(c->pid, err, sizeof(err))))
+			return proc_threads__read(c->pid, out, n, err, sizeof(err));
+		c->threads_owned = true;
+	}
+	return proc_threads__read_open(c->threads, out, n, err, sizeof(err));
+}
+
 void dump_note_list(struct ctx *c, uint64_t addr, size_t layout, enum dump_via via)
 {
 	for (size_t i = 0; i < c->n_lists; i++)
@@ -261,6 +275,8 @@ int dump_add_task(struct ctx *c, uint64_t header, uint64_t id, const char *name,
 
 	if (u64map__get(&c->task_by_header, header, &idx)) {
 		t = &r->tasks[idx - 1];
+		if (!t->list)
+			t->list = c->cur_list;
 		if (!t->id)
 			t->id = id;
 		if (!t->name && name && !(t->name = strdup(name)))
@@ -279,6 +295,7 @@ int dump_add_task(struct ctx *c, uint64_t header, uint64_t id, const char *name,
 	memset(t, 0, sizeof(*t));
 	t->header = header;
 	t->id = id;
+	t->list = c->cur_list;
 	t->seq = ++c->next_seq;
 	t->seen = seen;
 	if (name && !(t->name = strdup(name)))
@@ -382,10 +399,14 @@ int dump_walk_noted(struct ctx *c)
 		struct owned_walk w;
 		if (c->lists[i].walked)
 			continue;
+		c->cur_list = r->n_task_lists + 1;   /* added below */
 		int err = owned_tasks__walk(ol, c->lists[i].addr, procmem_read, &c->pm,
 					    &dump_walk_ops, c, &w);
+		c->cur_list = 0;
 		if (err)
 			return err;
+		/* once: this is called again after each way in adds lists */
+		c->lists[i].walked = true;
 		r->lists++;
 		if (!ol->one) {   /* one list (tokio < 1.35): no shards said */
 			r->shards += w.shards;
@@ -402,7 +423,8 @@ int dump_walk_noted(struct ctx *c)
 		l->via = c->lists[i].via;
 		if (l->via == DUMP_VIA_OWNER) {
 			l->tid = c->lists[i].tid;
-			snprintf(l->comm, sizeof(l->comm), "%s", c->lists[i].comm);
+			snprintf(l->comm, sizeof(l->comm), "%s", c->lists[i].comm ? c->lists[i].comm : "");
+			l->owner_task = c->lists[i].task;
 		}
 		l->runtime = ol->local ? "local_set" : c->lists[i].runtime;
 		l->shards = w.shards;
@@ -868,6 +890,46 @@ static bool has_tokio(const struct elf_image *img)
 	return false;
 }
 
+#define LOCAL_SET_ROUNDS 4   /* LocalSets in tasks of LocalSets in tasks ... */
+
+/* The tasks found so far, their chains read, searched for the LocalSets
+ * their futures own (a task that runs one: LocalSet::run_until in it); each
+ * list found walked, its tasks searched the same way. 0 or -ENOMEM. */
+static int local_sets_of_tasks(struct ctx *c, int attempts)
+{
+	struct dump_result *r = c->res;
+	size_t from = 0;
+
+	if ((!c->snap && !(c->snap = malloc(MAX_SNAPSHOT))) ||
+	    (!c->snap2 && !(c->snap2 = malloc(MAX_SNAPSHOT))))
+		return -ENOMEM;
+	for (int round = 0; round < LOCAL_SET_ROUNDS && from < r->n; round++) {
+		size_t to = r->n, lists = c->n_lists;
+		int err;
+		for (size_t i = from; i < to; i++) {
+			uint64_t vt;
+			struct poll_copy *pc = task_copy_cached(c, r->tasks[i].header, &vt);
+			if (pc)
+				pc->used = true;
+		}
+		if ((err = dump_type_copies(c, true)))
+			return err;
+		for (size_t i = from; i < to; i++) {
+			if ((err = sample(c, &r->tasks[i], attempts, true)))
+				return err;
+			r->tasks[i].sampled = true;
+		}
+		if ((err = dump_local_sets_in_tasks(c, from, to)))
+			return err;
+		from = to;
+		if (c->n_lists == lists)
+			break;
+		if ((err = dump_walk_noted(c)))
+			return err;
+	}
+	return 0;
+}
+
 int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size_t errlen)
 {
 	char exe[64], target[PATH_MAX];
@@ -1025,6 +1087,13 @@ int dump_run(const struct dump_opts *o, struct dump_result *res, char *err, size
 			goto nomem;
 		bool counted = dump_read_counter(&c, exe);
 		bool more = counted && res->lists_created > dump_lists_found(&c);
+		/* a LocalSet that a task runs: from the futures of the tasks
+		 * found so far (their chains read now), before the heap */
+		if (more && c.has_local) {
+			if (local_sets_of_tasks(&c, attempts))
+				goto nomem;
+			more = res->lists_created > dump_lists_found(&c);
+		}
 		if (more && dump_type_copies(&c, false))
 			goto nomem;
 		if ((more || (c.has_local && !counted)) &&
@@ -1083,15 +1152,19 @@ lists_known:
 		goto fail;
 	if (c.ax && async_exec__discover(c.ax, img) < 0)
 		goto nomem;
-	/* 3. each task's stack */
-	c.snap = malloc(MAX_SNAPSHOT);
-	c.snap2 = malloc(MAX_SNAPSHOT);
+	/* 3. each task's stack (those of the tasks searched for LocalSets
+	 * already read) */
+	if (!c.snap)
+		c.snap = malloc(MAX_SNAPSHOT);
+	if (!c.snap2)
+		c.snap2 = malloc(MAX_SNAPSHOT);
 	if (!c.snap || !c.snap2)
 		goto nomem;
 	for (size_t i = 0; i < res->n; i++)
-		if (async_exec__owns(c.ax, res->tasks[i].header)
-			    ? async_exec__sample(c.ax, &res->tasks[i], attempts)
-			    : sample(&c, &res->tasks[i], attempts, true))
+		if (!res->tasks[i].sampled &&
+		    (async_exec__owns(c.ax, res->tasks[i].header)
+			     ? async_exec__sample(c.ax, &res->tasks[i], attempts)
+			     : sample(&c, &res->tasks[i], attempts, true)))
 			goto nomem;
 	if (res->n)
 		qsort(res->tasks, res->n, sizeof(*res->tasks), cmp_task);
@@ -1108,6 +1181,8 @@ nomem:
 fail:
 	dump_result__clear(res);
 out:
+	if (c.threads_owned)
+		proc_threads__close(c.threads);
 	async_exec__free(c.ax);
 	free(c.snap);
 	free(c.snap2);

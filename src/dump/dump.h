@@ -93,8 +93,11 @@ struct dump_task {
 	struct async_stack stack;    /* outermost frame first */
 	uint64_t wakes_at_ns;        /* parked on a timer (tokio::time::Sleep, ...): its
 	                                deadline, CLOCK_MONOTONIC ns; 0 none */
+	bool sampled;                /* its chain read (dump_run's own bookkeeping) */
 	struct dump_join_set *join_sets;   /* the JoinSets its frames hold */
 	size_t n_join_sets;
+	size_t list;                 /* index + 1 into dump_result.task_lists of the list
+	                                it was found in, 0 none (a JoinSet's done child ...) */
 	size_t parent;               /* index + 1 into dump_result.tasks of the task whose
 	                                JoinSet holds this one, 0 none */
 };
@@ -129,9 +132,12 @@ enum dump_via {
 	DUMP_VIA_TLS,            /* an executor held by a thread-local of a thread (its
 	                            thread pointer read with a BPF task iterator;
 	                            async-global-executor's LOCAL_EXECUTOR) */
-	DUMP_VIA_OWNER,          /* a LocalSet the block_on future of a thread owns (by
-	                            value or reference in its chain, or a RunUntil) */
+	DUMP_VIA_OWNER,          /* a LocalSet the block_on future of a thread, or the
+	                            future of a task, owns (by value or reference in its
+	                            chain, or a RunUntil) */
 };
+
+struct dump_result;
 
 /* One task list walked (an OwnedTasks: one per runtime; or an
  * async-executor Executor's slab of live tasks, dump/async_exec.h). */
@@ -149,6 +155,8 @@ struct dump_list {
 	                            it; DUMP_VIA_TLS: the thread whose variable holds it;
 	                            DUMP_VIA_OWNER: the thread whose block_on future owns it */
 	char comm[17];           /* ... its name */
+	uint64_t owner_task;     /* DUMP_VIA_OWNER: the task whose future owns it (its
+	                            header), 0: a thread's block_on future */
 	size_t threads;          /* threads whose CONTEXT holds its runtime */
 	size_t shards;           /* 1 for one list (tokio < 1.35), 0 unreadable */
 	size_t walked;           /* of which walked from head to tail */
@@ -160,9 +168,15 @@ struct dump_list {
 /* "the thread-local CONTEXT of thread 4242 (tokio-runtime-w)", "a task
  * polled while tracing", "a task found by a heap scan", "the static
  * smol::spawn::spawn::GLOBAL", "the thread-local
- * async_global_executor::executor::LOCAL_EXECUTOR of thread 4242 (main)":
+ * async_global_executor::executor::LOCAL_EXECUTOR of thread 4242 (main)",
+ * "the block_on future of thread 4242 (app) that owns it", "the future of
+ * task #47 (app::worker) that owns it":
  * into buf, returned. */
-const char *dump_via_text(const struct dump_list *l, char *buf, size_t len);
+const char *dump_via_text(const struct dump_result *r, const struct dump_list *l, char *buf,
+			  size_t len);
+/* The task whose future owns the LocalSet of list l (DUMP_VIA_OWNER
+ * through a task), or NULL. */
+const struct dump_task *dump_list_owner(const struct dump_result *r, const struct dump_list *l);
 /* "context", "poll", "heap", "static", "thread_local". */
 const char *dump_via_name(enum dump_via via);
 
@@ -208,6 +222,13 @@ struct dump_result {
 	bool heap_scan_cut;          /* ... and the scan stopped at its byte budget */
 	struct dump_block_on *block_ons;   /* threads in a block_on, by thread id */
 	size_t n_block_ons;
+	/* threads on a CPU through every read of them (about 90 ms): their
+	 * stacks not read, so a block_on future one drives is not listed */
+	struct dump_thread {
+		pid_t tid;
+		char comm[17];
+	} *running;
+	size_t n_running;
 };
 
 /* Dumps o->pid. Returns 0 with *res filled (free with dump_result__clear),

@@ -55,12 +55,15 @@ struct owned_list {
 	const char *runtime;  /* its kind, as struct dump_list says, or NULL */
 	pid_t tid;            /* DUMP_VIA_OWNER: the thread whose block_on future owns it */
 	const char *comm;     /* ... its name (in res->block_ons) */
+	uint64_t task;        /* DUMP_VIA_OWNER: the task whose future owns it (its
+	                         header; 0: a thread's block_on future) */
 	bool walked;          /* already walked (found through CONTEXT) */
 };
 
 struct ctx {
 	pid_t pid;
-	struct proc_threads *threads;   /* dump_opts.threads, or NULL: loaded for the one read */
+	struct proc_threads *threads;   /* dump_opts.threads, or loaded at the first read */
+	bool threads_owned;             /* ... by this dump (closed at its end) */
 	uint64_t bias;
 	struct layout lay;
 	struct procmem pm;
@@ -80,6 +83,9 @@ struct ctx {
 	uint8_t *snap;
 	uint8_t *snap2;               /* the second copy of a cell, for the checks */
 	uint32_t next_seq;            /* ~N of the tasks without an id: first sight, never reused */
+	size_t cur_list;              /* the task list being walked (index + 1 into
+	                                 res->task_lists, that it has or is about to have):
+	                                 the list of the tasks dump_add_task() adds; 0 none */
 	struct owned_layout layouts[MAX_LAYOUTS];
 	size_t n_layouts;
 	bool has_local;               /* a copy's tasks are a LocalSet's */
@@ -100,6 +106,10 @@ struct ctx {
 	                                 NULL (block_on.c reads them); freed by dump_run */
 	size_t n_th;
 };
+
+/* The target's threads (probe/threads.h; caller frees *out), the iterator
+ * loaded once a dump. 0 or -errno. */
+int dump_read_threads(struct ctx *c, struct proc_thread **out, size_t *n);
 
 /* Reads one word of the target: 0 or -errno. */
 int dump_rd64(struct ctx *c, uint64_t addr, uint64_t *v);
@@ -172,8 +182,10 @@ int dump_discover_by_recording(struct ctx *c, const struct dump_opts *o, char *e
 			       size_t errlen);
 
 /* What a parked task holds (held.c). */
-/* t parked on a timer (its chain's leaf a Sleep, Timeout, Interval): its
- * deadline into t->wakes_at_ns. */
+/* t parked on timers (tokio's Sleep, Timeout, Interval; async-io's Timer,
+ * async-std's timeouts) anywhere in its chain (the leaf, a combinator
+ * walked through, a poll_fn over one, a pending branch): the earliest
+ * deadline into t->wakes_at_ns (0 none). */
 void dump_read_deadline(struct ctx *c, struct dump_task *t);
 /* The JoinSets t's frames hold, each with its tasks, into t->join_sets
  * (their tasks' places in c->res resolved later). 0 or -ENOMEM. */
@@ -182,6 +194,9 @@ int dump_read_join_sets(struct ctx *c, struct dump_task *t);
  * reference in a frame, a RunUntil): each one's list noted in c->lists,
  * via DUMP_VIA_OWNER. 0 or -ENOMEM. */
 int dump_local_sets_owned(struct ctx *c);
+/* The same in the chains of the tasks res->tasks[from..to) (sampled): a
+ * task that runs a LocalSet of its own. 0 or -ENOMEM. */
+int dump_local_sets_in_tasks(struct ctx *c, size_t from, size_t to);
 /* After the tasks are sorted: each JoinSet's tasks found among them (the
  * child's place, the parent's in the child), sorted by id. 0 or -ENOMEM. */
 int dump_place_children(struct ctx *c);

@@ -60,8 +60,25 @@ const char *dump_via_name(enum dump_via via)
 	return "?";
 }
 
-const char *dump_via_text(const struct dump_list *l, char *buf, size_t len)
+const struct dump_task *dump_list_owner(const struct dump_result *r, const struct dump_list *l)
 {
+	for (size_t i = 0; l->via == DUMP_VIA_OWNER && l->owner_task && i < r->n; i++)
+		if (r->tasks[i].header == l->owner_task)
+			return &r->tasks[i];
+	return NULL;
+}
+
+const char *dump_via_text(const struct dump_result *r, const struct dump_list *l, char *buf,
+			  size_t len)
+{
+	const struct dump_task *owner = dump_list_owner(r, l);
+	char ident[24];
+
+	if (owner) {
+		snprintf(buf, len, "the future of task %s (%s) that owns it",
+			 dump_task_ident(owner, ident, sizeof(ident)), owner->name ? owner->name : "?");
+		return buf;
+	}
 	if (l->via == DUMP_VIA_CONTEXT)
 		snprintf(buf, len, "the thread-local CONTEXT of thread %d (%s)", (int)l->tid, l->comm);
 	else if (l->via == DUMP_VIA_STATIC)
@@ -104,6 +121,7 @@ void dump_result__clear(struct dump_result *res)
 	}
 	free(res->tasks);
 	dump_block_ons__free(res->block_ons, res->n_block_ons);
+	free(res->running);
 	free(res->task_lists);
 	free(res->target);
 	memset(res, 0, sizeof(*res));

@@ -182,6 +182,8 @@ int proc_threads__read_open(struct proc_threads *pt, struct proc_thread **out, s
 		t->comm[AS_THREAD_COMM] = '\0';
 		t->fsbase = rec.fsbase;
 		t->has_regs = rec.flags & AS_THREAD_F_REGS;
+		t->on_cpu = rec.flags & AS_THREAD_F_ONCPU;
+		t->switches = rec.switches;
 		t->ip = rec.ip;
 		t->sp = rec.sp;
 		t->bp = rec.bp;

@@ -18,6 +18,10 @@ struct proc_thread {
 	char comm[17];          /* as /proc/PID/task/TID/comm, NUL-terminated */
 	uint64_t fsbase;        /* the thread pointer, 0 unknown */
 	bool has_regs;          /* ip, sp, bp and regs read (a user thread) */
+	bool on_cpu;            /* running on a CPU when read: its registers are
+	                           those of its last entry into the kernel */
+	uint64_t switches;      /* context switches so far: the same in a later read,
+	                           the thread has not run in between */
 	uint64_t ip, sp, bp;
 	/* every general-purpose register, DWARF x86-64 order (rax, rdx, rcx,
 	 * rbx, rsi, rdi, rbp, rsp, r8..r15, rip), as sym/dwarf_unwind.h and

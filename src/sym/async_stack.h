@@ -5,10 +5,15 @@
  * and a SuspendN variant holds the future it awaits in `__awaitee`, which
  * is walked in turn. The first future that is not a state machine (a
  * combinator, a hand-written future, tokio::time::Sleep, ...) ends the
- * chain as its leaf, unless it is a combinator around one future (Timeout,
- * Fuse, Map ...: the only state machine among its members, through enum
- * variants), which is walked through. Reads go through a callback, so the walk is tested on
- * synthetic memory; knows nothing of Tokio; never prints. */
+ * chain as its leaf, unless it is a combinator of futures: the futures
+ * among its members (state machines; through enum variants, Pin<P>, boxed
+ * trait objects, boxed slices and Vecs; a MaybeDone or a FuturesUnordered
+ * taken whole), those not yet started left out when others are: one is
+ * walked through (Timeout, Fuse, Map ...), several are its branches
+ * (futures' Select, JoinAll ...). What is awaited through a reference
+ * (Pin<&mut F>, &mut F, Box<F>, Box<dyn Future>) is the future behind it.
+ * Reads go through a callback, so the walk is tested on synthetic memory;
+ * knows nothing of Tokio; never prints. */
 #ifndef AS_SYM_ASYNC_STACK_H
 #define AS_SYM_ASYNC_STACK_H
 
@@ -41,13 +46,27 @@ struct async_frame {
 
 struct async_branch;
 
+/* A future the walk went through that is no state machine (a combinator,
+ * the leaf, a wrapper of the root): where it is, for what a caller reads
+ * in it (a timer's deadline). */
+struct async_passed {
+	Dwarf_Die type;
+	uint64_t addr;
+};
+
 struct async_stack {
 	struct async_frame *frames;  /* outermost first, innermost last */
 	size_t n;
-	/* The innermost frame awaits an await macro (tokio::select!,
-	 * tokio::join! / try_join!, futures::join!), recognised by the crate
-	 * of the future it polls, never by a line: its name, and each branch
-	 * with its own chain. NULL / 0 otherwise. */
+	char *via;           /* the combinators the root future itself is walked
+	                        through to the first frame (a task spawned as
+	                        fut.map(..)), as async_frame's via, or NULL */
+	/* The innermost frame (or the root, with no frame) awaits several
+	 * futures at once: an await macro (tokio::select!, tokio::join! /
+	 * try_join!, futures::join! / select!), recognised by the crate of
+	 * the future it polls, never by a line; a FuturesUnordered; or a
+	 * combinator of several futures (futures' Select, JoinAll, ...: its
+	 * type's name without generics). Its name, and each branch with its
+	 * own chain. NULL / 0 otherwise. */
 	char *macro;
 	struct async_branch *branches;
 	size_t n_branches;
@@ -56,14 +75,19 @@ struct async_stack {
 	char *leaf_type;     /* its DWARF type name, or NULL */
 	uint64_t leaf_addr;  /* where it is in the target (with leaf_type), 0 none */
 	Dwarf_Die leaf_die;  /* its type (with leaf_addr), valid while the DWARF is open */
+	struct async_passed *passed;  /* the combinators walked through (and
+	                                 the one of several futures), outermost
+	                                 first; branches have their own */
+	size_t n_passed;
 	int truncated;       /* stopped at ASYNC_STACK_MAX_DEPTH */
 	int error;           /* 0, or the -errno that stopped the walk early
 	                        (a read failed, an unexpected layout) */
 };
 
 /* A branch of an await macro: "pending" with its chain, "done" (a join!
- * branch whose output is kept until all are), "gone" (taken), or
- * "disabled" (a select! branch that completed or failed its pattern). */
+ * branch whose output is kept until all are, a futures::select! branch
+ * whose Fuse ended), "gone" (taken), or "disabled" (a tokio::select!
+ * branch that completed or failed its pattern). */
 struct async_branch {
 	char *state;
 	struct async_stack stack;

@@ -118,6 +118,8 @@ char *sym_pretty_future(const char *type_name)
 	cut(s, ", alloc::alloc::Global");
 	/* an async fn's state machine is named after the fn itself */
 	cut(s, "::{async_fn_env#0}");
+	/* an async closure's body is named after the closure */
+	cut(s, "::{async_closure_env#0}");
 	env_to_item(s, "async_block");
 	env_to_item(s, "closure");
 	return s;

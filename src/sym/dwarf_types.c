@@ -23,9 +23,29 @@ struct dwarf_types {
 	Dwarf *dw;
 	struct u64map names;  /* DIE offset + 1 -> char * (qualified name) */
 	struct u64map vtables; /* vtable vaddr -> containing type's DIE offset */
-	bool vtables_read;
+	struct u64map bodies;  /* hash of an async body's qualified name -> its DIE offset + 1 */
+	bool namespaces_read;  /* vtables and bodies read (one pass over the units) */
 	struct u64map first_lines; /* hash of (file, lo, hi) -> line + 1 */
 	struct dwarf_memo *memo;   /* names and finds of earlier runs (NULL: none) */
+	struct cu_scopes *cus;     /* the scope index of each unit a name was asked in */
+	size_t n_cus;
+};
+
+/* The namespaces and types of a unit that have children, in the order of
+ * their offsets (a pre-order walk): a qualified name is then built from a
+ * DIE's enclosing scopes by a binary search instead of a walk of the unit
+ * from its root (dwarf_getscopes_die), which made each new name cost a
+ * pass over a unit of up to a million DIEs. */
+struct scope_ent {
+	Dwarf_Off start, end;      /* the DIE and past its last descendant */
+	int32_t parent;            /* index of the enclosing one, -1 none */
+};
+
+struct cu_scopes {
+	Dwarf_Off cu;
+	struct scope_ent *v;
+	size_t n, cap;
+	bool failed;
 };
 
 static struct dwarf_types *open_on(int fd);
@@ -84,7 +104,11 @@ void dwarf_types__free(struct dwarf_types *dt)
 		if (dt->names.keys[i] && dt->names.keys[i] != UINT64_MAX)
 			free((char *)(uintptr_t)dt->names.vals[i]);
 	u64map__clear(&dt->names);
+	for (size_t i = 0; i < dt->n_cus; i++)
+		free(dt->cus[i].v);
+	free(dt->cus);
 	u64map__clear(&dt->vtables);
+	u64map__clear(&dt->bodies);
 	u64map__clear(&dt->first_lines);
 	if (dt->dw)
 		dwarf_end(dt->dw);
@@ -299,8 +323,21 @@ int dwarf_types__find_norm(struct dwarf_types *dt, const char *const *names, siz
 	return find(dt, names, n, dies, found, true);
 }
 
-/* "{vtable}" variables below parent (namespaces only), into dt->vtables. */
-static void vtables_below(struct dwarf_types *dt, Dwarf_Die *parent, int depth)
+static uint64_t hash_name(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (uint8_t)s[i]) * 1099511628211ull;
+	return h | 1;
+}
+
+/* Below parent (namespaces only, path its qualified name, len bytes):
+ * the "{vtable}" variables into dt->vtables, and the bodies of async fns
+ * and blocks (subprograms "{async_fn#N}", "{async_block#N}") into
+ * dt->bodies by the hash of their qualified name. */
+static void namespaces_below(struct dwarf_types *dt, Dwarf_Die *parent, char *path, size_t len,
+			     int depth)
 {
 	Dwarf_Die child, type, ct;
 	Dwarf_Attribute attr;
@@ -311,14 +348,32 @@ static void vtables_below(struct dwarf_types *dt, Dwarf_Die *parent, int depth)
 		return;
 	do {
 		int tag = dwarf_tag(&child);
+		const char *name = die_name(&child);
+		size_t nl = name ? strlen(name) : 0;
 		if (tag == DW_TAG_namespace) {
-			vtables_below(dt, &child, depth + 1);
+			if (name && len + nl + 3 < MAX_NAME) {
+				size_t l2 = len;
+				if (l2) {
+					memcpy(path + l2, "::", 2);
+					l2 += 2;
+				}
+				memcpy(path + l2, name, nl + 1);
+				namespaces_below(dt, &child, path, l2 + nl, depth + 1);
+				path[len] = '\0';
+			}
+			continue;
+		}
+		if (tag == DW_TAG_subprogram && nl > 8 && !strncmp(name, "{async_", 7) &&
+		    len + nl + 3 < MAX_NAME) {
+			char full[MAX_NAME];
+			int fl = snprintf(full, sizeof(full), "%s%s%s", path, len ? "::" : "", name);
+			uint64_t h = hash_name(full, (size_t)fl), v;
+			if (!u64map__get(&dt->bodies, h, &v))
+				u64map__set(&dt->bodies, h, dwarf_dieoffset(&child) + 1);
 			continue;
 		}
 		if (tag != DW_TAG_variable)
 			continue;
-		const char *name = die_name(&child);
-		size_t nl = name ? strlen(name) : 0;
 		if (nl < 10 || strcmp(name + nl - 10, "::{vtable}"))
 			continue;
 		if (!dwarf_attr(&child, DW_AT_location, &attr) ||
@@ -331,24 +386,76 @@ static void vtables_below(struct dwarf_types *dt, Dwarf_Die *parent, int depth)
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
+/* The pass over every unit's namespaces, once a run. */
+static void read_namespaces(struct dwarf_types *dt)
+{
+	Dwarf_Off cu_off = 0, next;
+	size_t hsize;
+	char path[MAX_NAME];
+
+	if (dt->namespaces_read)
+		return;
+	dt->namespaces_read = true;
+	while (dwarf_nextcu(dt->dw, cu_off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		path[0] = '\0';
+		if (dwarf_offdie(dt->dw, cu_off + hsize, &cu))
+			namespaces_below(dt, &cu, path, 0, 0);
+		cu_off = next;
+	}
+}
+
 int dwarf_types__vtable_type(struct dwarf_types *dt, uint64_t vaddr, Dwarf_Die *out)
 {
 	uint64_t off;
+	char key[40];
+	int r;
 
-	if (!dt->vtables_read) {
-		Dwarf_Off cu_off = 0, next;
-		size_t hsize;
-
-		dt->vtables_read = true;
-		while (dwarf_nextcu(dt->dw, cu_off, &next, &hsize, NULL, NULL, NULL) == 0) {
-			Dwarf_Die cu;
-			if (dwarf_offdie(dt->dw, cu_off + hsize, &cu))
-				vtables_below(dt, &cu, 0);
-			cu_off = next;
-		}
-	}
-	if (!vaddr || !u64map__get(&dt->vtables, vaddr, &off) || !dwarf_offdie(dt->dw, off - 1, out))
+	if (!vaddr)
 		return -ENOENT;
+	/* remembered from an earlier run: no pass over the units */
+	snprintf(key, sizeof(key), "vt:%llx", (unsigned long long)vaddr);
+	if ((r = dwarf_types__recall(dt, key, out)) >= 0)
+		return r ? 0 : -ENOENT;
+	read_namespaces(dt);
+	if (!u64map__get(&dt->vtables, vaddr, &off) || !dwarf_offdie(dt->dw, off - 1, out)) {
+		dwarf_types__remember(dt, key, NULL);
+		return -ENOENT;
+	}
+	dwarf_types__remember(dt, key, out);
+	return 0;
+}
+
+int dwarf_types__async_body(struct dwarf_types *dt, Dwarf_Die *sm, Dwarf_Die *out)
+{
+	const char *name = dwarf_types__name(dt, sm), *env;
+	char body[MAX_NAME], *key = NULL;
+	uint64_t off;
+	size_t n;
+	int r;
+
+	/* "a::f::{async_fn_env#0}<u32>" -> "a::f::{async_fn#0}" */
+	if (!name || !(env = strstr(name, "_env#")) || strlen(name) >= sizeof(body))
+		return -ENOENT;
+	n = (size_t)(env - name);
+	memcpy(body, name, n);
+	snprintf(body + n, sizeof(body) - n, "%s", env + 4);
+	body[n + strcspn(body + n, "<")] = '\0';
+	if (asprintf(&key, "ab:%s", body) < 0)
+		return -ENOMEM;
+	if ((r = dwarf_types__recall(dt, key, out)) >= 0) {
+		free(key);
+		return r ? 0 : -ENOENT;
+	}
+	read_namespaces(dt);
+	if (!u64map__get(&dt->bodies, hash_name(body, strlen(body)), &off) ||
+	    !dwarf_offdie(dt->dw, off - 1, out)) {
+		dwarf_types__remember(dt, key, NULL);
+		free(key);
+		return -ENOENT;
+	}
+	dwarf_types__remember(dt, key, out);
+	free(key);
 	return 0;
 }
 
@@ -393,6 +500,132 @@ unsigned dwarf_types__first_line(struct dwarf_types *dt, const char *file, unsig
 	return best;
 }
 
+static int index_below(struct cu_scopes *cs, Dwarf_Die *parent, int32_t up, int depth,
+		       Dwarf_Off *last)
+{
+	Dwarf_Die c;
+
+	if (depth > MAX_SCOPE_DEPTH * 4 || dwarf_child(parent, &c))
+		return 0;
+	do {
+		Dwarf_Off off = dwarf_dieoffset(&c);
+		int tag = dwarf_tag(&c);
+		if (off > *last)
+			*last = off;
+		if (!dwarf_haschildren(&c))
+			continue;
+		if (tag != DW_TAG_namespace && !is_type_tag(tag)) {
+			if (index_below(cs, &c, up, depth + 1, last))
+				return -ENOMEM;
+			continue;
+		}
+		if (cs->n == cs->cap) {
+			size_t nc = cs->cap ? cs->cap * 2 : 1024;
+			struct scope_ent *v = realloc(cs->v, nc * sizeof(*v));
+			if (!v)
+				return -ENOMEM;
+			cs->v = v;
+			cs->cap = nc;
+		}
+		int32_t me = (int32_t)cs->n++;
+		cs->v[me] = (struct scope_ent){ .start = off, .parent = up };
+		if (index_below(cs, &c, me, depth + 1, last))
+			return -ENOMEM;
+		cs->v[me].end = *last + 1;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return 0;
+}
+
+/* The unit's scope index (made now when not yet), or NULL. */
+static struct cu_scopes *unit_scopes(struct dwarf_types *dt, Dwarf_Die *die)
+{
+	Dwarf_Die cu;
+	Dwarf_Off off, last = 0;
+	struct cu_scopes *cs;
+
+	if (!dwarf_diecu(die, &cu, NULL, NULL))
+		return NULL;
+	off = dwarf_dieoffset(&cu);
+	for (size_t i = 0; i < dt->n_cus; i++)
+		if (dt->cus[i].cu == off)
+			return dt->cus[i].failed ? NULL : &dt->cus[i];
+	cs = realloc(dt->cus, (dt->n_cus + 1) * sizeof(*cs));
+	if (!cs)
+		return NULL;
+	dt->cus = cs;
+	cs = &cs[dt->n_cus++];
+	memset(cs, 0, sizeof(*cs));
+	cs->cu = off;
+	if (index_below(cs, &cu, -1, 0, &last)) {
+		free(cs->v);
+		cs->v = NULL;
+		cs->n = 0;
+		cs->failed = true;
+		return NULL;
+	}
+	return cs;
+}
+
+/* The qualified name of die from its unit's scope index: malloc'd, or NULL
+ * with errno ENOENT (no index: the caller walks the scopes itself) or
+ * ENOMEM. */
+static char *scoped_name(struct dwarf_types *dt, Dwarf_Die *die)
+{
+	struct cu_scopes *cs = unit_scopes(dt, die);
+	Dwarf_Off x = dwarf_dieoffset(die);
+	int32_t chain[MAX_SCOPE_DEPTH * 4], n = 0, at;
+	size_t lo = 0, hi, len = 0;
+	char *out;
+
+	if (!cs) {
+		errno = ENOENT;
+		return NULL;
+	}
+	/* the last scope starting at or before x, then out to one holding it */
+	hi = cs->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (cs->v[mid].start <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	at = lo ? (int32_t)lo - 1 : -1;
+	if (at >= 0 && cs->v[at].start == x)
+		at = cs->v[at].parent;   /* die is a scope itself: its own name last */
+	while (at >= 0 && !(cs->v[at].start < x && x < cs->v[at].end))
+		at = cs->v[at].parent;
+	for (; at >= 0 && n < (int32_t)(sizeof(chain) / sizeof(chain[0])); at = cs->v[at].parent)
+		chain[n++] = at;
+	if (!(out = strdup("")))
+		return NULL;
+	for (int32_t i = n; i >= 0; i--) {
+		Dwarf_Die d;
+		const char *s;
+		if (i == 0)
+			d = *die;
+		else if (!dwarf_offdie(dt->dw, cs->v[chain[i - 1]].start, &d))
+			continue;
+		if (!(s = die_name(&d)))
+			continue;
+		size_t sl = strlen(s);
+		char *p = realloc(out, len + sl + 3);
+		if (!p) {
+			free(out);
+			errno = ENOMEM;
+			return NULL;
+		}
+		out = p;
+		if (len) {
+			memcpy(out + len, "::", 2);
+			len += 2;
+		}
+		memcpy(out + len, s, sl + 1);
+		len += sl;
+	}
+	return out;
+}
+
 const char *dwarf_types__name(struct dwarf_types *dt, Dwarf_Die *type)
 {
 	uint64_t key = dwarf_dieoffset(type) + 1, val;
@@ -411,6 +644,8 @@ const char *dwarf_types__name(struct dwarf_types *dt, Dwarf_Die *type)
 	if (dwarf_memo__get(dt->memo, mkey, &known)) {
 		n = 0;
 		out = strdup(known);
+	} else if ((out = scoped_name(dt, type)) || errno != ENOENT) {
+		n = 0;
 	} else if ((n = dwarf_getscopes_die(type, &scopes)) <= 0) {
 		out = strdup(die_name(type));
 	} else {
@@ -482,6 +717,28 @@ void dwarf_types__remember(struct dwarf_types *dt, const char *key, Dwarf_Die *d
 		snprintf(val, sizeof(val), "%llx", (unsigned long long)dwarf_dieoffset(die));
 	else
 		snprintf(val, sizeof(val), "-");
+	dwarf_memo__put(dt->memo, k, val);
+	free(k);
+}
+
+int dwarf_types__memo_get(struct dwarf_types *dt, const char *key, const char **val)
+{
+	char *k;
+	bool hit;
+
+	if (asprintf(&k, "m:%s", key) < 0)
+		return 0;
+	hit = dwarf_memo__get(dt->memo, k, val);
+	free(k);
+	return hit;
+}
+
+void dwarf_types__memo_put(struct dwarf_types *dt, const char *key, const char *val)
+{
+	char *k;
+
+	if (asprintf(&k, "m:%s", key) < 0)
+		return;
 	dwarf_memo__put(dt->memo, k, val);
 	free(k);
 }

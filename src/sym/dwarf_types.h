@@ -58,6 +58,13 @@ int dwarf_types__recall(struct dwarf_types *dt, const char *key, Dwarf_Die *out)
 /* Remembers die (NULL: absent) under key for later runs. */
 void dwarf_types__remember(struct dwarf_types *dt, const char *key, Dwarf_Die *die);
 
+/* A string the caller keeps under its own key in the memo (apart from the
+ * session's own keys and recall()'s): 1 with *val (borrowed until
+ * dwarf_types__free), 0 not kept. */
+int dwarf_types__memo_get(struct dwarf_types *dt, const char *key, const char **val);
+/* Keeps val under key for later runs (a cache: failures are ignored). */
+void dwarf_types__memo_put(struct dwarf_types *dt, const char *key, const char *val);
+
 /* The qualified name of a type DIE ("a::f::{async_fn_env#0}"; base types
  * and pointers keep their DW_AT_name, e.g. "u8", "&mut a::B"), cached per
  * DIE. Borrowed until dwarf_types__free(); NULL when unnamed or on ENOMEM. */
@@ -71,6 +78,13 @@ const char *dwarf_types__comp_dir(Dwarf_Die *die);
  * "<T as Trait>::{vtable}" whose type's DW_AT_containing_type is T. The
  * index is built on the first call. Returns 0 with *out, -ENOENT. */
 int dwarf_types__vtable_type(struct dwarf_types *dt, uint64_t vaddr, Dwarf_Die *out);
+
+/* The subprogram that is the body of the async fn or block whose state
+ * machine is sm ("a::f::{async_fn_env#0}" -> the subprogram "a::f::
+ * {async_fn#0}", often in another unit), found by the same pass as the
+ * vtables (and remembered for later runs). Returns 0 with *out, -ENOENT,
+ * -ENOMEM. */
+int dwarf_types__async_body(struct dwarf_types *dt, Dwarf_Die *sm, Dwarf_Die *out);
 
 /* The smallest line L, lo < L < hi, that the line tables of the binary
  * give to code of file (a path as DW_AT_decl_file names it), 0 when none

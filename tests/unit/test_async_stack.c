@@ -330,6 +330,86 @@ static void test_leaf_root(void)
 	dwarf_types__free(dt);
 }
 
+/* Hostile memory: the walk over bytes that are noise (a hash of the
+ * address), through every way it follows (await macros' branches, the
+ * futures inside combinators, slices and Vecs of them, pointers, trait
+ * objects whose vtable is never a real one) ends without a fault, within
+ * its bounds (frames, branches), for the futures of dump_zoo, which parks
+ * a task in each of those ways. Under the sanitizers (the unit tests'
+ * build). */
+#define ZOO "tests/apps/target/release/dump_zoo"
+
+static uint64_t noise_seed;
+
+static int noise_read(void *ctx, uint64_t addr, void *out, size_t len)
+{
+	uint8_t *o = out;
+	int *reads = ctx;
+
+	if (++*reads > 200000)
+		return -EFAULT;   /* a runaway walk: said by the check below */
+	if (addr < 0x1000)
+		return -EFAULT;
+	for (size_t i = 0; i < len; i++) {
+		uint64_t x = (addr + i) ^ noise_seed;
+		x ^= x >> 33;
+		x *= 0xff51afd7ed558ccdull;
+		x ^= x >> 33;
+		/* mostly small values: discriminants and lengths that select
+		 * real variants, pointers that mostly fail */
+		o[i] = (uint8_t)(x % 7 ? x & 3 : x);
+	}
+	return 0;
+}
+
+static size_t depth_of(const struct async_stack *s, int level)
+{
+	size_t n = s->n;
+
+	for (size_t b = 0; b < s->n_branches && level < 32; b++)
+		n += depth_of(&s->branches[b].stack, level + 1);
+	return n;
+}
+
+static void test_noise(void)
+{
+	static const char *const names[] = {
+		"dump_zoo::t_select::{async_fn_env#0}", "dump_zoo::t_join3::{async_fn_env#0}",
+		"dump_zoo::f_join::{async_fn_env#0}", "dump_zoo::f_select::{async_fn_env#0}",
+		"dump_zoo::f_select_biased::{async_fn_env#0}", "dump_zoo::f_fn_select::{async_fn_env#0}",
+		"dump_zoo::f_fn_select_pinned::{async_fn_env#0}", "dump_zoo::f_join_all::{async_fn_env#0}",
+		"dump_zoo::b_pin_box::{async_fn_env#0}", "dump_zoo::b_trait::{async_fn_env#0}",
+		"dump_zoo::j_unordered::{async_fn_env#0}", "dump_zoo::c_stack::{async_fn_env#0}",
+		"dump_zoo::c_then::{async_fn_env#0}", "dump_zoo::c_maybe_done::{async_fn_env#0}",
+		"dump_zoo::c_handwritten::{async_fn_env#0}", "dump_zoo::zoo_main::{async_fn_env#0}",
+	};
+	size_t n = sizeof(names) / sizeof(names[0]);
+	struct dwarf_types *dt = dwarf_types__open(ZOO);
+	Dwarf_Die dies[sizeof(names) / sizeof(names[0])];
+	int found[sizeof(names) / sizeof(names[0])] = { 0 }, walks = 0, bad = 0;
+
+	CHECK(dt != NULL);
+	if (!dt)
+		return;
+	CHECK_EQ_U64(dwarf_types__find(dt, names, n, dies, found), n);
+	for (size_t i = 0; i < n; i++) {
+		for (uint64_t seed = 1; found[i] && seed <= 40; seed++) {
+			struct async_stack st;
+			int reads = 0, err;
+			noise_seed = seed * 0x9e3779b97f4a7c15ull + i;
+			err = async_stack_walk_dyn(dt, &dies[i], BASE + seed * 4096, noise_read, &reads,
+						   0x1000, &st);
+			walks++;
+			if ((err && err != -ENOENT) || depth_of(&st, 0) > 4096 || reads > 200000)
+				bad++;
+			async_stack__clear(&st);
+		}
+	}
+	CHECK_EQ_U64(walks, 40 * n);
+	CHECK_EQ_U64(bad, 0);
+	dwarf_types__free(dt);
+}
+
 int main(void)
 {
 	RUN(test_rel_path);
@@ -338,5 +418,6 @@ int main(void)
 	RUN(test_other_states);
 	RUN(test_enum_niche);
 	RUN(test_leaf_root);
+	RUN(test_noise);
 	TEST_MAIN_END();
 }

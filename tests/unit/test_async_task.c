@@ -75,6 +75,32 @@ static void test_drop_wrappers(void)
 	CHECK_STR(s.frames[0].future, "w2");
 	async_stack__clear(&s);
 
+	/* wrappers only, around a future that is no async fn (async-std's
+	 * SupportTaskLocals<async_task::Task<()>>): the chain is that future */
+	s.frames = calloc(1, sizeof(*s.frames));
+	s.frames[0] = fr("async_executor::{impl#4}::spawn::{async_block_env#0}<(), "
+			 "async_std::task::builder::SupportTaskLocals<async_task::task::Task<()>>>",
+			 "w", 139);
+	s.n = 1;
+	s.leaf_type = strdup("async_std::task::builder::SupportTaskLocals<async_task::task::Task<()>>");
+	s.leaf = strdup("async_std::task::builder::SupportTaskLocals<async_task::task::Task<()>>");
+	s.leaf_addr = 0x1000;
+	CHECK_EQ_U64(async_task_drop_wrappers(&s, pats, 2), 1);
+	CHECK_EQ_U64(s.n, 0);
+	CHECK_STR(s.leaf_type, "async_task::task::Task<()>");
+	CHECK_STR(s.leaf, "async_task::task::Task<()>");
+	CHECK_EQ_U64(s.leaf_addr, 0);
+	async_stack__clear(&s);
+	/* the same with an await macro at the end: its frame is kept */
+	s.frames = calloc(1, sizeof(*s.frames));
+	s.frames[0] = fr("async_executor::{impl#4}::spawn::{async_block_env#0}<(), X>", "w", 139);
+	s.n = 1;
+	s.leaf = strdup("x");
+	s.macro = strdup("futures::join!");
+	CHECK_EQ_U64(async_task_drop_wrappers(&s, pats, 2), 0);
+	CHECK_EQ_U64(s.n, 1);
+	async_stack__clear(&s);
+
 	/* no pattern, an empty stack: nothing dropped */
 	CHECK_EQ_U64(async_task_drop_wrappers(&s, pats, 2), 0);
 	s.frames = calloc(1, sizeof(*s.frames));

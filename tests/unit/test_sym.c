@@ -75,6 +75,8 @@ static void test_pretty_future(void)
 		     "app::main::{async_block#3}::{async_block#0}");
 	check_pretty("blocker::stuck_forever::{async_fn_env#0}", "blocker::stuck_forever");
 	check_pretty("x::Launch::launch::{closure_env#0}", "x::Launch::launch::{closure#0}");
+	check_pretty("app::f::{async_fn#0}::{closure#0}::{async_closure_env#0}",
+		     "app::f::{async_fn#0}::{closure#0}");
 	check_pretty("alloc::sync::Arc<a::Handle, alloc::alloc::Global>", "alloc::sync::Arc<a::Handle>");
 }
 
