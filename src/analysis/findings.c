@@ -682,6 +682,7 @@ static void word(struct findings *f, const struct cand *c, struct finding *o)
 	case FK_WORKER_BUSY:
 		o->has_task = false;
 		o->tid = c->tid;
+		o->thread = c->thread;
 		o->title = fmt(f, "worker %s (tid %" PRIu32 ") was busy in polls %" PRIu64 "%% of "
 			       "the %s", c->thread ? c->thread : "?", c->tid,
 			       c->max_ns ? c->sum_ns * 100 / c->max_ns : 0,
@@ -699,6 +700,7 @@ static void word(struct findings *f, const struct cand *c, struct finding *o)
 		o->severity = FINDING_INFO;
 		o->has_task = false;
 		o->tid = c->tid;
+		o->thread = c->thread;
 		o->title = fmt(f, "worker %s (tid %" PRIu32 ") never parked in %s",
 			       c->thread ? c->thread : "?", c->tid, dur(d1, c->max_ns));
 		o->detail = fmt(f, "It polled tasks %s of that time and spent the rest in the "

@@ -61,6 +61,7 @@ struct finding {
 	                                  0 none */
 	uint64_t tasks;                /* tasks it covers (same name), 1 or more; 0 none */
 	uint32_t tid;                  /* a worker finding's thread, 0 none */
+	const char *thread;            /* its name, NULL unknown */
 	const char *title;             /* one line, names shortened as asked */
 	const char *detail;            /* more, one paragraph */
 	const char *advice;            /* one line: what to do */

@@ -18,6 +18,8 @@
 struct usdt_counts;
 struct blocking;
 struct futures;
+struct findings;
+struct text_view;
 
 struct report_opts {
 	bool truncated;   /* the trace had no end record: it stops at its last event */
@@ -31,6 +33,11 @@ struct report_opts {
 	                                    same trace (analysis/futures.h), or NULL:
 	                                    no FUTURES / PARKED AT sections, no
 	                                    "futures" in JSON (borrowed) */
+	const struct findings *findings; /* what is wrong (analysis/findings.h), or
+	                                    NULL: no FINDINGS block in text, an
+	                                    empty "findings" in JSON (borrowed) */
+	const struct text_view *view;    /* colour, names, rows per table
+	                                    (output/view.h); NULL: the defaults */
 };
 
 /* Write the report of a (finished with analysis__finish()) to out. meta gives
