@@ -74,6 +74,7 @@ struct findings {
 	const char *runtime;
 	uint64_t long_poll_ns, starve_ns, stall_ns;
 	bool wide, offcpu, live;
+	uint64_t blocked_ns;         /* off CPU blocked in polls, all tasks */
 	int width;
 	size_t workers;
 	int err;
@@ -200,14 +201,14 @@ static void add_task(struct cand *c, uint64_t metric, uint64_t seq, uint64_t tok
 
 /* ------------------------------------------------------------------ trace */
 
-/* The blocked (not preempted) off-CPU time of task seq. */
-static uint64_t blocked_ns_of(const struct blocking_task *bt, size_t n, uint64_t seq)
+/* The off-CPU time inside the polls of task seq, blocked or preempted. */
+static uint64_t offcpu_ns_of(const struct blocking_task *bt, size_t n, uint64_t seq)
 {
 	uint64_t ns = 0;
 
 	for (size_t i = 0; seq && i < n; i++)
 		if (bt[i].seq == seq)
-			ns += bt[i].ns - (bt[i].preempted_ns < bt[i].ns ? bt[i].preempted_ns : bt[i].ns);
+			ns += bt[i].ns;
 	return ns;
 }
 
@@ -222,6 +223,8 @@ static void from_blocking(struct findings *f, struct blocking *b)
 	f->offcpu = s->count || s->parked_count || s->runtime_count;
 	for (size_t i = 0; t && i < n; i++) {
 		size_t made = 0;
+
+		f->blocked_ns += t[i].ns - (t[i].preempted_ns < t[i].ns ? t[i].preempted_ns : t[i].ns);
 
 		for (size_t k = 0; k < t[i].n_causes && made < CAUSES_PER_TASK; k++) {
 			const struct blocking_cause *bc = &t[i].causes[k];
@@ -266,10 +269,11 @@ static void from_row(struct findings *f, const struct task_stats *t, const struc
 	struct cand *c;
 
 	if (long_polls && max_poll >= f->long_poll_ns) {
-		/* what off-CPU time explains is a blocking finding's */
-		uint64_t blocked = t ? blocked_ns_of(bt, nbt, seq) : 0;
+		/* what off-CPU time explains is a blocking (or a preemption)
+		 * finding's, or noise (a short poll preempted) */
+		uint64_t off = t ? offcpu_ns_of(bt, nbt, seq) : 0;
 
-		if (!(f->offcpu && blocked >= max_poll / 2)) {
+		if (!(f->offcpu && off >= max_poll / 2)) {
 			if (!(c = cand(f, FK_LONG_POLL, name, NULL, 0, NULL, NULL)))
 				return;
 			c->count += long_polls;
@@ -385,7 +389,9 @@ static void from_workers(struct findings *f, const struct analysis *a)
 
 		if (!w[i].polls)
 			continue;
-		if (w[i].busy_ns * 100 >= (uint64_t)WORKER_BUSY_PCT * s->duration_ns)
+		/* busy mostly blocked off CPU: the blocking findings say it */
+		if (w[i].busy_ns * 100 >= (uint64_t)WORKER_BUSY_PCT * s->duration_ns &&
+		    f->blocked_ns < w[i].busy_ns / 2)
 			c = cand(f, FK_WORKER_BUSY, NULL, NULL, w[i].tid, NULL, NULL);
 		else if (!w[i].parks && parks_seen && s->duration_ns >= NEVER_PARKS_NS)
 			c = cand(f, FK_WORKER_NEVER_PARKS, NULL, NULL, w[i].tid, NULL, NULL);

@@ -13,8 +13,9 @@
  *                   in, the frame's file:line); error when it blocked 10x
  *                   the threshold or a long poll's worth each time
  *   "long_poll"     a poll at least the long-poll threshold that off-CPU
- *                   time does not explain (on CPU, or no off-CPU data); error
- *                   from 10x the threshold
+ *                   time (blocked or preempted: half its length) does not
+ *                   explain (on CPU, or no off-CPU data); error from 10x the
+ *                   threshold
  *   "never_woken"   a task idle past the stall threshold after a Pending,
  *                   never woken again (to the end of the trace, or until it
  *                   was dropped): a lost waker, or an event that never came;
@@ -27,8 +28,9 @@
  *   "preempted"     its worker was preempted (runnable, off CPU) inside its
  *                   polls for 10x the long-poll threshold or more
  *   "worker_busy"   a worker thread busy in polls 90% of a trace of 100 ms or
- *                   more; "worker_never_parks" a worker that never parked in
- *                   1 s or more while another did
+ *                   more (not when half of that is blocked off-CPU time: the
+ *                   blocking findings say why); "worker_never_parks" a worker
+ *                   that never parked in 1 s or more while another did
  *   "lost_events", "truncated", "tasks_folded" (live tasks past
  *                   --max-live-tasks), "anomalies" (events that did not fit),
  *   "no_wakes" (record --lite), "no_offcpu" (long polls, no off-CPU data)

@@ -14,7 +14,7 @@
 #include "util/task_id.h"
 
 #define NAME_MIN 16    /* a name column at least this wide */
-#define SITE_W 20
+#define SITE_W 24
 #define TNAME_W 16
 
 /* Copies s into buf (size n >= 4 * width + 4) for a column of `width`

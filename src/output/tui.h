@@ -21,9 +21,16 @@ struct tui_state {
 	char filter[64];      /* substring of name or spawn location, "" = all */
 	uint64_t selected;    /* seq of the selected task, 0 = first row */
 	int top_row;          /* first task row shown */
+	bool findings_all;    /* the findings block opened (key f): each with its advice */
+	bool color;           /* colours (top --color, NO_COLOR) */
+	bool wide;            /* full task names (top --wide) */
+	const char *runtime;  /* for the findings' advice, NULL tokio */
+	bool colors_ready;    /* private: colour pairs made */
 };
 
-/* Draws the whole screen. pid and target label the header. */
+/* Draws the whole screen: the header, the findings of the view
+ * (analysis/findings.h: at most 3 lines, all with f), the workers, the
+ * tasks. pid and target label the header. */
 void tui_draw(struct tui_state *st, const struct live *l, const struct as_trace_meta *meta);
 /* Applies one key; returns 1 when the user asked to quit. */
 int tui_key(struct tui_state *st, int ch, const struct live *l);
