@@ -20,7 +20,7 @@
 #include "util/u64map.h"
 
 #define TEN_X 10                   /* from the threshold to an error */
-#define SELF_WAKE_MIN 3            /* self wakes before a task is said to wake itself */
+#define SELF_WAKE_MIN 10           /* self wakes before a task is said to wake itself */
 #define BUSY_POLL_MIN 1000         /* self wakes of a spinning task */
 #define WORKER_BUSY_PCT 90
 #define WORKER_MIN_NS 100000000ull /* a trace this long for the worker findings */
@@ -201,14 +201,19 @@ static void add_task(struct cand *c, uint64_t metric, uint64_t seq, uint64_t tok
 
 /* ------------------------------------------------------------------ trace */
 
-/* The off-CPU time inside the polls of task seq, blocked or preempted. */
-static uint64_t offcpu_ns_of(const struct blocking_task *bt, size_t n, uint64_t seq)
+/* The off-CPU time inside the polls of task seq: blocked, and preempted. */
+static uint64_t offcpu_ns_of(const struct blocking_task *bt, size_t n, uint64_t seq,
+			     uint64_t *preempted)
 {
 	uint64_t ns = 0;
 
+	*preempted = 0;
 	for (size_t i = 0; seq && i < n; i++)
-		if (bt[i].seq == seq)
-			ns += bt[i].ns;
+		if (bt[i].seq == seq) {
+			uint64_t p = bt[i].preempted_ns < bt[i].ns ? bt[i].preempted_ns : bt[i].ns;
+			ns += bt[i].ns - p;
+			*preempted += p;
+		}
 	return ns;
 }
 
@@ -269,15 +274,19 @@ static void from_row(struct findings *f, const struct task_stats *t, const struc
 	struct cand *c;
 
 	if (long_polls && max_poll >= f->long_poll_ns) {
-		/* what off-CPU time explains is a blocking (or a preemption)
-		 * finding's, or noise (a short poll preempted) */
-		uint64_t off = t ? offcpu_ns_of(bt, nbt, seq) : 0;
+		/* what blocked off-CPU time explains is a blocking finding's;
+		 * preemption does not explain it away (the worker was held all
+		 * the same), it is said */
+		uint64_t preempted, blocked = t ? offcpu_ns_of(bt, nbt, seq, &preempted) : 0;
 
-		if (!(f->offcpu && off >= max_poll / 2)) {
+		if (!t)
+			preempted = 0;
+		if (!(f->offcpu && blocked >= max_poll / 2)) {
 			if (!(c = cand(f, FK_LONG_POLL, name, NULL, 0, NULL, NULL)))
 				return;
 			c->count += long_polls;
 			c->flag = f->offcpu;
+			c->count2 += preempted;
 			c->sum_ns += max_poll;
 			add_task(c, max_poll, seq, id, hdr, g, name);
 			if (gr)
@@ -607,10 +616,12 @@ static void word(struct findings *f, const struct cand *c, struct finding *o)
 				"polled nothing else meanwhile, so every task queued on it waited. %s",
 				c->count, plural(c->count), dur(d2, f->long_poll_ns), dur(d3, c->max_ns),
 				worst(f, c, "with"), f->live ? "The live view records no off-CPU "
-				"intervals: what it did is unknown here." : c->flag ? "Off-CPU time does "
-				"not explain it: it ran on the CPU (a computation, a busy loop, or "
-				"blocking calls each shorter than --offcpu-min)." : "The trace has no "
-				"off-CPU intervals, so what it did is unknown.");
+				"intervals: what it did is unknown here." : c->flag ? fmt(f, "Blocking "
+				"does not explain it: it ran on the CPU (a computation, a busy loop, or "
+				"blocking calls each shorter than --offcpu-min)%s.", c->count2 ?
+				fmt(f, ", %s of %s polls preempted (the CPU given to another thread)",
+				    dur(d1, c->count2), its) : "") : "The trace has no off-CPU intervals, "
+				"so what it did is unknown.");
 		o->advice = f->live ? fmt(f, "asyncscope record -p PID names the call if it blocks "
 					  "(off-CPU intervals on by default); if it computes, move "
 					  "the work to %s", sb) :

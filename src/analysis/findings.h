@@ -12,9 +12,9 @@
  *                   program's frame called, the kernel function it slept
  *                   in, the frame's file:line); error when it blocked 10x
  *                   the threshold or a long poll's worth each time
- *   "long_poll"     a poll at least the long-poll threshold that off-CPU
- *                   time (blocked or preempted: half its length) does not
- *                   explain (on CPU, or no off-CPU data); error from 10x the
+ *   "long_poll"     a poll at least the long-poll threshold that blocked
+ *                   off-CPU time (half its length) does not explain (on CPU,
+ *                   preempted or not, or no off-CPU data); error from 10x the
  *                   threshold
  *   "never_woken"   a task idle past the stall threshold after a Pending,
  *                   never woken again (to the end of the trace, or until it
@@ -22,7 +22,7 @@
  *                   with its await chain's innermost .await when the trace
  *                   has future probes
  *   "starved"       woken but not polled for the starve threshold or longer
- *   "self_wake"     more than half of its wakes (and at least 3) from inside
+ *   "self_wake"     more than half of its wakes (and at least 10) from inside
  *                   its own poll; "busy_poll" when that is 1000 or more at
  *                   90% or more of Pending polls: it spins
  *   "preempted"     its worker was preempted (runnable, off CPU) inside its
