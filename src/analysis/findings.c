@@ -217,7 +217,7 @@ static uint64_t offcpu_ns_of(const struct blocking_task *bt, size_t n, uint64_t 
 	return ns;
 }
 
-static void from_blocking(struct findings *f, struct blocking *b)
+static void from_blocking(struct findings *f, struct blocking *b, const struct as_trace_meta *meta)
 {
 	size_t n;
 	const struct blocking_task *t = blocking__tasks(b, &n);
@@ -225,7 +225,12 @@ static void from_blocking(struct findings *f, struct blocking *b)
 
 	if (!s)
 		return;
-	f->offcpu = s->count || s->parked_count || s->runtime_count;
+	/* off-CPU data: what the recorder says it took (format 11), else
+	 * whether any interval came (a worker's parking, at least) */
+	if (meta && (meta->recorded & AS_REC_KNOWN))
+		f->offcpu = meta->recorded & AS_REC_OFFCPU;
+	else
+		f->offcpu = s->count || s->parked_count || s->runtime_count;
 	for (size_t i = 0; t && i < n; i++) {
 		size_t made = 0;
 
@@ -855,7 +860,7 @@ struct findings *findings__new(const struct findings_input *in)
 	const struct blocking_task *bt = in->blocking ? blocking__tasks(in->blocking, &nbt) : NULL;
 
 	if (in->blocking)
-		from_blocking(f, in->blocking);
+		from_blocking(f, in->blocking, in->meta);
 	if (!as_meta_profile(in->meta)) {
 		const struct task_stats *t = analysis__tasks(in->analysis, &n);
 		size_t ng;

@@ -14,7 +14,9 @@
  *                   the threshold or a long poll's worth each time
  *   "long_poll"     a poll at least the long-poll threshold that blocked
  *                   off-CPU time (half its length) does not explain (on CPU,
- *                   preempted or not, or no off-CPU data); error from 10x the
+ *                   preempted or not, or no off-CPU data: the trace's
+ *                   `recorded` says, else any off-CPU interval at all is
+ *                   taken to mean they were recorded); error from 10x the
  *                   threshold
  *   "never_woken"   a task idle past the stall threshold after a Pending,
  *                   never woken again (to the end of the trace, or until it

@@ -96,7 +96,7 @@ static int by_busy(const void *x, const void *y)
 static char *task_display(const struct text_view *v, char *buf, size_t n,
 			  const struct task_stats *t, int width)
 {
-	char name[1024], label[256];
+	char name[4096], label[256];
 
 	if (!t->label)
 		return text_name(v, buf, n, t->name, width);
@@ -112,7 +112,7 @@ static char *task_display(const struct text_view *v, char *buf, size_t n,
 static int tasks_name_width(const struct text_view *v, const struct task_stats *const *rows,
 			    size_t n)
 {
-	char buf[1400];
+	char buf[4400];
 	int w = NAME_MIN;
 
 	for (size_t i = 0; i < n; i++) {
@@ -133,7 +133,7 @@ static void task_header(FILE *out, int name_w)
 static void task_row(FILE *out, const struct text_view *v, const struct task_stats *t, int name_w)
 {
 	char id[TASK_ID_MAX], site[SITE_W * 4 + 32], b1[FMT_DURATION_MAX], b2[FMT_DURATION_MAX],
-		b3[FMT_DURATION_MAX], b4[FMT_DURATION_MAX], name[1400];
+		b3[FMT_DURATION_MAX], b4[FMT_DURATION_MAX], name[4400];
 
 	if (t->spawn_file)
 		snprintf(site, sizeof(site), "%s:%" PRIu32, basename_of(t->spawn_file), t->spawn_line);

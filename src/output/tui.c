@@ -263,53 +263,115 @@ static void line_text(int y, int x, const char *s)
 		mvaddnstr(y, x, s, COLS - x);
 }
 
-/* The findings of the view (analysis/findings.h), from line y: a heading,
- * then one line per finding (FINDINGS_LINES of them, or with f all that
- * fit in half the screen, each with its advice). Returns the next line. */
+/* Merges the view's findings now into st->recent: each kept (kind, task or
+ * thread) updated, new ones added (the oldest, least severe going when
+ * full), those unseen for TUI_FINDINGS_KEEP_NS dropped. */
+static void remember(struct tui_state *st, const struct findings *f, uint64_t now)
+{
+	size_t n;
+	const struct finding *x = findings__list(f, &n);
+
+	for (int i = 0; i < st->n_recent; i++)
+		st->recent[i].now = false;
+	for (size_t i = 0; i < n; i++) {
+		struct tui_finding *r = NULL;
+
+		for (int k = 0; k < st->n_recent && !r; k++)
+			if (!strcmp(st->recent[k].kind, x[i].kind) && st->recent[k].seq == x[i].task_seq &&
+			    st->recent[k].tid == x[i].tid)
+				r = &st->recent[k];
+		if (!r && st->n_recent < TUI_FINDINGS_MAX)
+			r = &st->recent[st->n_recent++];
+		for (int k = 0; !r && k < st->n_recent; k++)
+			if (!st->recent[k].now && st->recent[k].severity >= (int)x[i].severity &&
+			    (!r || st->recent[k].seen_ns < r->seen_ns))
+				r = &st->recent[k];
+		if (!r)
+			continue;
+		snprintf(r->kind, sizeof(r->kind), "%s", x[i].kind);
+		r->seq = x[i].task_seq;
+		r->tid = x[i].tid;
+		r->severity = (int)x[i].severity;
+		snprintf(r->title, sizeof(r->title), "%s", x[i].title);
+		snprintf(r->advice, sizeof(r->advice), "%s", x[i].advice);
+		r->seen_ns = now;
+		r->now = true;
+	}
+	for (int i = 0; i < st->n_recent;)
+		if (!st->recent[i].now && now - st->recent[i].seen_ns > TUI_FINDINGS_KEEP_NS)
+			st->recent[i] = st->recent[--st->n_recent];
+		else
+			i++;
+}
+
+static int by_recent(const void *a, const void *b)
+{
+	const struct tui_finding *x = a, *y = b;
+
+	if (x->severity != y->severity)
+		return x->severity < y->severity ? -1 : 1;
+	if (x->now != y->now)
+		return x->now ? -1 : 1;
+	return x->seen_ns > y->seen_ns ? -1 : x->seen_ns < y->seen_ns;
+}
+
+/* The findings of the view (analysis/findings.h) and those seen in the
+ * last minute, from line y: a heading, then one line per finding
+ * (FINDINGS_LINES of them, or with f all that fit in half the screen, each
+ * with its advice); one no longer in the view says how long ago it was.
+ * Returns the next line. */
 static int draw_findings(struct tui_state *st, const struct live *l, int y)
 {
 	struct findings *f = findings__new_live(l, &(struct findings_live_opts){
 		.runtime = st->runtime, .wide = st->wide });
-	size_t n, shown = 0;
-	const struct finding *x = findings__list(f, &n);
-	int room = st->findings_all ? (LINES - y) / 2 : FINDINGS_LINES;
+	uint64_t now = live__summary(l)->now_ns;
+	size_t counts[FINDING__MAX] = { 0 };
+	int room = st->findings_all ? (LINES - y) / 2 : FINDINGS_LINES, shown = 0;
+	char d[FMT_DURATION_MAX];
 
-	if (!f || !n) {
-		findings__free(f);
+	if (f)
+		remember(st, f, now);
+	findings__free(f);
+	if (!st->n_recent)
 		return y;
-	}
+	qsort(st->recent, (size_t)st->n_recent, sizeof(st->recent[0]), by_recent);
+	for (int i = 0; i < st->n_recent; i++)
+		counts[st->recent[i].severity]++;
 	attron(A_BOLD);
 	mvprintw(y, 0, "FINDINGS");
 	attroff(A_BOLD);
 	for (int s = FINDING_ERROR; s < FINDING__MAX; s++) {
-		size_t k = findings__count(f, (enum finding_severity)s);
-		if (!k)
+		if (!counts[s])
 			continue;
 		printw(" ");
 		attr_pair(st, PAIR_ERROR + s, true);
-		printw("%zu %s%s", k, finding_severity__str((enum finding_severity)s),
-		       k == 1 || s == FINDING_INFO ? "" : "s");
+		printw("%zu %s%s", counts[s], finding_severity__str((enum finding_severity)s),
+		       counts[s] == 1 || s == FINDING_INFO ? "" : "s");
 		attr_pair(st, PAIR_ERROR + s, false);
 	}
 	printw("  (f: %s)", st->findings_all ? "fewer" : "all, with what to do");
 	y++;
-	for (size_t i = 0; i < n && room > 0; i++, shown++) {
-		attr_pair(st, PAIR_ERROR + (int)x[i].severity, true);
-		mvprintw(y, 0, "%-7s", finding_severity__str(x[i].severity));
-		attr_pair(st, PAIR_ERROR + (int)x[i].severity, false);
-		line_text(y++, 8, x[i].title);
+	for (int i = 0; i < st->n_recent && room > 0; i++, shown++) {
+		const struct tui_finding *x = &st->recent[i];
+
+		attr_pair(st, PAIR_ERROR + x->severity, true);
+		mvprintw(y, 0, "%-7s", finding_severity__str((enum finding_severity)x->severity));
+		attr_pair(st, PAIR_ERROR + x->severity, false);
+		line_text(y, 8, x->title);
+		if (!x->now)
+			printw("  (%s ago)", fmt_duration(d, sizeof(d), now - x->seen_ns));
+		y++;
 		room--;
 		if (st->findings_all && room > 0) {
 			attr_pair(st, PAIR_ADVICE, true);
 			mvprintw(y, 8, "-> ");
-			line_text(y++, 11, x[i].advice);
+			line_text(y++, 11, x->advice);
 			attr_pair(st, PAIR_ADVICE, false);
 			room--;
 		}
 	}
-	if (shown < n)
-		mvprintw(y++, 8, "... %zu more (f)", n - shown);
-	findings__free(f);
+	if (shown < st->n_recent)
+		mvprintw(y++, 8, "... %d more (f)", st->n_recent - shown);
 	return y;
 }
 
@@ -439,7 +501,17 @@ void tui_draw(struct tui_state *st, const struct live *l, const struct as_trace_
 		char *shown = rust_name_display(name, name_room, st->wide);
 		const char *nm = shown ? shown : name;
 		int nw = rust_name_width(nm);
-		if (nw > name_room && name_room > 3) {
+		if (nw > name_room && !strncmp(nm, "...::", 5) && nw - 3 <= name_room) {
+			/* tighter still: ".." for the dropped segments */
+			addstr("..");
+			addstr(nm + 5);
+		} else if (nw > name_room && !strncmp(nm, "...::", 5) && nw - 5 <= name_room) {
+			addstr(nm + 5);   /* the leaf alone, as the screen has room for */
+		} else if (nw > name_room && name_room > 3) {
+			if (!strncmp(nm, "...::", 5)) {
+				nm += 5;
+				nw -= 5;
+			}
 			const char *p = nm;
 			for (int skip = nw - (name_room - 2); *p && skip > 0; p++)
 				skip -= ((unsigned char)p[1] & 0xc0) != 0x80;

@@ -10,6 +10,9 @@
 #include "analysis/live.h"
 #include "trace/event.h"
 
+#define TUI_FINDINGS_MAX 24
+#define TUI_FINDINGS_KEEP_NS 60000000000ull
+
 enum tui_sort { TUI_SORT_BUSY, TUI_SORT_POLLS, TUI_SORT_WAKES, TUI_SORT_IDLE, TUI_SORT_SEQ,
 		TUI_SORT__MAX };
 
@@ -26,6 +29,18 @@ struct tui_state {
 	bool wide;            /* full task names (top --wide) */
 	const char *runtime;  /* for the findings' advice, NULL tokio */
 	bool colors_ready;    /* private: colour pairs made */
+	/* private: the findings seen lately, kept TUI_FINDINGS_KEEP_NS after
+	 * the view stops showing them (a finished task leaves it in 5 s) */
+	struct tui_finding {
+		char kind[24];
+		uint64_t seq;         /* its task, 0 none */
+		uint32_t tid;         /* its thread, 0 none */
+		int severity;
+		char title[240], advice[240];
+		uint64_t seen_ns;     /* last seen (the view's clock) */
+		bool now;             /* in the view's findings now */
+	} recent[TUI_FINDINGS_MAX];
+	int n_recent;
 };
 
 /* Draws the whole screen: the header, the findings of the view

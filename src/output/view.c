@@ -44,12 +44,14 @@ void text_more(FILE *out, const struct text_view *v, size_t shown, size_t total,
 		total - shown, what, where ? where : "");
 }
 
-/* Copies s into buf (size n >= 2), control bytes and invalid UTF-8 as '?'. */
+/* Copies s into buf (size n >= 8), control bytes and invalid UTF-8 as '?';
+ * what does not fit is cut at its end, "..." said. */
 static void sanitize(char *buf, size_t n, const char *s)
 {
 	size_t o = 0;
+	const char *p = s;
 
-	for (const char *p = s; *p && o + 5 < n;) {
+	for (; *p && o + 8 < n;) {
 		size_t len = fmt_utf8_len(p, strnlen(p, 4));
 
 		if (len > 1 || (len == 1 && (unsigned char)*p >= 0x20 && *p != 0x7f)) {
@@ -60,6 +62,10 @@ static void sanitize(char *buf, size_t n, const char *s)
 			buf[o++] = '?';
 			p++;
 		}
+	}
+	if (*p && o + 4 <= n) {
+		memcpy(buf + o, "...", 3);
+		o += 3;
 	}
 	buf[o] = '\0';
 }
@@ -80,7 +86,7 @@ char *text_name(const struct text_view *v, char *buf, size_t n, const char *name
 
 void text_name_column(FILE *out, const struct text_view *v, const char *name, int width)
 {
-	char buf[1024];
+	char buf[4096];
 	int w;
 
 	text_name(v, buf, sizeof(buf), name, width);

@@ -624,6 +624,9 @@ int rec_session__open(const struct recorder_opts *o, struct rec_session **out,
 				     sizeof(s->runtime_detail) - n);
 	}
 	s->meta.runtime_detail = s->runtime_detail[0] ? s->runtime_detail : NULL;
+	s->meta.recorded = AS_REC_KNOWN | (extra.offcpu ? AS_REC_OFFCPU : 0) |
+			   (o->sample_hz ? AS_REC_SAMPLE : 0) | (extra.runq ? AS_REC_RUNQ : 0) |
+			   (o->uring ? AS_REC_URING : 0);
 	/* profile mode: the plan only identified the runtime; no probe */
 	s->meta.probes = o->profile ? NULL : s->plan->probes;
 	s->meta.n_probes = o->profile ? 0 : (uint32_t)s->plan->n;

@@ -98,7 +98,7 @@ static const struct as_event stream[] = {
 	  .probe = 4, .other = 5 },
 	{ .type = AS_EV_POLL_END, .tid = 11, .ts = BASE + 252 * MS, .task = T_CRUNCH,
 	  .flags = AS_POLL_READY },
-	/* the self-waker: 4 polls, each waking itself (yield_now), then Ready */
+	/* the self-waker: 12 polls, each waking itself (yield_now), then Ready */
 	{ .type = AS_EV_WAKE, .tid = 11, .ts = BASE + 300 * MS - 5 * US, .task = T_SELF },
 #define SELF_POLL(i) \
 	{ .type = AS_EV_POLL_BEGIN, .tid = 11, .ts = BASE + (300 + (i)) * MS, .task = T_SELF, \
@@ -106,12 +106,13 @@ static const struct as_event stream[] = {
 	{ .type = AS_EV_WAKE, .tid = 11, .ts = BASE + (300 + (i)) * MS + 5 * US, .task = T_SELF, \
 	  .other = T_SELF }, \
 	{ .type = AS_EV_POLL_END, .tid = 11, .ts = BASE + (300 + (i)) * MS + 10 * US, .task = T_SELF }
-	SELF_POLL(0), SELF_POLL(1), SELF_POLL(2), SELF_POLL(3),
-	{ .type = AS_EV_POLL_BEGIN, .tid = 11, .ts = BASE + 310 * MS, .task = T_SELF, .probe = 2,
+	SELF_POLL(0), SELF_POLL(1), SELF_POLL(2), SELF_POLL(3), SELF_POLL(4), SELF_POLL(5),
+	SELF_POLL(6), SELF_POLL(7), SELF_POLL(8), SELF_POLL(9), SELF_POLL(10), SELF_POLL(11),
+	{ .type = AS_EV_POLL_BEGIN, .tid = 11, .ts = BASE + 320 * MS, .task = T_SELF, .probe = 2,
 	  .other = 3 },
-	{ .type = AS_EV_POLL_END, .tid = 11, .ts = BASE + 310 * MS + 10 * US, .task = T_SELF,
+	{ .type = AS_EV_POLL_END, .tid = 11, .ts = BASE + 320 * MS + 10 * US, .task = T_SELF,
 	  .flags = AS_POLL_READY },
-	{ .type = AS_EV_PARK, .tid = 11, .ts = BASE + 311 * MS },
+	{ .type = AS_EV_PARK, .tid = 11, .ts = BASE + 321 * MS },
 	{ .type = AS_EV_FREE, .tid = 11, .ts = BASE + 2000 * MS, .task = T_DROP },
 };
 
@@ -258,12 +259,12 @@ static void test_kinds(void)
 		CHECK(strstr(x->title, "#4 app::waiter waited up to 200.0 ms") != NULL);
 		CHECK(strstr(x->detail, "One worker thread") != NULL);
 	}
-	/* self wakes: 4 of 4 */
+	/* self wakes: 12 of 12 */
 	x = find(r.f, "self_wake", NULL);
 	CHECK(x != NULL);
 	if (x) {
 		CHECK_STR(x->task_name, "app::main::{async_block#0}::{async_block_env#2}");
-		CHECK_STR(x->title, "#3 app::main::{async_block#0}::{async_block#2} woke itself 4 "
+		CHECK_STR(x->title, "#3 app::main::{async_block#0}::{async_block#2} woke itself 12 "
 			  "times (100% of its wakes)");
 	}
 	/* no loss, no info about off-CPU data: it was there */
@@ -312,6 +313,40 @@ static void test_no_offcpu_lost(void)
 		CHECK(strstr(x->advice, "--buffer-size") != NULL);
 	}
 out:
+	run_free(&r);
+}
+
+/* Off-CPU intervals recorded (the trace says so, format 11) but none came:
+ * the cruncher's long poll ran on the CPU; unknown when the trace does not
+ * say and nothing came. */
+static void test_recorded(void)
+{
+	struct as_event evs[] = {
+		{ .type = AS_EV_THREAD, .tid = 11, .ts = BASE, .str = "w" },
+		{ .type = AS_EV_POLL_BEGIN, .tid = 11, .ts = BASE + 1 * MS, .task = T_CRUNCH,
+		  .probe = 4, .other = 5 },
+		{ .type = AS_EV_POLL_END, .tid = 11, .ts = BASE + 51 * MS, .task = T_CRUNCH,
+		  .flags = AS_POLL_READY },
+	};
+	struct run r;
+	const struct finding *x;
+
+	meta.recorded = AS_REC_KNOWN | AS_REC_OFFCPU;
+	analyse(&r, evs, 3, true, 0, BASE + 100 * MS, false);
+	x = r.f ? find(r.f, "long_poll", NULL) : NULL;
+	CHECK(x && strstr(x->title, "50.0 ms in one poll, on CPU"));
+	CHECK(r.f && !find(r.f, "no_offcpu", NULL));
+	run_free(&r);
+	meta.recorded = AS_REC_KNOWN;   /* recorded without them */
+	analyse(&r, evs, 3, true, 0, BASE + 100 * MS, false);
+	x = r.f ? find(r.f, "long_poll", NULL) : NULL;
+	CHECK(x && strstr(x->title, "cause unknown (no off-CPU data)"));
+	CHECK(r.f && find(r.f, "no_offcpu", NULL));
+	run_free(&r);
+	meta.recorded = 0;              /* unknown, and none came */
+	analyse(&r, evs, 3, true, 0, BASE + 100 * MS, false);
+	x = r.f ? find(r.f, "long_poll", NULL) : NULL;
+	CHECK(x && strstr(x->title, "cause unknown (no off-CPU data)"));
 	run_free(&r);
 }
 
@@ -396,6 +431,7 @@ int main(void)
 {
 	RUN(test_kinds);
 	RUN(test_no_offcpu_lost);
+	RUN(test_recorded);
 	RUN(test_merge_wide);
 	RUN(test_live);
 	RUN(test_bad_input);
