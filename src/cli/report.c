@@ -320,8 +320,10 @@ int report_run(const struct report_args *args)
 			fputc('\n', out);
 	}
 	/* off-CPU inside polls (record --offcpu): also `asyncscope blocking` */
-	if (!ret && !html && !strcmp(format, "text") && ro.blocking)
+	if (!ret && !html && !strcmp(format, "text") && ro.blocking) {
+		fputc('\n', out);
 		ret = blocking_report_text(out, bl, &tv);
+	}
 	if (out && !ret) {
 		ret = cli_close_output(out);   /* -o FILE put in place */
 		out = NULL;

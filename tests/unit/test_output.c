@@ -352,6 +352,39 @@ static void test_text_golden(void)
 	analysis__free(a);
 }
 
+/* Colour (--color) and rows per table (--limit): the severities in colour,
+ * one row a table, each cut table saying how many more and how to see
+ * them; --limit 0 everything. */
+static void test_text_view(void)
+{
+	struct as_trace_end end;
+	struct analysis *a = analyse(0, 0, &end);
+	struct findings *fi = findings__new(&(struct findings_input){ .analysis = a, .meta = &meta,
+								      .end = &end });
+	struct text_view v = { .color = true, .limit = 1 };
+	struct report_opts ro = { .findings = fi, .view = &v };
+	size_t len = 0;
+	char *out = render(report_text, a, &end, &ro, &len);
+
+	CHECK(out && strstr(out, "\033[1mFINDINGS:\033[0m \033[1;31m3 errors\033[0m, \033[1;36m1 info"
+			    "\033[0m, most severe first"));
+	CHECK(out && strstr(out, "\n  \033[1;31merror   \033[0m \033[1m~6 (unknown) held its worker"));
+	CHECK(out && strstr(out, "           \033[32m-> record again without --no-offcpu"));
+	CHECK(out && strstr(out, "\n  ... 3 more findings (--limit N shows more, --limit 0 all; all in "
+			    "--format json)\n"));
+	CHECK(out && strstr(out, "\n  ... 3 more tasks (--limit N shows more, --limit 0 all; every one "
+			    "in --format json)\n"));
+	CHECK(out && strstr(out, "\n  ... 2 more long polls"));
+	CHECK(out && strstr(out, "\033[1mTASKS:\033[0m 4 tasks"));
+	free(out);
+	v = (struct text_view){ .limit = 0 };
+	out = render(report_text, a, &end, &ro, &len);
+	CHECK(out && !strstr(out, "... ") && !strchr(out, '\033'));
+	free(out);
+	findings__free(fi);
+	analysis__free(a);
+}
+
 static void test_text_lost_warning(void)
 {
 	struct as_trace_end end;
@@ -618,6 +651,7 @@ static void test_task_id(void)
 int main(void)
 {
 	RUN(test_text_golden);
+	RUN(test_text_view);
 	RUN(test_text_lost_warning);
 	RUN(test_json_golden);
 	RUN(test_truncated);
