@@ -532,6 +532,8 @@ static const char *who(struct findings *f, const struct cand *c)
 
 	if (c->tasks > 1)
 		return fmt(f, "%" PRIu64 " tasks %s", c->tasks, disp(f, c->name));
+	if (!c->tokio_id && !c->seq && !c->header)   /* a group's one task: no identity left */
+		return fmt(f, "a task %s", disp(f, c->name));
 	return fmt(f, "%s %s", task_id_format(id, sizeof(id), c->tokio_id, c->seq, c->header),
 		   disp(f, c->name));
 }
