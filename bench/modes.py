@@ -4,9 +4,11 @@ interleaved run (prints figures, asserts nothing). Needs root, the test
 programs (make apps) and the hyper server (bench/hyper-server); installs
 bpftrace from Debian when missing (for this bench only).
 
-Modes: none (untraced); task (`record`, default probes); lite (`record
+Modes: none (untraced); task (`record`, default probes and the default
+off-CPU intervals inside polls); no-offcpu (`record --no-offcpu`: task mode
+as it was before off-CPU capture became the default); lite (`record
 --lite`: poll entry and return); futures (`record --futures`); offcpu
-(`record --offcpu`); profile (`profile`, 99 Hz, off-CPU capture on);
+(`record --offcpu`: off-CPU intervals and the run-queue waits); profile (`profile`, 99 Hz, off-CPU capture on);
 flight (`profile --flight 30s`: the flight recorder idle, when this build
 has it); serve (`serve -p`, its default profile mode, /metrics scraped every
 second as Prometheus would) and serve-tasks (`serve --tasks`: the task
@@ -37,7 +39,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 AS = os.environ.get('AS', os.path.join(ROOT, 'build/asyncscope'))
 PB = os.path.join(ROOT, 'tests/apps/target/release/pollbench')
 SRV = os.path.join(ROOT, 'bench/hyper-server/target/release/hyper-server')
-ALL = ['none', 'task', 'lite', 'futures', 'offcpu', 'profile', 'flight', 'serve',
+ALL = ['none', 'task', 'no-offcpu', 'lite', 'futures', 'offcpu', 'profile', 'flight', 'serve',
        'serve-tasks', 'bpftrace', 'bare-lite', 'bare-task']
 PORT = 18083
 SERVE_PORT = 18084
@@ -55,6 +57,8 @@ def tracer_cmd(mode, tmp, target):
     out = os.path.join(tmp, 'm.trace')
     if mode in ('task', 'bare-task'):
         return [AS, 'record', '-o', out] + target
+    if mode == 'no-offcpu':
+        return [AS, 'record', '--no-offcpu', '-o', out] + target
     if mode in ('lite', 'bare-lite'):
         return [AS, 'record', '--lite', '-o', out] + target
     if mode == 'futures':

@@ -38,7 +38,7 @@ struct pacc {
 };
 
 struct cause_def {
-	const char *kernel, *user, *file, *futures;
+	const char *kernel, *user, *file, *futures, *call;
 	uint32_t line;
 };
 
@@ -48,7 +48,7 @@ struct cause_def {
 struct acc {
 	uint32_t task;        /* index into tasks */
 	uint32_t what;        /* cause or folded line index */
-	uint64_t ns, count;
+	uint64_t ns, count, preempted_ns;
 	uint64_t runnable_ns;
 };
 
@@ -190,7 +190,7 @@ static int cause_index(struct blocking *b, const struct cause_def *c, uint32_t *
 	for (size_t i = 0; i < b->n_causes_def; i++) {
 		const struct cause_def *d = &b->causes_def[i];
 		if (d->kernel == c->kernel && d->user == c->user && d->file == c->file &&
-		    d->line == c->line && d->futures == c->futures) {
+		    d->line == c->line && d->futures == c->futures && d->call == c->call) {
 			*out = (uint32_t)i;
 			return 0;
 		}
@@ -239,7 +239,7 @@ static int stack_info(struct blocking *b, const struct as_stack *st, uint32_t *o
 		*out = (uint32_t)v;
 		return 0;
 	}
-	const char *kernel = "?", *user = "?", *file = NULL;
+	const char *kernel = "?", *user = "?", *file = NULL, *call = NULL;
 	uint32_t nk = st ? st->n_kernel : 0, nu = st ? st->n_user : 0, line = 0;
 	for (uint32_t i = 0; i < nk; i++)
 		if (!sched_frame(st->frames[i].sym)) {
@@ -253,6 +253,9 @@ static int stack_info(struct blocking *b, const struct as_stack *st, uint32_t *o
 			user = st->frames[i].sym;
 			file = st->frames[i].file;
 			line = file ? st->frames[i].line : 0;
+			/* what it called: the frame inside it (innermost first) */
+			if (i > nk && st->frames[i - 1].sym && *st->frames[i - 1].sym)
+				call = st->frames[i - 1].sym;
 			break;
 		}
 	/* user frames outermost first, then kernel frames outermost first,
@@ -266,10 +269,11 @@ static int stack_info(struct blocking *b, const struct as_stack *st, uint32_t *o
 	const char *f = intern(b, sl.s);
 	free(sl.s);
 	if (!f || (kernel = intern(b, kernel)) == NULL || (user = intern(b, user)) == NULL ||
-	    (file && (file = intern(b, file)) == NULL))
+	    (file && (file = intern(b, file)) == NULL) || (call && (call = intern(b, call)) == NULL))
 		return -ENOMEM;
 	uint32_t cause;
-	if ((err = cause_index(b, &(struct cause_def){ kernel, user, file, NULL, line }, &cause)))
+	if ((err = cause_index(b, &(struct cause_def){ kernel, user, file, NULL, call, line },
+			       &cause)))
 		return err;
 	if ((err = GROW(b->sinfo, b->n_sinfo, b->cap_sinfo, 16)))
 		return err;
@@ -449,6 +453,8 @@ static int add_offcpu(struct blocking *b, const struct as_event *ev, const struc
 	}
 	b->causes[v - 1].ns += ev->other;
 	b->causes[v - 1].count++;
+	if (ev->flags & AS_OFFCPU_PREEMPTED)
+		b->causes[v - 1].preempted_ns += ev->other;
 	if (th) {
 		struct th_pair *p = tm_thread__data(th, b->thoff);
 		p->off_start = ev->ts;
@@ -589,8 +595,9 @@ static int sort_all(struct blocking *b, struct blocking_task **out, size_t *n_ou
 		b->out_causes[first[a->task] + cnt[a->task]++] = (struct blocking_cause){
 			.kernel = b->causes_def[a->what].kernel, .user = b->causes_def[a->what].user,
 			.file = b->causes_def[a->what].file, .line = b->causes_def[a->what].line,
-			.futures = b->causes_def[a->what].futures,
-			.ns = a->ns, .count = a->count, .runnable_ns = a->runnable_ns,
+			.futures = b->causes_def[a->what].futures, .call = b->causes_def[a->what].call,
+			.ns = a->ns, .count = a->count, .preempted_ns = a->preempted_ns,
+			.runnable_ns = a->runnable_ns,
 		};
 	}
 	for (size_t t = 0; t < b->n_tasks; t++) {

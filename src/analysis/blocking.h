@@ -4,7 +4,7 @@
  * Pure C: no libbpf, no I/O, no globals.
  *
  * A cause is (innermost kernel function, first user frame in the program's
- * own code): the kernel frame is the first that is not the scheduler's
+ * own code, the call that frame made): the kernel frame is the first that is not the scheduler's
  * (schedule, __schedule, ...); the user frame the innermost of the
  * program's own code (stack_frame_kind(): not std, core, alloc, the async
  * runtimes', a known or registry crate's, nor a C library function). Intervals
@@ -31,8 +31,13 @@ struct blocking_cause {
 	uint32_t line;        /* its line, 0 unknown */
 	const char *futures;  /* the future frames polled at the switch (record
 	                         --futures), outermost first, ";" between, NULL none */
+	const char *call;     /* the function the user frame called on the way to the
+	                         switch (std::thread::sleep, clock_nanosleep, ...):
+	                         the frame just inside it, NULL when the user frame is
+	                         the innermost or unknown */
 	uint64_t ns, count;
 	uint64_t runnable_ns; /* of ns, waiting for a CPU (below) */
+	uint64_t preempted_ns; /* of ns, switched out runnable (preempted) */
 };
 
 /* A task of the task model (its name and ids the model's). */

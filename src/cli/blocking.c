@@ -13,6 +13,7 @@
 #include "analysis/stack_fold.h"
 #include "analysis/task_model.h"
 #include "cli/commands.h"
+#include "cli/text_view.h"
 #include "cli/trace_cmd.h"
 #include "output/blocking_report.h"
 #include "output/report.h"
@@ -32,11 +33,12 @@ static const struct cli_opt blocking_opts[] = {
 	{ 0 },
 };
 
-static const struct cli_opt *const tables[] = { blocking_opts, trace_cmd_opts, NULL };
+static const struct cli_opt *const tables[] = { blocking_opts, trace_cmd_opts, cli_color_opts,
+						  cli_wide_opts, cli_limit_opts, NULL };
 
 const struct cli_command blocking_command = {
 	.name = "blocking",
-	.summary = "Off-CPU time inside polls per task and cause (record with --offcpu), then\n"
+	.summary = "Off-CPU time inside polls per task and cause (recorded by default), then\n"
 		   "the run-queue delay per worker (--offcpu or --runq).",
 	.operands = "FILE",
 	.tables = tables,
@@ -55,8 +57,10 @@ static int write_blocking(FILE *out, void *ctx, bool folded)
 
 	if (folded)
 		return blocking_report_folded(out, o->b, o->unit);
+	struct text_view tv = cli_text_view(out);
+
 	report_flight_line(out, o->meta);   /* a flight recorder's snapshot: its trigger */
-	if (blocking_report_text(out, o->b))
+	if (blocking_report_text(out, o->b, &tv))
 		return -EIO;
 	if (blocking__summary(o->b)->profile) {
 		/* no run-queue program in profile mode: not 0 waits */

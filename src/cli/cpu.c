@@ -8,6 +8,7 @@
 #include "analysis/stack_fold.h"
 #include "analysis/task_model.h"
 #include "cli/commands.h"
+#include "cli/text_view.h"
 #include "cli/trace_cmd.h"
 #include "output/cpu_report.h"
 #include "output/report.h"
@@ -25,7 +26,8 @@ static const struct cli_opt cpu_opts[] = {
 	{ 0 },
 };
 
-static const struct cli_opt *const tables[] = { cpu_opts, trace_cmd_opts, NULL };
+static const struct cli_opt *const tables[] = { cpu_opts, trace_cmd_opts, cli_color_opts,
+						  cli_wide_opts, cli_limit_opts, NULL };
 
 const struct cli_command cpu_command = {
 	.name = "cpu",
@@ -40,7 +42,9 @@ static int write_cpu(FILE *out, void *ctx, bool folded)
 {
 	if (!folded)
 		report_flight_line(out, cpu_meta);   /* a flight recorder's snapshot: its trigger */
-	return folded ? cpu_report_folded(out, ctx) : cpu_report_text(out, ctx);
+	struct text_view tv = cli_text_view(out);
+
+	return folded ? cpu_report_folded(out, ctx) : cpu_report_text(out, ctx, &tv);
 }
 
 int cmd_cpu(int argc, char **argv)

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/text_view.h"
 #include "cli/opts.h"
 #include "dump/await_profile.h"
 #include "dump/dump.h"
@@ -48,7 +49,25 @@ static const struct cli_opt dump_opts[] = {
 	{ 0 },
 };
 
-static const struct cli_opt *const tables[] = { dump_opts, NULL };
+static const struct cli_opt *const tables[] = { dump_opts, cli_color_opts, cli_wide_opts,
+						  cli_limit_opts, NULL };
+
+/* How the text shows names (shortened past DUMP_NAME_W, one per line: only
+ * the longest are) and how many tasks it lists; set once stdout is the
+ * output. */
+#define DUMP_NAME_W 80
+static struct text_view view;
+
+/* name as the text shows it, into one of a few rotating buffers (a line
+ * names up to three things) */
+static const char *dname(const char *name)
+{
+	static char bufs[4][1024];
+	static unsigned next;
+	char *b = bufs[next++ % 4];
+
+	return name ? text_name(&view, b, sizeof(bufs[0]), name, DUMP_NAME_W) : NULL;
+}
 
 const struct cli_command dump_command = {
 	.name = "dump",
@@ -212,7 +231,8 @@ static void print_chain(const struct dump_result *r, const struct dump_task *t,
 		const struct async_frame *f = &s->frames[k];
 		const char *note = frame_note(f);
 		bool last = k + 1 == s->n;
-		printf("%*s%s at %s:%u", indent, "", f->future, f->file ? f->file : "?", f->line);
+		printf("%*s%s at %s:%u", indent, "", f->future ? dname(f->future) : "(null)",
+		       f->file ? f->file : "?", f->line);
 		if (note)
 			printf("  (%s)", note);
 		else if (f->via && last && s->macro)
@@ -224,7 +244,7 @@ static void print_chain(const struct dump_result *r, const struct dump_task *t,
 			printf("  (in %s, %zu branch%s)", s->macro, s->n_branches,
 			       s->n_branches == 1 ? "" : "es");
 		else if (last && s->leaf)
-			printf("  (awaiting %s)", s->leaf);
+			printf("  (awaiting %s)", dname(s->leaf));
 		printf("\n");
 		print_join_sets(r, t, k, indent);
 	}
@@ -232,9 +252,10 @@ static void print_chain(const struct dump_result *r, const struct dump_task *t,
 		printf("%*s(in %s, %zu branch%s)\n", indent, "", s->macro, s->n_branches,
 		       s->n_branches == 1 ? "" : "es");
 	else if (!s->n && s->leaf && indent > 4)
-		printf("%*s(awaiting %s)\n", indent, "", s->leaf);   /* a branch's own future */
+		printf("%*s(awaiting %s)\n", indent, "", dname(s->leaf));   /* a branch's own future */
 	else if (!s->n && s->leaf)
-		printf("%*s%s  (not an async fn or block: no source location)\n", indent, "", s->leaf);
+		printf("%*s%s  (not an async fn or block: no source location)\n", indent, "",
+		       dname(s->leaf));
 	for (size_t b = 0; b < s->n_branches; b++) {
 		const struct async_branch *br = &s->branches[b];
 		printf("%*sbranch %zu: %s\n", indent + 2, "", b, br->state);
@@ -261,7 +282,7 @@ static void print_block_ons(const struct dump_result *r)
 	for (size_t i = 0; i < r->n_block_ons; i++) {
 		const struct dump_block_on *b = &r->block_ons[i];
 		printf("\nblock_on on thread %s (tid %d): %s\n", b->comm, (int)b->tid,
-		       b->name ? b->name : "?");
+		       b->name ? dname(b->name) : "?");
 		if (b->note)
 			printf("    (%s)\n", b->note);
 		if (b->located)
@@ -284,13 +305,16 @@ static void print_text(const struct dump_result *r)
 	if (incomplete)
 		printf("(%s: some tasks may be missing)\n", incomplete);
 	print_lists(r);
-	for (size_t i = 0; i < r->n; i++) {
+	size_t shown = text_rows(&view, r->n);
+
+	for (size_t i = 0; i < shown; i++) {
 		const struct dump_task *t = &r->tasks[i];
 		const struct async_stack *s = &t->stack;
 		char ident[24];
 
-		printf("\ntask %s %s  [%s]", dump_task_ident(t, ident, sizeof(ident)),
-		       t->name ? t->name : "?", t->state);
+		printf("\n%stask %s %s%s  [%s]", text_sgr(&view, TS_BOLD),
+		       dump_task_ident(t, ident, sizeof(ident)), t->name ? dname(t->name) : "?",
+		       text_sgr(&view, TS_RESET), t->state);
 		if (t->parent)
 			printf("  (in a JoinSet of task %s)",
 			       dump_task_ident(&r->tasks[t->parent - 1], ident, sizeof(ident)));
@@ -311,6 +335,10 @@ static void print_text(const struct dump_result *r)
 				printf("    (its timer is due: the task should be woken)\n");
 		}
 	}
+	if (shown < r->n)
+		putchar('\n');
+	text_more(stdout, &view, shown, r->n, "tasks", "",
+		  "; every one in --format json");
 	print_block_ons(r);
 }
 
@@ -709,6 +737,7 @@ int cmd_dump(int argc, char **argv)
 	if (!strcmp(format, "json")) {
 		ret = print_json(&res);
 	} else {
+		view = cli_text_view(stdout);
 		print_text(&res);
 		ret = 0;
 	}

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -19,6 +20,62 @@
 static const struct cli_opt help_opt = {
 	"help", 'h', CLI_FLAG, 0, NULL, "this help", 0, 0, false,
 };
+
+const struct cli_opt cli_color_opts[] = {
+	{ "color", 0, CLI_CHOICE, 0, "auto|always|never",
+	  "colour the text: auto (default) on a terminal unless NO_COLOR is\n"
+	  "set, always, or never" },
+	{ 0 },
+};
+
+const struct cli_opt cli_wide_opts[] = {
+	{ "wide", 0, CLI_FLAG, 0, NULL,
+	  "full names (default: shortened from the left to fit, the last\n"
+	  "segments kept: ...::main::{async_block#0})" },
+	{ 0 },
+};
+
+const struct cli_opt cli_limit_opts[] = {
+	{ "limit", 0, CLI_COUNT, 0, NULL,
+	  "rows per table (default 25, 0 all): a line says how many more" },
+	{ 0 },
+};
+
+static struct cli_view view = { .limit = CLI_LIMIT_DEFAULT };
+
+const struct cli_view *cli_view(void)
+{
+	return &view;
+}
+
+bool cli_color(FILE *f)
+{
+	const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
+
+	if (view.color != CLI_COLOR_AUTO)
+		return view.color == CLI_COLOR_ALWAYS;
+	if ((no && *no) || (term && !strcmp(term, "dumb")))
+		return false;
+	return f && isatty(fileno(f));
+}
+
+/* An option of the view tables: set here. Returns 0 or 2. */
+static int view_opt(const struct cli_opt *o, const struct cli_val *v)
+{
+	if (o == cli_color_opts)
+		view.color = !strcmp(v->str, "always") ? CLI_COLOR_ALWAYS :
+			     !strcmp(v->str, "never") ? CLI_COLOR_NEVER : CLI_COLOR_AUTO;
+	else if (o == cli_wide_opts)
+		view.wide = true;
+	else if (o == cli_limit_opts) {
+		if (v->num > SIZE_MAX - 1) {
+			cli_error("--limit takes a number up to %zu, not '%s'", SIZE_MAX - 1, v->str);
+			return 2;
+		}
+		view.limit = (size_t)v->num;
+	}
+	return 0;
+}
 
 void cli_error(const char *fmt, ...)
 {
@@ -369,7 +426,10 @@ int cli_parse(const struct cli_command *cmd, int argc, char **argv, cli_opt_fn f
 			return ret;
 		if (o->kind == CLI_FLAG)
 			v.str = NULL;
-		ret = fn(ctx, o, &v);
+		if (o == cli_color_opts || o == cli_wide_opts || o == cli_limit_opts)
+			ret = view_opt(o, &v);
+		else
+			ret = fn(ctx, o, &v);
 		if (ret)
 			return ret;
 	}

@@ -49,6 +49,34 @@ struct cli_opt {
 	  "file (its build id must be the binary's; default: found by build id,\n" \
 	  ".gnu_debuglink or debuginfod when DEBUGINFOD_URLS is set)", 0, 0, false }
 
+/* How text is shown, shared by the commands that print it: each takes some
+ * of the tables below in its list, and cli_parse() handles their options
+ * itself (the command's handler never sees them), into one setting read
+ * with cli_view() and cli_color().
+ *   cli_color_opts: --color auto|always|never (auto: colour on a terminal,
+ *                   none when NO_COLOR is set and not empty, https://no-color.org,
+ *                   or TERM is dumb; always and never override NO_COLOR)
+ *   cli_wide_opts:  --wide (full names: shortened from the left by default)
+ *   cli_limit_opts: --limit N (rows per table, CLI_LIMIT_DEFAULT; 0 all) */
+extern const struct cli_opt cli_color_opts[];
+extern const struct cli_opt cli_wide_opts[];
+extern const struct cli_opt cli_limit_opts[];
+
+#define CLI_LIMIT_DEFAULT 25
+
+enum cli_color_when { CLI_COLOR_AUTO = 0, CLI_COLOR_ALWAYS, CLI_COLOR_NEVER };
+
+struct cli_view {
+	enum cli_color_when color;
+	bool wide;
+	size_t limit;          /* rows per table, 0: all */
+};
+
+/* The settings so far (defaults before any option). */
+const struct cli_view *cli_view(void);
+/* Whether text written to f gets colour (ANSI SGR sequences). */
+bool cli_color(FILE *f);
+
 /* A parsed value: str is the argument as given (NULL for a flag), num its
  * number for the numeric kinds (ns, bytes, Hz, count, pid). */
 struct cli_val {

@@ -106,6 +106,11 @@ int cmd_record(int argc, char **argv)
 	ret = cli_parse(&record_command, argc, argv, on_opt, &c, &first);
 	if (ret < 0 && !(ret = flight_args__finish(&c.f, "record")) &&
 	    !(ret = record_args__finish(&c.a, &record_command, argc, argv, first))) {
+		if (c.f.blocking_ns && c.a.no_offcpu) {
+			cli_error("--trigger-blocking watches off-CPU intervals: drop --no-offcpu");
+			record_args__free(&c.a);
+			return 2;
+		}
 		if (c.f.blocking_ns)
 			c.a.o.offcpu = true;   /* the blocking trigger watches off-CPU intervals */
 		ret = c.f.window_ns ? flight_run(&c.a.o, &c.f, c.output ? c.output : ".", false) :
@@ -187,11 +192,12 @@ int record_run(const struct recorder_opts *opts)
 		fprintf(stderr, "asyncscope: warning: %llu samples and off-CPU intervals whose thread's "
 			"task id could not be read count as outside any task\n",
 			(unsigned long long)res.profile_no_id);
-	if (o.offcpu && (!o.profile || res.profile_offcpu))
-		fprintf(stderr, "asyncscope: %llu off-CPU intervals %s, %llu distinct stacks\n",
+	if (res.offcpu_on)
+		fprintf(stderr, "asyncscope: %llu off-CPU intervals %s, %llu distinct stacks%s\n",
 			(unsigned long long)res.offcpu, o.profile ? "of tasks" : "inside polls",
-			(unsigned long long)res.stacks);
-	if (!o.profile && (o.runq || o.offcpu))
+			(unsigned long long)res.stacks, o.offcpu_default ?
+			" (--no-offcpu leaves them out)" : "");
+	if (!o.profile && o.runq)
 		fprintf(stderr, "asyncscope: %llu run-queue waits\n", (unsigned long long)res.runq);
 	if (res.spawn_sites_unknown)
 		fprintf(stderr, "asyncscope: warning: %llu of %llu spawns have no call site (their "
@@ -211,7 +217,7 @@ int record_run(const struct recorder_opts *opts)
 			(unsigned long long)res.samples, (unsigned long long)res.stacks);
 	if (o.dwarf && o.sample_hz)
 		print_unwind("samples", &res.unwind_samples);
-	if (o.dwarf && o.offcpu)
+	if (o.dwarf && res.offcpu_on)
 		print_unwind("off-CPU intervals", &res.unwind_offcpu);
 	if (res.lost)
 		fprintf(stderr, "asyncscope: warning: %llu events were lost (ring buffer full): "

@@ -8,7 +8,7 @@
 enum {
 	RO_DURATION = 1000, RO_PID, RO_RUNTIME, RO_BUFFER, RO_USDT, RO_OFFCPU, RO_OFFCPU_MIN,
 	RO_SAMPLE, RO_RUNQ, RO_URING, RO_DWARF, RO_FUTURES, RO_LITE, RO_PROBE, RO_PRESET,
-	RO_DEBUG_FILE,
+	RO_DEBUG_FILE, RO_NO_OFFCPU,
 };
 
 #define NS_PER_S 1000000000ull
@@ -31,9 +31,13 @@ const struct cli_opt record_event_opts[] = {
 	{ "usdt", 0, CLI_LIST, RO_USDT, "PROVIDER:NAME",
 	  "also trace the binary's USDT probe PROVIDER:NAME (PROVIDER:* all of\n"
 	  "a provider; repeatable); then no async runtime is needed", 0, 0, false },
+	{ "no-offcpu", 0, CLI_FLAG, RO_NO_OFFCPU, NULL,
+	  "do not record when a thread blocks inside a poll (off CPU, with\n"
+	  "kernel and user stacks: on by default but with --lite; they name\n"
+	  "the blocking call, see asyncscope blocking)", 0, 0, false },
 	{ "offcpu", 0, CLI_FLAG, RO_OFFCPU, NULL,
-	  "also record when a thread blocks inside a poll (off CPU), with\n"
-	  "kernel and user stacks (see asyncscope blocking)", 0, 0, false },
+	  "off-CPU intervals (the default) and the run-queue waits of --runq;\n"
+	  "with --lite, off-CPU intervals too", 0, 0, false },
 	{ "offcpu-min", 0, CLI_DURATION, RO_OFFCPU_MIN, NULL,
 	  "shortest off-CPU interval kept, up to 60s (default 100us)", 0, 60 * NS_PER_S, false },
 	{ "sample", 0, CLI_RATE, RO_SAMPLE, NULL,
@@ -46,7 +50,7 @@ const struct cli_opt record_event_opts[] = {
 	  "for builds without frame pointers", 0, 0, false },
 	{ "runq", 0, CLI_FLAG, RO_RUNQ, NULL,
 	  "also record how long the target's threads wait for a CPU once\n"
-	  "runnable (implied by --offcpu; see asyncscope blocking)", 0, 0, false },
+	  "runnable (implied by an explicit --offcpu; see asyncscope blocking)", 0, 0, false },
 	{ "uring", 0, CLI_FLAG, RO_URING, NULL,
 	  "also record io_uring submissions (with the task polled) and\n"
 	  "completions (see asyncscope uring)", 0, 0, false },
@@ -59,7 +63,8 @@ const struct cli_opt record_event_opts[] = {
 	{ "lite", 0, CLI_FLAG, RO_LITE, NULL,
 	  "polls and busy time only, at the least cost: the poll entry and\n"
 	  "return (and completion, free) probes, no wake, spawn, park or driver\n"
-	  "probes (no scheduling delays, wakers or spawn sites)", 0, 0, false },
+	  "probes (no scheduling delays, wakers or spawn sites), no off-CPU\n"
+	  "intervals unless --offcpu", 0, 0, false },
 	{ "probe", 0, CLI_LIST, RO_PROBE, "REGEX",
 	  "also trace functions whose demangled name matches REGEX (POSIX\n"
 	  "extended; repeatable), entry and return with depth", 0, 0, false },
@@ -90,7 +95,12 @@ int record_args__set(struct record_args *a, const struct cli_opt *opt, const str
 		o->usdt = a->usdt;
 		break;
 	}
-	case RO_OFFCPU: o->offcpu = true; break;
+	case RO_OFFCPU:
+		/* as before it was the default: the run-queue waits too */
+		o->offcpu = o->runq = true;
+		a->offcpu_given = true;
+		break;
+	case RO_NO_OFFCPU: a->no_offcpu = true; break;
 	case RO_OFFCPU_MIN: o->offcpu_min_ns = v->num ? v->num : 1; break;
 	case RO_SAMPLE: o->sample_hz = (uint32_t)v->num; break;
 	case RO_RUNQ: o->runq = true; break;
@@ -122,10 +132,22 @@ int record_args__finish(struct record_args *a, const struct cli_command *cmd, in
 {
 	struct recorder_opts *o = &a->o;
 
+	bool events = false;   /* a command with record's event options: record, trace */
+
+	for (size_t t = 0; cmd->tables && cmd->tables[t]; t++)
+		events |= cmd->tables[t] == record_event_opts;
 	if (first < argc)
 		o->argv = argv + first;
+	if (a->offcpu_given && a->no_offcpu) {
+		cli_error("--offcpu and --no-offcpu contradict each other: give one");
+		return 2;
+	}
+	/* off-CPU intervals by default, but at --lite's least cost */
+	if (events && !a->no_offcpu && !a->offcpu_given && !o->lite)
+		o->offcpu = o->offcpu_default = true;
 	if (o->dwarf && !o->sample_hz && !o->offcpu) {
-		cli_error("--dwarf unwinds the stacks of --sample HZ and --offcpu: give one of them too");
+		cli_error("--dwarf unwinds the stacks of --sample HZ and of off-CPU intervals: give "
+			  "--sample HZ too, or drop %s", a->no_offcpu ? "--no-offcpu" : "--lite");
 		return 2;
 	}
 	if (!o->pid && !o->argv)

@@ -19,14 +19,17 @@ extern const struct cli_opt record_event_opts[];
 struct record_args {
 	struct recorder_opts o;
 	const char **usdt, **pats;   /* owned arrays of borrowed strings */
+	bool offcpu_given;           /* --offcpu */
+	bool no_offcpu;              /* --no-offcpu */
 };
 
 /* Applies one option of the tables above to a. Returns 0, 1 (out of
  * memory) or 2 (usage, message printed); other keys are not its own: -1. */
 int record_args__set(struct record_args *a, const struct cli_opt *opt, const struct cli_val *v);
 /* After parsing: argv[first..) is the command to launch, if any; checks
- * that there is one target and that the options fit together. Returns 0
- * or 2 (message printed). */
+ * that there is one target and that the options fit together; for a
+ * command with record_event_opts, off-CPU intervals on unless --no-offcpu
+ * or --lite. Returns 0 or 2 (message printed). */
 int record_args__finish(struct record_args *a, const struct cli_command *cmd, int argc,
 			char **argv, int first);
 void record_args__free(struct record_args *a);

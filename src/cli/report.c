@@ -28,6 +28,7 @@
 #include "analysis/timeline.h"
 #include "analysis/zoom.h"
 #include "analysis/blocking.h"
+#include "analysis/findings.h"
 #include "analysis/futures.h"
 #include "analysis/usdt_counts.h"
 #include "cli/commands.h"
@@ -39,6 +40,7 @@
 #include "output/blocking_report.h"
 #include "output/cpu_report.h"
 #include "output/usdt_report.h"
+#include "output/view.h"
 #include "pipeline/source_file.h"
 
 enum { R_FORMAT = 1, R_OUTPUT, R_HTML, R_PARTIAL, R_LONG_POLL, R_STALL, R_STARVE, R_MAX_TASKS,
@@ -67,12 +69,14 @@ static const struct cli_opt report_opts[] = {
 	{ 0 },
 };
 
-static const struct cli_opt *const tables[] = { report_opts, NULL };
+static const struct cli_opt *const tables[] = { report_opts, cli_color_opts, cli_wide_opts,
+						  cli_limit_opts, NULL };
 
 const struct cli_command report_command = {
 	.name = "report",
-	.summary = "Reports the tasks of a trace (or CAT) file: tasks, workers, distributions, long "
-		   "polls,\nstalled and starved tasks, wake edges.",
+	.summary = "Reports the tasks of a trace (or CAT) file: what is wrong first (blocking calls,\n"
+		   "long polls, never-woken, starved and self-waking tasks, lost events), then tasks,\n"
+		   "workers, distributions, long polls, stalled and starved tasks, wake edges.",
 	.operands = "FILE",
 	.tables = tables,
 };
@@ -198,6 +202,7 @@ int report_run(const struct report_args *args)
 	struct futures *fu = NULL;
 	struct timeline *tl = NULL;
 	struct zoom *zm = NULL;
+	struct findings *fi = NULL;
 	struct html_inputs hin = { 0 };
 	struct pipeline_result res, res2;
 	const struct as_trace_meta *meta;
@@ -306,24 +311,40 @@ int report_run(const struct report_args *args)
 	}
 	hin.blocking = bl;
 	hin.zoom = zm;
+	/* what is wrong, from every analysis of pass 1 (the off-CPU one even
+	 * without intervals in polls: its parked ones say the data is there) */
+	fi = findings__new(&(struct findings_input){ .analysis = an, .blocking = bl, .futures = fu,
+						     .meta = meta, .end = &res.end,
+						     .truncated = res.truncated,
+						     .wide = cli_view()->wide });
+	if (!fi) {
+		cli_error("out of memory");
+		goto cleanup;
+	}
 	struct report_opts ro = { .truncated = res.truncated, .timeline = tl, .usdt = uc,
 				  .blocking = blocking__summary(bl)->count ? bl : NULL,
-				  .futures = fu };
+				  .futures = fu, .findings = fi };
 	if (!html && !(out = cli_open_output(args->output)))
 		goto cleanup;
+	struct text_view tv = { .color = out && cli_color(out), .wide = cli_view()->wide,
+				.limit = cli_view()->limit };
+
+	ro.view = &tv;
 	ret = write_report(format, html, out, an, meta, &res.end, &ro, &hin);
 	if (!ret && !html && !strcmp(format, "text"))
 		ret = usdt_report_text(out, uc);
 	/* a profile's CPU samples: also `asyncscope cpu` */
 	if (!ret && !html && !strcmp(format, "text") && profile) {
 		fputc('\n', out);
-		ret = cpu_report_text(out, hin.cpu);
+		ret = cpu_report_text(out, hin.cpu, &tv);
 		if (!ret)
 			fputc('\n', out);
 	}
 	/* off-CPU inside polls (record --offcpu): also `asyncscope blocking` */
-	if (!ret && !html && !strcmp(format, "text") && ro.blocking)
-		ret = blocking_report_text(out, bl);
+	if (!ret && !html && !strcmp(format, "text") && ro.blocking) {
+		fputc('\n', out);
+		ret = blocking_report_text(out, bl, &tv);
+	}
 	if (out && !ret) {
 		ret = cli_close_output(out);   /* -o FILE put in place */
 		out = NULL;
@@ -353,6 +374,7 @@ cleanup:
 		fclose(out);
 	timeline__free(tl);
 	zoom__free(zm);
+	findings__free(fi);
 	usdt_counts__free(uc);
 	blocking__free(bl);
 	futures__free(fu);

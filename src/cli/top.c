@@ -68,6 +68,7 @@ static void on_start(void *ctx, const struct as_trace_meta *meta)
 	t->meta.n_probes = meta->n_probes;
 	t->meta.runtime = meta->runtime;
 	t->meta.pid = meta->pid;
+	t->ui.runtime = meta->runtime;
 	/* before the first event: the view (and its task model, which copies
 	 * the probes' root future names when made) made again with the plan */
 	struct live *l = view_new(t);
@@ -224,16 +225,19 @@ static const struct cli_opt top_opts[] = {
 	{ 0 },
 };
 
-static const struct cli_opt *const tables[] = { record_target_opts, top_opts, NULL };
+static const struct cli_opt *const tables[] = { record_target_opts, top_opts, cli_color_opts,
+						  cli_wide_opts, NULL };
 
 const struct cli_command top_command = {
 	.name = "top",
-	.summary = "A live, htop-like view of the tasks of a running or launched program; q quits\n"
-		   "and leaves an attached target running. A launched command's output is\n"
-		   "discarded (attach with -p to keep it).",
+	.summary = "A live, htop-like view of the tasks of a running or launched program, what is\n"
+		   "wrong first (long polls, starved and self-waking tasks, saturated workers, lost\n"
+		   "events); q quits and leaves an attached target running. A launched command's\n"
+		   "output is discarded (attach with -p to keep it).",
 	.operands = RECORD_OPERANDS,
 	.tables = tables,
-	.notes = "keys: q quit, s/S sort, t tree, / filter, enter detail, j/k or arrows move",
+	.notes = "keys: q quit, s/S sort, t tree, / filter, enter detail, f findings (all, with\n"
+		 "what to do), j/k or arrows move",
 	.stop_at_operand = true,
 };
 
@@ -314,6 +318,8 @@ int cmd_top(int argc, char **argv)
 		return 1;
 	}
 	setlocale(LC_ALL, "");
+	t.ui.color = cli_color(stdout);
+	t.ui.wide = cli_view()->wide;
 	struct sigaction sa = { .sa_handler = on_signal };
 	static const int stops[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
 	for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++)

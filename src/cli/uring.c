@@ -7,6 +7,7 @@
 #include "analysis/task_model.h"
 #include "analysis/uring.h"
 #include "cli/commands.h"
+#include "cli/text_view.h"
 #include "cli/trace_cmd.h"
 #include "output/uring_report.h"
 #include "pipeline/source_file.h"
@@ -16,7 +17,8 @@ static const struct cli_opt uring_opts[] = {
 	{ 0 },
 };
 
-static const struct cli_opt *const tables[] = { uring_opts, trace_cmd_opts, NULL };
+static const struct cli_opt *const tables[] = { uring_opts, trace_cmd_opts, cli_color_opts,
+						  cli_wide_opts, cli_limit_opts, NULL };
 
 const struct cli_command uring_command = {
 	.name = "uring",
@@ -28,8 +30,10 @@ const struct cli_command uring_command = {
 
 static int write_uring(FILE *out, void *ctx, bool folded)
 {
+	struct text_view tv = cli_text_view(out);
+
 	(void)folded;   /* no flame-graph form */
-	return uring_report_text(out, ctx);
+	return uring_report_text(out, ctx, &tv);
 }
 
 int cmd_uring(int argc, char **argv)

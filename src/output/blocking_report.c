@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <inttypes.h>
 
+#include "output/view.h"
 #include "util/task_id.h"
 
 static double ms(uint64_t ns)
@@ -12,33 +13,36 @@ static double ms(uint64_t ns)
 }
 
 /* Sample:
- * Blocking inside polls (off CPU, record --offcpu): 503.412 ms in 10 intervals, 1 task
+ * Blocking inside polls (off CPU): 503.412 ms in 10 intervals, 1 task
  *   #3 sleeper_in_poll::blocker  off-CPU 503.412 ms  10 intervals  (blocked 501.102 ms, waiting for a CPU 2.310 ms)
- *       503.412 ms   10x  do_nanosleep <- sleeper_in_poll::sleep_blocking::{{closure}}
+ *       503.412 ms   10x  do_nanosleep <- sleeper_in_poll::sleep_blocking::{closure} at src/bin/sleeper_in_poll.rs:12  (called std::thread::sleep)
  *   parked in the runtime (not counted): 11 intervals, 520.100 ms
  */
-int blocking_report_text(FILE *out, struct blocking *b)
+int blocking_report_text(FILE *out, struct blocking *b, const struct text_view *v)
 {
 	const struct blocking_summary *s = blocking__summary(b);
-	size_t n;
+	size_t n, shown;
 	const struct blocking_task *t = blocking__tasks(b, &n);
+	const char *bold = text_sgr(v, TS_BOLD), *r = text_sgr(v, TS_RESET);
+	char name[1024];
 
 	if (!s || (!t && s->tasks))
 		return -ENOMEM;
+	shown = text_rows(v ? v : &text_view_default, n);
 	if (s->profile)
 		/* Blocking in tasks (off CPU, profile): 503.412 ms in 10 intervals, 1 task */
-		fprintf(out, "Blocking in tasks (off CPU, profile: by each thread's CONTEXT): %.3f ms "
-			"in %" PRIu64 " intervals, %" PRIu64 " task%s\n", ms(s->ns), s->count, s->tasks,
-			s->tasks == 1 ? "" : "s");
+		fprintf(out, "%sBlocking in tasks%s (off CPU, profile: by each thread's CONTEXT): %.3f ms "
+			"in %" PRIu64 " intervals, %" PRIu64 " task%s\n", bold, r, ms(s->ns), s->count,
+			s->tasks, s->tasks == 1 ? "" : "s");
 	else
-		fprintf(out, "Blocking inside polls (off CPU, record --offcpu): %.3f ms in %" PRIu64
-			" intervals, %" PRIu64 " task%s\n", ms(s->ns), s->count, s->tasks,
+		fprintf(out, "%sBlocking inside polls%s (off CPU): %.3f ms in %" PRIu64
+			" intervals, %" PRIu64 " task%s\n", bold, r, ms(s->ns), s->count, s->tasks,
 			s->tasks == 1 ? "" : "s");
-	for (size_t i = 0; i < n && i < BLOCKING_REPORT_TASKS; i++) {
+	for (size_t i = 0; i < shown; i++) {
 		char id[TASK_ID_MAX];
 
 		fprintf(out, "  %s %s", task_id_format(id, sizeof(id), t[i].tokio_id, t[i].seq, t[i].task),
-			t[i].name);
+			text_name(v, name, sizeof(name), t[i].name, 0));
 		fprintf(out, "  off-CPU %.3f ms  %" PRIu64 " intervals", ms(t[i].ns), t[i].count);
 		if (t[i].runnable_ns)
 			fprintf(out, "  (blocked %.3f ms, waiting for a CPU %.3f ms)",
@@ -49,9 +53,11 @@ int blocking_report_text(FILE *out, struct blocking *b)
 		for (size_t c = 0; c < t[i].n_causes && c < BLOCKING_REPORT_CAUSES; c++) {
 			const struct blocking_cause *bc = &t[i].causes[c];
 			fprintf(out, "      %10.3f ms %5" PRIu64 "x  %s <- %s", ms(bc->ns), bc->count,
-				bc->kernel, bc->user);
+				bc->kernel, text_name(v, name, sizeof(name), bc->user, 0));
 			if (bc->file)
 				fprintf(out, " at %s:%" PRIu32, bc->file, bc->line);
+			if (bc->call)
+				fprintf(out, "  (called %s)", text_name(v, name, sizeof(name), bc->call, 0));
 			if (bc->futures)
 				fprintf(out, "  in futures %s", bc->futures);
 			fputc('\n', out);
@@ -59,8 +65,7 @@ int blocking_report_text(FILE *out, struct blocking *b)
 		if (t[i].n_causes > BLOCKING_REPORT_CAUSES)
 			fprintf(out, "      ... %zu more causes\n", t[i].n_causes - BLOCKING_REPORT_CAUSES);
 	}
-	if (n > BLOCKING_REPORT_TASKS)
-		fprintf(out, "  ... %zu more tasks\n", n - BLOCKING_REPORT_TASKS);
+	text_more(out, v, shown, n, "tasks", "  ", "; all in report --format json");
 	if (s->parked_count)
 		fprintf(out, "  parked in the runtime (not counted): %" PRIu64 " intervals, %.3f ms\n",
 			s->parked_count, ms(s->parked_ns));
@@ -69,8 +74,8 @@ int blocking_report_text(FILE *out, struct blocking *b)
 			" intervals, %.3f ms%s\n", s->runtime_count, ms(s->runtime_ns),
 			s->profile ? " (its parking included)" : "");
 	if (!s->count && !s->parked_count && !s->runtime_count)
-		fprintf(out, "  none (a trace recorded without --offcpu has no off-CPU intervals: "
-			"record with it to see where polls block)\n");
+		fprintf(out, "  none (a trace recorded with --no-offcpu has no off-CPU intervals: "
+			"record without it to see where polls block)\n");
 	return ferror(out) ? -EIO : 0;
 }
 

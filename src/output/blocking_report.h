@@ -13,11 +13,14 @@
 #include "analysis/blocking.h"
 #include "output/folded.h"
 
-#define BLOCKING_REPORT_TASKS 20   /* tasks listed, most off-CPU time first */
 #define BLOCKING_REPORT_CAUSES 5   /* causes listed per task */
 
-/* Writes the text section. Returns 0, -ENOMEM or -EIO. */
-int blocking_report_text(FILE *out, struct blocking *b);
+struct text_view;
+
+/* Writes the text section: at most v->limit tasks (output/view.h; NULL the
+ * defaults), most off-CPU time first, names as v says. Returns 0, -ENOMEM
+ * or -EIO. */
+int blocking_report_text(FILE *out, struct blocking *b, const struct text_view *v);
 /* Writes "task-future;user frames;kernel frames WEIGHT" lines, heaviest
  * first (flamegraph.pl / inferno input), after a comment line naming the
  * unit; the marks and units of output/folded.h (weights in unit, lines

@@ -12,10 +12,11 @@
 
 #include "analysis/cpu_samples.h"
 
-#define CPU_REPORT_ROWS 30   /* rows listed, most samples first */
+struct text_view;
 
-/* Writes the text form. Returns 0, -ENOMEM or -EIO. */
-int cpu_report_text(FILE *out, struct cpu_samples *c);
+/* Writes the text form: at most v->limit rows (output/view.h; NULL the
+ * defaults), most samples first. Returns 0, -ENOMEM or -EIO. */
+int cpu_report_text(FILE *out, struct cpu_samples *c, const struct text_view *v);
 /* Writes "task-future;user frames;kernel frames COUNT" lines, most first
  * (flamegraph.pl, inferno, speedscope input), after a comment line; the
  * marks of output/folded.h ("_[j]" the program's first frame, "_[k]"

@@ -31,8 +31,21 @@
  *  format version 8 or older), "loss_counts" ("exact": from the end record;
  *  "lower_bound": a truncated trace, the counts of its last complete chunk;
  *  "unknown"), "truncated" (no end record),
+ *  "findings": [{"kind" (blocking, long_poll, never_woken, starved, self_wake,
+ *     busy_poll, preempted, worker_busy, worker_never_parks, lost_events,
+ *     truncated, tasks_folded, anomalies, no_wakes, no_offcpu: analysis/findings.h),
+ *     "severity" ("error"|"warning"|"info"), "task" (null, or the task it is
+ *     about, the worst of "tasks" when several of its name: {"task" (identity,
+ *     as everywhere, null for a folded group), "id" (null unknown), "seq" (null
+ *     unknown), "name" (the full name, null unknown), "short_name" (as the text
+ *     shows it), "group" (index in task_groups of a folded task, or null)}),
+ *     "tasks" (how many tasks of that name it covers, 0 none), "thread" ({"tid",
+ *     "name"} for a worker finding, else null), "title" (one line), "detail",
+ *     "advice" (one line: what to do), "file" (null unknown), "line" (null
+ *     unknown)}] (most severe first; at most 500, "findings_omitted" the others),
  *  "tasks": [{"task", "id" (tokio id or null), "seq", "task_name" (the name given at
  *  spawn, task::Builder::name, or null), "header" ("0x..."), "name" (or null),
+ *  "short_name" (the name as the text report shows it, shortened from the left),
  *             "kind" ("task"|"worker"), "spawn_location" ("file:line:col" or null),
  *             "spawned_in_trace", "parent" (seq or null), "polls", "pending_polls",
  *             "ready_polls", "busy_ns", "max_poll_ns", "mean_poll_ns", "idle_ns",
@@ -99,7 +112,8 @@
  *     CPU: from the run-queue records, record --offcpu), "causes": [{"kernel", "user",
  *     "file" and "line" (of the user frame,
  *     when known), "futures" (the future frames polled then, "outer;...;inner",
- *     with record --futures), "ns", "count", "runnable_ns"}]}]},
+ *     with record --futures), "call" (the function the user frame called, when
+ *     known), "ns", "count", "preempted_ns", "runnable_ns"}]}]},
  *  "usdt" (only in traces with USDT probes): {"total", "bad" (hits of no
  *     known probe), "probes": [{"probe" ("provider:name"), "hits", "in_task",
  *     "arg_min", "arg_max" (first argument; null without hits)}],
@@ -132,10 +146,12 @@
 #include <string.h>
 
 #include "analysis/blocking.h"
+#include "analysis/findings.h"
 #include "analysis/futures.h"
 #include "analysis/usdt_counts.h"
 #include "output/report.h"
 #include "util/json.h"
+#include "util/rust_name.h"
 #include "util/task_id.h"
 
 /* The JSON report's own schema version: raised when a key changes meaning
@@ -245,6 +261,67 @@ static void spawn_location(struct json_writer *w, const char *file, uint32_t lin
 	}
 }
 
+/* "short_name": name as the text outputs show it (util/rust_name.h), null
+ * for none; the full name when out of memory. */
+static void short_name(struct json_writer *w, const char *name)
+{
+	char *d = rust_name_display(name, 0, false);
+
+	json_writer__kv_string(w, "short_name", d ? d : name);
+	free(d);
+}
+
+/* "findings" (analysis/findings.h): always, empty when none were found. */
+static void findings_json(struct json_writer *w, const struct findings *f)
+{
+	size_t n;
+	const struct finding *l = findings__list(f, &n);
+	char id[TASK_ID_MAX];
+
+	json_writer__key(w, "findings");
+	json_writer__begin_array(w);
+	for (size_t i = 0; i < n; i++) {
+		const struct finding *x = &l[i];
+		bool ident = x->task_id || x->task_seq || x->task_header;
+
+		json_writer__begin_object(w);
+		json_writer__kv_string(w, "kind", x->kind);
+		json_writer__kv_string(w, "severity", finding_severity__str(x->severity));
+		json_writer__key(w, "task");
+		if (x->has_task) {
+			json_writer__begin_object(w);
+			json_writer__kv_string(w, "task", ident ? task_id_format(id, sizeof(id),
+						x->task_id, x->task_seq, x->task_header) : NULL);
+			json_writer__kv_u64_or_null(w, "id", x->task_id, x->task_id);
+			json_writer__kv_u64_or_null(w, "seq", x->task_seq, x->task_seq);
+			json_writer__kv_string(w, "name", x->task_name);
+			short_name(w, x->task_name);
+			json_writer__kv_u64_or_null(w, "group", x->task_group, x->task_group - 1);
+			json_writer__end_object(w);
+		} else {
+			json_writer__null(w);
+		}
+		json_writer__kv_u64(w, "tasks", x->tasks);
+		json_writer__key(w, "thread");
+		if (x->tid) {
+			json_writer__begin_object(w);
+			json_writer__kv_u64(w, "tid", x->tid);
+			json_writer__kv_string(w, "name", x->thread);
+			json_writer__end_object(w);
+		} else {
+			json_writer__null(w);
+		}
+		json_writer__kv_string(w, "title", x->title);
+		json_writer__kv_string(w, "detail", x->detail);
+		json_writer__kv_string(w, "advice", x->advice);
+		json_writer__kv_string(w, "file", x->file);
+		json_writer__kv_u64_or_null(w, "line", x->line, x->line);
+		json_writer__end_object(w);
+	}
+	json_writer__end_array(w);
+	json_writer__kv_u64(w, "findings_omitted", findings__omitted(f));
+}
+
 static void task_json(struct json_writer *w, FILE *out, const struct task_stats *t)
 {
 	char buf[64];
@@ -257,6 +334,7 @@ static void task_json(struct json_writer *w, FILE *out, const struct task_stats 
 	snprintf(buf, sizeof(buf), "0x%" PRIx64, t->header);
 	json_writer__kv_string(w, "header", buf);
 	json_writer__kv_string(w, "name", t->name);
+	short_name(w, t->name);
 	json_writer__kv_string(w, "kind", task_kind__str(t->kind));
 	spawn_location(w, t->spawn_file, t->spawn_line, t->spawn_col);
 	json_writer__kv_bool(w, "spawned_in_trace", t->spawned_in_trace);
@@ -548,8 +626,11 @@ static void blocking_json(struct json_writer *w, struct blocking *b)
 			}
 			if (t[i].causes[c].futures)
 				json_writer__kv_string(w, "futures", t[i].causes[c].futures);
+			if (t[i].causes[c].call)
+				json_writer__kv_string(w, "call", t[i].causes[c].call);
 			json_writer__kv_u64(w, "ns", t[i].causes[c].ns);
 			json_writer__kv_u64(w, "count", t[i].causes[c].count);
+			json_writer__kv_u64(w, "preempted_ns", t[i].causes[c].preempted_ns);
 			json_writer__kv_u64(w, "runnable_ns", t[i].causes[c].runnable_ns);
 			json_writer__end_object(w);
 		}
@@ -824,6 +905,7 @@ int report_json(FILE *out, const struct analysis *a, const struct as_trace_meta 
 	json_writer__kv_u64(w, "events", s->events);
 	loss_json(w, end, opts && opts->truncated, lost, missed);
 	json_writer__kv_bool(w, "truncated", opts && opts->truncated);
+	findings_json(w, opts ? opts->findings : NULL);
 
 	if (as_meta_profile(meta)) {
 		profile_json(w, a, tasks, n_tasks, end, opts, lost, missed);

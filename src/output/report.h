@@ -18,6 +18,8 @@
 struct usdt_counts;
 struct blocking;
 struct futures;
+struct findings;
+struct text_view;
 
 struct report_opts {
 	bool truncated;   /* the trace had no end record: it stops at its last event */
@@ -31,6 +33,11 @@ struct report_opts {
 	                                    same trace (analysis/futures.h), or NULL:
 	                                    no FUTURES / PARKED AT sections, no
 	                                    "futures" in JSON (borrowed) */
+	const struct findings *findings; /* what is wrong (analysis/findings.h), or
+	                                    NULL: no FINDINGS block in text, an
+	                                    empty "findings" in JSON (borrowed) */
+	const struct text_view *view;    /* colour, names, rows per table
+	                                    (output/view.h); NULL: the defaults */
 };
 
 /* Write the report of a (finished with analysis__finish()) to out. meta gives
@@ -40,14 +47,17 @@ struct report_opts {
  * borrowed. Return 0,
  * -EINVAL if a is NULL or not finished, -ENOMEM, or -EIO on a write error. */
 
-/* Human-readable: header, TASKS (by busy time, runtime worker tasks apart),
- * TASK GROUPS (only when tasks were folded: one line per group, and how to
- * raise the limit), WORKERS, DISTRIBUTIONS (one line per histogram), LONG POLLS (top 10),
- * STALLED and STARVED (top 20), WAKE EDGES (top 10), with opts->futures FUTURES (the
- * future functions, top 20 by self time, and the frames lost) and PARKED AT (the 20
- * longest-waiting tasks parked for good, each with its await chain), TOTALS.
- * Durations as "1.23 ms".
- * The timeline is not shown in text. */
+/* Human-readable: header, FINDINGS (opts->findings: what is wrong, most
+ * severe first, output/view.h), TASKS (by busy time, runtime worker tasks
+ * apart), TASK GROUPS (only when tasks were folded: one line per group, and
+ * how to raise the limit), WORKERS, DISTRIBUTIONS (one line per histogram),
+ * LONG POLLS (longest first), STALLED and STARVED, WAKE EDGES, with
+ * opts->futures FUTURES (the future functions by self time, and the frames
+ * lost) and PARKED AT (the longest-waiting tasks parked for good, each with
+ * its await chain), TOTALS. Every table at most opts->view->limit rows (a
+ * line says how many more), names as opts->view says (util/rust_name.h),
+ * colour if asked. Durations as "1.23 ms". The timeline is not shown in
+ * text. */
 /* A flight recorder snapshot's line, nothing for another trace:
  * "flight recorder snapshot: trigger blocking (DETAIL) at 1.20 s, window 30.00 s + 2.00 s after" */
 void report_flight_line(FILE *out, const struct as_trace_meta *meta);

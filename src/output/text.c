@@ -8,36 +8,27 @@
 
 #include "analysis/futures.h"
 #include "output/report.h"
+#include "output/view.h"
 #include "util/fmt.h"
+#include "util/rust_name.h"
 #include "util/task_id.h"
 
-#define NAME_W 40
-#define SITE_W 20
+#define NAME_MIN 16    /* a name column at least this wide */
+#define SITE_W 24
 #define TNAME_W 16
 
-/* One displayed character at s: its byte length (an invalid UTF-8 byte or a
- * control byte counts as one byte, shown as '?'). */
-static size_t char_len(const char *s, bool *shown)
-{
-	size_t len = fmt_utf8_len(s, strnlen(s, 4));
-
-	*shown = len > 1 || (len == 1 && (unsigned char)*s >= 0x20 && *s != 0x7f);
-	return len ? len : 1;
-}
-
 /* Copies s into buf (size n >= 4 * width + 4) for a column of `width`
- * characters, control bytes and invalid UTF-8 shown as '?'. A longer string
- * keeps its first `head` characters and its end, with "..." between them:
- * the end of a Rust type path is its most specific part. Returns the
- * displayed width. */
+ * characters, control bytes and invalid UTF-8 shown as '?'. A longer
+ * string keeps its first `head` characters and its end, with "..." between
+ * them: for file paths and spawn sites (names go through text_name()).
+ * Returns the displayed width. */
 static int fit(char *buf, size_t n, const char *s, int width, int head)
 {
 	int chars = 0, tail, idx = 0;
 	size_t o = 0, len;
-	bool shown;
 
-	for (const char *p = s; *p; p += char_len(p, &shown))
-		chars++;
+	for (const char *p = s; *p; p += len ? len : 1, chars++)
+		len = fmt_utf8_len(p, strnlen(p, 4));
 	if (chars <= width) {
 		head = chars;
 		tail = 0;
@@ -45,7 +36,10 @@ static int fit(char *buf, size_t n, const char *s, int width, int head)
 		tail = width - head - 3;
 	}
 	for (const char *p = s; *p && o + 8 < n; p += len, idx++) {
-		len = char_len(p, &shown);
+		len = fmt_utf8_len(p, strnlen(p, 4));
+		bool shown = len > 1 || (len == 1 && (unsigned char)*p >= 0x20 && *p != 0x7f);
+
+		len = len ? len : 1;
 		if (idx == head && tail)
 			o += (size_t)snprintf(buf + o, n - o, "...");
 		if (idx >= head && idx < chars - tail)
@@ -61,41 +55,11 @@ static int fit(char *buf, size_t n, const char *s, int width, int head)
 	return chars <= width ? chars : width;
 }
 
-/* A type name that does not fit keeps its path and loses its generic
- * arguments first: "hyper::server::server::new_svc::NewSvcTask<..>" says
- * more than the middle of the argument list would. Writes into buf. */
-static const char *collapse_generics(char *buf, size_t n, const char *s, int width)
-{
-	size_t o = 0;
-	int depth = 0;
-
-	if ((int)strlen(s) <= width || !strchr(s, '<'))
-		return s;
-	for (const char *p = s; *p && o + 4 < n; p++) {
-		if (*p == '<' && (p == s || p[-1] != '-')) {
-			if (depth++ == 0) {
-				memcpy(buf + o, "<..", 3);
-				o += 3;
-			}
-			continue;
-		}
-		if (*p == '>' && depth > 0 && p[-1] != '-') {
-			if (--depth == 0)
-				buf[o++] = '>';
-			continue;
-		}
-		if (depth == 0)
-			buf[o++] = *p;
-	}
-	buf[o] = '\0';
-	return buf;
-}
-
-/* Prints s left-aligned in a column of width characters, then a space. */
+/* Prints s (a path or a site) left-aligned in a column of width characters,
+ * then a space. */
 static void column(FILE *out, const char *s, int width, int head)
 {
-	char buf[256], shorter[256];
-	s = collapse_generics(shorter, sizeof(shorter), s, width);
+	char buf[256];
 	int w = fit(buf, sizeof(buf), s, width, head);
 
 	fprintf(out, "%s%*s ", buf, width > w ? width - w : 0, "");
@@ -126,35 +90,78 @@ static int by_busy(const void *x, const void *y)
 /* The TASK column: a task's identity (util/task_id.h), right-aligned. */
 #define TASK_W 7
 
-static void task_header(FILE *out)
+/* A task's name as the NAME column shows it, into buf (size n): a name
+ * given at spawn first, quoted as tokio-console's ("job-3" app::job), then
+ * its future's name, shortened to what is left of width. */
+static char *task_display(const struct text_view *v, char *buf, size_t n,
+			  const struct task_stats *t, int width)
 {
-	fprintf(out, "%*s  %-*s %-*s %6s %9s %9s %9s %9s %6s  %s\n", TASK_W, "TASK", NAME_W,
+	char name[4096], label[256];
+
+	if (!t->label)
+		return text_name(v, buf, n, t->name, width);
+	fit(label, sizeof(label), t->label, 60, 40);
+	int room = width - rust_name_width(label) - 3;
+
+	text_name(v, name, sizeof(name), t->name, room > 12 ? room : 12);
+	snprintf(buf, n, "\"%s\" %s", label, name);
+	return buf;
+}
+
+/* The NAME column's width for rows[0..n). */
+static int tasks_name_width(const struct text_view *v, const struct task_stats *const *rows,
+			    size_t n)
+{
+	char buf[4400];
+	int w = NAME_MIN;
+
+	for (size_t i = 0; i < n; i++) {
+		int k = rust_name_width(task_display(v, buf, sizeof(buf), rows[i], TEXT_NAME_MAX));
+		if (k > w)
+			w = k;
+	}
+	return !v->wide && w > TEXT_NAME_MAX ? TEXT_NAME_MAX : w;
+}
+
+static void task_header(FILE *out, int name_w)
+{
+	fprintf(out, "%*s  %-*s %-*s %6s %9s %9s %9s %9s %6s  %s\n", TASK_W, "TASK", name_w,
 		"NAME", SITE_W, "SPAWNED AT", "POLLS", "BUSY", "MAX POLL", "MEAN POLL", "IDLE",
 		"WAKES", "STATE");
 }
 
-static void task_row(FILE *out, const struct task_stats *t)
+static void task_row(FILE *out, const struct text_view *v, const struct task_stats *t, int name_w)
 {
 	char id[TASK_ID_MAX], site[SITE_W * 4 + 32], b1[FMT_DURATION_MAX], b2[FMT_DURATION_MAX],
-		b3[FMT_DURATION_MAX], b4[FMT_DURATION_MAX];
+		b3[FMT_DURATION_MAX], b4[FMT_DURATION_MAX], name[4400];
 
 	if (t->spawn_file)
 		snprintf(site, sizeof(site), "%s:%" PRIu32, basename_of(t->spawn_file), t->spawn_line);
 	else
 		snprintf(site, sizeof(site), "-");
 	fprintf(out, "%*s  ", TASK_W, task_id_format(id, sizeof(id), t->tokio_id, t->seq, 0));
-	/* a name given at spawn first, quoted as tokio-console's: "job-3" app::job */
-	char named[NAME_W * 4 + 8];
-	const char *name = t->name ? t->name : "(unknown)";
-	if (t->label)
-		snprintf(named, sizeof(named), "\"%s\" %s", t->label, name);
-	int keep = t->label ? (int)strlen(t->label) + 3 : 12;   /* the quoted name stays whole */
-	column(out, t->label ? named : name, NAME_W, keep < NAME_W - 8 ? keep : NAME_W - 8);
+	task_display(v, name, sizeof(name), t, name_w);
+	int w = rust_name_width(name);
+	fprintf(out, "%s%*s ", name, name_w > w ? name_w - w : 0, "");
 	column(out, site, SITE_W, 0);
 	fprintf(out, "%6" PRIu64 " %9s %9s %9s %9s %6" PRIu64 "  %s\n", t->polls,
 		dur(b1, t->busy_ns), dur(b2, t->max_poll_ns),
 		t->polls ? dur(b3, t->mean_poll_ns) : "-", dur(b4, t->idle_ns), t->wakes,
 		task_state__str(t->state));
+}
+
+/* A table of task rows: the header, at most v->limit rows, the line saying
+ * how many more. */
+static void task_table(FILE *out, const struct text_view *v, const struct task_stats *const *rows,
+		       size_t n, const char *what)
+{
+	size_t shown = text_rows(v, n);
+	int name_w = tasks_name_width(v, rows, shown);
+
+	task_header(out, name_w);
+	for (size_t i = 0; i < shown; i++)
+		task_row(out, v, rows[i], name_w);
+	text_more(out, v, shown, n, what, "  ", "; every one in --format json");
 }
 
 /* Groups of folded tasks, when there are any:
@@ -165,40 +172,44 @@ static void task_row(FILE *out, const struct task_stats *t)
  * (only the 10000 busiest finished tasks are listed one by one: --max-tasks N
  * raises the limit, --max-tasks 0 lists every task)
  */
-static void groups_text(FILE *out, const struct analysis *a)
+static void groups_text(FILE *out, const struct text_view *v, const struct analysis *a)
 {
 	const struct summary *s = analysis__summary(a);
 	const struct task_group *g;
 	char b1[FMT_DURATION_MAX], b2[FMT_DURATION_MAX], site[SITE_W * 4 + 32];
-	size_t n;
+	size_t n, shown;
 
 	if (!s->folded_tasks)
 		return;
 	g = analysis__groups(a, &n);
-	fprintf(out, "\nTASK GROUPS: %" PRIu64 " %stask%s folded by name and spawn location, "
-		"by busy time\n", s->folded_tasks, s->folded_live_tasks ? "" : "finished ",
-		s->folded_tasks == 1 ? "" : "s");
-	fprintf(out, "  %-*s %-*s %7s %8s %9s %9s %8s\n", NAME_W, "NAME", SITE_W, "SPAWNED AT",
+	shown = text_rows(v, n);
+	const char **names = calloc(shown ? shown : 1, sizeof(*names));
+	for (size_t i = 0; names && i < shown; i++)
+		names[i] = g[i].name;
+	int name_w = names ? text_name_width(v, names, shown, NAME_MIN) : TEXT_NAME_MAX;
+	free(names);
+	fprintf(out, "\n%sTASK GROUPS:%s %" PRIu64 " %stask%s folded by name and spawn location, "
+		"by busy time\n", text_sgr(v, TS_BOLD), text_sgr(v, TS_RESET), s->folded_tasks,
+		s->folded_live_tasks ? "" : "finished ", s->folded_tasks == 1 ? "" : "s");
+	fprintf(out, "  %-*s %-*s %7s %8s %9s %9s %8s\n", name_w, "NAME", SITE_W, "SPAWNED AT",
 		"TASKS", "POLLS", "BUSY", "MAX POLL", "WAKES");
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < shown; i++) {
 		if (g[i].spawn_file)
 			snprintf(site, sizeof(site), "%s:%" PRIu32, basename_of(g[i].spawn_file),
 				 g[i].spawn_line);
 		else
 			snprintf(site, sizeof(site), "-");
 		fputs("  ", out);
-		column(out, g[i].name ? g[i].name : "(unknown)", NAME_W, 12);
+		text_name_column(out, v, g[i].name, name_w);
 		column(out, site, SITE_W, 0);
 		fprintf(out, "%7" PRIu64 " %8" PRIu64 " %9s %9s %8" PRIu64 "\n", g[i].tasks,
 			g[i].polls, dur(b1, g[i].busy_ns), dur(b2, g[i].max_poll_ns), g[i].wakes);
 	}
+	text_more(out, v, shown, n, "groups", "  ", "; every one in --format json");
 	fprintf(out, "(only the %" PRIu64 " busiest finished tasks are listed one by one: "
 		"--max-tasks N raises the limit, --max-tasks 0 lists every task)\n", s->max_tasks);
 }
 
-#define TOP_LONG_POLLS 10
-#define TOP_EDGES 10
-#define TOP_STALLS 20  /* stalled and starved tasks listed (JSON has them all) */
 #define SPARK_MAX 40   /* sparkline: one character per power of two, at most */
 
 /* The name of task seq: its row's, or that of the group it was folded into
@@ -299,7 +310,35 @@ static void dist_line(FILE *out, const char *what, const struct hist *h)
  * and past --max-tasks, wakes where a task was folded, by group:
  *   handler_2 -> handler_5  12 wakes (group edge, 9 task pairs), delay p50 21.0 us p99 86.0 us
  */
-static void sched_text(FILE *out, const struct analysis *a)
+/* The NAME column's width for the names of tasks seqs[0..n) (with their
+ * groups). */
+static int seq_name_width(const struct text_view *v, const struct analysis *a,
+			  const uint64_t *seqs, const uint32_t *groups, size_t stride, size_t n)
+{
+	const char **names = calloc(n ? n : 1, sizeof(*names));
+	int w;
+
+	if (!names)
+		return TEXT_NAME_MAX;
+	for (size_t i = 0; i < n; i++) {
+		const uint64_t *seq = (const uint64_t *)((const char *)seqs + i * stride);
+		const uint32_t *group = (const uint32_t *)((const char *)groups + i * stride);
+		names[i] = task_name(a, *seq, *group);
+	}
+	w = text_name_width(v, names, n, NAME_MIN);
+	free(names);
+	return w;
+}
+
+#define NAME_WIDTH(v, a, arr, n) \
+	seq_name_width(v, a, &(arr)[0].seq, &(arr)[0].group, sizeof((arr)[0]), n)
+
+static void heading(FILE *out, const struct text_view *v, const char *title)
+{
+	fprintf(out, "\n%s%s%s", text_sgr(v, TS_BOLD), title, text_sgr(v, TS_RESET));
+}
+
+static void sched_text(FILE *out, const struct text_view *v, const struct analysis *a)
 {
 	const struct summary *s = analysis__summary(a);
 	const struct long_poll *lp;
@@ -307,73 +346,90 @@ static void sched_text(FILE *out, const struct analysis *a)
 	const struct starve *sv;
 	const struct wake_edge *e;
 	char b1[FMT_DURATION_MAX], b2[FMT_DURATION_MAX], b3[FMT_DURATION_MAX];
-	size_t n;
+	size_t n, shown;
+	int name_w;
 
-	fprintf(out, "\nDISTRIBUTIONS (user tasks; |shape|: one character per power of two "
-		"from the one shown)\n");
+	heading(out, v, "DISTRIBUTIONS");
+	fprintf(out, " (user tasks; |shape|: one character per power of two from the one shown)\n");
 	dist_line(out, "poll duration", analysis__dist(a, DIST_POLL));
 	dist_line(out, "sched delay", analysis__dist(a, DIST_SCHED));
 	dist_line(out, "idle time", analysis__dist(a, DIST_IDLE));
 
 	lp = analysis__long_polls(a, &n);
-	fprintf(out, "\nLONG POLLS: %" PRIu64 " poll%s over %s", s->long_polls,
-		s->long_polls == 1 ? "" : "s", dur(b1, s->long_poll_ns));
-	if (n > TOP_LONG_POLLS)
-		fprintf(out, ", the %d longest", TOP_LONG_POLLS);
+	shown = text_rows(v, n);
+	heading(out, v, "LONG POLLS:");
+	fprintf(out, " %" PRIu64 " poll%s over %s", s->long_polls, s->long_polls == 1 ? "" : "s",
+		dur(b1, s->long_poll_ns));
+	if (n > shown)
+		fprintf(out, ", the %zu longest", shown);
 	else if (n)
 		fprintf(out, ", longest first");
 	fputc('\n', out);
+	name_w = n ? NAME_WIDTH(v, a, lp, shown) : NAME_MIN;
 	if (n)
-		fprintf(out, "%*s  %-*s %8s %10s %9s\n", TASK_W, "TASK", NAME_W, "NAME", "TID",
+		fprintf(out, "%*s  %-*s %8s %10s %9s\n", TASK_W, "TASK", name_w, "NAME", "TID",
 			"START", "DURATION");
-	for (size_t i = 0; i < n && i < TOP_LONG_POLLS; i++) {
+	for (size_t i = 0; i < shown; i++) {
 		id_column(out, a, lp[i].seq);
-		column(out, task_name(a, lp[i].seq, lp[i].group), NAME_W, 12);
+		text_name_column(out, v, task_name(a, lp[i].seq, lp[i].group), name_w);
 		snprintf(b2, sizeof(b2), "+%s", dur(b3, lp[i].start_ns));
 		fprintf(out, "%8" PRIu32 " %10s %9s%s\n", lp[i].tid, b2,
 			dur(b1, lp[i].duration_ns), lp[i].until_end ? "  (still running at the end)" : "");
 	}
+	text_more(out, v, shown, s->long_polls > n ? s->long_polls : n, "long polls", "  ",
+		  s->long_polls > n ? "; the 1000 longest in --format json" : "; all in --format json");
 
 	st = analysis__stalled(a, &n);
-	fprintf(out, "\nSTALLED: %zu task%s idle (last poll Pending, no wake) for over %s\n", n,
+	shown = text_rows(v, n);
+	heading(out, v, "STALLED:");
+	fprintf(out, " %zu task%s idle (last poll Pending, no wake) for over %s\n", n,
 		n == 1 ? "" : "s", dur(b1, s->stall_ns));
+	name_w = n ? NAME_WIDTH(v, a, st, shown) : NAME_MIN;
 	if (n)
-		fprintf(out, "%*s  %-*s %10s %9s %6s  %s\n", TASK_W, "TASK", NAME_W, "NAME", "SINCE",
+		fprintf(out, "%*s  %-*s %10s %9s %6s  %s\n", TASK_W, "TASK", name_w, "NAME", "SINCE",
 			"STALLED", "TIMES", "UNTIL");
-	for (size_t i = 0; i < n && i < TOP_STALLS; i++) {
+	for (size_t i = 0; i < shown; i++) {
 		id_column(out, a, st[i].seq);
-		column(out, task_name(a, st[i].seq, st[i].group), NAME_W, 12);
+		text_name_column(out, v, task_name(a, st[i].seq, st[i].group), name_w);
 		snprintf(b2, sizeof(b2), "+%s", dur(b3, st[i].since_ns));
 		fprintf(out, "%10s %9s %6" PRIu64 "  %s\n", b2, dur(b1, st[i].stalled_ns), st[i].count,
 			st[i].until_end ? "end of trace (still idle)" : "woken or dropped");
 	}
-	if (n > TOP_STALLS)
-		fprintf(out, "  ... and %zu more (all in --format json)\n", n - TOP_STALLS);
+	text_more(out, v, shown, n, "stalled tasks", "  ", "; all in --format json");
 
 	sv = analysis__starved(a, &n);
-	fprintf(out, "\nSTARVED: %zu task%s runnable but not polled for over %s\n", n,
+	shown = text_rows(v, n);
+	heading(out, v, "STARVED:");
+	fprintf(out, " %zu task%s runnable but not polled for over %s\n", n,
 		n == 1 ? "" : "s", dur(b1, s->starve_ns));
+	name_w = n ? NAME_WIDTH(v, a, sv, shown) : NAME_MIN;
 	if (n)
-		fprintf(out, "%*s  %-*s %9s %6s\n", TASK_W, "TASK", NAME_W, "NAME", "MAX WAIT",
+		fprintf(out, "%*s  %-*s %9s %6s\n", TASK_W, "TASK", name_w, "NAME", "MAX WAIT",
 			"TIMES");
-	for (size_t i = 0; i < n && i < TOP_STALLS; i++) {
+	for (size_t i = 0; i < shown; i++) {
 		id_column(out, a, sv[i].seq);
-		column(out, task_name(a, sv[i].seq, sv[i].group), NAME_W, 12);
+		text_name_column(out, v, task_name(a, sv[i].seq, sv[i].group), name_w);
 		fprintf(out, "%9s %6" PRIu64 "\n", dur(b1, sv[i].max_wait_ns), sv[i].count);
 	}
-	if (n > TOP_STALLS)
-		fprintf(out, "  ... and %zu more (all in --format json)\n", n - TOP_STALLS);
+	text_more(out, v, shown, n, "starved tasks", "  ", "; all in --format json");
 
 	e = analysis__edges(a, &n);
-	fprintf(out, "\nWAKE EDGES: %zu (waker -> woken)%s\n", n,
-		n > TOP_EDGES ? ", the 10 with most wakes" : n ? ", most wakes first" : "");
-	for (size_t i = 0; i < n && i < TOP_EDGES; i++) {
-		char fb[4 * 60 + 8], tb[4 * 60 + 8], fid[TASK_ID_MAX + 1] = "", tid[TASK_ID_MAX + 1] = "";
+	shown = text_rows(v, n);
+	heading(out, v, "WAKE EDGES:");
+	fprintf(out, " %zu (waker -> woken)", n);
+	if (n > shown)
+		fprintf(out, ", the %zu with most wakes\n", shown);
+	else
+		fprintf(out, "%s\n", n ? ", most wakes first" : "");
+	for (size_t i = 0; i < shown; i++) {
+		char fb[1024], tb[1024], fid[TASK_ID_MAX + 1] = "", tid[TASK_ID_MAX + 1] = "";
 
-		fit(fb, sizeof(fb), e[i].from_kind == WAKE_FROM_TASK
-		    ? task_name(a, e[i].from_seq, e[i].from_group)
-		    : wake_source__str(e[i].from_kind), 60, 20);
-		fit(tb, sizeof(tb), task_name(a, e[i].to_seq, e[i].to_group), 60, 20);
+		if (e[i].from_kind == WAKE_FROM_TASK)
+			text_name(v, fb, sizeof(fb), task_name(a, e[i].from_seq, e[i].from_group),
+				  TEXT_NAME_MAX);
+		else
+			snprintf(fb, sizeof(fb), "%s", wake_source__str(e[i].from_kind));
+		text_name(v, tb, sizeof(tb), task_name(a, e[i].to_seq, e[i].to_group), TEXT_NAME_MAX);
 		/* a task end is named "#3 name"; a group end or a source by name alone */
 		if (e[i].from_kind == WAKE_FROM_TASK && e[i].from_seq)
 			strcat(task_ident(fid, a, e[i].from_seq), " ");
@@ -389,10 +445,9 @@ static void sched_text(FILE *out, const struct analysis *a)
 				dur(b2, e[i].delay_p99_ns));
 		fputc('\n', out);
 	}
+	text_more(out, v, shown, n, "wake edges", "  ", "; all in --format json");
 }
 
-#define TOP_FUTURE_FNS 20
-#define TOP_PARKED 20
 #define FN_W 48        /* future function names: their end is the most specific */
 #define LOC_W 26
 #define CHAIN_INDENT (TASK_W + 4) /* await chains: under the name, two deeper */
@@ -410,17 +465,21 @@ static void sched_text(FILE *out, const struct analysis *a)
  *              futures_stuck::stuck                             at src/bin/futures_stuck.rs:89
  *              futures_stuck::wait_signal                       at src/bin/futures_stuck.rs:77  awaiting futures_stuck::Gate
  */
-static void futures_text(FILE *out, const struct analysis *a, const struct futures *fu)
+static void futures_text(FILE *out, const struct text_view *v, const struct analysis *a,
+			 const struct futures *fu)
 {
 	const struct futures_summary *s = futures__summary(fu);
 	const struct futures_fn *fn;
 	const struct futures_parked *p;
 	char b1[FMT_DURATION_MAX], b2[FMT_DURATION_MAX], b3[FMT_DURATION_MAX];
-	char site[LOC_W * 4 + 32], name[FN_W * 4 + 8];
-	size_t n;
+	char site[LOC_W * 4 + 32], name[1024];
+	size_t n, shown;
+	int name_w;
 
 	fn = futures__fns(fu, &n);
-	fprintf(out, "\nFUTURES: %" PRIu64 " future poll%s in %zu function%s (record --futures); "
+	shown = text_rows(v, n);
+	heading(out, v, "FUTURES:");
+	fprintf(out, " %" PRIu64 " future poll%s in %zu function%s (record --futures); "
 		"frames lost: %" PRIu64 " exits, %" PRIu64 " entries, %" PRIu64
 		" exits without entry", s->frames, s->frames == 1 ? "" : "s", n, n == 1 ? "" : "s",
 		s->exits_lost, s->entries_lost, s->unmatched_exits);
@@ -428,47 +487,64 @@ static void futures_text(FILE *out, const struct analysis *a, const struct futur
 		fprintf(out, ", %" PRIu64 " of no future probe, %" PRIu64 " too deep", s->bad,
 			s->too_deep);
 	fputc('\n', out);
+	const char **names = calloc(shown ? shown : 1, sizeof(*names));
+	for (size_t i = 0; names && i < shown; i++)
+		names[i] = fn[i].name;
+	name_w = names ? text_name_width(v, names, shown, NAME_MIN) : FN_W;
+	free(names);
 	if (n)
-		fprintf(out, "  %-*s %-*s %6s %6s %7s %9s %9s %9s\n", FN_W, "FUNCTION", LOC_W,
+		fprintf(out, "  %-*s %-*s %6s %6s %7s %9s %9s %9s\n", name_w, "FUNCTION", LOC_W,
 			"DEFINED AT", "POLLS", "READY", "PENDING", "SELF", "TOTAL", "MAX POLL");
-	for (size_t i = 0; i < n && i < TOP_FUTURE_FNS; i++) {
-		int w = fit(name, sizeof(name), fn[i].name, FN_W, 16);
-
+	for (size_t i = 0; i < shown; i++) {
 		if (fn[i].file && fn[i].line)
 			snprintf(site, sizeof(site), "%s:%" PRIu32, basename_of(fn[i].file), fn[i].line);
 		else
 			snprintf(site, sizeof(site), "-");
-		fprintf(out, "  %s%*s ", name, FN_W - w, "");
+		fputs("  ", out);
+		text_name_column(out, v, fn[i].name, name_w);
 		column(out, site, LOC_W, 0);
 		fprintf(out, "%6" PRIu64 " %6" PRIu64 " %7" PRIu64 " %9s %9s %9s\n", fn[i].polls,
 			fn[i].ready, fn[i].pending, dur(b1, fn[i].self_ns), dur(b2, fn[i].total_ns),
 			dur(b3, fn[i].max_ns));
 	}
-	if (n > TOP_FUTURE_FNS)
-		fprintf(out, "  ... and %zu more (all in --format json)\n", n - TOP_FUTURE_FNS);
+	text_more(out, v, shown, n, "functions", "  ", "; all in --format json");
 
 	p = futures__parked(fu, &n);
-	fprintf(out, "\nPARKED AT: %" PRIu64 " task%s parked for good (last poll Pending, never "
+	shown = text_rows(v, n);
+	heading(out, v, "PARKED AT:");
+	fprintf(out, " %" PRIu64 " task%s parked for good (last poll Pending, never "
 		"polled again), longest waiting first, await chain outermost first\n",
 		s->parked_tasks, s->parked_tasks == 1 ? "" : "s");
+	names = calloc(shown ? shown : 1, sizeof(*names));
+	for (size_t i = 0; names && i < shown; i++) {
+		const struct task_stats *t = analysis__task(a, p[i].seq);
+		names[i] = t && t->name ? t->name : p[i].name;
+	}
+	name_w = names ? text_name_width(v, names, shown, NAME_MIN) : TEXT_NAME_MAX;
+	free(names);
 	if (n)
-		fprintf(out, "%*s  %-*s %9s  %s\n", TASK_W, "TASK", NAME_W, "NAME", "WAITING",
+		fprintf(out, "%*s  %-*s %9s  %s\n", TASK_W, "TASK", name_w, "NAME", "WAITING",
 			"UNTIL");
-	for (size_t i = 0; i < n && i < TOP_PARKED; i++) {
+	for (size_t i = 0; i < shown; i++) {
 		const struct task_stats *t = analysis__task(a, p[i].seq);
 
 		id_column(out, a, p[i].seq);
-		column(out, t && t->name ? t->name : p[i].name, NAME_W, 12);
+		text_name_column(out, v, t && t->name ? t->name : p[i].name, name_w);
 		fprintf(out, "%9s  %s\n", dur(b1, p[i].waiting_ns),
 			p[i].until_end ? "end of trace" : "dropped");
 		if (!p[i].n_chain)
 			fprintf(out, "%*s(no future frame returned Pending in its last poll)\n", CHAIN_INDENT, "");
+		int chain_w = NAME_MIN;
+		for (uint32_t j = 0; j < p[i].n_chain; j++) {
+			int k = rust_name_width(text_name(v, name, sizeof(name), p[i].chain[j].name, FN_W));
+			chain_w = k > chain_w ? k : chain_w;
+		}
 		for (uint32_t j = 0; j < p[i].n_chain; j++) {
 			const struct futures_link *l = &p[i].chain[j];
 			char loc[4 * 200 + 8];
-			int w = fit(name, sizeof(name), l->name, FN_W, 16);
 
-			fprintf(out, "%*s%s%*s ", CHAIN_INDENT, "", name, FN_W - w, "");
+			fprintf(out, "%*s", CHAIN_INDENT, "");
+			text_name_column(out, v, l->name, chain_w);
 			if (l->file || l->line) {
 				fit(loc, sizeof(loc), l->file ? l->file : "?", 200, 60);
 				fprintf(out, "%s %s:%" PRIu32, l->at_await ? "at" : "in", loc, l->line);
@@ -477,18 +553,13 @@ static void futures_text(FILE *out, const struct analysis *a, const struct futur
 			} else {
 				fputs("-", out);
 			}
-			if (l->awaitee && j + 1 == p[i].n_chain) { /* the others: the next link */
-				char shorter[256];
-
-				fit(loc, sizeof(loc), collapse_generics(shorter, sizeof(shorter),
-									l->awaitee, 60), 100, 40);
-				fprintf(out, "  awaiting %s", loc);
-			}
+			if (l->awaitee && j + 1 == p[i].n_chain) /* the others: the next link */
+				fprintf(out, "  awaiting %s", text_name(v, name, sizeof(name), l->awaitee,
+									 60));
 			fputc('\n', out);
 		}
 	}
-	if (n > TOP_PARKED)
-		fprintf(out, "  ... and %zu more (all in --format json)\n", n - TOP_PARKED);
+	text_more(out, v, shown, n, "parked tasks", "  ", "; all in --format json");
 }
 
 /* Sample (tests/data/golden/report.txt is the full one, lines cut here):
@@ -536,6 +607,8 @@ int report_text(FILE *out, const struct analysis *a, const struct as_trace_meta 
 	const struct summary *s = analysis__summary(a);
 	const struct task_stats *tasks, **order = NULL;
 	const struct worker_stats *workers;
+	const struct text_view *v = opts && opts->view ? opts->view : &text_view_default;
+	const char *warn = text_sgr(v, TS_WARNING), *r = text_sgr(v, TS_RESET);
 	size_t n_tasks, n_workers, n_user = 0, n_runtime = 0;
 	uint64_t lost, missed;
 	char b1[FMT_DURATION_MAX], b2[FMT_DURATION_MAX];
@@ -548,9 +621,9 @@ int report_text(FILE *out, const struct analysis *a, const struct as_trace_meta 
 	lost = end ? end->lost : s->lost;
 	missed = end ? end->missed : s->missed;
 
-	fprintf(out, "asyncscope report: %s (pid %" PRIu32 ", runtime %s)\n",
-		meta && meta->target ? meta->target : "?", meta ? meta->pid : 0,
-		meta && meta->runtime && *meta->runtime ? meta->runtime : "?");
+	fprintf(out, "%sasyncscope report:%s %s (pid %" PRIu32 ", runtime %s)\n",
+		text_sgr(v, TS_BOLD), r, meta && meta->target ? meta->target : "?",
+		meta ? meta->pid : 0, meta && meta->runtime && *meta->runtime ? meta->runtime : "?");
 	if (meta && meta->runtime_detail && *meta->runtime_detail)
 		fprintf(out, "runtime %s\n", meta->runtime_detail);
 	report_flight_line(out, meta);
@@ -574,18 +647,24 @@ int report_text(FILE *out, const struct analysis *a, const struct as_trace_meta 
 			"scheduling delays and spawn sites were not recorded (WAKES, SPAWNED AT "
 			"and the wake sections are empty for that reason)\n");
 	if (lost || missed)
-		fprintf(out, "!!! WARNING: %s%" PRIu64 " events lost in the kernel (ring buffer full) "
-			"and %" PRIu64 " missed by the recorder: the numbers below undercount !!!\n",
-			opts && opts->truncated ? "at least " : "", lost, missed);
+		fprintf(out, "%s!!! WARNING: %s%" PRIu64 " events lost in the kernel (ring buffer full) "
+			"and %" PRIu64 " missed by the recorder: the numbers below undercount !!!%s\n",
+			warn, opts && opts->truncated ? "at least " : "", lost, missed, r);
 	if (opts && opts->truncated)
-		fprintf(out, "!!! WARNING: the trace is truncated (no end record): it stops at its "
-			"last event !!!\n");
+		fprintf(out, "%s!!! WARNING: the trace is truncated (no end record): it stops at its "
+			"last event !!!%s\n", warn, r);
 	if (s->folded_live_tasks) /* (never freed: lost FREEs, detached tasks, ...) */
-		fprintf(out, "!!! WARNING: %" PRIu64 " live tasks folded into TASK GROUPS: more than "
+		fprintf(out, "%s!!! WARNING: %" PRIu64 " live tasks folded into TASK GROUPS: more than "
 			"%" PRIu64 " tasks were live at once, the least recently active are summed "
 			"(%" PRIu64 " later events of theirs not analysed); --max-live-tasks N follows "
-			"more, 0 all (memory grows with them) !!!\n", s->folded_live_tasks,
-			s->max_live_tasks, s->folded_events);
+			"more, 0 all (memory grows with them) !!!%s\n", warn, s->folded_live_tasks,
+			s->max_live_tasks, s->folded_events, r);
+	/* what is wrong, first */
+	if (opts && opts->findings) {
+		fputc('\n', out);
+		if ((err = text_findings(out, opts->findings, v)))
+			goto cleanup;
+	}
 
 	if (as_meta_profile(meta)) {
 		/* asyncscope profile: no probes, so nothing that needs polls */
@@ -593,7 +672,8 @@ int report_text(FILE *out, const struct analysis *a, const struct as_trace_meta 
 			"STARVED, WAKE EDGES: not recorded in profile mode (no probes: polls, wakes "
 			"and parks need asyncscope record); CPU samples and off-CPU time per task "
 			"below\n");
-		fprintf(out, "\nTOTALS\ntask ids seen %" PRIu64 "  polls not recorded in profile mode  "
+		heading(out, v, "TOTALS");
+		fprintf(out, "\ntask ids seen %" PRIu64 "  polls not recorded in profile mode  "
 			"events %" PRIu64 "  ", s->tasks, s->events);
 		if (opts && opts->truncated && !(end && end->counts_lower_bound))
 			fprintf(out, "lost ?  missed ?\n");
@@ -613,33 +693,34 @@ int report_text(FILE *out, const struct analysis *a, const struct as_trace_meta 
 			order[n_user++] = &tasks[i];
 	qsort(order, n_user, sizeof(*order), by_busy);
 
+	heading(out, v, "TASKS:");
 	if (s->folded_tasks)
-		fprintf(out, "\nTASKS: %zu of %" PRIu64 " tasks, by busy time (every live task%s and "
+		fprintf(out, " %zu of %" PRIu64 " tasks, by busy time (every live task%s and "
 			"the %" PRIu64 " busiest finished ones; the others in TASK GROUPS)\n", n_user,
 			s->user_tasks, s->folded_live_tasks ? " not folded" : "", s->max_tasks);
 	else
-		fprintf(out, "\nTASKS: %zu task%s, by busy time\n", n_user, n_user == 1 ? "" : "s");
-	if (n_user) {
-		task_header(out);
-		for (size_t i = 0; i < n_user; i++)
-			task_row(out, order[i]);
-	}
-	groups_text(out, a);
-	n_runtime = n_tasks - n_user;
+		fprintf(out, " %zu task%s, by busy time\n", n_user, n_user == 1 ? "" : "s");
+	if (n_user)
+		task_table(out, v, order, n_user, "tasks");
+	groups_text(out, v, a);
+	n_runtime = 0;
+	for (size_t i = 0; i < n_tasks; i++)
+		if (tasks[i].kind == TASK_KIND_WORKER)
+			order[n_runtime++] = &tasks[i];
 	if (n_runtime) {
-		fprintf(out, "\nRUNTIME WORKER TASKS: %zu (executor loops: other tasks were polled "
-			"inside them)\n", n_runtime);
-		task_header(out);
-		for (size_t i = 0; i < n_tasks; i++)
-			if (tasks[i].kind == TASK_KIND_WORKER)
-				task_row(out, &tasks[i]);
+		heading(out, v, "RUNTIME WORKER TASKS:");
+		fprintf(out, " %zu (executor loops: other tasks were polled inside them)\n", n_runtime);
+		task_table(out, v, order, n_runtime, "runtime worker tasks");
 	}
 
-	fprintf(out, "\nWORKERS: %zu thread%s\n", n_workers, n_workers == 1 ? "" : "s");
+	size_t shown = text_rows(v, n_workers);
+
+	heading(out, v, "WORKERS:");
+	fprintf(out, " %zu thread%s\n", n_workers, n_workers == 1 ? "" : "s");
 	if (n_workers)
 		fprintf(out, "%8s  %-*s %6s %9s %9s %6s\n", "TID", TNAME_W, "NAME", "POLLS", "BUSY",
 			"PARKED", "PARKS");
-	for (size_t i = 0; i < n_workers; i++) {
+	for (size_t i = 0; i < shown; i++) {
 		const struct worker_stats *w = &workers[i];
 
 		fprintf(out, "%8" PRIu32 "  ", w->tid);
@@ -647,13 +728,14 @@ int report_text(FILE *out, const struct analysis *a, const struct as_trace_meta 
 		fprintf(out, "%6" PRIu64 " %9s %9s %6" PRIu64 "\n", w->polls, dur(b1, w->busy_ns),
 			dur(b2, w->parked_ns), w->parks);
 	}
+	text_more(out, v, shown, n_workers, "threads", "  ", "; every one in --format json");
 
-	sched_text(out, a);
+	sched_text(out, v, a);
 	if (opts && opts->futures)
-		futures_text(out, a, opts->futures);
+		futures_text(out, v, a, opts->futures);
 
-	fprintf(out, "\nTOTALS\n");
-	fprintf(out, "tasks %" PRIu64 " (%" PRIu64 " user, %" PRIu64 " runtime)  polls %" PRIu64
+	heading(out, v, "TOTALS");
+	fprintf(out, "\ntasks %" PRIu64 " (%" PRIu64 " user, %" PRIu64 " runtime)  polls %" PRIu64
 		" (%" PRIu64 " user)  events %" PRIu64 "  ", s->tasks, s->user_tasks,
 		s->worker_tasks, s->polls, s->user_polls, s->events);
 	if (opts && opts->truncated && !(end && end->counts_lower_bound))

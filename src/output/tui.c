@@ -1,6 +1,9 @@
 /* The `top` screen with ncurses. Works in 80x24 and larger terminals.
  *
  *  asyncscope top  pid 4242 chain (tokio)  12.3 s  5.2k ev/s  lost 0  sort busy
+ *  FINDINGS 1 error, 1 warning (f: all, with what to do)
+ *  error   #3 app::blocker held its worker 200.0 ms in one poll
+ *  warning #5 app::waiter waited up to 45.0 ms to be polled after a wake (3 times over 10.0 ms)
  *  tokio-runtime-w 4243 [#####.......] busy  41%  parked  57%
  *  TASK STATE    POLL/S BUSY% MAX POLL IDLE FOR WAKE/S NAME
  *    #5 idle         101   0.3  22.1 us   3.1 ms    100 chain::producer
@@ -17,11 +20,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/findings.h"
 #include "util/fmt.h"
+#include "util/rust_name.h"
 #include "util/task_id.h"
 
 #define TREE_MAX 4000   /* beyond this many rows the tree is drawn flat */
 #define DETAIL_H 13     /* lines of the detail pane */
+#define FINDINGS_LINES 3 /* findings shown until f opens them all */
+
+enum { PAIR_ERROR = 1, PAIR_WARNING, PAIR_INFO, PAIR_ADVICE };
 
 const char *tui_sort__str(enum tui_sort s)
 {
@@ -188,8 +196,11 @@ static void draw_detail(int y0, const struct live_task *t, uint64_t parent_id,
 
 	mvhline(y++, 0, '-', COLS);
 	attron(A_BOLD);
+	char *name = rust_name_display(live_task__name(t) ? live_task__name(t) : "(unknown)",
+				       COLS - 24, false);
 	mvprintw(y++, 0, "task %s  %s", task_id_format(id, sizeof(id), t->tokio_id, t->seq, 0),
-		 live_task__name(t) ? live_task__name(t) : "(unknown)");
+		 name ? name : "(unknown)");
+	free(name);
 	attroff(A_BOLD);
 	mvprintw(y++, 0, "state %s for %s   spawned at %s",
 		 live_state__str(t->state), dur(a, s->now_ns > t->since ? s->now_ns - t->since : 0),
@@ -222,6 +233,148 @@ static void draw_detail(int y0, const struct live_task *t, uint64_t parent_id,
 	}
 }
 
+static void colors_init(struct tui_state *st)
+{
+	if (st->colors_ready || !st->color || !has_colors())
+		return;
+	start_color();
+	use_default_colors();
+	init_pair(PAIR_ERROR, COLOR_RED, -1);
+	init_pair(PAIR_WARNING, COLOR_YELLOW, -1);
+	init_pair(PAIR_INFO, COLOR_CYAN, -1);
+	init_pair(PAIR_ADVICE, COLOR_GREEN, -1);
+	st->colors_ready = true;
+}
+
+static void attr_pair(const struct tui_state *st, int pair, bool on)
+{
+	if (!st->colors_ready)
+		return;
+	if (on)
+		attron(COLOR_PAIR(pair) | A_BOLD);
+	else
+		attroff(COLOR_PAIR(pair) | A_BOLD);
+}
+
+/* Writes s from (y, x) to the end of the line at most. */
+static void line_text(int y, int x, const char *s)
+{
+	if (x < COLS)
+		mvaddnstr(y, x, s, COLS - x);
+}
+
+/* Merges the view's findings now into st->recent: each kept (kind, task or
+ * thread) updated, new ones added (the oldest, least severe going when
+ * full), those unseen for TUI_FINDINGS_KEEP_NS dropped. */
+static void remember(struct tui_state *st, const struct findings *f, uint64_t now)
+{
+	size_t n;
+	const struct finding *x = findings__list(f, &n);
+
+	for (int i = 0; i < st->n_recent; i++)
+		st->recent[i].now = false;
+	for (size_t i = 0; i < n; i++) {
+		struct tui_finding *r = NULL;
+
+		for (int k = 0; k < st->n_recent && !r; k++)
+			if (!strcmp(st->recent[k].kind, x[i].kind) && st->recent[k].seq == x[i].task_seq &&
+			    st->recent[k].tid == x[i].tid)
+				r = &st->recent[k];
+		if (!r && st->n_recent < TUI_FINDINGS_MAX)
+			r = &st->recent[st->n_recent++];
+		for (int k = 0; !r && k < st->n_recent; k++)
+			if (!st->recent[k].now && st->recent[k].severity >= (int)x[i].severity &&
+			    (!r || st->recent[k].seen_ns < r->seen_ns))
+				r = &st->recent[k];
+		if (!r)
+			continue;
+		snprintf(r->kind, sizeof(r->kind), "%s", x[i].kind);
+		r->seq = x[i].task_seq;
+		r->tid = x[i].tid;
+		r->severity = (int)x[i].severity;
+		snprintf(r->title, sizeof(r->title), "%s", x[i].title);
+		snprintf(r->advice, sizeof(r->advice), "%s", x[i].advice);
+		r->seen_ns = now;
+		r->now = true;
+	}
+	for (int i = 0; i < st->n_recent;)
+		if (!st->recent[i].now && now - st->recent[i].seen_ns > TUI_FINDINGS_KEEP_NS)
+			st->recent[i] = st->recent[--st->n_recent];
+		else
+			i++;
+}
+
+static int by_recent(const void *a, const void *b)
+{
+	const struct tui_finding *x = a, *y = b;
+
+	if (x->severity != y->severity)
+		return x->severity < y->severity ? -1 : 1;
+	if (x->now != y->now)
+		return x->now ? -1 : 1;
+	return x->seen_ns > y->seen_ns ? -1 : x->seen_ns < y->seen_ns;
+}
+
+/* The findings of the view (analysis/findings.h) and those seen in the
+ * last minute, from line y: a heading, then one line per finding
+ * (FINDINGS_LINES of them, or with f all that fit in half the screen, each
+ * with its advice); one no longer in the view says how long ago it was.
+ * Returns the next line. */
+static int draw_findings(struct tui_state *st, const struct live *l, int y)
+{
+	struct findings *f = findings__new_live(l, &(struct findings_live_opts){
+		.runtime = st->runtime, .wide = st->wide });
+	uint64_t now = live__summary(l)->now_ns;
+	size_t counts[FINDING__MAX] = { 0 };
+	int room = st->findings_all ? (LINES - y) / 2 : FINDINGS_LINES, shown = 0;
+	char d[FMT_DURATION_MAX];
+
+	if (f)
+		remember(st, f, now);
+	findings__free(f);
+	if (!st->n_recent)
+		return y;
+	qsort(st->recent, (size_t)st->n_recent, sizeof(st->recent[0]), by_recent);
+	for (int i = 0; i < st->n_recent; i++)
+		counts[st->recent[i].severity]++;
+	attron(A_BOLD);
+	mvprintw(y, 0, "FINDINGS");
+	attroff(A_BOLD);
+	for (int s = FINDING_ERROR; s < FINDING__MAX; s++) {
+		if (!counts[s])
+			continue;
+		printw(" ");
+		attr_pair(st, PAIR_ERROR + s, true);
+		printw("%zu %s%s", counts[s], finding_severity__str((enum finding_severity)s),
+		       counts[s] == 1 || s == FINDING_INFO ? "" : "s");
+		attr_pair(st, PAIR_ERROR + s, false);
+	}
+	printw("  (f: %s)", st->findings_all ? "fewer" : "all, with what to do");
+	y++;
+	for (int i = 0; i < st->n_recent && room > 0; i++, shown++) {
+		const struct tui_finding *x = &st->recent[i];
+
+		attr_pair(st, PAIR_ERROR + x->severity, true);
+		mvprintw(y, 0, "%-7s", finding_severity__str((enum finding_severity)x->severity));
+		attr_pair(st, PAIR_ERROR + x->severity, false);
+		line_text(y, 8, x->title);
+		if (!x->now)
+			printw("  (%s ago)", fmt_duration(d, sizeof(d), now - x->seen_ns));
+		y++;
+		room--;
+		if (st->findings_all && room > 0) {
+			attr_pair(st, PAIR_ADVICE, true);
+			mvprintw(y, 8, "-> ");
+			line_text(y++, 11, x->advice);
+			attr_pair(st, PAIR_ADVICE, false);
+			room--;
+		}
+	}
+	if (shown < st->n_recent)
+		mvprintw(y++, 8, "... %d more (f)", st->n_recent - shown);
+	return y;
+}
+
 void tui_draw(struct tui_state *st, const struct live *l, const struct as_trace_meta *meta)
 {
 	const struct live_summary *s = live__summary(l);
@@ -233,6 +386,7 @@ void tui_draw(struct tui_state *st, const struct live *l, const struct as_trace_
 	char a[FMT_DURATION_MAX], b[FMT_DURATION_MAX];
 	int y = 0;
 
+	colors_init(st);
 	/* repaint everything: the target may write to the same terminal */
 	clearok(stdscr, TRUE);
 	erase();
@@ -264,6 +418,7 @@ void tui_draw(struct tui_state *st, const struct live *l, const struct as_trace_
 			 (unsigned long long)s->tasks_folded, (unsigned long long)s->max_live);
 		attroff(A_BOLD);
 	}
+	y = draw_findings(st, l, y);
 	int shown_workers = 0;
 	for (size_t i = 0; i < nw && shown_workers < 8; i++) {
 		if (!w[i].polled)
@@ -340,15 +495,32 @@ void tui_draw(struct tui_state *st, const struct live *l, const struct as_trace_
 			name_room = room;
 			where[0] = '\0';
 		}
-		/* too long: drop leading path segments ("app::handler::" ...) */
-		for (const char *p; (int)strlen(name) > name_room && (p = strstr(name, "::"));)
-			name = p + 2;
-		if ((int)strlen(name) > name_room && name_room > 3) {
+		/* too long: shortened from the left as every output does
+		 * ("...::main::{async_block#0}"); if its leaf is still too wide
+		 * for the screen, its end is what stays */
+		char *shown = rust_name_display(name, name_room, st->wide);
+		const char *nm = shown ? shown : name;
+		int nw = rust_name_width(nm);
+		if (nw > name_room && !strncmp(nm, "...::", 5) && nw - 3 <= name_room) {
+			/* tighter still: ".." for the dropped segments */
 			addstr("..");
-			addnstr(name + strlen(name) - (size_t)(name_room - 2), name_room - 2);
+			addstr(nm + 5);
+		} else if (nw > name_room && !strncmp(nm, "...::", 5) && nw - 5 <= name_room) {
+			addstr(nm + 5);   /* the leaf alone, as the screen has room for */
+		} else if (nw > name_room && name_room > 3) {
+			if (!strncmp(nm, "...::", 5)) {
+				nm += 5;
+				nw -= 5;
+			}
+			const char *p = nm;
+			for (int skip = nw - (name_room - 2); *p && skip > 0; p++)
+				skip -= ((unsigned char)p[1] & 0xc0) != 0x80;
+			addstr("..");
+			addstr(p);
 		} else if (name_room > 0) {
-			addnstr(name, name_room);
+			addnstr(nm, name_room);
 		}
+		free(shown);
 		if (where[0])
 			addstr(where);
 		for (int x = getcurx(stdscr); x < COLS && getcury(stdscr) == y; x++)
@@ -372,7 +544,7 @@ void tui_draw(struct tui_state *st, const struct live *l, const struct as_trace_
 		}
 	}
 	attron(A_REVERSE);
-	mvprintw(LINES - 1, 0, " q quit  s sort  t tree  / filter  enter detail  j/k move  %zu tasks (%llu live) ",
+	mvprintw(LINES - 1, 0, " q quit  s sort  t tree  / filter  enter detail  f findings  j/k move  %zu tasks (%llu live) ",
 		 n_rows, (unsigned long long)s->tasks_live);
 	for (int x = getcurx(stdscr); x < COLS && getcury(stdscr) == LINES - 1; x++)
 		addch(' ');
@@ -416,6 +588,9 @@ int tui_key(struct tui_state *st, int ch, const struct live *l)
 		return 0;
 	case 't':
 		st->tree = !st->tree;
+		return 0;
+	case 'f':
+		st->findings_all = !st->findings_all;
 		return 0;
 	case '/':
 		st->editing = true;

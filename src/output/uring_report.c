@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <inttypes.h>
 
+#include "output/view.h"
 #include "util/task_id.h"
 
 static double ms(uint64_t ns)
@@ -18,9 +19,10 @@ static double ms(uint64_t ns)
  *           2         2      0      0.002      0.003      0.003  #3 app::serve
  *           1         1      0      0.002      0.002      0.002  outside-polls
  */
-int uring_report_text(FILE *out, struct uring *u)
+int uring_report_text(FILE *out, struct uring *u, const struct text_view *v)
 {
-	size_t n;
+	char name[1024];
+	size_t n, shown;
 	const struct uring_task *t = uring__tasks(u, &n);
 	const struct uring_summary *s = uring__summary(u);
 
@@ -34,7 +36,8 @@ int uring_report_text(FILE *out, struct uring *u)
 	}
 	fprintf(out, "  %9s %9s %6s %10s %10s %10s  %s\n", "submitted", "completed", "failed",
 		"p50 ms", "p99 ms", "max ms", "where");
-	for (size_t i = 0; i < n && i < URING_REPORT_TASKS; i++) {
+	shown = text_rows(v ? v : &text_view_default, n);
+	for (size_t i = 0; i < shown; i++) {
 		char id[TASK_ID_MAX];
 
 		fprintf(out, "  %9" PRIu64 " %9" PRIu64 " %6" PRIu64 " %10.3f %10.3f %10.3f  ",
@@ -42,9 +45,9 @@ int uring_report_text(FILE *out, struct uring *u)
 			ms(t[i].max_ns));
 		if (t[i].task || t[i].tokio_id) /* task 0: outside any poll */
 			fprintf(out, "%s ", task_id_format(id, sizeof(id), t[i].tokio_id, t[i].seq, t[i].task));
-		fprintf(out, "%s\n", t[i].name);
+		fprintf(out, "%s\n", t[i].task || t[i].tokio_id ? text_name(v, name, sizeof(name),
+									     t[i].name, 0) : t[i].name);
 	}
-	if (n > URING_REPORT_TASKS)
-		fprintf(out, "  ... %zu more rows\n", n - URING_REPORT_TASKS);
+	text_more(out, v, shown, n, "rows", "  ", NULL);
 	return ferror(out) ? -EIO : 0;
 }

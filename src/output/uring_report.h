@@ -12,9 +12,9 @@
 
 #include "analysis/uring.h"
 
-#define URING_REPORT_TASKS 30   /* rows listed, most submissions first */
+struct text_view;
 
 /* Writes the text form. Returns 0 or -EIO. */
-int uring_report_text(FILE *out, struct uring *u);
+int uring_report_text(FILE *out, struct uring *u, const struct text_view *v);
 
 #endif

@@ -53,8 +53,11 @@ struct recorder_opts {
 	size_t ringbuf_bytes;        /* BPF ring buffer size, 0 = default */
 	/* Off-CPU intervals inside polls (sched_switch), at least offcpu_min_ns
 	 * long, with their kernel and user stacks, named at record time from
-	 * /proc/kallsyms and the target's ELF symbols */
+	 * /proc/kallsyms and the target's ELF symbols; offcpu_default: on by
+	 * default rather than asked for, so left off where no poll is traced
+	 * (USDT probes alone) */
 	bool offcpu;
+	bool offcpu_default;
 	uint64_t offcpu_min_ns;
 	/* CPU samples of the target, sample_hz a second per CPU (0 none), each
 	 * with the task polled on the thread and its stacks (named as above) */
@@ -63,7 +66,8 @@ struct recorder_opts {
 	 * frame information (copied registers and top of stack), keeping the
 	 * frame-pointer walk where it finds more frames */
 	bool dwarf;
-	/* Run-queue waits of the target's threads (also with offcpu) */
+	/* Run-queue waits of the target's threads (record --runq, and an
+	 * explicit --offcpu; not the default off-CPU intervals) */
 	bool runq;
 	/* io_uring submissions (with the task polled) and completions */
 	bool uring;
@@ -155,12 +159,14 @@ struct recorder_result {
 	uint64_t tasks;              /* distinct task identities seen */
 	uint64_t lost;               /* lost in the kernel (ring buffer full) */
 	uint64_t missed;             /* malformed or unattributable records */
-	uint64_t offcpu;             /* off-CPU intervals recorded (--offcpu) */
+	uint64_t offcpu;             /* off-CPU intervals recorded */
+	bool offcpu_on;              /* off-CPU intervals were taken (opts.offcpu, in
+	                                a recording that traces polls, or profile's) */
 	uint64_t samples;            /* CPU samples recorded (--sample) */
 	/* --dwarf: how deep the user stacks of samples and of off-CPU
 	 * intervals came out */
 	struct recorder_unwind unwind_samples, unwind_offcpu;
-	uint64_t runq;               /* run-queue waits recorded (--runq, --offcpu) */
+	uint64_t runq;               /* run-queue waits recorded (--runq) */
 	/* spawns whose call site came from an unwound stack (Tokio 1.53's
 	 * bind_inner), and those whose site could not be found */
 	uint64_t spawn_sites, spawn_sites_unknown;

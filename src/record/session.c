@@ -615,11 +615,15 @@ int rec_session__open(const struct recorder_opts *o, struct rec_session **out,
 	if (ret)
 		goto fail;
 
-	struct attach_extra extra = { .offcpu = o->offcpu,
+	/* off-CPU intervals inside polls: on by default (record), where polls
+	 * are traced (not for USDT probes alone) */
+	bool offcpu = o->offcpu && !(o->offcpu_default && !o->profile &&
+				     !s->plan->per_role[AS_ROLE_POLL]);
+	struct attach_extra extra = { .offcpu = offcpu,
 				      .offcpu_min_ns = o->offcpu_min_ns ? o->offcpu_min_ns : 100000,
 				      .sample_hz = o->sample_hz, .sample_dwarf = o->sample_hz && o->dwarf,
-				      .offcpu_dwarf = o->offcpu && o->dwarf,
-				      .runq = !o->profile && (o->runq || o->offcpu),
+				      .offcpu_dwarf = offcpu && o->dwarf,
+				      .runq = !o->profile && o->runq,
 				      .uring = o->uring, .profile = o->profile,
 				      .agg = o->profile && o->agg,
 				      .agg_long_poll_ns = o->agg_long_poll_ns,
@@ -627,14 +631,15 @@ int rec_session__open(const struct recorder_opts *o, struct rec_session **out,
 	if (o->profile && (ret = profile_ctx(s, &extra, err, errlen)))
 		goto fail;
 	s->prof_offcpu = extra.offcpu;
+	s->res.offcpu_on = extra.offcpu;
 	bool spawn_stacks = false;
 	for (size_t i = 0; i < s->plan->n; i++)
 		spawn_stacks |= (s->plan->flags[i] & PLAN_F_STACK) != 0;
-	if (o->offcpu || o->sample_hz || s->plan->per_role[AS_ROLE_SPAWN]) {
+	if (offcpu || o->sample_hz || s->plan->per_role[AS_ROLE_SPAWN]) {
 		/* spawns seen without a &Location need the DWARF unwinder, and
 		 * those with one who called the function that saw it */
 		s->stacks = rec_stacks__new(s->t.tgid, s->t.binary, s->t.img, rec_target__dwarf(&s->t),
-					    o->dwarf || spawn_stacks, o->offcpu || o->sample_hz, o);
+					    o->dwarf || spawn_stacks, offcpu || o->sample_hz, o);
 		if (!s->stacks) {
 			ret = -ENOMEM;
 			snprintf(err, errlen, "out of memory");
@@ -662,12 +667,15 @@ int rec_session__open(const struct recorder_opts *o, struct rec_session **out,
 				     sizeof(s->runtime_detail) - n);
 	}
 	s->meta.runtime_detail = s->runtime_detail[0] ? s->runtime_detail : NULL;
+	s->meta.recorded = AS_REC_KNOWN | (extra.offcpu ? AS_REC_OFFCPU : 0) |
+			   (o->sample_hz ? AS_REC_SAMPLE : 0) | (extra.runq ? AS_REC_RUNQ : 0) |
+			   (o->uring ? AS_REC_URING : 0);
 	/* profile mode: the plan only identified the runtime; no probe */
 	s->meta.probes = o->profile ? NULL : s->plan->probes;
 	s->meta.n_probes = o->profile ? 0 : (uint32_t)s->plan->n;
 	s->meta.clock_mono_ns = clock_ns(CLOCK_MONOTONIC);
 	s->meta.clock_real_ns = clock_ns(CLOCK_REALTIME);
-	s->dec = (struct rec_decoder){ .plan = s->plan, .tgid = s->t.tgid, .offcpu = o->offcpu,
+	s->dec = (struct rec_decoder){ .plan = s->plan, .tgid = s->t.tgid, .offcpu = offcpu,
 				       .sample = o->sample_hz != 0, .runq = o->runq, .uring = o->uring,
 				       .dwarf = o->dwarf, .profile = o->profile };
 	s->fx.emit = emit;

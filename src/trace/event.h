@@ -201,10 +201,24 @@ struct as_trace_meta {
 	char *flight_trigger;
 	char *flight_detail;
 	uint64_t flight_trigger_ns, flight_window_ns, flight_after_ns, flight_evicted;
+	/* format version 11: what the recorder took beside the probes (AS_REC_*
+	 * bits, AS_REC_KNOWN with them), so that none of a kind reads as "none
+	 * happened", not "not recorded"; 0 in older traces and in ones whose
+	 * writer did not say (unknown) */
+	uint32_t recorded;
 	uint64_t clock_mono_ns;  /* CLOCK_MONOTONIC at recording start */
 	uint64_t clock_real_ns;  /* CLOCK_REALTIME at the same instant */
 	struct as_probe *probes;
 	uint32_t n_probes;
+};
+
+/* as_trace_meta.recorded: what a recording took (format version 11). */
+enum {
+	AS_REC_KNOWN = 1,        /* the other bits say it (else unknown) */
+	AS_REC_OFFCPU = 2,       /* off-CPU intervals (inside polls; profile: of tasks) */
+	AS_REC_SAMPLE = 4,       /* CPU samples */
+	AS_REC_RUNQ = 8,         /* run-queue waits */
+	AS_REC_URING = 16,       /* io_uring requests */
 };
 
 /* Written when recording ends; a trace without it is truncated. */

@@ -192,6 +192,8 @@ static const char *parse_meta(struct as_trace_meta *m, const uint8_t *p, size_t 
 		m->flight_after_ns = rd_u64(&c);
 		m->flight_evicted = rd_u64(&c);
 	}
+	if (!c.bad && version >= 11)
+		m->recorded = rd_u32(&c);
 	if (c.bad)
 		goto out;
 	if (c.p != c.end) {

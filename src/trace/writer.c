@@ -172,6 +172,9 @@ static int write_header(struct trace_writer *w, const struct as_trace_meta *meta
 			hb_u64(&b, meta->flight_evicted);
 		}
 	}
+	/* version 11: what the recorder took beside the probes */
+	if (w->version >= 11)
+		hb_u32(&b, meta->recorded);
 	err = b.err;
 	if (!err && b.len - FMT_HDR_FIXED > FMT_HDR_MAX)
 		err = -EINVAL;

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "analysis/blocking.h"
+#include "analysis/findings.h"
 #include "analysis/cpu_samples.h"
 #include "analysis/futures.h"
 #include "analysis/live.h"
@@ -271,6 +272,7 @@ static void run_report(const struct analysis_opts *ao)
 	struct futures *fu = NULL;
 	struct timeline *tl = NULL;
 	struct zoom *zm = NULL;
+	struct findings *fi = NULL;
 	struct html_inputs hin = { 0 };
 	struct pipeline_result res, res2;
 	const struct as_trace_meta *meta;
@@ -325,16 +327,21 @@ static void run_report(const struct analysis_opts *ao)
 		goto out;
 	hin.blocking = bl;
 	hin.zoom = zm;
+	fi = findings__new(&(struct findings_input){ .analysis = an, .blocking = bl, .futures = fu,
+						     .meta = meta, .end = &res.end,
+						     .truncated = res.truncated });
+	if (!fi)
+		goto out;
 	struct report_opts ro = { .truncated = res.truncated, .usdt = uc,
 				  .blocking = blocking__summary(bl)->count ? bl : NULL,
-				  .futures = fu };
+				  .futures = fu, .findings = fi };
 
 	/* text: no timeline */
 	ret = report_text(sink_out, an, meta, &res.end, &ro);
 	note("report text", ret, NULL);
 	usdt_report_text(sink_out, uc);
 	if (ro.blocking)
-		blocking_report_text(sink_out, bl);
+		blocking_report_text(sink_out, bl, NULL);
 	/* JSON and the HTML page around it */
 	ro.timeline = tl;
 	mem = open_memstream(&json, &len);
@@ -354,16 +361,17 @@ static void run_report(const struct analysis_opts *ao)
 		}
 	}
 	/* blocking, cpu and uring, text and folded */
-	blocking_report_text(sink_out, bl);
+	blocking_report_text(sink_out, bl, NULL);
 	blocking_report_folded(sink_out, bl, FOLDED_US);
 	runq_report_text(sink_out, hin.runq);
-	cpu_report_text(sink_out, hin.cpu);
+	cpu_report_text(sink_out, hin.cpu, NULL);
 	cpu_report_folded(sink_out, hin.cpu);
-	uring_report_text(sink_out, hin.uring);
+	uring_report_text(sink_out, hin.uring, NULL);
 	fflush(sink_out);
 out:
 	free(json);
 	free(page);
+	findings__free(fi);
 	timeline__free(tl);
 	zoom__free(zm);
 	usdt_counts__free(uc);

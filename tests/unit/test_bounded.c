@@ -702,12 +702,12 @@ static void test_folded_refs(void)
 	struct run r = { .a = a };
 	char *txt = render(report_text, &r, &len), *js = render(report_json, &r, &len);
 	CHECK(txt && strstr(txt, "TASK GROUPS: 1 finished task folded"));
-	CHECK(txt && strstr(txt, "     ~1  app::handler::{{closure}}"));
+	CHECK(txt && strstr(txt, "     ~1  app::handler::{closure}"));
 	CHECK(js && strstr(js, "\"seq\": 1,\n      \"id\": null,\n      \"name\": \"app::handler::{{closure}}\""));
 	CHECK(js && strstr(js, "\"group\": 0\n"));
 	CHECK(js && strstr(js, "\"to_seq\": null,\n      \"to_name\": \"app::handler::{{closure}}\""));
 	CHECK(js && strstr(js, "\"to_group\": 0,\n      \"tasks\": 1\n"));
-	CHECK(txt && strstr(txt, "io -> app::handler::{{closure}}  1 wake (group edge, 1 task pair), delay"));
+	CHECK(txt && strstr(txt, "io -> app::handler::{closure}  1 wake (group edge, 1 task pair), delay"));
 	CHECK(js && strstr(js, "\"spawn_location\": \"src/a.rs:7:3\""));
 	free(txt);
 	free(js);

@@ -74,8 +74,17 @@ SRC=$OLDPWD
 if ${CC:-cc} -O2 -std=gnu11 -D_GNU_SOURCE -I"$SRC/src" -o gen_trace "$SRC/bench/gen_trace.c" \
 	"$SRC/src/trace/writer.c" "$SRC/src/util/strtab.c" "$SRC/src/util/u64map.c" -lz 2>/dev/null &&
    ./gen_trace big.trace 1200000 >/dev/null 2>&1; then
-	"$AS" report big.trace >/dev/null 2>prog.txt
+	"$AS" report big.trace >big.txt 2>prog.txt
 	check "a redirected stderr gets no \\r progress line" test -z "$(tr -d -c '\r\033' < prog.txt)"
+	# text at scale: a bounded report (--limit rows a table), the findings
+	# first, each cut table saying so; --limit 0 lists them all
+	check "a 1.2M-event report is under 200 lines" test "$(wc -l < big.txt)" -lt 200
+	check "its cut tables say how many more" grep -q '^  \.\.\. [0-9]* more tasks (--limit N shows more, --limit 0 all' big.txt
+	check "the findings come first" test "$(grep -n -m1 '^FINDINGS:' big.txt | cut -d: -f1)" -lt "$(grep -n -m1 '^TASKS:' big.txt | cut -d: -f1)"
+	"$AS" report --limit 3 big.trace >big3.txt 2>/dev/null
+	check "--limit 3: three task rows" test "$(sed -n '/^TASKS:/,/^$/p' big3.txt | grep -c '^ *#[0-9]')" -eq 3
+	"$AS" report --limit 0 big.trace >big0.txt 2>/dev/null
+	check "--limit 0: every task row" test "$(sed -n '/^TASKS:/,/^$/p' big0.txt | grep -c '^ *#[0-9]')" -gt 10000
 else
 	check "bench/gen_trace.c builds and runs" false
 fi

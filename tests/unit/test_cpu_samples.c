@@ -182,7 +182,7 @@ static void test_attribution(void)
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	if (f) {
-		CHECK_EQ_U64(cpu_report_text(f, c), 0);
+		CHECK_EQ_U64(cpu_report_text(f, c, NULL), 0);
 		fclose(f);
 		CHECK(strstr(buf, "8 samples, 4 in polls of 2 tasks") != NULL);
 		CHECK(strstr(buf, "37.5%  #5 app::heavy\n") != NULL);
@@ -277,7 +277,7 @@ static void test_profile(void)
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	if (f) {
-		CHECK_EQ_U64(cpu_report_text(f, c), 0);
+		CHECK_EQ_U64(cpu_report_text(f, c, NULL), 0);
 		fclose(f);
 		CHECK(strstr(buf, "CPU samples (profile): 5 samples, 3 in 2 tasks") != NULL);
 		CHECK(strstr(buf, "#4 app::light\n") != NULL);

@@ -429,7 +429,12 @@ static void test_blocking_analysis(void)
 		CHECK_STR(t[0].causes[0].user, "app::step::{{closure}}");
 		CHECK_EQ_U64(t[0].causes[0].count, 2);
 		CHECK_EQ_U64(t[0].causes[0].ns, 80000000);
+		/* the call the program's frame made, and no preempted time */
+		CHECK_STR(t[0].causes[0].call, "std::thread::sleep");
+		CHECK_EQ_U64(t[0].causes[0].preempted_ns, 0);
 		CHECK_STR(t[0].causes[1].kernel, "?");
+		CHECK(t[0].causes[1].call == NULL);
+		CHECK_EQ_U64(t[0].causes[1].preempted_ns, 1000000);
 		CHECK_STR(t[1].name, "?");
 		CHECK_EQ_U64(t[1].ns, 2000000);
 	}

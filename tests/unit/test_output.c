@@ -6,9 +6,11 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "analysis/findings.h"
 #include "analysis/tasks.h"
 #include "harness.h"
 #include "output/report.h"
+#include "output/view.h"
 #include "util/fmt.h"
 #include "util/json.h"
 #include "util/task_id.h"
@@ -326,19 +328,60 @@ static bool json_valid(const char *s, size_t len)
 	return j.p == j.end;
 }
 
+/* The golden reports, with their findings: the 20 ms and the 300 ms polls
+ * (no off-CPU data), the task starved 400 ms. */
 static void test_text_golden(void)
 {
 	struct as_trace_end end;
 	struct analysis *a = analyse(0, 0, &end);
+	struct findings *fi = findings__new(&(struct findings_input){ .analysis = a, .meta = &meta,
+								      .end = &end });
+	struct report_opts ro = { .findings = fi };
 	size_t len = 0;
-	char *out = render(report_text, a, &end, NULL, &len);
+	char *out = render(report_text, a, &end, &ro, &len);
 
 	if (out) {
 		check_golden("report.txt", out, len);
 		CHECK(strstr(out, "lost events 0") != NULL);
 		CHECK(strstr(out, "WARNING") == NULL);
+		/* what is wrong before the tables */
+		CHECK(strstr(out, "FINDINGS: ") && strstr(out, "FINDINGS: ") < strstr(out, "TASKS:"));
 	}
 	free(out);
+	findings__free(fi);
+	analysis__free(a);
+}
+
+/* Colour (--color) and rows per table (--limit): the severities in colour,
+ * one row a table, each cut table saying how many more and how to see
+ * them; --limit 0 everything. */
+static void test_text_view(void)
+{
+	struct as_trace_end end;
+	struct analysis *a = analyse(0, 0, &end);
+	struct findings *fi = findings__new(&(struct findings_input){ .analysis = a, .meta = &meta,
+								      .end = &end });
+	struct text_view v = { .color = true, .limit = 1 };
+	struct report_opts ro = { .findings = fi, .view = &v };
+	size_t len = 0;
+	char *out = render(report_text, a, &end, &ro, &len);
+
+	CHECK(out && strstr(out, "\033[1mFINDINGS:\033[0m \033[1;31m3 errors\033[0m, \033[1;36m1 info"
+			    "\033[0m, most severe first"));
+	CHECK(out && strstr(out, "\n  \033[1;31merror   \033[0m \033[1m~6 (unknown) held its worker"));
+	CHECK(out && strstr(out, "           \033[32m-> record again without --no-offcpu"));
+	CHECK(out && strstr(out, "\n  ... 3 more findings (--limit N shows more, --limit 0 all; all in "
+			    "--format json)\n"));
+	CHECK(out && strstr(out, "\n  ... 3 more tasks (--limit N shows more, --limit 0 all; every one "
+			    "in --format json)\n"));
+	CHECK(out && strstr(out, "\n  ... 2 more long polls"));
+	CHECK(out && strstr(out, "\033[1mTASKS:\033[0m 4 tasks"));
+	free(out);
+	v = (struct text_view){ .limit = 0 };
+	out = render(report_text, a, &end, &ro, &len);
+	CHECK(out && !strstr(out, "... ") && !strchr(out, '\033'));
+	free(out);
+	findings__free(fi);
 	analysis__free(a);
 }
 
@@ -378,14 +421,22 @@ static void test_json_golden(void)
 {
 	struct as_trace_end end;
 	struct analysis *a = analyse(0, 0, &end);
+	struct findings *fi = findings__new(&(struct findings_input){ .analysis = a, .meta = &meta,
+								      .end = &end });
+	struct report_opts ro = { .findings = fi };
 	size_t len = 0;
-	char *out = render(report_json, a, &end, NULL, &len);
+	char *out = render(report_json, a, &end, &ro, &len);
 
 	if (out) {
 		CHECK(json_valid(out, len));
 		check_golden("report.json", out, len);
 	}
 	free(out);
+	/* without findings: an empty array, still there */
+	out = render(report_json, a, &end, NULL, &len);
+	CHECK(out && strstr(out, "\"findings\": []") != NULL);
+	free(out);
+	findings__free(fi);
 	analysis__free(a);
 }
 
@@ -424,26 +475,45 @@ static void test_reports_empty(void)
 	analysis__free(a);
 }
 
-/* Long, odd names in the text table: middle ellipsis keeps the end, control
- * bytes shown as '?', multi-byte characters kept whole, columns aligned. */
+/* Names in the text table: compiler-internal segments rewritten, a long
+ * name shortened from the left by whole segments (its leaf kept), control
+ * bytes shown as '?', multi-byte characters kept whole, columns aligned;
+ * --wide keeps the whole name. */
 static void test_text_names(void)
 {
 	struct as_probe p[] = {
-		{ .role = AS_ROLE_POLL, .future = "caf\xc3\xa9::a\nb::" "0123456789012345678901234567890123456789::end" },
+		{ .role = AS_ROLE_POLL, .future = "caf\xc3\xa9::a\nb::handler::{async_fn_env#0}" },
+		{ .role = AS_ROLE_POLL, .future = "app::0123456789012345678901234567890123456789::"
+		  "leaf::{async_block_env#1}" },
 	};
-	struct as_trace_meta m = { .target = "t", .runtime = "tokio", .probes = p, .n_probes = 1 };
-	struct as_event ev = { .type = AS_EV_POLL_BEGIN, .tid = 1, .ts = 10, .task = 0x10 };
+	struct as_trace_meta m = { .target = "t", .runtime = "tokio", .probes = p, .n_probes = 2 };
+	struct as_event ev[] = {
+		{ .type = AS_EV_POLL_BEGIN, .tid = 1, .ts = 10, .task = 0x10 },
+		{ .type = AS_EV_POLL_BEGIN, .tid = 2, .ts = 20, .task = 0x20, .probe = 1 },
+	};
 	struct analysis *a = analysis__new(&m);
+	struct text_view wide = { .wide = true, .limit = 5 };
+	struct report_opts ro = { .view = &wide };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f;
 
-	CHECK_EQ_U64(analysis__add(a, &ev), 0);
+	for (size_t i = 0; i < 2; i++)
+		CHECK_EQ_U64(analysis__add(a, &ev[i]), 0);
 	CHECK_EQ_U64(analysis__finish(a, NULL), 0);
 	f = open_memstream(&buf, &len);
 	CHECK_EQ_U64(report_text(f, a, &m, NULL, NULL), 0);
 	fclose(f);
-	CHECK(strstr(buf, "     ~1  caf\xc3\xa9::a?b::0...01234567890123456789::end -") != NULL);
+	/* the column as wide as the widest name shown: 26 characters */
+	CHECK(buf && strstr(buf, "\n     ~1  caf\xc3\xa9::a?b::handler         -     ") != NULL);
+	CHECK(buf && strstr(buf, "\n     ~2  ...::leaf::{async_block#1} -     ") != NULL);
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	CHECK_EQ_U64(report_text(f, a, &m, NULL, &ro), 0);
+	fclose(f);
+	CHECK(buf && strstr(buf, "\n     ~2  app::0123456789012345678901234567890123456789::leaf::"
+			    "{async_block#1} -     ") != NULL);
 	free(buf);
 	analysis__free(a);
 }
@@ -581,6 +651,7 @@ static void test_task_id(void)
 int main(void)
 {
 	RUN(test_text_golden);
+	RUN(test_text_view);
 	RUN(test_text_lost_warning);
 	RUN(test_json_golden);
 	RUN(test_truncated);

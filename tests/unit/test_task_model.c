@@ -860,9 +860,9 @@ static void test_observers_seq(void)
 	/* the reports name them #9 and ~1 */
 	f = open_memstream(&buf, &len);
 	if (f) {
-		CHECK_EQ_U64(blocking_report_text(f, bl), 0);
-		CHECK_EQ_U64(cpu_report_text(f, cs), 0);
-		CHECK_EQ_U64(uring_report_text(f, ur), 0);
+		CHECK_EQ_U64(blocking_report_text(f, bl, NULL), 0);
+		CHECK_EQ_U64(cpu_report_text(f, cs, NULL), 0);
+		CHECK_EQ_U64(uring_report_text(f, ur, NULL), 0);
 		CHECK_EQ_U64(usdt_report_text(f, uc), 0);
 		fclose(f);
 		CHECK(buf && strstr(buf, "  #9 app::io  off-CPU"));

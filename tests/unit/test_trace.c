@@ -75,6 +75,7 @@ static struct as_trace_meta test_meta = {
 	.cmdline = "app --port 8080",
 	.clock_mono_ns = 123456789012345ULL,
 	.clock_real_ns = 1700000000123456789ULL,
+	.recorded = AS_REC_KNOWN | AS_REC_OFFCPU | AS_REC_URING,
 	.probes = test_probes,
 	.n_probes = sizeof(test_probes) / sizeof(test_probes[0]),
 };
@@ -391,6 +392,29 @@ static void test_compact_realistic(void)
 	free(evs);
 }
 
+/* A version 10 file has no "recorded": it reads as 0 (unknown). */
+static void test_meta_recorded_v10(void)
+{
+	char path[64], err[512];
+	struct trace_writer *w;
+
+	tmp_path(path);
+	w = trace_writer__new_version(path, &test_meta, 10);
+	CHECK(w != NULL);
+	if (!w)
+		return;
+	CHECK_EQ_U64(trace_writer__finish(w, &(struct as_trace_end){ 0 }), 0);
+	trace_writer__free(w);
+	struct trace_reader *r = trace_reader__open(path, err, sizeof(err));
+	CHECK(r != NULL);
+	if (r) {
+		CHECK_EQ_U64(trace_reader__meta(r)->format_version, 10);
+		CHECK_EQ_U64(trace_reader__meta(r)->recorded, 0);
+		trace_reader__free(r);
+	}
+	unlink(path);
+}
+
 static void test_meta_roundtrip(void)
 {
 	char path[64], err[512];
@@ -408,6 +432,8 @@ static void test_meta_roundtrip(void)
 		CHECK_STR(m->cmdline, "app --port 8080");
 		CHECK_EQ_U64(m->clock_mono_ns, test_meta.clock_mono_ns);
 		CHECK_EQ_U64(m->clock_real_ns, test_meta.clock_real_ns);
+		/* version 11: what the recorder took */
+		CHECK_EQ_U64(m->recorded, AS_REC_KNOWN | AS_REC_OFFCPU | AS_REC_URING);
 		CHECK_EQ_U64(m->n_probes, test_meta.n_probes);
 		for (uint32_t i = 0; i < m->n_probes && i < test_meta.n_probes; i++) {
 			const struct as_probe *a = &m->probes[i], *b = &test_probes[i];
@@ -1372,6 +1398,7 @@ int main(void)
 	RUN(test_roundtrip_random);
 	RUN(test_compact_realistic);
 	RUN(test_meta_roundtrip);
+	RUN(test_meta_recorded_v10);
 	RUN(test_free_reuse);
 	RUN(test_task_table_reset);
 	RUN(test_strings);

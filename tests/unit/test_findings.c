@@ -1,0 +1,439 @@
+/* Findings (src/analysis/findings.c) on synthetic event streams whose truth
+ * is known: a task blocked in std::thread::sleep, one never woken, one
+ * dropped while never woken, one waking itself, one starved, one running
+ * long on the CPU, lost events; their kinds, severities, order, tasks,
+ * file:line and wording; the same trace without off-CPU data; tasks of one
+ * name merged; top's live view. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/blocking.h"
+#include "analysis/findings.h"
+#include "analysis/live.h"
+#include "analysis/task_model.h"
+#include "analysis/tasks.h"
+#include "harness.h"
+
+#define MS 1000000ULL
+#define US 1000ULL
+#define BASE 1000000000ULL
+
+static struct as_probe probes[] = {
+	{ .role = AS_ROLE_POLL, .symbol = "tokio::runtime::task::raw::poll",
+	  .future = "app::blocker::{async_fn_env#0}" },
+	{ .role = AS_ROLE_POLL, .symbol = "tokio::runtime::task::raw::poll",
+	  .future = "app::stuck_forever::{async_fn_env#0}" },
+	{ .role = AS_ROLE_POLL, .symbol = "tokio::runtime::task::raw::poll",
+	  .future = "app::main::{async_block#0}::{async_block_env#2}" },
+	{ .role = AS_ROLE_POLL, .symbol = "tokio::runtime::task::raw::poll",
+	  .future = "app::waiter" },
+	{ .role = AS_ROLE_POLL, .symbol = "tokio::runtime::task::raw::poll",
+	  .future = "app::crunch" },
+	{ .role = AS_ROLE_POLL, .symbol = "tokio::runtime::task::raw::poll",
+	  .future = "app::dropped_idle" },
+};
+
+static struct as_trace_meta meta = {
+	.format_version = 11, .pid = 42, .target = "/srv/app", .build_id = "",
+	.runtime = "tokio", .cmdline = "app", .clock_mono_ns = BASE, .probes = probes,
+	.n_probes = 6,
+};
+
+/* the blocking call's stack: innermost first, kernel then user frames */
+static const struct as_frame sleep_frames[] = {
+	{ 0xffffffff81000100ull, "__schedule" },
+	{ 0xffffffff81000200ull, "schedule" },
+	{ 0xffffffff81a00010ull, "do_nanosleep" },
+	{ 0xffffffff81a00200ull, "hrtimer_nanosleep" },
+	{ 0x7f0000001000ull, "clock_nanosleep" },
+	{ 0x555500001000ull, "std::thread::sleep" },
+	{ 0x555500002000ull, "app::blocker::{{closure}}", "src/app.rs", 15 },
+	{ 0x555500003000ull, "tokio::runtime::task::raw::poll" },
+};
+static const struct as_stack sleep_stack = { .id = 1, .n_kernel = 4, .n_user = 4,
+					     .frames = sleep_frames };
+
+#define T_BLOCK 0x1000
+#define T_STUCK 0x2000
+#define T_SELF 0x3000
+#define T_WAIT 0x4000
+#define T_CRUNCH 0x5000
+#define T_DROP 0x6000
+
+/* One worker thread (tid 11): a current_thread runtime. */
+static const struct as_event stream[] = {
+	{ .type = AS_EV_THREAD, .tid = 11, .ts = BASE, .str = "tokio-runtime-w" },
+	/* spawns */
+	{ .type = AS_EV_WAKE, .tid = 11, .ts = BASE + 1 * US, .task = T_BLOCK },
+	{ .type = AS_EV_WAKE, .tid = 11, .ts = BASE + 2 * US, .task = T_STUCK },
+	{ .type = AS_EV_WAKE, .tid = 11, .ts = BASE + 4 * US, .task = T_DROP },
+	/* the stuck task: one Pending poll, never woken */
+	{ .type = AS_EV_POLL_BEGIN, .tid = 11, .ts = BASE + 10 * US, .task = T_STUCK, .probe = 1,
+	  .other = 2 },
+	{ .type = AS_EV_POLL_END, .tid = 11, .ts = BASE + 20 * US, .task = T_STUCK },
+	/* dropped while idle: one Pending poll, freed 2 s later, never woken */
+	{ .type = AS_EV_POLL_BEGIN, .tid = 11, .ts = BASE + 30 * US, .task = T_DROP, .probe = 5,
+	  .other = 6 },
+	{ .type = AS_EV_POLL_END, .tid = 11, .ts = BASE + 40 * US, .task = T_DROP },
+	/* the blocker: 200 ms in one poll, 199 ms of it asleep */
+	{ .type = AS_EV_POLL_BEGIN, .tid = 11, .ts = BASE + 1 * MS, .task = T_BLOCK, .probe = 0,
+	  .other = 1 },
+	/* the waiter is woken (by the timer) while the blocker holds the thread */
+	{ .type = AS_EV_WAKE, .tid = 11, .ts = BASE + 1 * MS + 10 * US, .task = T_WAIT,
+	  .flags = AS_WAKE_TIMER },
+	{ .type = AS_EV_OFFCPU, .tid = 11, .ts = BASE + 2 * MS, .task = T_BLOCK,
+	  .other = 199 * MS, .stack = 1 },
+	{ .type = AS_EV_POLL_END, .tid = 11, .ts = BASE + 201 * MS, .task = T_BLOCK,
+	  .flags = AS_POLL_READY },
+	{ .type = AS_EV_FREE, .tid = 11, .ts = BASE + 201 * MS + 1 * US, .task = T_BLOCK },
+	/* the waiter, polled 200 ms after its wake */
+	{ .type = AS_EV_POLL_BEGIN, .tid = 11, .ts = BASE + 201 * MS + 10 * US, .task = T_WAIT,
+	  .probe = 3, .other = 4 },
+	{ .type = AS_EV_POLL_END, .tid = 11, .ts = BASE + 201 * MS + 20 * US, .task = T_WAIT,
+	  .flags = AS_POLL_READY },
+	/* the cruncher: 50 ms on the CPU in one poll, no off-CPU interval */
+	{ .type = AS_EV_WAKE, .tid = 11, .ts = BASE + 202 * MS, .task = T_CRUNCH },
+	{ .type = AS_EV_POLL_BEGIN, .tid = 11, .ts = BASE + 202 * MS + 5 * US, .task = T_CRUNCH,
+	  .probe = 4, .other = 5 },
+	{ .type = AS_EV_POLL_END, .tid = 11, .ts = BASE + 252 * MS, .task = T_CRUNCH,
+	  .flags = AS_POLL_READY },
+	/* the self-waker: 12 polls, each waking itself (yield_now), then Ready */
+	{ .type = AS_EV_WAKE, .tid = 11, .ts = BASE + 300 * MS - 5 * US, .task = T_SELF },
+#define SELF_POLL(i) \
+	{ .type = AS_EV_POLL_BEGIN, .tid = 11, .ts = BASE + (300 + (i)) * MS, .task = T_SELF, \
+	  .probe = 2, .other = 3 }, \
+	{ .type = AS_EV_WAKE, .tid = 11, .ts = BASE + (300 + (i)) * MS + 5 * US, .task = T_SELF, \
+	  .other = T_SELF }, \
+	{ .type = AS_EV_POLL_END, .tid = 11, .ts = BASE + (300 + (i)) * MS + 10 * US, .task = T_SELF }
+	SELF_POLL(0), SELF_POLL(1), SELF_POLL(2), SELF_POLL(3), SELF_POLL(4), SELF_POLL(5),
+	SELF_POLL(6), SELF_POLL(7), SELF_POLL(8), SELF_POLL(9), SELF_POLL(10), SELF_POLL(11),
+	{ .type = AS_EV_POLL_BEGIN, .tid = 11, .ts = BASE + 320 * MS, .task = T_SELF, .probe = 2,
+	  .other = 3 },
+	{ .type = AS_EV_POLL_END, .tid = 11, .ts = BASE + 320 * MS + 10 * US, .task = T_SELF,
+	  .flags = AS_POLL_READY },
+	{ .type = AS_EV_PARK, .tid = 11, .ts = BASE + 321 * MS },
+	{ .type = AS_EV_FREE, .tid = 11, .ts = BASE + 2000 * MS, .task = T_DROP },
+};
+
+struct run {
+	struct task_model *m;
+	struct analysis *a;
+	struct blocking *b;
+	struct findings *f;
+};
+
+static void run_free(struct run *r)
+{
+	findings__free(r->f);
+	blocking__free(r->b);
+	analysis__free(r->a);
+	task_model__free(r->m);
+}
+
+/* The stream (less the events skipped) through the model, the task and the
+ * off-CPU analyses (offcpu false: without the off-CPU analysis). */
+static void analyse(struct run *r, const struct as_event *evs, size_t n, bool offcpu,
+		    uint64_t lost, uint64_t end_ns, bool wide)
+{
+	struct as_trace_end end = { .events = n, .lost = lost, .end_ns = end_ns };
+
+	memset(r, 0, sizeof(*r));
+	r->m = task_model__new(&meta);
+	r->a = r->m ? analysis__new_on(r->m, &meta, NULL) : NULL;
+	r->b = r->m && offcpu ? blocking__new_on(r->m, &meta) : NULL;
+	CHECK(r->a && (!offcpu || r->b));
+	if (!r->a || (offcpu && !r->b))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		const struct as_stack *st = evs[i].type == AS_EV_OFFCPU ? &sleep_stack : NULL;
+
+		CHECK_EQ_U64(task_model__add(r->m, &evs[i]), 0);
+		CHECK_EQ_U64(analysis__add(r->a, &evs[i]), 0);
+		if (r->b)
+			CHECK_EQ_U64(blocking__add(r->b, &evs[i], st), 0);
+	}
+	CHECK_EQ_U64(task_model__finish(r->m, end_ns), 0);
+	CHECK_EQ_U64(analysis__finish(r->a, &end), 0);
+	r->f = findings__new(&(struct findings_input){ .analysis = r->a, .blocking = r->b,
+						     .meta = &meta, .end = &end, .wide = wide });
+	CHECK(r->f != NULL);
+}
+
+static const struct finding *find(const struct findings *f, const char *kind, size_t *at)
+{
+	size_t n;
+	const struct finding *l = findings__list(f, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(l[i].kind, kind)) {
+			if (at)
+				*at = i;
+			return &l[i];
+		}
+	return NULL;
+}
+
+static size_t count_kind(const struct findings *f, const char *kind)
+{
+	size_t n, k = 0;
+	const struct finding *l = findings__list(f, &n);
+
+	for (size_t i = 0; i < n; i++)
+		k += !strcmp(l[i].kind, kind);
+	return k;
+}
+
+#define N_STREAM (sizeof(stream) / sizeof(stream[0]))
+
+/* Each kind of trouble named once, on the task it is about. */
+static void test_kinds(void)
+{
+	struct run r;
+	size_t n, at;
+	const struct finding *x;
+
+	analyse(&r, stream, N_STREAM, true, 0, BASE + 3000 * MS, false);
+	if (!r.f)
+		goto out;
+	const struct finding *l = findings__list(r.f, &n);
+
+	if (getenv("FINDINGS_DUMP"))
+		for (size_t i = 0; i < n; i++)
+			fprintf(stderr, "%s %s: %s\n    %s\n    -> %s\n", finding_severity__str(l[i].severity),
+				l[i].kind, l[i].title, l[i].detail, l[i].advice);
+	/* blocking: the call, the kernel function, the program's line */
+	x = find(r.f, "blocking", &at);
+	CHECK(x != NULL);
+	if (x) {
+		CHECK_EQ_U64(x->severity, FINDING_ERROR);
+		CHECK(x->has_task);
+		CHECK_EQ_U64(x->task_id, 1);
+		CHECK_STR(x->task_name, "app::blocker::{async_fn_env#0}");
+		CHECK_STR(x->file, "src/app.rs");
+		CHECK_EQ_U64(x->line, 15);
+		CHECK_EQ_U64(x->weight_ns, 199 * MS);
+		CHECK_STR(x->title, "#1 app::blocker blocked its worker 199.0 ms in std::thread::sleep "
+			  "(do_nanosleep)");
+		CHECK(strstr(x->detail, "app::blocker::{closure} at src/app.rs:15 called "
+				     "std::thread::sleep") != NULL);
+		CHECK(strstr(x->advice, "tokio::time::sleep") != NULL);
+		CHECK_EQ_U64(at, 0);   /* the worst first */
+	}
+	/* its long poll is the blocking finding's, not another one */
+	CHECK(!find(r.f, "long_poll", NULL) || strcmp(find(r.f, "long_poll", NULL)->task_name,
+						     probes[0].future));
+	/* the cruncher: a long poll on the CPU */
+	x = find(r.f, "long_poll", NULL);
+	CHECK(x != NULL);
+	if (x) {
+		CHECK_STR(x->task_name, "app::crunch");
+		CHECK_EQ_U64(x->severity, FINDING_ERROR);   /* 50 ms >= 10 x 1 ms */
+		CHECK(strstr(x->title, "held its worker 50.0 ms in one poll, on CPU") != NULL);
+		CHECK(x->file == NULL);
+	}
+	/* never woken: the stuck task (to the end) and the dropped one */
+	CHECK_EQ_U64(count_kind(r.f, "never_woken"), 2);
+	x = find(r.f, "never_woken", NULL);
+	if (x) {
+		CHECK_STR(x->task_name, "app::stuck_forever::{async_fn_env#0}");
+		CHECK_EQ_U64(x->severity, FINDING_WARNING);
+		CHECK(strstr(x->title, "#2 app::stuck_forever was never woken") != NULL);
+		CHECK(strstr(x->title, "until the end") != NULL);
+		CHECK(strstr(x->detail, "never made progress") != NULL);
+	}
+	bool dropped = false;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(l[i].kind, "never_woken") && !strcmp(l[i].task_name, "app::dropped_idle")) {
+			dropped = true;
+			CHECK(strstr(l[i].title, "until dropped") != NULL);
+			CHECK_EQ_U64(l[i].task_id, 6);
+		}
+	CHECK(dropped);
+	/* starved: the waiter, 200 ms behind the blocker; one worker */
+	x = find(r.f, "starved", NULL);
+	CHECK(x != NULL);
+	if (x) {
+		CHECK_STR(x->task_name, "app::waiter");
+		CHECK_EQ_U64(x->severity, FINDING_ERROR);   /* >= 10 x 10 ms */
+		CHECK(strstr(x->title, "#4 app::waiter waited up to 200.0 ms") != NULL);
+		CHECK(strstr(x->detail, "One worker thread") != NULL);
+	}
+	/* self wakes: 12 of 12 */
+	x = find(r.f, "self_wake", NULL);
+	CHECK(x != NULL);
+	if (x) {
+		CHECK_STR(x->task_name, "app::main::{async_block#0}::{async_block_env#2}");
+		CHECK_STR(x->title, "#3 app::main::{async_block#0}::{async_block#2} woke itself 12 "
+			  "times (100% of its wakes)");
+	}
+	/* no loss, no info about off-CPU data: it was there */
+	CHECK(!find(r.f, "lost_events", NULL));
+	CHECK(!find(r.f, "no_offcpu", NULL));
+	/* most severe first; the blocking call before the task it starved */
+	for (size_t i = 1; i < n; i++)
+		CHECK(l[i - 1].severity <= l[i].severity);
+	size_t starved_at = 0;
+	CHECK(find(r.f, "starved", &starved_at) && starved_at > 0);
+	CHECK_EQ_U64(findings__count(r.f, FINDING_ERROR) + findings__count(r.f, FINDING_WARNING) +
+		     findings__count(r.f, FINDING_INFO), n);
+	CHECK_EQ_U64(findings__omitted(r.f), 0);
+out:
+	run_free(&r);
+}
+
+/* Without off-CPU data the blocker is a long poll of unknown cause, and the
+ * findings say how to learn it; lost events come first. */
+static void test_no_offcpu_lost(void)
+{
+	struct run r;
+	const struct finding *x;
+	size_t at;
+
+	analyse(&r, stream, N_STREAM, false, 500, BASE + 3000 * MS, false);
+	if (!r.f)
+		goto out;
+	CHECK(!find(r.f, "blocking", NULL));
+	CHECK_EQ_U64(count_kind(r.f, "long_poll"), 2);
+	x = find(r.f, "long_poll", NULL);
+	if (x) {
+		CHECK_STR(x->task_name, "app::blocker::{async_fn_env#0}");
+		CHECK(strstr(x->title, "cause unknown (no off-CPU data)") != NULL);
+		CHECK(strstr(x->advice, "without --no-offcpu") != NULL);
+	}
+	x = find(r.f, "no_offcpu", NULL);
+	CHECK(x && x->severity == FINDING_INFO && !x->has_task);
+	x = find(r.f, "lost_events", &at);
+	CHECK(x != NULL);
+	if (x) {
+		CHECK_EQ_U64(at, 0);
+		CHECK_EQ_U64(x->severity, FINDING_ERROR);   /* 500 of 35 events */
+		CHECK(!x->has_task);
+		CHECK(strstr(x->title, "500 events lost") != NULL);
+		CHECK(strstr(x->advice, "--buffer-size") != NULL);
+	}
+out:
+	run_free(&r);
+}
+
+/* Off-CPU intervals recorded (the trace says so, format 11) but none came:
+ * the cruncher's long poll ran on the CPU; unknown when the trace does not
+ * say and nothing came. */
+static void test_recorded(void)
+{
+	struct as_event evs[] = {
+		{ .type = AS_EV_THREAD, .tid = 11, .ts = BASE, .str = "w" },
+		{ .type = AS_EV_POLL_BEGIN, .tid = 11, .ts = BASE + 1 * MS, .task = T_CRUNCH,
+		  .probe = 4, .other = 5 },
+		{ .type = AS_EV_POLL_END, .tid = 11, .ts = BASE + 51 * MS, .task = T_CRUNCH,
+		  .flags = AS_POLL_READY },
+	};
+	struct run r;
+	const struct finding *x;
+
+	meta.recorded = AS_REC_KNOWN | AS_REC_OFFCPU;
+	analyse(&r, evs, 3, true, 0, BASE + 100 * MS, false);
+	x = r.f ? find(r.f, "long_poll", NULL) : NULL;
+	CHECK(x && strstr(x->title, "50.0 ms in one poll, on CPU"));
+	CHECK(r.f && !find(r.f, "no_offcpu", NULL));
+	run_free(&r);
+	meta.recorded = AS_REC_KNOWN;   /* recorded without them */
+	analyse(&r, evs, 3, true, 0, BASE + 100 * MS, false);
+	x = r.f ? find(r.f, "long_poll", NULL) : NULL;
+	CHECK(x && strstr(x->title, "cause unknown (no off-CPU data)"));
+	CHECK(r.f && find(r.f, "no_offcpu", NULL));
+	run_free(&r);
+	meta.recorded = 0;              /* unknown, and none came */
+	analyse(&r, evs, 3, true, 0, BASE + 100 * MS, false);
+	x = r.f ? find(r.f, "long_poll", NULL) : NULL;
+	CHECK(x && strstr(x->title, "cause unknown (no off-CPU data)"));
+	run_free(&r);
+}
+
+/* Two tasks of one name, both never woken: one finding for both, its task
+ * the one idle longest; --wide keeps the full name in the title. */
+static void test_merge_wide(void)
+{
+	struct as_event evs[] = {
+		{ .type = AS_EV_THREAD, .tid = 11, .ts = BASE, .str = "w" },
+		{ .type = AS_EV_POLL_BEGIN, .tid = 11, .ts = BASE + 1 * MS, .task = 0xa, .probe = 1,
+		  .other = 7 },
+		{ .type = AS_EV_POLL_END, .tid = 11, .ts = BASE + 2 * MS, .task = 0xa },
+		{ .type = AS_EV_POLL_BEGIN, .tid = 11, .ts = BASE + 500 * MS, .task = 0xb, .probe = 1,
+		  .other = 8 },
+		{ .type = AS_EV_POLL_END, .tid = 11, .ts = BASE + 501 * MS, .task = 0xb },
+	};
+	struct run r;
+
+	analyse(&r, evs, sizeof(evs) / sizeof(evs[0]), false, 0, BASE + 4000 * MS, true);
+	if (!r.f)
+		goto out;
+	CHECK_EQ_U64(count_kind(r.f, "never_woken"), 1);
+	const struct finding *x = find(r.f, "never_woken", NULL);
+	if (x) {
+		CHECK_EQ_U64(x->tasks, 2);
+		CHECK_EQ_U64(x->task_id, 7);
+		CHECK(strstr(x->title, "2 tasks app::stuck_forever were never woken") != NULL);
+		CHECK(strstr(x->title, "up to 4.00 s") != NULL);
+		CHECK(strstr(x->detail, "#7 the worst") != NULL);
+	}
+out:
+	run_free(&r);
+}
+
+/* top's live view: the long poll, the starved task, the self-waker. */
+static void test_live(void)
+{
+	struct live *l = live__new(&meta);
+	struct findings *f = NULL;
+
+	CHECK(l != NULL);
+	if (!l)
+		return;
+	for (size_t i = 0; i < N_STREAM; i++)
+		if (stream[i].type != AS_EV_OFFCPU)
+			CHECK_EQ_U64(live__add(l, &stream[i]), 0);
+	live__tick(l, BASE + 1000 * MS);
+	f = findings__new_live(l, &(struct findings_live_opts){ .runtime = "tokio" });
+	CHECK(f != NULL);
+	if (!f)
+		goto out;
+	const struct finding *x = find(f, "long_poll", NULL);
+	CHECK(x != NULL);
+	if (x) {
+		CHECK_STR(x->task_name, "app::blocker::{async_fn_env#0}");
+		CHECK(strstr(x->title, "held its worker 200.0 ms in one poll") != NULL);
+		CHECK(strstr(x->advice, "asyncscope record -p PID") != NULL);
+	}
+	x = find(f, "starved", NULL);
+	CHECK(x && !strcmp(x->task_name, "app::waiter"));
+	x = find(f, "self_wake", NULL);
+	CHECK(x && x->task_id == 3);
+	/* idle 1 s only: not yet never woken in a live view (10 s) */
+	CHECK(!find(f, "never_woken", NULL));
+out:
+	findings__free(f);
+	live__free(l);
+}
+
+static void test_bad_input(void)
+{
+	errno = 0;
+	CHECK(findings__new(&(struct findings_input){ 0 }) == NULL && errno == EINVAL);
+	CHECK(findings__new_live(NULL, NULL) == NULL);
+	findings__free(NULL);
+	size_t n = 1;
+	CHECK(findings__list(NULL, &n) == NULL && n == 0);
+	CHECK_STR(finding_severity__str(FINDING_WARNING), "warning");
+}
+
+int main(void)
+{
+	RUN(test_kinds);
+	RUN(test_no_offcpu_lost);
+	RUN(test_recorded);
+	RUN(test_merge_wide);
+	RUN(test_live);
+	RUN(test_bad_input);
+	TEST_MAIN_END();
+}
