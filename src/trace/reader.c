@@ -4,6 +4,7 @@
 #include "trace/reader.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -577,181 +578,260 @@ static inline __attribute__((always_inline)) int rd_varint(const uint8_t **pp,
 	return varint_get(pp, end, v);
 }
 
-/* Decodes one record of the current chunk: returns 1 with an event, 0 after
- * a control record, or a negative error. */
-static int decode(struct trace_reader *r, struct as_event *ev)
+/* A control record (type 0) whose first byte h was read, at *pp: 0 with *pp
+ * past it, or a negative error. */
+static __attribute__((noinline)) int decode_control(struct trace_reader *r, uint8_t h,
+						    const uint8_t **pp, const uint8_t *end)
 {
-	struct fmt_state *st = &r->st;
-	const uint8_t *p = r->buf + r->pos, *end = r->buf + r->len;
-	uint64_t v;
+	const uint8_t *p = *pp;
 	int err;
 
-	uint8_t h = *p++;
-	uint8_t type = h & 0x0f;
-	if (type == 0) {
-		if (h == FMT_CTL_STACK) {
-			if ((err = decode_stack(r, &p, end)))
-				return err;
-		} else if (h == FMT_CTL_RESET) {
-			fmt_tasks_reset(st);
-		} else if (h == FMT_CTL_COUNTS && r->meta.format_version >= 9) {
-			uint64_t lost, missed, ns;
-			if (rd_varint(&p, end, &lost) || rd_varint(&p, end, &missed) ||
-			    rd_varint(&p, end, &ns))
-				return malformed(r, "bad loss counts");
-			if (p != end)
-				return malformed(r, "loss counts before the end of the chunk");
-			r->lost = lost;
-			r->missed = missed;
-			r->counts_ns = ns;
-			r->have_counts = true;
-		} else {
-			return malformed(r, "unknown control record");
-		}
-		r->pos = (size_t)(p - r->buf);
-		return 0;
-	}
-	if (type >= fmt_ev_max(r->meta.format_version))
-		return malformed(r, "unknown event type");
-	uint8_t x = 0;
-	if (h & FMT_H_EXT) {
-		if (p >= end)
-			return malformed(r, "cut record");
-		x = *p++;
-		if (x & ~FMT_X_MASK)
-			return malformed(r, "unknown extension bits");
-	}
-
-	uint32_t thread = st->cur_thread;
-	if (h & FMT_H_THREAD) {
-		if (rd_varint(&p, end, &v))
-			return malformed(r, "bad thread reference");
-		if (v == FMT_THREAD_NEW) {
-			uint64_t tid;
-			if (rd_varint(&p, end, &tid) || tid > UINT32_MAX)
-				return malformed(r, "bad thread id");
-			err = fmt_thread_add(st, (uint32_t)tid, &thread);
-			if (err == -ENOMEM)
-				return fail(r, -ENOMEM, "cannot read %s: out of memory", r->path);
-			if (err)
-				return malformed(r, "too many threads");
-		} else {
-			if (v - 1 >= st->n_threads)
-				return malformed(r, "undefined thread");
-			thread = (uint32_t)(v - 1);
-		}
-	} else if (thread == FMT_NONE) {
-		return malformed(r, "event without a thread");
-	}
-
-	if (rd_varint(&p, end, &v))
-		return malformed(r, "bad timestamp");
-	uint64_t ts = zigzag_apply(st->prev_ts, v);
-
-	uint32_t slot;
-	if (h & FMT_H_TASK) {
-		if (rd_varint(&p, end, &v))
-			return malformed(r, "bad task reference");
-		if (v == FMT_TASK_NONE) {
-			slot = FMT_NONE;
-		} else if (v == FMT_TASK_NEW) {
-			if (rd_varint(&p, end, &v))
-				return malformed(r, "bad task address");
-			uint64_t addr = zigzag_apply(st->prev_new_task, v);
-			if (!addr)
-				return malformed(r, "task 0 defined");
-			err = fmt_task_new(st, addr, &slot);
-			if (err == -ENOMEM)
-				return fail(r, -ENOMEM, "cannot read %s: out of memory", r->path);
-			if (err)
-				return malformed(r, "too many live tasks");
-		} else if (v == FMT_TASK_CUR) {
-			slot = fmt_cur_slot(st, thread);
-		} else {
-			v -= FMT_TASK_SLOT0;
-			if (v >= st->n_slots || !st->slots[v].live)
-				return malformed(r, "undefined task");
-			slot = (uint32_t)v;
-		}
+	if (h == FMT_CTL_STACK) {
+		if ((err = decode_stack(r, &p, end)))
+			return err;
+	} else if (h == FMT_CTL_RESET) {
+		fmt_tasks_reset(&r->st);
+	} else if (h == FMT_CTL_COUNTS && r->meta.format_version >= 9) {
+		uint64_t lost, missed, ns;
+		if (rd_varint(&p, end, &lost) || rd_varint(&p, end, &missed) ||
+		    rd_varint(&p, end, &ns))
+			return malformed(r, "bad loss counts");
+		if (p != end)
+			return malformed(r, "loss counts before the end of the chunk");
+		r->lost = lost;
+		r->missed = missed;
+		r->counts_ns = ns;
+		r->have_counts = true;
 	} else {
-		slot = fmt_default_task(st, thread, type);
+		return malformed(r, "unknown control record");
 	}
-
-	uint64_t other;
-	if (h & FMT_H_OTHER) {
-		if (rd_varint(&p, end, &v))
-			return malformed(r, "bad other field");
-		other = zigzag_apply(st->last_other[type], v);
-	} else {
-		other = fmt_default_other(st, thread, slot, type);
-	}
-
-	uint16_t probe;
-	if (x & FMT_X_PROBE) {
-		if (rd_varint(&p, end, &v) || v > UINT16_MAX)
-			return malformed(r, "bad probe");
-		probe = (uint16_t)v;
-	} else {
-		probe = fmt_default_probe(st, slot, type);
-	}
-	if (type == AS_EV_POLL_BEGIN && probe >= r->meta.n_probes)
-		return malformed(r, "undefined probe");
-	if (fmt_is_future(type) &&
-	    (probe >= r->meta.n_probes || r->meta.probes[probe].role != AS_ROLE_FUTURE))
-		return malformed(r, "future event of a probe that is not a future function");
-
-	uint8_t flags = 0;
-	if (x & FMT_X_FLAGS) {
-		if (p >= end)
-			return malformed(r, "cut record");
-		flags = *p++;
-	}
-
-	const char *str = NULL;
-	if ((x & FMT_X_STR) && (err = get_str(r, &p, end, &str)))
-		return err;
-
-	uint32_t stack = 0;
-	if (fmt_has_stack(type)) {
-		if (rd_varint(&p, end, &v) || v > r->n_stacks)
-			return malformed(r, "undefined stack");
-		stack = (uint32_t)v;
-	}
-
-	*ev = (struct as_event){
-		.type = type, .flags = flags, .probe = probe, .tid = st->threads[thread].tid,
-		.ts = ts, .task = fmt_slot_addr(st, slot), .other = other, .str = str,
-		.stack = stack,
-	};
-	fmt_apply(st, thread, slot, ev);
-	r->pos = (size_t)(p - r->buf);
-	return 1;
+	*pp = p;
+	return 0;
 }
 
-int trace_reader__next(struct trace_reader *r, struct as_event *ev)
+/* Decodes the records of the current chunk from r->pos into out[0 ..
+ * max): returns how many events, at the chunk's end or at max, or after
+ * an error, which goes to *errp (0 otherwise). The hot loop of every
+ * command that reads a trace: the decoder state lives in locals while the
+ * run lasts (restrict: the events written never alias it), the rules are
+ * those of trace/format.h's helpers, each check as before. */
+static size_t decode_run(struct trace_reader *restrict r, struct as_event *restrict out,
+			 size_t max, int *errp)
 {
+	struct fmt_state *restrict st = &r->st;
+	const uint8_t *p = r->buf + r->pos, *const end = r->buf + r->len;
+	const uint8_t ev_max = fmt_ev_max(r->meta.format_version);
+	const uint32_t n_probes = r->meta.n_probes;
+	uint64_t prev_ts = st->prev_ts, v;
+	uint32_t cur_thread = st->cur_thread;
+	size_t n = 0;
+	int err = 0;
+
+#define BAD(what) do { err = malformed(r, what); goto out; } while (0)
+	while (n < max && p < end) {
+		uint8_t h = *p++;
+		uint8_t type = h & 0x0f;
+
+		if (__builtin_expect(type == 0, 0)) {
+			st->prev_ts = prev_ts;
+			st->cur_thread = cur_thread;
+			if ((err = decode_control(r, h, &p, end)))
+				goto out;
+			continue;
+		}
+		if (type >= ev_max)
+			BAD("unknown event type");
+		uint8_t x = 0;
+		if (h & FMT_H_EXT) {
+			if (p >= end)
+				BAD("cut record");
+			x = *p++;
+			if (x & ~FMT_X_MASK)
+				BAD("unknown extension bits");
+		}
+
+		uint32_t thread = cur_thread;
+		if (h & FMT_H_THREAD) {
+			if (rd_varint(&p, end, &v))
+				BAD("bad thread reference");
+			if (v == FMT_THREAD_NEW) {
+				uint64_t tid;
+				if (rd_varint(&p, end, &tid) || tid > UINT32_MAX)
+					BAD("bad thread id");
+				err = fmt_thread_add(st, (uint32_t)tid, &thread);
+				if (err == -ENOMEM) {
+					err = fail(r, -ENOMEM, "cannot read %s: out of memory", r->path);
+					goto out;
+				}
+				if (err)
+					BAD("too many threads");
+			} else {
+				if (v - 1 >= st->n_threads)
+					BAD("undefined thread");
+				thread = (uint32_t)(v - 1);
+			}
+		} else if (thread == FMT_NONE) {
+			BAD("event without a thread");
+		}
+		struct fmt_thread *th = &st->threads[thread];
+
+		if (rd_varint(&p, end, &v))
+			BAD("bad timestamp");
+		uint64_t ts = zigzag_apply(prev_ts, v);
+
+		uint32_t slot;
+		if (h & FMT_H_TASK) {
+			if (rd_varint(&p, end, &v))
+				BAD("bad task reference");
+			if (v == FMT_TASK_NONE) {
+				slot = FMT_NONE;
+			} else if (v == FMT_TASK_NEW) {
+				if (rd_varint(&p, end, &v))
+					BAD("bad task address");
+				uint64_t addr = zigzag_apply(st->prev_new_task, v);
+				if (!addr)
+					BAD("task 0 defined");
+				err = fmt_task_new(st, addr, &slot);
+				if (err == -ENOMEM) {
+					err = fail(r, -ENOMEM, "cannot read %s: out of memory", r->path);
+					goto out;
+				}
+				if (err)
+					BAD("too many live tasks");
+			} else if (v == FMT_TASK_CUR) {
+				slot = fmt_cur_slot(st, thread);
+			} else {
+				v -= FMT_TASK_SLOT0;
+				if (v >= st->n_slots || !st->slots[v].live)
+					BAD("undefined task");
+				slot = (uint32_t)v;
+			}
+		} else {
+			slot = fmt_default_task(st, thread, type);
+		}
+		struct fmt_slot *s = slot == FMT_NONE ? NULL : &st->slots[slot];
+
+		uint64_t other;
+		if (h & FMT_H_OTHER) {
+			if (rd_varint(&p, end, &v))
+				BAD("bad other field");
+			other = zigzag_apply(st->last_other[type], v);
+		} else if (type == AS_EV_POLL_BEGIN) {
+			other = s ? s->tokio : 0;
+		} else if (type == AS_EV_WAKE) {
+			other = fmt_slot_addr(st, fmt_cur_slot(st, thread));
+		} else {
+			other = 0;
+		}
+
+		uint16_t probe;
+		if (x & FMT_X_PROBE) {
+			if (rd_varint(&p, end, &v) || v > UINT16_MAX)
+				BAD("bad probe");
+			probe = (uint16_t)v;
+		} else if ((type == AS_EV_POLL_BEGIN || type == AS_EV_POLL_END) && s) {
+			probe = s->probe;
+		} else {
+			probe = st->last_probe[type];
+		}
+		if (type == AS_EV_POLL_BEGIN && probe >= n_probes)
+			BAD("undefined probe");
+		if (fmt_is_future(type) &&
+		    (probe >= n_probes || r->meta.probes[probe].role != AS_ROLE_FUTURE))
+			BAD("future event of a probe that is not a future function");
+
+		uint8_t flags = 0;
+		if (x & FMT_X_FLAGS) {
+			if (p >= end)
+				BAD("cut record");
+			flags = *p++;
+		}
+
+		const char *str = NULL;
+		if ((x & FMT_X_STR) && (err = get_str(r, &p, end, &str)))
+			goto out;
+
+		uint32_t stack = 0;
+		if (__builtin_expect(fmt_has_stack(type), 0)) {
+			if (rd_varint(&p, end, &v) || v > r->n_stacks)
+				BAD("undefined stack");
+			stack = (uint32_t)v;
+		}
+
+		if (++r->chunk_seen > r->chunk_count)
+			BAD("more events than its header says");
+		struct as_event *ev = &out[n++];
+		*ev = (struct as_event){
+			.type = type, .flags = flags, .probe = probe, .tid = th->tid,
+			.ts = ts, .task = s ? s->addr : 0, .other = other, .str = str,
+			.stack = stack,
+		};
+		r->events++;
+		/* fmt_apply() */
+		prev_ts = ts;
+		cur_thread = thread;
+		st->last_other[type] = other;
+		st->last_probe[type] = probe;
+		if (type == AS_EV_POLL_BEGIN) {
+			th->cur_slot = slot;
+			th->cur_gen = s ? s->gen : 0;
+		} else if (type == AS_EV_POLL_END) {
+			th->cur_slot = FMT_NONE;
+		}
+		if (s) {
+			if (type == AS_EV_POLL_BEGIN)
+				s->tokio = other;
+			if (type == AS_EV_POLL_BEGIN || type == AS_EV_POLL_END)
+				s->probe = probe;
+			if (type == AS_EV_FREE) {
+				s->live = 0;
+				s->gen++;
+				st->free_slots[st->n_free++] = slot;
+				st->live--;
+			}
+		}
+	}
+#undef BAD
+out:
+	st->prev_ts = prev_ts;
+	st->cur_thread = cur_thread;
+	r->pos = (size_t)(p - r->buf);
+	*errp = err;
+	return n;
+}
+
+int trace_reader__next_batch(struct trace_reader *r, struct as_event *ev, size_t max)
+{
+	size_t n = 0;
+	int err;
+
 	if (r->err)
 		return r->err;
 	if (r->done)
 		return 0;
-	for (;;) {
+	if (max > INT_MAX)
+		max = INT_MAX;
+	while (n < max) {
 		if (r->pos < r->len) {
-			int rc = decode(r, ev);
-			if (rc < 0)
-				return rc;
-			if (rc == 0)
-				continue;
-			if (++r->chunk_seen > r->chunk_count)
-				return malformed(r, "more events than its header says");
-			r->events++;
-			return 1;
+			n += decode_run(r, ev + n, max - n, &err);
+			if (err)   /* sticky: the next call returns it */
+				return n ? (int)n : err;
+			continue;
 		}
-		if (r->chunk_seen != r->chunk_count)
-			return malformed(r, "fewer events than its header says");
-		int rc = read_record(r);
-		if (rc <= 0)
-			return rc;
+		if (r->chunk_seen != r->chunk_count) {
+			err = malformed(r, "fewer events than its header says");
+			return n ? (int)n : err;
+		}
+		err = read_record(r);
+		if (err <= 0)   /* the end (0, r->done) or an error (sticky) */
+			return n ? (int)n : err;
 	}
+	return (int)n;
+}
+
+int trace_reader__next(struct trace_reader *r, struct as_event *ev)
+{
+	return trace_reader__next_batch(r, ev, 1);
 }
 
 const char *trace_reader__error(const struct trace_reader *r)
