@@ -193,25 +193,25 @@ static void row_done(struct analysis *a, size_t slot)
 static void fold(struct analysis *a, struct tlive *l)
 {
 	struct task_stats *st = &a->tasks[l->idx];
-	const struct hist *h = l->h;
+	struct samples *h = l->h;
 
 	static const double q[2] = { 0.5, 0.99 };
 	uint64_t v[2];
 
-	hist__quantiles(&h[DIST_POLL], q, v, 2);
+	samples__quantiles(&h[DIST_POLL], q, v, 2);
 	st->poll_p50_ns = v[0];
 	st->poll_p99_ns = v[1];
-	hist__quantiles(&h[DIST_SCHED], q, v, 2);
+	samples__quantiles(&h[DIST_SCHED], q, v, 2);
 	st->sched_p50_ns = v[0];
 	st->sched_p99_ns = v[1];
-	st->sched_max_ns = h[DIST_SCHED].max;
-	hist__quantiles(&h[DIST_IDLE], q, v, 2);
+	st->sched_max_ns = samples__max(&h[DIST_SCHED]);
+	samples__quantiles(&h[DIST_IDLE], q, v, 2);
 	st->idle_p50_ns = v[0];
 	st->idle_p99_ns = v[1];
 	for (int d = 0; d < DIST__MAX; d++) {
 		if (st->kind == TASK_KIND_TASK)
-			ta_nomem(a, hist__merge(&a->dist[d], &l->h[d]));
-		hist__clear(&l->h[d]);
+			ta_nomem(a, samples__merge_into(&a->dist[d], &l->h[d]));
+		samples__clear(&l->h[d]);
 	}
 	l->n_pend = 0;
 }
@@ -339,7 +339,7 @@ static void on_leave(void *ctx, struct tm_task *t, uint64_t ts, uint64_t d, enum
 		if (by == TM_BY_POLL) {
 			st->sched_ns += d;
 			if (!a->opts.states_only)
-				ta_nomem(a, hist__add(&l->h[DIST_SCHED], d));
+				ta_nomem(a, samples__add(&l->h[DIST_SCHED], d));
 		}
 		if (d > st->starve_max_ns)
 			st->starve_max_ns = d;
@@ -349,7 +349,7 @@ static void on_leave(void *ctx, struct tm_task *t, uint64_t ts, uint64_t d, enum
 	}
 	st->idle_ns += d;
 	if ((by == TM_BY_POLL || by == TM_BY_WAKE) && !a->opts.states_only)
-		ta_nomem(a, hist__add(&l->h[DIST_IDLE], d));
+		ta_nomem(a, samples__add(&l->h[DIST_IDLE], d));
 	if (d > a->opts.stall_ns && !a->opts.states_only) {
 		st->stalls++;
 		if (by == TM_BY_END || (!st->stall_until_end && d > st->stall_ns)) {
@@ -371,12 +371,12 @@ static void on_poll_begin(void *ctx, struct tm_task *t, struct tm_thread *th,
 	if (!l->has_row)
 		return;
 	for (unsigned i = 0; i < l->n_pend; i++) {
-		struct edge_acc *e = &a->eacc[l->pend[i].edge];
+		struct edge_acc *e = &l->ed.e[l->pend[i].edge];
 
 		e->timed++;
 		/* out of order: already counted as an anomaly by the model */
-		ta_nomem(a, hist__add(&e->delay,
-				      ev->ts > l->pend[i].ts ? ev->ts - l->pend[i].ts : 0));
+		ta_nomem(a, samples__add(&e->delay,
+					 ev->ts > l->pend[i].ts ? ev->ts - l->pend[i].ts : 0));
 	}
 	l->n_pend = 0;
 	if (!st->polls && !st->name)
@@ -405,7 +405,7 @@ static void on_poll_end(void *ctx, struct tm_thread *th, const struct tm_frame *
 	if (!l->has_row)
 		return;
 	if (how != TM_TRACE_END && !a->opts.states_only)
-		ta_nomem(a, hist__add(&l->h[DIST_POLL], d));
+		ta_nomem(a, samples__add(&l->h[DIST_POLL], d));
 	if (!f->nested && st->kind == TASK_KIND_TASK && d > a->opts.long_poll_ns &&
 	    !a->opts.states_only) {
 		struct long_poll p = {
@@ -477,7 +477,7 @@ static void on_wake(void *ctx, struct tm_task *t, const struct as_event *ev,
 	st->wakes++;
 	if (w->self)
 		st->self_wakes++;
-	ta_wake_edge(a, l, w, ev->ts);
+	ta_wake_edge(a, l, t->seq, w, ev->ts);
 }
 
 /* The task is gone (FREE, or its address reused without a FREE): its row is
@@ -1049,7 +1049,8 @@ static void mem_one(void *ctx, struct tm_task *t)
 
 	w->m->live_tasks++;
 	for (int d = 0; d < DIST__MAX; d++)
-		w->m->live_hist_bytes += hist__mem(&l->h[d]);
+		w->m->live_hist_bytes += samples__mem(&l->h[d]);
+	w->m->edge_bytes += ta_edges_mem(l);
 }
 
 void analysis__mem(const struct analysis *a, struct analysis_mem *m)
@@ -1063,16 +1064,13 @@ void analysis__mem(const struct analysis *a, struct analysis_mem *m)
 	m->rows = a->n_tasks - a->n_free;
 	m->folded_tasks = a->folded;
 	m->groups = a->n_idents;
-	m->live_edges = a->n_eacc - a->n_free_eacc;
+	m->live_edges = a->n_live_edges;
 	m->group_edges = a->n_gedges;
 	m->edges = m->live_edges + a->n_edges - a->n_moved + a->n_gedges;
 	task_model__threads(a->model, &m->threads);
-	m->edge_bytes = a->cap_eacc * sizeof(*a->eacc) + a->cap_free_eacc * sizeof(*a->free_eacc) +
-			(a->edge_of.cap + a->gedge_of.cap) * 2 * sizeof(uint64_t) +
-			a->cap_edges * sizeof(*a->edges) + a->cap_gedges * sizeof(*a->gedges) +
-			a->cap_rowe * sizeof(*a->rowe);
-	for (size_t i = 0; i < a->n_eacc; i++)
-		m->edge_bytes += hist__mem(&a->eacc[i].delay);
+	m->edge_bytes += a->gedge_of.cap * 2 * sizeof(uint64_t) +
+			 a->cap_edges * sizeof(*a->edges) + a->cap_gedges * sizeof(*a->gedges) +
+			 a->cap_rowe * sizeof(*a->rowe);
 	for (size_t i = 0; i < a->n_gedges; i++)
 		m->edge_bytes += hist__mem(&a->gedges[i].delay);
 	m->bytes = m->live_hist_bytes + task_model__bytes(a->model) +
@@ -1091,7 +1089,8 @@ static void free_one(void *ctx, struct tm_task *t)
 	struct tlive *l = ta_live(ctx, t);
 
 	for (int d = 0; d < DIST__MAX; d++)
-		hist__clear(&l->h[d]);
+		samples__clear(&l->h[d]);
+	ta_clear_edges(ctx, l);
 }
 
 void analysis__free(struct analysis *a)
@@ -1101,11 +1100,6 @@ void analysis__free(struct analysis *a)
 	task_model__each(a->model, free_one, a);
 	if (a->own_model)
 		task_model__free(a->model);
-	for (size_t i = 0; i < a->n_eacc; i++)
-		hist__clear(&a->eacc[i].delay);
-	free(a->eacc);
-	free(a->free_eacc);
-	u64map__clear(&a->edge_of);
 	for (size_t i = 0; i < a->n_gedges; i++)
 		hist__clear(&a->gedges[i].delay);
 	free(a->gedges);

@@ -117,28 +117,40 @@ static void gedge_sample(struct analysis *a, struct gedge *g, uint64_t d, uint64
 	ta_nomem(a, hist__add_n(&g->delay, coarse(d), n));
 }
 
-/* The wakes of live edge e into group edge (from, to): its histogram's
- * buckets (each as its lowest value) at group precision, its maximum
- * exact. at: the group edge's index + 1 when known, else 0. */
+struct sample_into {
+	struct analysis *a;
+	struct gedge *g;
+};
+
+static void sample_into(void *ctx, uint64_t v, uint64_t n)
+{
+	struct sample_into *x = ctx;
+
+	gedge_sample(x->a, x->g, v, n);
+}
+
+/* The wakes of live edge e into group edge (from, to): its delays at group
+ * precision (coarse() of a raw value is that of the lowest value of its
+ * histogram bucket: a bucket is at most a sixteenth of a group step), its
+ * maximum exact. at: the group edge's index + 1 when known, else 0. */
 static void gedge_add_acc(struct analysis *a, struct edge_acc *e, uint32_t from, uint32_t to,
 			  uint32_t to_ident, uint64_t at)
 {
 	struct gedge *g = at ? &a->gedges[at - 1] : gedge_get(a, from, to, e->from_ident, to_ident);
-	struct hist_bucket b[GROUP_BUCKETS];
-	size_t n;
+	struct sample_into x = { .a = a, .g = g };
+	uint64_t max;
 
 	if (!g)
 		return;
 	g->count += e->count;
 	g->timed += e->timed;
 	g->tasks += e->tasks;
-	if (!e->delay.count)
+	if (!e->delay.n && !e->delay.h)
 		return;
-	n = hist__buckets(&e->delay, b, GROUP_BUCKETS);
-	for (size_t i = 0; i < n; i++)
-		gedge_sample(a, g, b[i].low, b[i].count);
-	if (e->delay.max > g->max)
-		g->max = e->delay.max;
+	samples__each(&e->delay, sample_into, &x);
+	max = samples__max(&e->delay);
+	if (max > g->max)
+		g->max = max;
 }
 
 /* The wakes of compact edge e into group edge (from, to): its delays as its
@@ -218,50 +230,64 @@ static void sweep_edges(struct analysis *a)
 	a->sweep_at = n + n / 2 > SWEEP_MIN ? n + n / 2 : SWEEP_MIN;
 }
 
+/* Frees the edge table of l (its edges' delays already cleared). */
+static void edges_free(struct analysis *a, struct tlive *l)
+{
+	a->n_live_edges -= l->ed.n;
+	free(l->ed.e);
+	free(l->ed.slot);
+	l->ed = (struct tedges){ 0 };
+	memset(l->src_edge, 0, sizeof(l->src_edge));
+	l->last_code = l->last_edge = 0;
+}
+
 /* The edges into task l are final: edges from the runtime or from blocking
  * tasks (as far as known now) merged per kind; then, if its row was folded
  * (folded), every edge into group edges; else the edges from tasks with a
  * row, percentiles taken, appended to a->edges in the order they were
- * created (the list runs newest first), the others into group edges. Their
- * histograms, map keys and slots freed. */
+ * created (the table is walked newest first, as the edges are decided),
+ * the others into group edges. Their samples and the table freed. */
 void ta_fold_edges(struct analysis *a, struct tlive *l, uint64_t to_seq, bool folded)
 {
 	uint32_t merged[WAKE_FROM_THREAD + 1] = { 0 }, to_ident, to_end;
+	struct edge_acc *const E = l->ed.e;
 	size_t k = 0, at, first = a->n_edges;
 	uint64_t v;
 
-	if (!l->edges_head)
+	if (!l->ed.n)
 		return;
 	to_ident = ta_live_ident(a, l);
-	for (uint32_t i = l->edges_head; i; i = a->eacc[i - 1].next_to) {
-		struct edge_acc *e = &a->eacc[i - 1], *into;
+	for (uint32_t i = l->ed.n; i-- > 0;) {
+		struct edge_acc *e = &E[i], *into;
 		uint64_t from_seq;
 		enum wake_source kind;
 
 		if (e->merged)
-			continue; /* by an earlier call that ran out of memory */
+			continue;
 		kind = resolve(a, e->code, e->from_ident, &from_seq);
 		e->kind = (uint8_t)kind;
 		e->waker_row = kind == WAKE_FROM_TASK && ta_row_of(a, from_seq);
 		k++;
 		if (kind == WAKE_FROM_RUNTIME || kind == WAKE_FROM_BLOCKING) {
 			if (!merged[kind]) {
-				merged[kind] = i;
+				merged[kind] = i + 1;
 			} else {
-				into = &a->eacc[merged[kind] - 1];
+				into = &E[merged[kind] - 1];
 				into->count += e->count;
 				into->timed += e->timed;
 				into->tasks += e->tasks;
-				ta_nomem(a, hist__merge(&into->delay, &e->delay));
+				ta_nomem(a, samples__merge(&into->delay, &e->delay));
 				e->merged = true;
 				k--;
 			}
 		}
 	}
-	if (ta_grow((void **)&a->edges, &a->cap_edges, a->n_edges + k, sizeof(*a->edges)) ||
-	    ta_grow((void **)&a->free_eacc, &a->cap_free_eacc, a->n_eacc, sizeof(*a->free_eacc))) {
-		a->err = -ENOMEM;
-		return; /* the edges stay live: folded at finish, or lost */
+	if (ta_grow((void **)&a->edges, &a->cap_edges, a->n_edges + k, sizeof(*a->edges))) {
+		a->err = -ENOMEM;   /* the edges into it are lost */
+		for (uint32_t i = 0; i < l->ed.n; i++)
+			samples__clear(&E[i].delay);
+		edges_free(a, l);
+		return;
 	}
 	at = a->n_edges + k;
 	to_end = task_end(a, to_seq, to_ident, 0);
@@ -272,8 +298,8 @@ void ta_fold_edges(struct analysis *a, struct tlive *l, uint64_t to_seq, bool fo
 	size_t ng = 0, j = 0;
 
 	if (!ta_grow((void **)&a->gscratch, &a->cap_gscratch, k, sizeof(*a->gscratch))) {
-		for (uint32_t i = l->edges_head; i; i = a->eacc[i - 1].next_to) {
-			struct edge_acc *e = &a->eacc[i - 1];
+		for (uint32_t i = l->ed.n; i-- > 0;) {
+			struct edge_acc *e = &E[i];
 
 			if (!e->merged && (folded || (e->kind == WAKE_FROM_TASK && !e->waker_row))) {
 				uint64_t key = (uint64_t)gedge_from(a, e) << 32 | to_end;
@@ -295,10 +321,9 @@ void ta_fold_edges(struct analysis *a, struct tlive *l, uint64_t to_seq, bool fo
 			if (a->gscratch[x])
 				hist__prefetch(&a->gedges[a->gscratch[x] - 1].delay);
 	}
-	for (uint32_t i = l->edges_head, next; i; i = next) {
-		struct edge_acc *e = &a->eacc[i - 1];
+	for (uint32_t i = l->ed.n; i-- > 0;) {
+		struct edge_acc *e = &E[i];
 
-		next = e->next_to;
 		if (!e->merged) {
 			/* waker_folded() and waker_end() from what the first loop found */
 			if (folded || (e->kind == WAKE_FROM_TASK && !e->waker_row)) {
@@ -310,22 +335,19 @@ void ta_fold_edges(struct analysis *a, struct tlive *l, uint64_t to_seq, bool fo
 				static const double q[2] = { 0.5, 0.99 };
 				uint64_t pq[2];
 
-				hist__quantiles(&e->delay, q, pq, 2);
+				samples__quantiles(&e->delay, q, pq, 2);
 				a->edges[--at] = (struct wake_edge){
-					.from_seq = e->code, .to_seq = e->to_seq, .count = e->count,
+					.from_seq = e->code, .to_seq = to_seq, .count = e->count,
 					.timed = e->timed, .delay_p50_ns = pq[0], .delay_p99_ns = pq[1],
-					.delay_max_ns = e->delay.max, .from_group = e->from_ident,
-					.to_group = to_ident, .tasks = e->tasks,
+					.delay_max_ns = samples__max(&e->delay),
+					.from_group = e->from_ident, .to_group = to_ident,
+					.tasks = e->tasks,
 				};
 			}
 		}
-		hist__clear(&e->delay);
-		u64map__del(&a->edge_of, e->code << 32 | e->to_seq);
-		a->free_eacc[a->n_free_eacc++] = i - 1;
+		samples__clear(&e->delay);
 	}
-	l->edges_head = 0;
-	memset(l->src_edge, 0, sizeof(l->src_edge));
-	l->last_code = l->last_edge = 0;
+	edges_free(a, l);
 	if (at > a->n_edges) { /* some went into group edges: close the gap */
 		memmove(&a->edges[a->n_edges], &a->edges[at], (first + k - at) * sizeof(*a->edges));
 		k -= at - a->n_edges;
@@ -336,6 +358,22 @@ void ta_fold_edges(struct analysis *a, struct tlive *l, uint64_t to_seq, bool fo
 						     .n = (uint32_t)k };
 	if (a->n_edges >= a->sweep_at)
 		sweep_edges(a);
+}
+
+void ta_clear_edges(struct analysis *a, struct tlive *l)
+{
+	for (uint32_t i = 0; i < l->ed.n; i++)
+		samples__clear(&l->ed.e[i].delay);
+	edges_free(a, l);
+}
+
+size_t ta_edges_mem(const struct tlive *l)
+{
+	size_t n = l->ed.cap * sizeof(*l->ed.e) + l->ed.nslot * sizeof(*l->ed.slot);
+
+	for (uint32_t i = 0; i < l->ed.n; i++)
+		n += samples__mem(&l->ed.e[i].delay);
+	return n;
 }
 
 static int by_count(const void *x, const void *y)
@@ -367,55 +405,111 @@ static inline void remember_edge(struct tlive *l, uint64_t code, uint32_t ref)
 	l->last_edge = ref;
 }
 
-/* The edge of (code, task l): its index, or -1 (out of memory or a seq too
- * large for the key). from_ident: the waker task's identity, or 0. */
-static long edge_get(struct analysis *a, uint64_t code, uint32_t from_ident, struct tlive *l)
+static inline uint32_t code_hash(uint32_t code, uint32_t nslot)
 {
-	uint64_t key, v, to_seq = a->tasks[l->idx].seq;
-	struct edge_acc *e;
-	size_t idx;
+	return (uint32_t)(((uint64_t)code * 0x9e3779b97f4a7c15ULL) >> 32) & (nslot - 1);
+}
 
-	if (code >= END_GROUP || to_seq >= END_GROUP - EDGE_TASK || a->n_eacc >= UINT32_MAX - 1) {
+/* The edge index table of l, nslot slots (a power of two), rebuilt from its
+ * edges. 0 or -ENOMEM (the table unchanged). */
+static int edges_index(struct tedges *t, uint32_t nslot)
+{
+	uint32_t *slot = calloc(nslot, sizeof(*slot));
+
+	if (!slot)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < t->n; i++) {
+		uint32_t h = code_hash(t->e[i].code, nslot);
+
+		while (slot[h])
+			h = (h + 1) & (nslot - 1);
+		slot[h] = i + 1;
+	}
+	free(t->slot);
+	t->slot = slot;
+	t->nslot = nslot;
+	return 0;
+}
+
+/* The index of l's edge from code (scanned, or through its index), or -1. */
+static inline long edge_find(const struct tedges *t, uint32_t code)
+{
+	if (!t->nslot) {
+		for (uint32_t i = 0; i < t->n; i++)
+			if (t->e[i].code == code)
+				return (long)i;
+		return -1;
+	}
+	for (uint32_t h = code_hash(code, t->nslot);; h = (h + 1) & (t->nslot - 1)) {
+		uint32_t s = t->slot[h];
+
+		if (!s)
+			return -1;
+		if (t->e[s - 1].code == code)
+			return (long)(s - 1);
+	}
+}
+
+/* The edge of (code, task l, whose seq is to_seq): its index in l's table,
+ * or -1 (out of memory or a seq too large for the end codes). from_ident:
+ * the waker task's identity, or 0. */
+static long edge_get(struct analysis *a, uint64_t code, uint32_t from_ident, struct tlive *l,
+		     uint64_t to_seq)
+{
+	struct tedges *t = &l->ed;
+	struct edge_acc *e;
+	long idx;
+
+	if (code >= END_GROUP || to_seq >= END_GROUP - EDGE_TASK || t->n >= UINT32_MAX / 4) {
 		a->sum.anomalies++;
 		return -1;
 	}
 	/* the same waker as last time, or a wake source met before: its edge
-	 * without the map (the edges into a live task stay until it goes) */
+	 * without a search (the edges into a live task stay until it goes) */
 	if (code < EDGE_TASK ? code <= WAKE_FROM_THREAD && l->src_edge[code]
 			     : l->last_edge && l->last_code == code)
 		return (long)(code < EDGE_TASK ? l->src_edge[code] : l->last_edge) - 1;
-	key = code << 32 | to_seq;
-	if (u64map__get(&a->edge_of, key, &v)) {
-		remember_edge(l, code, (uint32_t)v);
-		return (long)(v - 1);
+	if ((idx = edge_find(t, (uint32_t)code)) >= 0) {
+		remember_edge(l, code, (uint32_t)idx + 1);
+		return idx;
 	}
-	if (!a->n_free_eacc &&
-	    ta_reserve((void **)&a->eacc, &a->cap_eacc, a->n_eacc, sizeof(*a->eacc))) {
+	if (t->n == t->cap) {
+		uint32_t ncap = t->cap ? t->cap * 2 : 4;
+		struct edge_acc *p = realloc(t->e, ncap * sizeof(*p));
+
+		if (!p) {
+			a->err = -ENOMEM;
+			return -1;
+		}
+		t->e = p;
+		t->cap = ncap;
+	}
+	/* an index past EDGE_SCAN edges, at most half full */
+	if (t->n + 1 > EDGE_SCAN && 2 * (t->n + 1) > t->nslot &&
+	    edges_index(t, t->nslot ? 2 * t->nslot : 4 * EDGE_SCAN)) {
 		a->err = -ENOMEM;
 		return -1;
 	}
-	idx = a->n_free_eacc ? a->free_eacc[a->n_free_eacc - 1] : a->n_eacc;
-	if (u64map__set(&a->edge_of, key, idx + 1)) {
-		a->err = -ENOMEM;
-		return -1;
-	}
-	if (a->n_free_eacc)
-		a->n_free_eacc--;
-	else
-		a->n_eacc++;
-	e = &a->eacc[idx];
+	idx = (long)t->n++;
+	e = &t->e[idx];
 	memset(e, 0, sizeof(*e));
-	e->code = code;
-	e->to_seq = to_seq;
+	e->code = (uint32_t)code;
 	e->from_ident = from_ident;
 	e->tasks = 1;
-	e->next_to = l->edges_head;
-	l->edges_head = (uint32_t)(idx + 1);
-	remember_edge(l, code, (uint32_t)(idx + 1));
-	return (long)idx;
+	if (t->nslot) {
+		uint32_t h = code_hash(e->code, t->nslot);
+
+		while (t->slot[h])
+			h = (h + 1) & (t->nslot - 1);
+		t->slot[h] = (uint32_t)idx + 1;
+	}
+	a->n_live_edges++;
+	remember_edge(l, code, (uint32_t)idx + 1);
+	return idx;
 }
 
-void ta_wake_edge(struct analysis *a, struct tlive *l, const struct tm_wake *w, uint64_t ts)
+void ta_wake_edge(struct analysis *a, struct tlive *l, uint64_t to_seq, const struct tm_wake *w,
+		  uint64_t ts)
 {
 	uint64_t code;
 	uint32_t from_ident = 0;
@@ -434,7 +528,7 @@ void ta_wake_edge(struct analysis *a, struct tlive *l, const struct tm_wake *w, 
 			a->sum.anomalies++;
 			return;
 		}
-		code = a->tasks[wl->idx].seq + EDGE_TASK;
+		code = w->waker->seq + EDGE_TASK;
 		from_ident = ta_live_ident(a, wl);
 		break;
 	}
@@ -442,10 +536,10 @@ void ta_wake_edge(struct analysis *a, struct tlive *l, const struct tm_wake *w, 
 		code = WAKE_FROM_RUNTIME; /* a poll begun before the recording: the runtime's loop */
 		break;
 	}
-	e = edge_get(a, code, from_ident, l);
+	e = edge_get(a, code, from_ident, l, to_seq);
 	if (e < 0)
 		return;
-	a->eacc[e].count++;
+	l->ed.e[e].count++;
 	for (unsigned i = 0; i < l->n_pend; i++)
 		if (l->pend[i].edge == (uint32_t)e)
 			return;

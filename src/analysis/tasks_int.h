@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "analysis/task_model.h"
+#include "analysis/samples.h"
 #include "analysis/task_stats.h"
 #include "util/u64map.h"
 
@@ -32,48 +33,59 @@
 
 /* A wake waiting for the woken task's next poll, to time its edge. */
 struct pend {
-	uint32_t edge;         /* into a->edges */
+	uint32_t edge;         /* into the task's edge table (struct tedges) */
 	uint64_t ts;
 };
 
-/* The analysis's part of a live task of the model. */
-struct tlive {
-	bool has_row;          /* born with a row (false: out of memory then) */
-	size_t idx;            /* into a->tasks */
-	uint32_t ident;        /* its identity (index + 1 into a->idents), 0 not
-	                          looked up yet (only once its name is final) */
-	/* Time of its leaf polls charged to worker threads, taken back if the
-	 * task turns out to be a worker (a poll nests inside a later poll of it). */
-	uint64_t leaf_ns, leaf_polls;
-	uint32_t leaf_tid;
-	bool leaf_mixed;       /* leaf polls on more than one thread */
-	uint8_t n_pend;
-	struct pend pend[PEND_MAX];
-	uint32_t edges_head;   /* edges into it: index + 1 into a->eacc, 0 none */
-	/* Its edges met last, by waker code (index + 1 into a->eacc, 0 none):
-	 * one per wake source, and one for the last waker task (last_code) */
-	uint32_t src_edge[WAKE_FROM_THREAD + 1];
-	uint32_t last_code, last_edge;
-	struct hist h[DIST__MAX];
-};
-
-/* The analysis's part of a thread of the model. */
-struct tthread {
-	struct worker_stats st;
-};
-
-/* Wakes of one (waker code, woken seq) pair while the woken task lives. */
+/* Wakes of one waker code into a live task, while the task lives. */
 struct edge_acc {
-	uint64_t code, to_seq, count, timed;
-	struct hist delay;
-	uint32_t next_to;      /* next edge into the same task: index + 1, 0 none */
+	uint32_t code;         /* waker code: a wake_source, or seq + EDGE_TASK */
 	uint32_t from_ident;   /* waker task's identity, index + 1; 0 none */
+	uint64_t count, timed;
 	uint32_t tasks;        /* waker tasks merged into it (runtime, blocking) */
 	bool merged;           /* merged into another edge of its kind */
 	/* ta_fold_edges(): the waker's kind and whether it has a row, found
 	 * once for the edge */
 	uint8_t kind;
 	bool waker_row;
+	struct samples delay;  /* wake -> poll delays of its timed wakes */
+};
+
+/* The edges into a live task, in order of creation, in one array of its
+ * own (walked in order when the task goes), found by waker code through a
+ * small open-addressing index once there are more than EDGE_SCAN. */
+struct tedges {
+	struct edge_acc *e;
+	uint32_t n, cap;
+	uint32_t *slot;        /* index + 1 by code hash, 0 empty; nslot of them */
+	uint32_t nslot;        /* a power of two, 0: no index (scan) */
+};
+#define EDGE_SCAN 8
+
+/* The analysis's part of a live task of the model. */
+struct tlive {
+	bool has_row;          /* born with a row (false: out of memory then) */
+	uint8_t n_pend;
+	uint32_t ident;        /* its identity (index + 1 into a->idents), 0 not
+	                          looked up yet (only once its name is final) */
+	size_t idx;            /* into a->tasks */
+	/* Time of its leaf polls charged to worker threads, taken back if the
+	 * task turns out to be a worker (a poll nests inside a later poll of it). */
+	uint64_t leaf_ns, leaf_polls;
+	uint32_t leaf_tid;
+	bool leaf_mixed;       /* leaf polls on more than one thread */
+	struct pend pend[PEND_MAX];
+	/* Its edges met last, by waker code (index + 1 into ed.e, 0 none):
+	 * one per wake source, and one for the last waker task (last_code) */
+	uint32_t src_edge[WAKE_FROM_THREAD + 1];
+	uint32_t last_code, last_edge;
+	struct tedges ed;      /* the edges into it */
+	struct samples h[DIST__MAX];
+};
+
+/* The analysis's part of a thread of the model. */
+struct tthread {
+	struct worker_stats st;
 };
 
 /* Wakes with a folded end, merged per pair of end codes (see END_GROUP). */
@@ -131,11 +143,7 @@ struct analysis {
 	uint64_t last_ts;                 /* largest timestamp seen */
 
 	struct hist dist[DIST__MAX];      /* user tasks, folded in as they go */
-	struct edge_acc *eacc;            /* edges into live tasks (slots) */
-	size_t n_eacc, cap_eacc;
-	uint32_t *free_eacc;              /* free slots of eacc */
-	size_t n_free_eacc, cap_free_eacc;
-	struct u64map edge_of;            /* code << 32 | to_seq -> index + 1 */
+	size_t n_live_edges;              /* edges into live tasks (their tedges) */
 	struct long_poll *heap;           /* min-heap on duration, absolute start,
 	                                     group: the task's identity + 1 */
 	size_t n_heap;
@@ -238,12 +246,18 @@ static inline uint32_t ta_group_ref(const struct analysis *a, uint32_t ident)
 }
 
 /* tasks_edges.c */
-/* A wake of live task l (a row) by w at ts: counted on its edge and, when first
- * from that waker since the last poll, timed at the next poll. */
-void ta_wake_edge(struct analysis *a, struct tlive *l, const struct tm_wake *w, uint64_t ts);
+/* A wake of live task l (a row, seq to_seq) by w at ts: counted on its edge
+ * and, when first from that waker since the last poll, timed at the next
+ * poll. */
+void ta_wake_edge(struct analysis *a, struct tlive *l, uint64_t to_seq, const struct tm_wake *w,
+		  uint64_t ts);
 /* The edges into task l (seq to_seq) are final: kept compact, or into
  * group edges when its row was folded (folded). */
 void ta_fold_edges(struct analysis *a, struct tlive *l, uint64_t to_seq, bool folded);
+/* Frees the edges into l unfolded (the analysis is being freed). */
+void ta_clear_edges(struct analysis *a, struct tlive *l);
+/* Bytes the edges into l hold. */
+size_t ta_edges_mem(const struct tlive *l);
 /* The kept row in slot (identity id) is being folded: its compact edges go
  * into group edges. */
 void ta_row_edges_out(struct analysis *a, size_t slot, uint32_t id);
