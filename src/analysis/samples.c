@@ -169,6 +169,20 @@ void samples__quantiles(struct samples *s, const double *q, uint64_t *out, size_
 			out[k] = 0;
 		return;
 	}
+	if (s->n <= HIST_INLINE) {   /* exact: the values themselves, sorted */
+		uint32_t t[HIST_INLINE], m = s->n;
+
+		for (uint32_t i = 0; i < m; i++) {
+			uint32_t x = v[i], j = i;
+
+			for (; j > 0 && t[j - 1] > x; j--)
+				t[j] = t[j - 1];
+			t[j] = x;
+		}
+		for (size_t k = 0; k < n; k++)
+			out[k] = q[k] <= 0 ? t[0] : q[k] >= 1 ? t[m - 1] : t[rank_of(m, q[k]) - 1];
+		return;
+	}
 	for (uint32_t i = 0; i < s->n; i++) {
 		mn = v[i] < mn ? v[i] : mn;
 		mx = v[i] > mx ? v[i] : mx;

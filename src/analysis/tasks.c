@@ -130,7 +130,7 @@ static bool fold_row(struct analysis *a, size_t slot)
 	a->folded++;
 	a->folded_polls += st->polls;
 	a->folded_long_polls += st->long_polls;
-	u64map__del(&a->slot_of, st->seq);
+	u64tab__del(&a->slot_of, st->seq);
 	ta_row_edges_out(a, slot, id);
 	st->seq = 0; /* a free slot */
 	a->free_slots[a->n_free++] = slot;
@@ -246,10 +246,40 @@ static void long_poll_add(struct analysis *a, const struct long_poll *p)
 	h[i] = *p;
 }
 
-static void touch(struct task_stats *st, uint64_t ts)
+static void touch(struct tcount *c, uint64_t ts)
 {
-	if (ts > st->last_ns)
-		st->last_ns = ts;
+	if (ts > c->last_ns)
+		c->last_ns = ts;
+}
+
+/* The counters of live task t (l) into its row, whose other fields are
+ * kept there as they come. */
+static void flush_row(struct analysis *a, struct tlive *l, const struct tm_task *t)
+{
+	struct task_stats *st = &a->tasks[l->idx];
+	const struct tcount *c = &l->c;
+
+	st->polls = c->polls;
+	st->pending_polls = c->pending_polls;
+	st->ready_polls = c->ready_polls;
+	st->busy_ns = c->busy_ns;
+	st->max_poll_ns = c->max_poll_ns;
+	st->sched_ns = c->sched_ns;
+	st->idle_ns = c->idle_ns;
+	st->wakes = c->wakes;
+	st->self_wakes = c->self_wakes;
+	st->last_ns = c->last_ns;
+	st->long_polls = c->long_polls;
+	st->starved = c->starved;
+	st->starve_max_ns = c->starve_max_ns;
+	st->stalls = c->stalls;
+	st->stall_since_ns = c->stall_since_ns;
+	st->stall_ns = c->stall_ns;
+	st->stall_until_end = c->stall_until_end;
+	st->tokio_id = c->tokio_id;
+	/* the model names a task by spawn (task::Builder::name) only at a poll:
+	 * a name it has now was there at a poll of it */
+	st->label = t->label;
 }
 
 /* ------------------------------------------- observer of the task model */
@@ -284,7 +314,7 @@ static void on_born(void *ctx, struct tm_task *t, struct tm_thread *th, const st
 	    ta_grow((void **)&a->rowe, &a->cap_rowe, a->cap_tasks, sizeof(*a->rowe)))
 		goto nomem;
 	slot = a->n_free ? a->free_slots[a->n_free - 1] : a->n_tasks;
-	if (u64map__set(&a->slot_of, t->seq, slot + 1))
+	if (u64tab__set(&a->slot_of, t->seq, slot + 1))
 		goto nomem;
 	if (a->n_free)
 		a->n_free--;
@@ -297,6 +327,7 @@ static void on_born(void *ctx, struct tm_task *t, struct tm_thread *th, const st
 	st->seq = t->seq;
 	st->header = t->header;
 	st->first_ns = st->last_ns = ev->ts;
+	l->c.last_ns = ev->ts;
 	if (t->spawned_in_trace) {
 		st->spawned_in_trace = true;
 		st->spawn_file = t->spawn_file;
@@ -326,7 +357,7 @@ static void on_leave(void *ctx, struct tm_task *t, uint64_t ts, uint64_t d, enum
 {
 	struct analysis *a = ctx;
 	struct tlive *l = ta_live(a, t);
-	struct task_stats *st = &a->tasks[l->idx];
+	struct tcount *st = &l->c;
 
 	if (a->obs.span)
 		a->obs.span(a->obs.ctx, t->seq, t->state == TM_RUNNABLE ? TASK_STATE_RUNNABLE
@@ -365,7 +396,6 @@ static void on_poll_begin(void *ctx, struct tm_task *t, struct tm_thread *th,
 {
 	struct analysis *a = ctx;
 	struct tlive *l = ta_live(a, t);
-	struct task_stats *st = &a->tasks[l->idx];
 
 	(void)th;
 	if (!l->has_row)
@@ -379,14 +409,12 @@ static void on_poll_begin(void *ctx, struct tm_task *t, struct tm_thread *th,
 					 ev->ts > l->pend[i].ts ? ev->ts - l->pend[i].ts : 0));
 	}
 	l->n_pend = 0;
-	if (!st->polls && !st->name)
-		st->name = t->name;
-	if (!st->label)
-		st->label = t->label;
-	if (!st->tokio_id && ev->other)
-		st->tokio_id = ev->other;
-	st->polls++;
-	touch(st, ev->ts);
+	if (!l->c.polls && !a->tasks[l->idx].name)
+		a->tasks[l->idx].name = t->name;
+	if (!l->c.tokio_id && ev->other)
+		l->c.tokio_id = ev->other;
+	l->c.polls++;
+	touch(&l->c, ev->ts);
 }
 
 /* Accounts the poll of frame f on thread th that lasted d, ended `how`
@@ -396,7 +424,8 @@ static void on_poll_end(void *ctx, struct tm_thread *th, const struct tm_frame *
 {
 	struct analysis *a = ctx;
 	struct tlive *l = ta_live(a, f->task);
-	struct task_stats *st = &a->tasks[l->idx];
+	struct tcount *st = &l->c;
+	bool user = !f->task->worker;   /* kind TASK_KIND_TASK (see on_worker()) */
 	struct tthread *tt = tthread(a, th);
 
 	if (a->obs.span)
@@ -406,10 +435,10 @@ static void on_poll_end(void *ctx, struct tm_thread *th, const struct tm_frame *
 		return;
 	if (how != TM_TRACE_END && !a->opts.states_only)
 		ta_nomem(a, samples__add(&l->h[DIST_POLL], d));
-	if (!f->nested && st->kind == TASK_KIND_TASK && d > a->opts.long_poll_ns &&
+	if (!f->nested && user && d > a->opts.long_poll_ns &&
 	    !a->opts.states_only) {
 		struct long_poll p = {
-			.seq = st->seq, .group = ta_live_ident(a, l), .tid = th->tid,
+			.seq = f->task->seq, .group = ta_live_ident(a, l), .tid = th->tid,
 			.until_end = how == TM_TRACE_END, .start_ns = f->begin, .duration_ns = d,
 		};
 
@@ -419,7 +448,7 @@ static void on_poll_end(void *ctx, struct tm_thread *th, const struct tm_frame *
 	st->busy_ns += d;
 	if (d > st->max_poll_ns)
 		st->max_poll_ns = d;
-	if (!f->nested && st->kind == TASK_KIND_TASK) {
+	if (!f->nested && user) {
 		tt->st.busy_ns += d;
 		tt->st.polls++;
 		if (l->leaf_polls && l->leaf_tid != th->tid)
@@ -467,7 +496,7 @@ static void on_wake(void *ctx, struct tm_task *t, const struct as_event *ev,
 {
 	struct analysis *a = ctx;
 	struct tlive *l = ta_live(a, t);
-	struct task_stats *st = &a->tasks[l->idx];
+	struct tcount *st = &l->c;
 
 	if (!l->has_row)
 		return;
@@ -491,7 +520,8 @@ static void on_gone(void *ctx, struct tm_task *t, uint64_t ts, bool freed)
 	if (!l->has_row)
 		return;
 	if (freed)
-		touch(&a->tasks[l->idx], ts);
+		touch(&l->c, ts);
+	flush_row(a, l, t);
 	a->tasks[l->idx].state = TASK_STATE_COMPLETED;
 	fold(a, l);
 	ta_live_ident(a, l); /* while its row is there */
@@ -513,6 +543,7 @@ static void on_fold(void *ctx, struct tm_task *t, uint64_t ts)
 	(void)ts;
 	if (!l->has_row)
 		return;
+	flush_row(a, l, t);
 	a->tasks[l->idx].state = t->state == TM_IDLE ? TASK_STATE_IDLE
 				 : t->state == TM_RUNNABLE ? TASK_STATE_RUNNABLE
 				 : TASK_STATE_COMPLETED;
@@ -559,6 +590,7 @@ static void on_cut(void *ctx, struct tm_task *t, uint64_t end_ns)
 	(void)end_ns;
 	if (!l->has_row)
 		return;
+	flush_row(a, l, t);
 	/* a task known without a poll (a profile trace's, by id) */
 	if (!st->polls && !st->name)
 		st->name = t->name;
@@ -862,7 +894,7 @@ static void sort_rows(struct analysis *a)
 	a->sorted = true;
 	a->n_free = 0;
 	a->n_keep = 0;
-	u64map__clear(&a->slot_of);
+	u64tab__clear(&a->slot_of);
 }
 
 int analysis__finish(struct analysis *a, const struct as_trace_end *end)
@@ -1103,12 +1135,12 @@ void analysis__free(struct analysis *a)
 	for (size_t i = 0; i < a->n_gedges; i++)
 		hist__clear(&a->gedges[i].delay);
 	free(a->gedges);
-	u64map__clear(&a->gedge_of);
+	u64tab__clear(&a->gedge_of);
 	free(a->gscratch);
 	free(a->rowe);
 	free(a->free_slots);
 	free(a->keep);
-	u64map__clear(&a->slot_of);
+	u64tab__clear(&a->slot_of);
 	free(a->idents);
 	u64map__clear(&a->ident_of);
 	free(a->groups);

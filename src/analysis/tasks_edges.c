@@ -12,6 +12,9 @@
 
 static enum wake_source resolve(const struct analysis *a, uint64_t code, uint32_t from_ident,
 				uint64_t *from_seq);
+static enum wake_source resolve_row(const struct analysis *a, uint64_t code,
+				    uint32_t from_ident, uint64_t *from_seq,
+				    const struct task_stats **row);
 
 /* The end code (see END_GROUP) of task seq, whose identity is id (0
  * unknown), plus base (EDGE_TASK for a waker, 0 for a woken task): its group
@@ -49,14 +52,14 @@ static struct gedge *gedge_get(struct analysis *a, uint32_t from, uint32_t to,
 	uint64_t key = (uint64_t)from << 32 | to, v;
 	struct gedge *g;
 
-	if (u64map__get(&a->gedge_of, key, &v))
+	if (u64tab__get(&a->gedge_of, key, &v))
 		return &a->gedges[v - 1];
 	if (key == UINT64_MAX) { /* 2^31 - 1 identities: cannot be keyed */
 		a->sum.anomalies++;
 		return NULL;
 	}
 	if (ta_reserve((void **)&a->gedges, &a->cap_gedges, a->n_gedges, sizeof(*a->gedges)) ||
-	    u64map__set(&a->gedge_of, key, a->n_gedges + 1)) {
+	    u64tab__set(&a->gedge_of, key, a->n_gedges + 1)) {
 		a->err = -ENOMEM;
 		return NULL;
 	}
@@ -77,20 +80,6 @@ static inline uint32_t gedge_from(const struct analysis *a, const struct edge_ac
 		return e->kind;
 	return e->from_ident && (!e->waker_row || a->idents[e->from_ident - 1].g.tasks)
 	       ? END_GROUP | e->from_ident : (uint32_t)e->code;
-}
-
-/* Fetches the slot of key in m into the cache: the slot u64map's hash
- * gives (util/u64map.c's slot_of(); a hint only, so a change there costs
- * speed, never correctness). */
-static inline void map_prefetch(const struct u64map *m, uint64_t key)
-{
-	if (!m->cap)
-		return;
-	key ^= key >> 33;
-	key *= 0xff51afd7ed558ccdULL;
-	key ^= key >> 33;
-	__builtin_prefetch(&m->keys[(size_t)key & (m->cap - 1)]);
-	__builtin_prefetch(&m->vals[(size_t)key & (m->cap - 1)]);
 }
 
 /* Delay d at group-edge precision: the middle of its step of 2^-GROUP_SUB_BITS
@@ -206,7 +195,7 @@ static void sweep_edges(struct analysis *a)
 		struct row_edges *r = NULL;
 		uint64_t v;
 
-		if (a->rowe && u64map__get(&a->slot_of, e.to_seq, &v)) {
+		if (a->rowe && u64tab__get(&a->slot_of, e.to_seq, &v)) {
 			r = &a->rowe[v - 1];
 			if (r->first == i + 1)
 				*r = (struct row_edges){ 0 }; /* its run starts: found again below */
@@ -264,9 +253,11 @@ void ta_fold_edges(struct analysis *a, struct tlive *l, uint64_t to_seq, bool fo
 
 		if (e->merged)
 			continue;
-		kind = resolve(a, e->code, e->from_ident, &from_seq);
+		const struct task_stats *row;
+
+		kind = resolve_row(a, e->code, e->from_ident, &from_seq, &row);
 		e->kind = (uint8_t)kind;
-		e->waker_row = kind == WAKE_FROM_TASK && ta_row_of(a, from_seq);
+		e->waker_row = kind == WAKE_FROM_TASK && row;   /* ta_row_of(from_seq) */
 		k++;
 		if (kind == WAKE_FROM_RUNTIME || kind == WAKE_FROM_BLOCKING) {
 			if (!merged[kind]) {
@@ -305,13 +296,13 @@ void ta_fold_edges(struct analysis *a, struct tlive *l, uint64_t to_seq, bool fo
 				uint64_t key = (uint64_t)gedge_from(a, e) << 32 | to_end;
 
 				a->gscratch[ng++] = key;
-				map_prefetch(&a->gedge_of, key);
+				u64tab__prefetch(&a->gedge_of, key);
 			}
 		}
 		for (size_t x = 0; x < ng; x++) {
 			uint64_t v = 0;
 
-			if (!u64map__get(&a->gedge_of, a->gscratch[x], &v))
+			if (!u64tab__get(&a->gedge_of, a->gscratch[x], &v))
 				v = 0;
 			a->gscratch[x] = v;
 			if (v)
@@ -353,7 +344,7 @@ void ta_fold_edges(struct analysis *a, struct tlive *l, uint64_t to_seq, bool fo
 		k -= at - a->n_edges;
 	}
 	a->n_edges += k;
-	if (k && a->rowe && u64map__get(&a->slot_of, to_seq, &v))
+	if (k && a->rowe && u64tab__get(&a->slot_of, to_seq, &v))
 		a->rowe[v - 1] = (struct row_edges){ .first = (uint32_t)(first + 1),
 						     .n = (uint32_t)k };
 	if (a->n_edges >= a->sweep_at)
@@ -553,16 +544,18 @@ void ta_wake_edge(struct analysis *a, struct tlive *l, uint64_t to_seq, const st
 /* The waker kind of edge code (from_ident: the waker task's identity), as
  * far as known now; at finish, every task's kind is known. A folded waker
  * was a user task (worker tasks are never folded). */
-static enum wake_source resolve(const struct analysis *a, uint64_t code, uint32_t from_ident,
-				uint64_t *from_seq)
+static enum wake_source resolve_row(const struct analysis *a, uint64_t code,
+				    uint32_t from_ident, uint64_t *from_seq,
+				    const struct task_stats **row)
 {
 	const struct task_stats *w;
 	const char *name;
 
 	*from_seq = 0;
+	*row = NULL;
 	if (code < EDGE_TASK)
 		return (enum wake_source)code;
-	w = ta_row_of(a, code - EDGE_TASK);
+	w = *row = ta_row_of(a, code - EDGE_TASK);
 	if (w && w->kind == TASK_KIND_WORKER)
 		return WAKE_FROM_RUNTIME;
 	name = w ? w->name : from_ident && from_ident <= a->n_idents
@@ -571,6 +564,14 @@ static enum wake_source resolve(const struct analysis *a, uint64_t code, uint32_
 		return WAKE_FROM_BLOCKING;
 	*from_seq = code - EDGE_TASK;
 	return WAKE_FROM_TASK;
+}
+
+static enum wake_source resolve(const struct analysis *a, uint64_t code, uint32_t from_ident,
+				uint64_t *from_seq)
+{
+	const struct task_stats *row;
+
+	return resolve_row(a, code, from_ident, from_seq, &row);
 }
 
 /* The final end codes of group edge g, every task's kind and row known:
@@ -636,7 +637,7 @@ static int finish_gedges(struct analysis *a)
 		hist__clear(&a->gedges[i].delay);
 	a->n_gedges = n;
 	u64map__clear(&at);
-	u64map__clear(&a->gedge_of); /* keys changed: no more lookups */
+	u64tab__clear(&a->gedge_of); /* keys changed: no more lookups */
 	return err;
 }
 

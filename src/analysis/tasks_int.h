@@ -13,6 +13,7 @@
 #include "analysis/samples.h"
 #include "analysis/task_stats.h"
 #include "util/u64map.h"
+#include "util/u64tab.h"
 
 #define PEND_MAX 4             /* timed wakes waiting for a poll, per task */
 #define EDGE_TASK 8            /* edge code of task seq s: s + EDGE_TASK */
@@ -62,6 +63,17 @@ struct tedges {
 };
 #define EDGE_SCAN 8
 
+/* The counters of a live task's row (struct task_stats' fields of those
+ * names), kept with its other live data: the row is written once, when the
+ * task goes (or the trace ends). tokio_id: the first non-zero one its polls
+ * gave. */
+struct tcount {
+	uint64_t polls, pending_polls, ready_polls, busy_ns, max_poll_ns;
+	uint64_t sched_ns, idle_ns, wakes, self_wakes, last_ns, long_polls;
+	uint64_t starved, starve_max_ns, stalls, stall_since_ns, stall_ns, tokio_id;
+	bool stall_until_end;
+};
+
 /* The analysis's part of a live task of the model. */
 struct tlive {
 	bool has_row;          /* born with a row (false: out of memory then) */
@@ -69,6 +81,7 @@ struct tlive {
 	uint32_t ident;        /* its identity (index + 1 into a->idents), 0 not
 	                          looked up yet (only once its name is final) */
 	size_t idx;            /* into a->tasks */
+	struct tcount c;
 	/* Time of its leaf polls charged to worker threads, taken back if the
 	 * task turns out to be a worker (a poll nests inside a later poll of it). */
 	uint64_t leaf_ns, leaf_polls;
@@ -130,7 +143,7 @@ struct analysis {
 	size_t n_tasks, cap_tasks;        /* slots used so far */
 	size_t *free_slots;               /* slots of folded rows, for reuse */
 	size_t n_free, cap_free;
-	struct u64map slot_of;            /* seq -> slot + 1 (until finish) */
+	struct u64tab slot_of;            /* seq -> slot + 1 (until finish) */
 	size_t *keep;                     /* min-heap of kept finished user rows (slots) */
 	size_t n_keep, cap_keep;
 	uint64_t folded, folded_polls, folded_long_polls;
@@ -155,7 +168,7 @@ struct analysis {
 	size_t cap_rowe;
 	struct gedge *gedges;             /* group edges */
 	size_t n_gedges, cap_gedges;
-	struct u64map gedge_of;           /* from << 32 | to -> index + 1 */
+	struct u64tab gedge_of;           /* from << 32 | to -> index + 1 */
 	uint64_t *gscratch;               /* ta_fold_edges(): the group edge keys, then
 	                                     indices + 1, of one task's edges */
 	size_t cap_gscratch;
@@ -227,7 +240,7 @@ static inline const struct task_stats *ta_row_of(const struct analysis *a, uint6
 	if (a->sorted)
 		return a->n_tasks ? bsearch(&key, a->tasks, a->n_tasks, sizeof(*a->tasks),
 					    ta_by_seq) : NULL;
-	if (seq && u64map__get(&a->slot_of, seq, &v))
+	if (seq && u64tab__get(&a->slot_of, seq, &v))
 		return &a->tasks[v - 1];
 	return NULL;
 }
