@@ -187,10 +187,9 @@ static void row_done(struct analysis *a, size_t slot)
 	keep_sift_down(a, 0);
 }
 
-/* Task l goes: its distributions become percentiles in its row and, for a
- * user task, part of the totals; then they are freed (the edges into it are
- * folded by the caller: ta_fold_edges()). */
-static void fold(struct analysis *a, struct tlive *l)
+/* Task l goes and keeps its row: its distributions' percentiles into the
+ * row (not for a row folded at once: a group keeps no percentiles). */
+static void fold_pct(struct analysis *a, struct tlive *l)
 {
 	struct task_stats *st = &a->tasks[l->idx];
 	struct samples *h = l->h;
@@ -208,8 +207,15 @@ static void fold(struct analysis *a, struct tlive *l)
 	samples__quantiles(&h[DIST_IDLE], q, v, 2);
 	st->idle_p50_ns = v[0];
 	st->idle_p99_ns = v[1];
+}
+
+/* Task l goes: for a user task (kind, its row's) its distributions become
+ * part of the totals; then they are freed (the edges into it are folded by
+ * the caller: ta_fold_edges()). */
+static void fold_dists(struct analysis *a, struct tlive *l, enum task_kind kind)
+{
 	for (int d = 0; d < DIST__MAX; d++) {
-		if (st->kind == TASK_KIND_TASK)
+		if (kind == TASK_KIND_TASK)
 			ta_nomem(a, samples__merge_into(&a->dist[d], &l->h[d]));
 		samples__clear(&l->h[d]);
 	}
@@ -313,6 +319,8 @@ static void on_born(void *ctx, struct tm_task *t, struct tm_thread *th, const st
 	if (!a->opts.states_only &&
 	    ta_grow((void **)&a->rowe, &a->cap_rowe, a->cap_tasks, sizeof(*a->rowe)))
 		goto nomem;
+	if (ta_grow((void **)&a->rflags, &a->cap_rflags, a->cap_tasks, sizeof(*a->rflags)))
+		goto nomem;
 	slot = a->n_free ? a->free_slots[a->n_free - 1] : a->n_tasks;
 	if (u64tab__set(&a->slot_of, t->seq, slot + 1))
 		goto nomem;
@@ -322,6 +330,7 @@ static void on_born(void *ctx, struct tm_task *t, struct tm_thread *th, const st
 		a->n_tasks++;
 	st = &a->tasks[slot];
 	memset(st, 0, sizeof(*st));
+	a->rflags[slot] = 0;
 	if (a->rowe)
 		a->rowe[slot] = (struct row_edges){ 0 };
 	st->seq = t->seq;
@@ -409,8 +418,11 @@ static void on_poll_begin(void *ctx, struct tm_task *t, struct tm_thread *th,
 					 ev->ts > l->pend[i].ts ? ev->ts - l->pend[i].ts : 0));
 	}
 	l->n_pend = 0;
-	if (!l->c.polls && !a->tasks[l->idx].name)
+	if (!l->c.polls && !a->tasks[l->idx].name) {
 		a->tasks[l->idx].name = t->name;
+		if (ta_blocking_name(t->name))
+			a->rflags[l->idx] |= RF_BLOCKING;
+	}
 	if (!l->c.tokio_id && ev->other)
 		l->c.tokio_id = ev->other;
 	l->c.polls++;
@@ -478,6 +490,7 @@ static void on_worker(void *ctx, struct tm_task *t)
 	if (!l->has_row)
 		return;
 	st->kind = TASK_KIND_WORKER;
+	a->rflags[l->idx] |= RF_WORKER;
 	if (!l->leaf_polls)
 		return;
 	th = l->leaf_mixed ? NULL : task_model__thread(a->model, l->leaf_tid);
@@ -523,10 +536,15 @@ static void on_gone(void *ctx, struct tm_task *t, uint64_t ts, bool freed)
 		touch(&l->c, ts);
 	flush_row(a, l, t);
 	a->tasks[l->idx].state = TASK_STATE_COMPLETED;
-	fold(a, l);
 	ta_live_ident(a, l); /* while its row is there */
 	row_done(a, l->idx);
-	ta_fold_edges(a, l, seq, a->tasks[l->idx].seq != seq);
+	/* its slot is its own until the next birth, folded (seq 0) or not */
+	bool kept = a->tasks[l->idx].seq == seq;
+
+	if (kept)
+		fold_pct(a, l);
+	fold_dists(a, l, a->tasks[l->idx].kind);
+	ta_fold_edges(a, l, seq, !kept);
 }
 
 /* Live task t is folded away by the model's live-task limit: its row goes
@@ -547,13 +565,15 @@ static void on_fold(void *ctx, struct tm_task *t, uint64_t ts)
 	a->tasks[l->idx].state = t->state == TM_IDLE ? TASK_STATE_IDLE
 				 : t->state == TM_RUNNABLE ? TASK_STATE_RUNNABLE
 				 : TASK_STATE_COMPLETED;
-	fold(a, l);
 	id = ta_live_ident(a, l);
 	if (a->tasks[l->idx].kind != TASK_KIND_TASK || !fold_row(a, l->idx)) {
 		/* out of memory (or not a user task): the row stays, final */
+		fold_pct(a, l);
+		fold_dists(a, l, a->tasks[l->idx].kind);
 		ta_fold_edges(a, l, seq, false);
 		return;
 	}
+	fold_dists(a, l, a->tasks[l->idx].kind);
 	a->folded_live++;
 	if (t->state == TM_IDLE && id) {
 		a->idents[id - 1].open_idle++;
@@ -592,8 +612,11 @@ static void on_cut(void *ctx, struct tm_task *t, uint64_t end_ns)
 		return;
 	flush_row(a, l, t);
 	/* a task known without a poll (a profile trace's, by id) */
-	if (!st->polls && !st->name)
+	if (!st->polls && !st->name) {
 		st->name = t->name;
+		if (ta_blocking_name(t->name))
+			a->rflags[l->idx] |= RF_BLOCKING;
+	}
 	if (!st->tokio_id)
 		st->tokio_id = t->tokio_id;
 	switch (t->state) {
@@ -610,7 +633,8 @@ static void on_cut(void *ctx, struct tm_task *t, uint64_t end_ns)
 		st->state = TASK_STATE_COMPLETED;
 		break;
 	}
-	fold(a, l);
+	fold_pct(a, l);
+	fold_dists(a, l, st->kind);
 	ta_fold_edges(a, l, st->seq, false);
 }
 
@@ -1152,6 +1176,7 @@ void analysis__free(struct analysis *a)
 	free(a->stalls);
 	free(a->starves);
 	free(a->tasks);
+	free(a->rflags);
 	free(a->workers);
 	free(a);
 }

@@ -13,8 +13,7 @@
 static enum wake_source resolve(const struct analysis *a, uint64_t code, uint32_t from_ident,
 				uint64_t *from_seq);
 static enum wake_source resolve_row(const struct analysis *a, uint64_t code,
-				    uint32_t from_ident, uint64_t *from_seq,
-				    const struct task_stats **row);
+				    uint32_t from_ident, uint64_t *from_seq, bool *row);
 
 /* The end code (see END_GROUP) of task seq, whose identity is id (0
  * unknown), plus base (EDGE_TASK for a waker, 0 for a woken task): its group
@@ -253,7 +252,7 @@ void ta_fold_edges(struct analysis *a, struct tlive *l, uint64_t to_seq, bool fo
 
 		if (e->merged)
 			continue;
-		const struct task_stats *row;
+		bool row;
 
 		kind = resolve_row(a, e->code, e->from_ident, &from_seq, &row);
 		e->kind = (uint8_t)kind;
@@ -545,22 +544,39 @@ void ta_wake_edge(struct analysis *a, struct tlive *l, uint64_t to_seq, const st
  * far as known now; at finish, every task's kind is known. A folded waker
  * was a user task (worker tasks are never folded). */
 static enum wake_source resolve_row(const struct analysis *a, uint64_t code,
-				    uint32_t from_ident, uint64_t *from_seq,
-				    const struct task_stats **row)
+				    uint32_t from_ident, uint64_t *from_seq, bool *row)
 {
-	const struct task_stats *w;
 	const char *name;
 
 	*from_seq = 0;
-	*row = NULL;
+	*row = false;
 	if (code < EDGE_TASK)
 		return (enum wake_source)code;
-	w = *row = ta_row_of(a, code - EDGE_TASK);
-	if (w && w->kind == TASK_KIND_WORKER)
-		return WAKE_FROM_RUNTIME;
-	name = w ? w->name : from_ident && from_ident <= a->n_idents
-	       ? a->idents[from_ident - 1].g.name : NULL;
-	if (name && !strncmp(name, BLOCKING_PREFIX, strlen(BLOCKING_PREFIX)))
+	if (!a->sorted) {
+		/* the row's kind and name from its flags, not from the row */
+		long slot = ta_slot_of(a, code - EDGE_TASK);
+
+		if (slot >= 0) {
+			*row = true;
+			if (a->rflags[slot] & RF_WORKER)
+				return WAKE_FROM_RUNTIME;
+			if (a->rflags[slot] & RF_BLOCKING)
+				return WAKE_FROM_BLOCKING;
+			*from_seq = code - EDGE_TASK;
+			return WAKE_FROM_TASK;
+		}
+		name = from_ident && from_ident <= a->n_idents ? a->idents[from_ident - 1].g.name
+							       : NULL;
+	} else {
+		const struct task_stats *w = ta_row_of(a, code - EDGE_TASK);
+
+		*row = w != NULL;
+		if (w && w->kind == TASK_KIND_WORKER)
+			return WAKE_FROM_RUNTIME;
+		name = w ? w->name : from_ident && from_ident <= a->n_idents
+		       ? a->idents[from_ident - 1].g.name : NULL;
+	}
+	if (ta_blocking_name(name))
 		return WAKE_FROM_BLOCKING;
 	*from_seq = code - EDGE_TASK;
 	return WAKE_FROM_TASK;
@@ -569,7 +585,7 @@ static enum wake_source resolve_row(const struct analysis *a, uint64_t code,
 static enum wake_source resolve(const struct analysis *a, uint64_t code, uint32_t from_ident,
 				uint64_t *from_seq)
 {
-	const struct task_stats *row;
+	bool row;
 
 	return resolve_row(a, code, from_ident, from_seq, &row);
 }

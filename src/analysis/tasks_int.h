@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analysis/task_model.h"
 #include "analysis/samples.h"
@@ -141,6 +142,10 @@ struct analysis {
 
 	struct task_stats *tasks;         /* slots; sorted by seq after finish */
 	size_t n_tasks, cap_tasks;        /* slots used so far */
+	/* Per slot until finish: what a wake edge's waker end needs of its
+	 * row (RF_*), read without the row itself (a cache miss each) */
+	uint8_t *rflags;
+	size_t cap_rflags;
 	size_t *free_slots;               /* slots of folded rows, for reuse */
 	size_t n_free, cap_free;
 	struct u64tab slot_of;            /* seq -> slot + 1 (until finish) */
@@ -229,6 +234,24 @@ static inline int ta_by_seq(const void *x, const void *y)
 	const struct task_stats *a = x, *b = y;
 
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+#define RF_WORKER 1            /* its kind is TASK_KIND_WORKER */
+#define RF_BLOCKING 2          /* its name is a blocking task's (BLOCKING_PREFIX) */
+
+/* Whether name is that of a task of the runtime's blocking pool. */
+static inline bool ta_blocking_name(const char *name)
+{
+	return name && !strncmp(name, BLOCKING_PREFIX, sizeof(BLOCKING_PREFIX) - 1);
+}
+
+/* The slot of the row of task seq (live or kept), or -1: folded or never
+ * seen. Before finish only. */
+static inline long ta_slot_of(const struct analysis *a, uint64_t seq)
+{
+	uint64_t v;
+
+	return seq && u64tab__get(&a->slot_of, seq, &v) ? (long)(v - 1) : -1;
 }
 
 /* The row of task seq (live or kept), or NULL: folded or never seen. */
