@@ -1128,7 +1128,7 @@ void analysis__mem(const struct analysis *a, struct analysis_mem *m)
 			 a->cap_edges * sizeof(*a->edges) + a->cap_gedges * sizeof(*a->gedges) +
 			 a->cap_rowe * sizeof(*a->rowe);
 	for (size_t i = 0; i < a->n_gedges; i++)
-		m->edge_bytes += hist__mem(&a->gedges[i].delay);
+		m->edge_bytes += cbag__mem(&a->gedges[i].delay);
 	m->bytes = m->live_hist_bytes + task_model__bytes(a->model) +
 		   a->cap_tasks * sizeof(*a->tasks) + m->edge_bytes +
 		   (a->slot_of.cap + a->ident_of.cap) * 2 * sizeof(uint64_t) +
@@ -1157,7 +1157,7 @@ void analysis__free(struct analysis *a)
 	if (a->own_model)
 		task_model__free(a->model);
 	for (size_t i = 0; i < a->n_gedges; i++)
-		hist__clear(&a->gedges[i].delay);
+		cbag__clear(&a->gedges[i].delay);
 	free(a->gedges);
 	u64tab__clear(&a->gedge_of);
 	free(a->gscratch);

@@ -44,6 +44,26 @@ static bool waker_folded(const struct analysis *a, uint64_t code, uint32_t from_
 	return resolve(a, code, from_ident, &seq) == WAKE_FROM_TASK && !ta_row_of(a, seq);
 }
 
+/* Room for one more group edge in a->gedges, kept 64-byte aligned (an
+ * edge is two cache lines). 0 or -ENOMEM. */
+static int gedges_reserve(struct analysis *a)
+{
+	size_t ncap = a->cap_gedges ? a->cap_gedges * 2 : 64;
+	struct gedge *p;
+
+	if (a->n_gedges < a->cap_gedges)
+		return 0;
+	p = aligned_alloc(64, ncap * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	if (a->n_gedges)
+		memcpy(p, a->gedges, a->n_gedges * sizeof(*p));
+	free(a->gedges);
+	a->gedges = p;
+	a->cap_gedges = ncap;
+	return 0;
+}
+
 /* The group edge (from, to), added if new; NULL out of memory (a->err set). */
 static struct gedge *gedge_get(struct analysis *a, uint32_t from, uint32_t to,
 			       uint32_t from_ident, uint32_t to_ident)
@@ -57,8 +77,7 @@ static struct gedge *gedge_get(struct analysis *a, uint32_t from, uint32_t to,
 		a->sum.anomalies++;
 		return NULL;
 	}
-	if (ta_reserve((void **)&a->gedges, &a->cap_gedges, a->n_gedges, sizeof(*a->gedges)) ||
-	    u64tab__set(&a->gedge_of, key, a->n_gedges + 1)) {
+	if (gedges_reserve(a) || u64tab__set(&a->gedge_of, key, a->n_gedges + 1)) {
 		a->err = -ENOMEM;
 		return NULL;
 	}
@@ -81,20 +100,6 @@ static inline uint32_t gedge_from(const struct analysis *a, const struct edge_ac
 	       ? END_GROUP | e->from_ident : (uint32_t)e->code;
 }
 
-/* Delay d at group-edge precision: the middle of its step of 2^-GROUP_SUB_BITS
- * of its power of two (exact below 2^(GROUP_SUB_BITS + 1)). */
-static uint64_t coarse(uint64_t d)
-{
-	unsigned top;
-	uint64_t step;
-
-	if (d < 2ULL << GROUP_SUB_BITS)
-		return d;
-	top = 63 - (unsigned)__builtin_clzll(d);
-	step = 1ULL << (top - GROUP_SUB_BITS);
-	return (d & ~(step - 1)) + step / 2;
-}
-
 /* n delays of d into group edge g. */
 static void gedge_sample(struct analysis *a, struct gedge *g, uint64_t d, uint64_t n)
 {
@@ -102,7 +107,7 @@ static void gedge_sample(struct analysis *a, struct gedge *g, uint64_t d, uint64
 		return;
 	if (d > g->max)
 		g->max = d;
-	ta_nomem(a, hist__add_n(&g->delay, coarse(d), n));
+	ta_nomem(a, cbag__add(&g->delay, d, n));
 }
 
 struct sample_into {
@@ -309,7 +314,7 @@ void ta_fold_edges(struct analysis *a, struct tlive *l, uint64_t to_seq, bool fo
 		}
 		for (size_t x = 0; x < ng; x++)
 			if (a->gscratch[x])
-				hist__prefetch(&a->gedges[a->gscratch[x] - 1].delay);
+				__builtin_prefetch((char *)&a->gedges[a->gscratch[x] - 1] + 64, 1);
 	}
 	for (uint32_t i = l->ed.n; i-- > 0;) {
 		struct edge_acc *e = &E[i];
@@ -636,8 +641,8 @@ static int finish_gedges(struct analysis *a)
 			o->tasks += g->tasks;
 			if (g->max > o->max)
 				o->max = g->max;
-			err = hist__merge(&o->delay, &g->delay);
-			hist__clear(&g->delay);
+			err = cbag__merge(&o->delay, &g->delay);
+			cbag__clear(&g->delay);
 			continue;
 		}
 		err = u64map__set(&at, key, n + 1);
@@ -650,7 +655,7 @@ static int finish_gedges(struct analysis *a)
 		n++;
 	}
 	for (size_t i = n; i < a->n_gedges; i++)
-		hist__clear(&a->gedges[i].delay);
+		cbag__clear(&a->gedges[i].delay);
 	a->n_gedges = n;
 	u64map__clear(&at);
 	u64tab__clear(&a->gedge_of); /* keys changed: no more lookups */
@@ -723,12 +728,12 @@ int ta_finish_edges(struct analysis *a)
 		static const double q[2] = { 0.5, 0.99 };
 		uint64_t pq[2];
 
-		hist__quantiles(&g.delay, q, pq, 2);
+		cbag__quantiles(&g.delay, q, pq, 2);
 		o = (struct wake_edge){
 			.count = g.count, .timed = g.timed, .tasks = g.tasks,
 			.delay_p50_ns = pq[0], .delay_p99_ns = pq[1], .delay_max_ns = g.max,
 		};
-		hist__clear(&g.delay);
+		cbag__clear(&g.delay);
 		if (g.from < EDGE_TASK) {
 			o.from_kind = (enum wake_source)g.from;
 		} else if (g.from & END_GROUP) {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analysis/task_model.h"
+#include "analysis/cbag.h"
 #include "analysis/samples.h"
 #include "analysis/task_stats.h"
 #include "util/u64map.h"
@@ -29,7 +30,7 @@
  * leading one (8 steps per power of two, each sample the middle of its step:
  * within 6.25%): their histograms then hold at most 8 buckets per power of
  * two, however many wakes they merge. */
-#define GROUP_SUB_BITS 3
+#define GROUP_SUB_BITS CBAG_SUB_BITS
 #define GROUP_BUCKETS 256      /* buckets read at once from an edge's histogram */
 #define BLOCKING_PREFIX "tokio::runtime::blocking::task::BlockingTask"
 
@@ -108,8 +109,10 @@ struct gedge {
 	uint32_t from_ident, to_ident;   /* identities of task ends, 0 unknown */
 	uint64_t count, timed, tasks;
 	uint64_t max;                    /* exact maximum delay */
-	struct hist delay;               /* delays at group precision (coarse()) */
+	struct cbag delay;               /* delays at group precision */
 };
+/* two cache lines (a->gedges is 64-byte aligned): an update reads no more */
+_Static_assert(sizeof(struct gedge) == 128, "a group edge is two cache lines");
 
 /* The compact edges into a kept finished row: a->edges[first - 1 ..], n of
  * them (some perhaps moved out since: count 0); first 0 none. */

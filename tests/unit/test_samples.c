@@ -1,11 +1,13 @@
-/* Unit tests for src/analysis/samples.c and hist__add_u32(): every answer
+/* Unit tests for src/analysis/samples.c, cbag.c and hist__add_u32(): every answer
  * of a sample buffer (percentiles, maximum, count, the merge into a
  * histogram, the values handed out) is the one a histogram fed the same
  * values gives, whatever the number of values (inline, grown, spilled into
  * the histogram), their spread (exact range, up to 2^32 and past it), the
- * quantiles asked and the merges between buffers. */
+ * quantiles asked and the merges between buffers; a bag of group-edge
+ * delays answers as a histogram of their coarse values. */
 #include <stdlib.h>
 
+#include "analysis/cbag.h"
 #include "analysis/samples.h"
 #include "harness.h"
 
@@ -200,8 +202,74 @@ static void test_add_u32(void)
 		}
 }
 
+/* The group-edge precision, written out: the middle of the value's step
+ * of an eighth of its power of two, exact below 16. */
+static uint64_t coarse_ref(uint64_t d)
+{
+	unsigned top;
+	uint64_t step;
+
+	if (d < 16)
+		return d;
+	top = 63 - (unsigned)__builtin_clzll(d);
+	step = 1ULL << (top - 3);
+	return (d & ~(step - 1)) + step / 2;
+}
+
+static void check_bag(const struct cbag *b, const struct hist *h)
+{
+	static const double qs[][3] = {
+		{ 0.5, 0.99, 0 }, { 0.01, 0.5, 0.999 }, { 0, 0.5, 1 }, { 0.25, 0.75, 0.9 },
+	};
+
+	CHECK_EQ_U64(cbag__count(b), h->count);
+	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
+		uint64_t x[3], y[3];
+
+		cbag__quantiles(b, qs[i], x, 3);
+		hist__quantiles(h, qs[i], y, 3);
+		for (size_t k = 0; k < 3; k++)
+			CHECK_EQ_U64(x[k], y[k]);
+	}
+}
+
+static void test_cbag(void)
+{
+	static const unsigned sizes[] = { 0, 1, 2, 3, 4, 5, 9, 10, 40, 1000 };
+
+	for (uint64_t d = 0; d < 5000; d++)
+		CHECK_EQ_U64(cbag_coarse(d), coarse_ref(d));
+	for (int i = 0; i < 100000; i++) {
+		uint64_t d = rnd() >> (rnd() % 64);
+
+		CHECK_EQ_U64(cbag_coarse(d), coarse_ref(d));
+	}
+	for (unsigned shape = 0; shape < 8; shape++)
+		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+			struct cbag b = { 0 }, c = { 0 };
+			struct hist h = { 0 };
+
+			for (unsigned k = 0; k < sizes[i]; k++) {
+				uint64_t v = shape < 6 ? value(shape) : rnd() >> (rnd() % 64);
+				uint64_t n = 1 + (k % 3 == 0 ? rnd() % 5 : 0);
+
+				/* half into a second bag, merged below */
+				CHECK_EQ_U64(cbag__add(k % 2 ? &c : &b, v, n), 0);
+				CHECK_EQ_U64(hist__add_n(&h, coarse_ref(v), n), 0);
+			}
+			CHECK_EQ_U64(cbag__merge(&b, &c), 0);
+			check_bag(&b, &h);
+			cbag__clear(&b);
+			cbag__clear(&c);
+			CHECK_EQ_U64(cbag__count(&b), 0);
+			CHECK_EQ_U64(cbag__mem(&b), 0);
+			hist__clear(&h);
+		}
+}
+
 int main(void)
 {
+	RUN(test_cbag);
 	RUN(test_against_hist);
 	RUN(test_merge);
 	RUN(test_add_u32);
