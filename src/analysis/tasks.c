@@ -675,6 +675,7 @@ static struct analysis *analysis_new(struct task_model *m, bool own,
 	if (!a->opts.max_tasks)
 		a->opts.max_tasks = ANALYSIS_MAX_TASKS;
 	a->sweep_at = SWEEP_MIN;
+	a->sum.start_ns = UINT64_MAX;   /* the first event's, or set at finish */
 	a->sum.long_poll_ns = a->opts.long_poll_ns;
 	a->sum.stall_ns = a->opts.stall_ns;
 	a->sum.starve_ns = a->opts.starve_ns;
@@ -756,24 +757,28 @@ struct analysis *analysis__new(const struct as_trace_meta *meta)
 int analysis__add(struct analysis *a, const struct as_event *ev)
 {
 	int err = 0;
+	uint64_t ts;
 
-	if (!a || !ev || a->finished)
+	if (__builtin_expect(!a || !ev || a->finished, 0))
 		return -EINVAL;
 	a->sum.events++;
-	if (!a->seen_event || ev->ts < a->sum.start_ns)
-		a->sum.start_ns = ev->ts;
-	if (!a->seen_event || ev->ts > a->last_ts)
-		a->last_ts = ev->ts;
-	a->seen_event = true;
+	ts = ev->ts;
+	/* start_ns begins at UINT64_MAX (no event seen: see finish) */
+	if (ts < a->sum.start_ns)
+		a->sum.start_ns = ts;
+	if (ts > a->last_ts)
+		a->last_ts = ts;
 	/* other concerns' events (USDT hits, ...) are counted, not analysed
 	 * here; only a type no trace can hold is an anomaly */
-	if (ev->type == 0 || ev->type >= AS_EV__MAX)
+	if (__builtin_expect(ev->type == 0 || ev->type >= AS_EV__MAX, 0))
 		a->sum.anomalies++;
-	if (a->own_model)
+	if (__builtin_expect(a->own_model, 0))
 		err = task_model__add(a->model, ev);
-	if (!err)
-		err = a->err;
-	a->err = 0;
+	if (__builtin_expect(a->err != 0, 0)) {
+		if (!err)
+			err = a->err;
+		a->err = 0;
+	}
 	return err;
 }
 
@@ -931,6 +936,7 @@ int analysis__finish(struct analysis *a, const struct as_trace_end *end)
 	if (!a || a->finished)
 		return -EINVAL;
 	s = &a->sum;
+	a->seen_event = s->events > 0;
 	end_ns = end ? end->end_ns : a->last_ts;
 	if (!a->seen_event)
 		s->start_ns = a->has_meta && a->meta.clock_mono_ns ? a->meta.clock_mono_ns : end_ns;

@@ -149,10 +149,10 @@ static void gedge_add_acc(struct analysis *a, struct edge_acc *e, uint32_t from,
 /* The wakes of compact edge e into group edge (from, to): its delays as its
  * maximum once, then the other timed wakes half at its p50, half at its p99
  * (exact for up to two). */
-static void gedge_add_rec(struct analysis *a, const struct wake_edge *e, uint32_t from,
-			  uint32_t to)
+static void gedge_add_rec_at(struct analysis *a, const struct wake_edge *e, uint32_t from,
+			     uint32_t to, uint64_t at)
 {
-	struct gedge *g = gedge_get(a, from, to, e->from_group, e->to_group);
+	struct gedge *g = at ? &a->gedges[at - 1] : gedge_get(a, from, to, e->from_group, e->to_group);
 	uint64_t rest;
 
 	if (!g)
@@ -168,20 +168,64 @@ static void gedge_add_rec(struct analysis *a, const struct wake_edge *e, uint32_
 	gedge_sample(a, g, e->delay_p99_ns, rest / 2);
 }
 
+static void gedge_add_rec(struct analysis *a, const struct wake_edge *e, uint32_t from,
+			  uint32_t to)
+{
+	gedge_add_rec_at(a, e, from, to, 0);
+}
+
+/* The group edges of keys[0 .. n) (from << 32 | to; 0: none) looked up,
+ * their map slots and then their records fetched ahead: keys[i] becomes
+ * the edge's index + 1, or 0 (none yet, or no key). */
+static void gedges_find(struct analysis *a, uint64_t *keys, size_t n)
+{
+	for (size_t x = 0; x < n; x++)
+		if (keys[x])
+			u64tab__prefetch(&a->gedge_of, keys[x]);
+	for (size_t x = 0; x < n; x++) {
+		uint64_t v = 0;
+
+		if (!keys[x] || !u64tab__get(&a->gedge_of, keys[x], &v))
+			v = 0;
+		keys[x] = v;
+		if (v) {
+			__builtin_prefetch(&a->gedges[v - 1], 1);
+			__builtin_prefetch((char *)&a->gedges[v - 1] + 64, 1);
+		}
+	}
+}
+
 /* The kept row in slot (identity id) is being folded: its compact edges go
- * into group edges. */
+ * into group edges (found first, their memory fetched ahead: the same
+ * updates in the same order). */
 void ta_row_edges_out(struct analysis *a, size_t slot, uint32_t id)
 {
 	struct row_edges *r = a->rowe ? &a->rowe[slot] : NULL;
+	size_t first, n;
+	bool hints;
 
 	if (!r || !r->first)
 		return;
-	for (size_t i = r->first - 1; i < r->first - 1 + (size_t)r->n; i++) {
-		struct wake_edge *e = &a->edges[i];
+	first = r->first - 1;
+	n = r->n;
+	/* the waker ends first: nothing below changes them */
+	hints = !ta_grow((void **)&a->gscratch, &a->cap_gscratch, n, sizeof(*a->gscratch));
+	if (hints) {
+		for (size_t i = 0; i < n; i++) {
+			const struct wake_edge *e = &a->edges[first + i];
+
+			a->gscratch[i] = e->count ? (uint64_t)waker_end(a, e->from_seq, e->from_group)
+						    << 32 | (END_GROUP | id) : 0;
+		}
+		gedges_find(a, a->gscratch, n);
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct wake_edge *e = &a->edges[first + i];
 
 		if (!e->count)
 			continue; /* moved by a sweep already */
-		gedge_add_rec(a, e, waker_end(a, e->from_seq, e->from_group), END_GROUP | id);
+		gedge_add_rec_at(a, e, waker_end(a, e->from_seq, e->from_group), END_GROUP | id,
+				 hints ? a->gscratch[i] : 0);
 		e->count = 0;
 		a->n_moved++;
 	}

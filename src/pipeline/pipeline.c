@@ -22,8 +22,11 @@ int pipeline_run(struct as_source *src, struct as_sink *sinks, size_t n,
 	const struct as_stack *(*stack_of)(void *, uint32_t) = src->ops->stack;
 	void *impl = src->impl;
 	/* the sinks' add() and impl side by side: one load each per event */
-	struct { int (*add)(void *, const struct as_event *, const struct as_stack *); void *impl; }
-		hot[PIPELINE_MAX_SINKS];
+	struct {
+		int (*add)(void *, const struct as_event *, const struct as_stack *);
+		void *impl;
+		uint32_t types;
+	} hot[PIPELINE_MAX_SINKS];
 	struct as_sink *const end_sink = sinks + n;
 	struct as_event evs[BATCH];
 	uint64_t last_ts = 0, events = 0;
@@ -39,6 +42,7 @@ int pipeline_run(struct as_source *src, struct as_sink *sinks, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		hot[i].add = sinks[i].ops->add;
 		hot[i].impl = sinks[i].impl;
+		hot[i].types = sinks[i].types ? sinks[i].types : UINT32_MAX;
 	}
 	for (;;) {
 		got = next_batch ? next_batch(impl, evs, BATCH) : next(impl, evs);
@@ -49,7 +53,8 @@ int pipeline_run(struct as_source *src, struct as_sink *sinks, size_t n,
 						       ? stack_of(impl, ev->stack) : NULL;
 
 			for (size_t i = 0; i < n; i++)
-				if ((err = hot[i].add(hot[i].impl, ev, stack))) {
+				if ((hot[i].types & AS_SINK_TYPE(ev->type & 31)) &&
+				    (err = hot[i].add(hot[i].impl, ev, stack))) {
 					res->events = events;
 					res->err = err;
 					res->failed = sinks[i].ops->name;
