@@ -93,7 +93,8 @@ static bool worse(const struct task_stats *x, const struct task_stats *y)
 static bool fold_row(struct analysis *a, size_t slot)
 {
 	struct task_stats *st = &a->tasks[slot];
-	uint32_t id = ta_ident_get(a, st);
+	/* its identity, known since it went (or looked up now) */
+	uint32_t id = a->rinfo[slot].ident ? a->rinfo[slot].ident : ta_ident_get(a, st);
 	struct task_group *g;
 
 	if (!id ||
@@ -133,6 +134,7 @@ static bool fold_row(struct analysis *a, size_t slot)
 	u64tab__del(&a->slot_of, st->seq);
 	ta_row_edges_out(a, slot, id);
 	st->seq = 0; /* a free slot */
+	a->rinfo[slot].seq = 0;
 	a->free_slots[a->n_free++] = slot;
 	return true;
 }
@@ -319,7 +321,7 @@ static void on_born(void *ctx, struct tm_task *t, struct tm_thread *th, const st
 	if (!a->opts.states_only &&
 	    ta_grow((void **)&a->rowe, &a->cap_rowe, a->cap_tasks, sizeof(*a->rowe)))
 		goto nomem;
-	if (ta_grow((void **)&a->rflags, &a->cap_rflags, a->cap_tasks, sizeof(*a->rflags)))
+	if (ta_grow((void **)&a->rinfo, &a->cap_rinfo, a->cap_tasks, sizeof(*a->rinfo)))
 		goto nomem;
 	slot = a->n_free ? a->free_slots[a->n_free - 1] : a->n_tasks;
 	if (u64tab__set(&a->slot_of, t->seq, slot + 1))
@@ -330,7 +332,7 @@ static void on_born(void *ctx, struct tm_task *t, struct tm_thread *th, const st
 		a->n_tasks++;
 	st = &a->tasks[slot];
 	memset(st, 0, sizeof(*st));
-	a->rflags[slot] = 0;
+	a->rinfo[slot] = (struct rinfo){ .seq = t->seq };
 	if (a->rowe)
 		a->rowe[slot] = (struct row_edges){ 0 };
 	st->seq = t->seq;
@@ -421,7 +423,7 @@ static void on_poll_begin(void *ctx, struct tm_task *t, struct tm_thread *th,
 	if (!l->c.polls && !a->tasks[l->idx].name) {
 		a->tasks[l->idx].name = t->name;
 		if (ta_blocking_name(t->name))
-			a->rflags[l->idx] |= RF_BLOCKING;
+			a->rinfo[l->idx].flags |= RF_BLOCKING;
 	}
 	if (!l->c.tokio_id && ev->other)
 		l->c.tokio_id = ev->other;
@@ -490,7 +492,7 @@ static void on_worker(void *ctx, struct tm_task *t)
 	if (!l->has_row)
 		return;
 	st->kind = TASK_KIND_WORKER;
-	a->rflags[l->idx] |= RF_WORKER;
+	a->rinfo[l->idx].flags |= RF_WORKER;
 	if (!l->leaf_polls)
 		return;
 	th = l->leaf_mixed ? NULL : task_model__thread(a->model, l->leaf_tid);
@@ -615,7 +617,7 @@ static void on_cut(void *ctx, struct tm_task *t, uint64_t end_ns)
 	if (!st->polls && !st->name) {
 		st->name = t->name;
 		if (ta_blocking_name(t->name))
-			a->rflags[l->idx] |= RF_BLOCKING;
+			a->rinfo[l->idx].flags |= RF_BLOCKING;
 	}
 	if (!st->tokio_id)
 		st->tokio_id = t->tokio_id;
@@ -1182,7 +1184,7 @@ void analysis__free(struct analysis *a)
 	free(a->stalls);
 	free(a->starves);
 	free(a->tasks);
-	free(a->rflags);
+	free(a->rinfo);
 	free(a->workers);
 	free(a);
 }

@@ -15,6 +15,39 @@ static enum wake_source resolve(const struct analysis *a, uint64_t code, uint32_
 static enum wake_source resolve_row(const struct analysis *a, uint64_t code,
 				    uint32_t from_ident, uint64_t *from_seq, bool *row);
 
+/* resolve_row() for live edge e: a waker task's row is first looked for
+ * in the slot it had when the edge was made (its seq still there: the
+ * same row), without a lookup by seq. */
+static enum wake_source resolve_edge(const struct analysis *a, const struct edge_acc *e,
+				     uint64_t *from_seq, bool *row)
+{
+	uint64_t seq = (uint64_t)e->code - EDGE_TASK;
+	const char *name;
+
+	if (e->code < EDGE_TASK || a->sorted || e->waker_slot >= a->cap_rinfo)
+		return resolve_row(a, e->code, e->from_ident, from_seq, row);
+	*from_seq = 0;
+	if (a->rinfo[e->waker_slot].seq == seq) {
+		uint8_t f = a->rinfo[e->waker_slot].flags;
+
+		*row = true;
+		if (f & RF_WORKER)
+			return WAKE_FROM_RUNTIME;
+		if (f & RF_BLOCKING)
+			return WAKE_FROM_BLOCKING;
+		*from_seq = seq;
+		return WAKE_FROM_TASK;
+	}
+	/* a row never moves before finish: not in its slot, it was folded */
+	*row = false;
+	name = e->from_ident && e->from_ident <= a->n_idents ? a->idents[e->from_ident - 1].g.name
+							     : NULL;
+	if (ta_blocking_name(name))
+		return WAKE_FROM_BLOCKING;
+	*from_seq = seq;
+	return WAKE_FROM_TASK;
+}
+
 /* The end code (see END_GROUP) of task seq, whose identity is id (0
  * unknown), plus base (EDGE_TASK for a waker, 0 for a woken task): its group
  * if it was folded or if its identity is a group already, else the task. */
@@ -303,7 +336,7 @@ void ta_fold_edges(struct analysis *a, struct tlive *l, uint64_t to_seq, bool fo
 			continue;
 		bool row;
 
-		kind = resolve_row(a, e->code, e->from_ident, &from_seq, &row);
+		kind = resolve_edge(a, e, &from_seq, &row);
 		e->kind = (uint8_t)kind;
 		e->waker_row = kind == WAKE_FROM_TASK && row;   /* ta_row_of(from_seq) */
 		k++;
@@ -492,8 +525,8 @@ static inline long edge_find(const struct tedges *t, uint32_t code)
 /* The edge of (code, task l, whose seq is to_seq): its index in l's table,
  * or -1 (out of memory or a seq too large for the end codes). from_ident:
  * the waker task's identity, or 0. */
-static long edge_get(struct analysis *a, uint64_t code, uint32_t from_ident, struct tlive *l,
-		     uint64_t to_seq)
+static long edge_get(struct analysis *a, uint64_t code, uint32_t from_ident, uint32_t slot,
+		     struct tlive *l, uint64_t to_seq)
 {
 	struct tedges *t = &l->ed;
 	struct edge_acc *e;
@@ -534,6 +567,7 @@ static long edge_get(struct analysis *a, uint64_t code, uint32_t from_ident, str
 	memset(e, 0, sizeof(*e));
 	e->code = (uint32_t)code;
 	e->from_ident = from_ident;
+	e->waker_slot = slot;
 	e->tasks = 1;
 	if (t->nslot) {
 		uint32_t h = code_hash(e->code, t->nslot);
@@ -551,7 +585,7 @@ void ta_wake_edge(struct analysis *a, struct tlive *l, uint64_t to_seq, const st
 		  uint64_t ts)
 {
 	uint64_t code;
-	uint32_t from_ident = 0;
+	uint32_t from_ident = 0, slot = 0;
 	long e;
 
 	if (a->opts.states_only)
@@ -569,13 +603,14 @@ void ta_wake_edge(struct analysis *a, struct tlive *l, uint64_t to_seq, const st
 		}
 		code = w->waker->seq + EDGE_TASK;
 		from_ident = ta_live_ident(a, wl);
+		slot = (uint32_t)wl->idx;
 		break;
 	}
 	default:
 		code = WAKE_FROM_RUNTIME; /* a poll begun before the recording: the runtime's loop */
 		break;
 	}
-	e = edge_get(a, code, from_ident, l, to_seq);
+	e = edge_get(a, code, from_ident, slot, l, to_seq);
 	if (e < 0)
 		return;
 	l->ed.e[e].count++;
@@ -607,9 +642,9 @@ static enum wake_source resolve_row(const struct analysis *a, uint64_t code,
 
 		if (slot >= 0) {
 			*row = true;
-			if (a->rflags[slot] & RF_WORKER)
+			if (a->rinfo[slot].flags & RF_WORKER)
 				return WAKE_FROM_RUNTIME;
-			if (a->rflags[slot] & RF_BLOCKING)
+			if (a->rinfo[slot].flags & RF_BLOCKING)
 				return WAKE_FROM_BLOCKING;
 			*from_seq = code - EDGE_TASK;
 			return WAKE_FROM_TASK;

@@ -51,6 +51,7 @@ struct edge_acc {
 	 * once for the edge */
 	uint8_t kind;
 	bool waker_row;
+	uint32_t waker_slot;   /* a waker task's row slot when the edge was made */
 	struct samples delay;  /* wake -> poll delays of its timed wakes */
 };
 
@@ -145,10 +146,11 @@ struct analysis {
 
 	struct task_stats *tasks;         /* slots; sorted by seq after finish */
 	size_t n_tasks, cap_tasks;        /* slots used so far */
-	/* Per slot until finish: what a wake edge's waker end needs of its
-	 * row (RF_*), read without the row itself (a cache miss each) */
-	uint8_t *rflags;
-	size_t cap_rflags;
+	/* Per slot until finish: what a wake edge's waker end and a folded
+	 * row need of the row, read without the row itself (a cache miss
+	 * each): its seq (0 a free slot), identity (0 not known yet), RF_* */
+	struct rinfo { uint64_t seq; uint32_t ident; uint8_t flags; } *rinfo;
+	size_t cap_rinfo;
 	size_t *free_slots;               /* slots of folded rows, for reuse */
 	size_t n_free, cap_free;
 	struct u64tab slot_of;            /* seq -> slot + 1 (until finish) */
