@@ -47,7 +47,7 @@ struct subs {
 struct act {
 	uint64_t stamp;
 	uint32_t heap_pos;         /* index + 1 into m->heap, 0 none */
-	uint32_t pad;
+	uint32_t hint;             /* its event hint (as_event.hint) in m->by_hint, 0 none */
 };
 #define ACT_BYTES 16               /* sizeof(struct act), keeps tasks 16-aligned */
 #define FOLD_SKIPS 64              /* busy tasks passed over per fold attempt */
@@ -69,6 +69,12 @@ struct task_model {
 	size_t n_worker_names, cap_worker_names;
 
 	struct u64tab live;               /* header -> struct tm_task * */
+	/* Live tasks by the hint their events carry (as_event.hint - 1): a
+	 * task found there is the live one at the event's header when its
+	 * header is that (an entry is a live task or NULL: cleared when the
+	 * task goes), without a lookup in `live`. */
+	struct tm_task **by_hint;
+	uint32_t cap_hint;
 	struct u64map label_of;           /* runtime task id -> strs index + 1 of its name
 	                                     (AS_SPAWN_NAME), until the task is seen */
 	uint64_t next_seq;
@@ -242,6 +248,38 @@ static struct tm_thread *thread_get(struct task_model *m, uint32_t tid, uint64_t
 	return th;
 }
 
+static struct act *act_of(const struct tm_task *t);
+
+/* Remembers t under hint h (as_event.hint). */
+static void hint_set(struct task_model *m, uint32_t h, struct tm_task *t)
+{
+	struct act *n = act_of(t);
+
+	if (h > m->cap_hint) {
+		uint32_t ncap = m->cap_hint ? m->cap_hint : 256;
+		struct tm_task **p;
+
+		while (ncap < h)
+			ncap *= 2;
+		if (ncap > (1u << 24))   /* a hint past any source's: not kept */
+			return;
+		p = realloc(m->by_hint, ncap * sizeof(*p));
+		if (!p)
+			return;   /* a hint only */
+		memset(p + m->cap_hint, 0, (ncap - m->cap_hint) * sizeof(*p));
+		m->by_hint = p;
+		m->cap_hint = ncap;
+	}
+	if (n->hint && n->hint != h && m->by_hint[n->hint - 1] == t)
+		m->by_hint[n->hint - 1] = NULL;
+	m->by_hint[h - 1] = t;
+	n->hint = h;
+}
+
+/* The live task of event ev (ev->task), or NULL: through its hint when
+ * that leads to the task at that header, else by header. */
+static inline struct tm_task *live_of(struct task_model *m, const struct as_event *ev);
+
 static struct tm_task *live_get(const struct task_model *m, uint64_t header)
 {
 	uint64_t v;
@@ -252,6 +290,19 @@ static struct tm_task *live_get(const struct task_model *m, uint64_t header)
 static struct act *act_of(const struct tm_task *t)
 {
 	return (struct act *)((char *)t - ACT_BYTES);
+}
+
+static inline struct tm_task *live_of(struct task_model *m, const struct as_event *ev)
+{
+	uint32_t h = ev->hint;
+	struct tm_task *t;
+
+	if (h && h <= m->cap_hint && (t = m->by_hint[h - 1]) && t->header == ev->task)
+		return t;
+	t = live_get(m, ev->task);
+	if (t && h)
+		hint_set(m, h, t);
+	return t;
 }
 
 static struct tm_task *act_task(struct act *n)
@@ -305,6 +356,9 @@ static inline void touch(struct task_model *m, struct tm_task *t)
 static void task_release(struct task_model *m, struct tm_task *t)
 {
 	struct act *n = act_of(t);
+
+	if (n->hint && m->by_hint[n->hint - 1] == t)
+		m->by_hint[n->hint - 1] = NULL;
 
 	if (m->max_live && n->heap_pos) {
 		size_t i = n->heap_pos - 1;
@@ -566,7 +620,7 @@ __attribute__((noinline)) static int on_poll_begin(struct task_model *m, const s
 	if (!th)
 		return -ENOMEM;
 	th->runs_tasks = true;
-	t = live_get(m, ev->task);
+	t = live_of(m, ev);
 	if (t && t->state == TM_COMPLETED) {
 		/* polled after completing: its FREE was lost and the address reused */
 		m->anomalies++;
@@ -588,6 +642,8 @@ __attribute__((noinline)) static int on_poll_begin(struct task_model *m, const s
 		t = task_new(m, ev->task, ev->ts);
 		if (!t)
 			return -ENOMEM;
+		if (ev->hint)
+			hint_set(m, ev->hint, t);
 		born = true;
 	} else {
 		leave(m, t, ev->ts, TM_BY_POLL);
@@ -670,7 +726,7 @@ __attribute__((noinline)) static int on_poll_end(struct task_model *m, const str
 
 __attribute__((noinline)) static int on_wake(struct task_model *m, const struct as_event *ev)
 {
-	struct tm_task *t = live_get(m, ev->task);
+	struct tm_task *t = live_of(m, ev);
 	struct tm_thread *th;
 	struct tm_wake w;
 
@@ -682,6 +738,8 @@ __attribute__((noinline)) static int on_wake(struct task_model *m, const struct 
 		t = task_new(m, ev->task, ev->ts);
 		if (!t)
 			return -ENOMEM;
+		if (ev->hint)
+			hint_set(m, ev->hint, t);
 		t->spawned_in_trace = true;
 		if (th->spawn_pending) {
 			t->spawn_file = th->spawn_file;
@@ -698,15 +756,18 @@ __attribute__((noinline)) static int on_wake(struct task_model *m, const struct 
 		return 0;
 	}
 	touch(m, t);
-	w = (struct tm_wake){ .state = t->state, .self = ev->other == ev->task,
-			      .thread = thread_find(m, ev->tid) };
+	th = thread_find(m, ev->tid);
+	w = (struct tm_wake){ .state = t->state, .self = ev->other == ev->task, .thread = th };
 	if (ev->flags & AS_WAKE_IO)
 		w.kind = TM_WAKER_IO;
 	else if (ev->flags & AS_WAKE_TIMER)
 		w.kind = TM_WAKER_TIMER;
 	else if (!ev->other)
 		w.kind = TM_WAKER_THREAD;
-	else if ((w.waker = live_get(m, ev->other)))
+	/* the waker: the task polled on the waking thread, as a rule (a task on
+	 * a stack is the live one at its header) */
+	else if ((w.waker = th && th->depth && th->stack[th->depth - 1].task->header == ev->other
+			    ? th->stack[th->depth - 1].task : live_get(m, ev->other)))
 		w.kind = TM_WAKER_TASK;
 	else
 		w.kind = TM_WAKER_RUNTIME; /* a poll begun before the recording */
@@ -947,7 +1008,7 @@ int task_model__add(struct task_model *m, const struct as_event *ev)
 			return on_poll_end(m, ev);
 		if (ev->type == AS_EV_WAKE)
 			return on_wake(m, ev);
-		t = live_get(m, ev->task);
+		t = live_of(m, ev);
 		/* never seen: existed before the recording, never ran in it */
 		return t ? on_free(m, ev, t) : 0;
 	case AS_EV_FUTURE_ENTER:
@@ -1152,6 +1213,7 @@ void task_model__free(struct task_model *m)
 		if (m->live.s[i].key != 0 && m->live.s[i].key != UINT64_MAX)
 			free(act_of((struct tm_task *)(uintptr_t)m->live.s[i].val));
 	u64tab__clear(&m->live);
+	free(m->by_hint);
 	free(m->heap);
 	u64map__clear(&m->folded_of);
 	free(m->ring);

@@ -764,7 +764,7 @@ static size_t decode_run(struct trace_reader *restrict r, struct as_event *restr
 		*ev = (struct as_event){
 			.type = type, .flags = flags, .probe = probe, .tid = th->tid,
 			.ts = ts, .task = s ? s->addr : 0, .other = other, .str = str,
-			.stack = stack,
+			.stack = stack, .hint = s ? slot + 1 : 0,
 		};
 		r->events++;
 		/* fmt_apply() */
