@@ -411,15 +411,8 @@ static void on_poll_begin(void *ctx, struct tm_task *t, struct tm_thread *th,
 	(void)th;
 	if (!l->has_row)
 		return;
-	for (unsigned i = 0; i < l->n_pend; i++) {
-		struct edge_acc *e = &l->ed.e[l->pend[i].edge];
-
-		e->timed++;
-		/* out of order: already counted as an anomaly by the model */
-		ta_nomem(a, samples__add(&e->delay,
-					 ev->ts > l->pend[i].ts ? ev->ts - l->pend[i].ts : 0));
-	}
-	l->n_pend = 0;
+	if (l->n_pend)
+		ta_wake_timed(a, l, ev->ts);
 	if (!l->c.polls && !a->tasks[l->idx].name) {
 		a->tasks[l->idx].name = t->name;
 		if (ta_blocking_name(t->name))
@@ -1169,6 +1162,8 @@ void analysis__free(struct analysis *a)
 	free(a->gedges);
 	u64tab__clear(&a->gedge_of);
 	free(a->gscratch);
+	free(a->fold_ed.e);
+	free(a->fold_ed.slot);
 	free(a->rowe);
 	free(a->free_slots);
 	free(a->keep);

@@ -300,15 +300,238 @@ static void sweep_edges(struct analysis *a)
 	a->sweep_at = n + n / 2 > SWEEP_MIN ? n + n / 2 : SWEEP_MIN;
 }
 
-/* Frees the edge table of l (its edges' delays already cleared). */
-static void edges_free(struct analysis *a, struct tlive *l)
+static inline uint32_t code_hash(uint32_t code, uint32_t nslot)
+{
+	return (uint32_t)(((uint64_t)code * 0x9e3779b97f4a7c15ULL) >> 32) & (nslot - 1);
+}
+
+/* The edge index table of t, nslot slots (a power of two), rebuilt from its
+ * edges. 0 or -ENOMEM (the table unchanged). */
+static int edges_index(struct tedges *t, uint32_t nslot)
+{
+	uint32_t *slot = calloc(nslot, sizeof(*slot));
+
+	if (!slot)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < t->n; i++) {
+		uint32_t h = code_hash(t->e[i].code, nslot);
+
+		while (slot[h])
+			h = (h + 1) & (nslot - 1);
+		slot[h] = i + 1;
+	}
+	free(t->slot);
+	t->slot = slot;
+	t->nslot = nslot;
+	return 0;
+}
+
+/* The index of t's edge from code (scanned, or through its index), or -1. */
+static inline long edge_find(const struct tedges *t, uint32_t code)
+{
+	if (!t->nslot) {
+		for (uint32_t i = 0; i < t->n; i++)
+			if (t->e[i].code == code)
+				return (long)i;
+		return -1;
+	}
+	for (uint32_t h = code_hash(code, t->nslot);; h = (h + 1) & (t->nslot - 1)) {
+		uint32_t s = t->slot[h];
+
+		if (!s)
+			return -1;
+		if (t->e[s - 1].code == code)
+			return (long)(s - 1);
+	}
+}
+
+/* The edge of wake w in l's table, made if new (the waker's identity and
+ * row slot from w): its index, or -1 out of memory (a->err set). */
+static long edge_at(struct analysis *a, struct tlive *l, const struct wlog_ent *w)
+{
+	struct tedges *t = &l->ed;
+	struct edge_acc *e;
+	long idx;
+
+	if ((idx = edge_find(t, w->code)) >= 0)
+		return idx;
+	if (t->n == t->cap) {
+		uint32_t ncap = t->cap ? t->cap * 2 : 16;
+		struct edge_acc *p = realloc(t->e, ncap * sizeof(*p));
+
+		if (!p)
+			goto nomem;
+		t->e = p;
+		t->cap = ncap;
+	}
+	/* an index past EDGE_SCAN edges, at most half full */
+	if (t->n + 1 > EDGE_SCAN && 2 * (t->n + 1) > t->nslot &&
+	    edges_index(t, t->nslot ? 2 * t->nslot : 4 * EDGE_SCAN))
+		goto nomem;
+	idx = (long)t->n++;
+	e = &t->e[idx];
+	memset(e, 0, sizeof(*e));
+	e->code = w->code;
+	e->from_ident = w->from_ident;
+	e->waker_slot = w->slot;
+	e->tasks = 1;
+	if (t->nslot) {
+		uint32_t h = code_hash(e->code, t->nslot);
+
+		while (t->slot[h])
+			h = (h + 1) & (t->nslot - 1);
+		t->slot[h] = (uint32_t)idx + 1;
+	}
+	a->n_live_edges++;
+	return idx;
+nomem:
+	a->err = -ENOMEM;
+	return -1;
+}
+
+/* l's logged wakes into its edges, in order (an edge made at the first wake
+ * of its waker, as the wakes came): each counted, a timed one's delay
+ * sampled, a pending one's pend now on its edge (one whose pend was dropped
+ * since, the task going, stays untimed). Out of memory: the wakes that did
+ * not fit are lost (a->err set), their pends too. */
+static void wlog_compact(struct analysis *a, struct tlive *l)
+{
+	for (uint32_t i = 0; i < l->n_log; i++) {
+		const struct wlog_ent *w = &l->log[i];
+		long idx = edge_at(a, l, w);
+		struct edge_acc *e;
+
+		if (idx < 0)
+			continue;
+		e = &l->ed.e[idx];
+		e->count++;
+		if (w->delay == WL_PENDING) {
+			for (unsigned p = 0; p < l->n_pend; p++)
+				if (l->pend[p].ref == i) {
+					l->pend[p].ref = PEND_EDGE | (uint32_t)idx;
+					break;
+				}
+		} else if (w->delay != WL_UNTIMED) {
+			e->timed++;
+			ta_nomem(a, samples__add(&e->delay, w->delay));
+		}
+	}
+	l->n_log = 0;
+	/* pends left on the log (their wake lost) go */
+	unsigned n = 0;
+
+	for (unsigned p = 0; p < l->n_pend; p++)
+		if (l->pend[p].ref & PEND_EDGE)
+			l->pend[n++] = l->pend[p];
+	l->n_pend = (uint8_t)n;
+}
+
+void ta_wake_timed(struct analysis *a, struct tlive *l, uint64_t ts)
+{
+	/* out of order: already counted as an anomaly by the model */
+#define DELAY(p) (ts > (p)->ts ? ts - (p)->ts : 0)
+	for (unsigned i = 0; i < l->n_pend; i++)
+		if (!(l->pend[i].ref & PEND_EDGE) && DELAY(&l->pend[i]) >= WL_PENDING) {
+			/* too long for the log: its wakes into edges first (every
+			 * pend then on an edge, or lost out of memory) */
+			wlog_compact(a, l);
+			break;
+		}
+	for (unsigned i = 0; i < l->n_pend; i++) {
+		const struct pend *p = &l->pend[i];
+		uint64_t d = DELAY(p);
+
+		if (!(p->ref & PEND_EDGE)) {
+			l->log[p->ref].delay = (uint32_t)d;
+			continue;
+		}
+		struct edge_acc *e = &l->ed.e[p->ref & ~PEND_EDGE];
+
+		e->timed++;
+		ta_nomem(a, samples__add(&e->delay, d));
+	}
+#undef DELAY
+	l->n_pend = 0;
+}
+
+void ta_wake_edge(struct analysis *a, struct tlive *l, uint64_t to_seq, const struct tm_wake *w,
+		  uint64_t ts)
+{
+	uint64_t code;
+	uint32_t from_ident = 0, slot = 0, i;
+
+	if (a->opts.states_only)
+		return;
+	switch (w->kind) {
+	case TM_WAKER_IO: code = WAKE_FROM_IO; break;
+	case TM_WAKER_TIMER: code = WAKE_FROM_TIMER; break;
+	case TM_WAKER_THREAD: code = WAKE_FROM_THREAD; break;
+	case TM_WAKER_TASK: {
+		struct tlive *wl = ta_live(a, w->waker);
+
+		if (!wl->has_row) {
+			a->sum.anomalies++;
+			return;
+		}
+		code = w->waker->seq + EDGE_TASK;
+		from_ident = ta_live_ident(a, wl);
+		slot = (uint32_t)wl->idx;
+		break;
+	}
+	default:
+		code = WAKE_FROM_RUNTIME; /* a poll begun before the recording: the runtime's loop */
+		break;
+	}
+	if (code >= END_GROUP || to_seq >= END_GROUP - EDGE_TASK) {
+		a->sum.anomalies++;   /* beyond what the end codes can say */
+		return;
+	}
+	if (l->n_log == l->cap_log) {
+		if (l->cap_log < WLOG_MAX) {
+			uint16_t ncap = l->cap_log ? WLOG_MAX : 16;
+			struct wlog_ent *p = realloc(l->log, ncap * sizeof(*p));
+
+			if (!p) {
+				a->err = -ENOMEM;
+				return;
+			}
+			l->log = p;
+			l->cap_log = ncap;
+		} else {
+			wlog_compact(a, l);
+		}
+	}
+	i = l->n_log++;
+	l->log[i] = (struct wlog_ent){ .code = (uint32_t)code, .from_ident = from_ident,
+				       .slot = slot, .delay = WL_UNTIMED };
+	/* timed at the next poll if the first from that waker since the last */
+	for (unsigned p = 0; p < l->n_pend; p++)
+		if (l->pend[p].code == (uint32_t)code)
+			return;
+	if (l->n_pend == PEND_MAX) {
+		a->sum.unsampled_wakes++;
+		return;
+	}
+	l->log[i].delay = WL_PENDING;
+	l->pend[l->n_pend++] = (struct pend){ .ref = i, .code = (uint32_t)code, .ts = ts };
+}
+
+/* Frees the edge table of l (its edges' delays already cleared) and its
+ * log; a table borrowed from a->fold_ed goes back there, emptied. */
+static void edges_free(struct analysis *a, struct tlive *l, bool borrowed)
 {
 	a->n_live_edges -= l->ed.n;
-	free(l->ed.e);
-	free(l->ed.slot);
+	if (borrowed) {
+		free(l->ed.slot);
+		a->fold_ed = (struct tedges){ .e = l->ed.e, .cap = l->ed.cap };
+	} else {
+		free(l->ed.e);
+		free(l->ed.slot);
+	}
 	l->ed = (struct tedges){ 0 };
-	memset(l->src_edge, 0, sizeof(l->src_edge));
-	l->last_code = l->last_edge = 0;
+	free(l->log);
+	l->log = NULL;
+	l->n_log = l->cap_log = 0;
 }
 
 /* The edges into task l are final: edges from the runtime or from blocking
@@ -320,12 +543,28 @@ static void edges_free(struct analysis *a, struct tlive *l)
 void ta_fold_edges(struct analysis *a, struct tlive *l, uint64_t to_seq, bool folded)
 {
 	uint32_t merged[WAKE_FROM_THREAD + 1] = { 0 }, to_ident, to_end;
-	struct edge_acc *const E = l->ed.e;
 	size_t k = 0, at, first = a->n_edges;
+	bool borrowed = false;
 	uint64_t v;
 
-	if (!l->ed.n)
+	if (!l->ed.n && !l->n_log) {
+		edges_free(a, l, false);   /* a log allocated, its wakes lost */
 		return;
+	}
+	/* a task whose edges are all in its log: made in a table that serves
+	 * every such task in turn (its memory kept) */
+	if (!l->ed.cap && a->fold_ed.cap) {
+		l->ed = a->fold_ed;
+		a->fold_ed = (struct tedges){ 0 };
+		borrowed = true;
+	}
+	wlog_compact(a, l);
+	struct edge_acc *const E = l->ed.e;
+
+	if (!l->ed.n) {
+		edges_free(a, l, borrowed);
+		return;
+	}
 	to_ident = ta_live_ident(a, l);
 	for (uint32_t i = l->ed.n; i-- > 0;) {
 		struct edge_acc *e = &E[i], *into;
@@ -358,7 +597,7 @@ void ta_fold_edges(struct analysis *a, struct tlive *l, uint64_t to_seq, bool fo
 		a->err = -ENOMEM;   /* the edges into it are lost */
 		for (uint32_t i = 0; i < l->ed.n; i++)
 			samples__clear(&E[i].delay);
-		edges_free(a, l);
+		edges_free(a, l, borrowed);
 		return;
 	}
 	at = a->n_edges + k;
@@ -419,7 +658,7 @@ void ta_fold_edges(struct analysis *a, struct tlive *l, uint64_t to_seq, bool fo
 		}
 		samples__clear(&e->delay);
 	}
-	edges_free(a, l);
+	edges_free(a, l, borrowed);
 	if (at > a->n_edges) { /* some went into group edges: close the gap */
 		memmove(&a->edges[a->n_edges], &a->edges[at], (first + k - at) * sizeof(*a->edges));
 		k -= at - a->n_edges;
@@ -436,12 +675,13 @@ void ta_clear_edges(struct analysis *a, struct tlive *l)
 {
 	for (uint32_t i = 0; i < l->ed.n; i++)
 		samples__clear(&l->ed.e[i].delay);
-	edges_free(a, l);
+	edges_free(a, l, false);
 }
 
 size_t ta_edges_mem(const struct tlive *l)
 {
-	size_t n = l->ed.cap * sizeof(*l->ed.e) + l->ed.nslot * sizeof(*l->ed.slot);
+	size_t n = l->ed.cap * sizeof(*l->ed.e) + l->ed.nslot * sizeof(*l->ed.slot) +
+		   l->cap_log * sizeof(*l->log);
 
 	for (uint32_t i = 0; i < l->ed.n; i++)
 		n += samples__mem(&l->ed.e[i].delay);
@@ -463,165 +703,6 @@ static int by_count(const void *x, const void *y)
 	if (a->to_group != b->to_group)
 		return a->to_group < b->to_group ? -1 : 1;
 	return a->from_group < b->from_group ? -1 : a->from_group > b->from_group;
-}
-
-/* Edge ref (index + 1) is l's edge from waker code: kept for its next wake. */
-static inline void remember_edge(struct tlive *l, uint64_t code, uint32_t ref)
-{
-	if (code < EDGE_TASK) {
-		if (code <= WAKE_FROM_THREAD)
-			l->src_edge[code] = ref;
-		return;
-	}
-	l->last_code = (uint32_t)code;
-	l->last_edge = ref;
-}
-
-static inline uint32_t code_hash(uint32_t code, uint32_t nslot)
-{
-	return (uint32_t)(((uint64_t)code * 0x9e3779b97f4a7c15ULL) >> 32) & (nslot - 1);
-}
-
-/* The edge index table of l, nslot slots (a power of two), rebuilt from its
- * edges. 0 or -ENOMEM (the table unchanged). */
-static int edges_index(struct tedges *t, uint32_t nslot)
-{
-	uint32_t *slot = calloc(nslot, sizeof(*slot));
-
-	if (!slot)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < t->n; i++) {
-		uint32_t h = code_hash(t->e[i].code, nslot);
-
-		while (slot[h])
-			h = (h + 1) & (nslot - 1);
-		slot[h] = i + 1;
-	}
-	free(t->slot);
-	t->slot = slot;
-	t->nslot = nslot;
-	return 0;
-}
-
-/* The index of l's edge from code (scanned, or through its index), or -1. */
-static inline long edge_find(const struct tedges *t, uint32_t code)
-{
-	if (!t->nslot) {
-		for (uint32_t i = 0; i < t->n; i++)
-			if (t->e[i].code == code)
-				return (long)i;
-		return -1;
-	}
-	for (uint32_t h = code_hash(code, t->nslot);; h = (h + 1) & (t->nslot - 1)) {
-		uint32_t s = t->slot[h];
-
-		if (!s)
-			return -1;
-		if (t->e[s - 1].code == code)
-			return (long)(s - 1);
-	}
-}
-
-/* The edge of (code, task l, whose seq is to_seq): its index in l's table,
- * or -1 (out of memory or a seq too large for the end codes). from_ident:
- * the waker task's identity, or 0. */
-static long edge_get(struct analysis *a, uint64_t code, uint32_t from_ident, uint32_t slot,
-		     struct tlive *l, uint64_t to_seq)
-{
-	struct tedges *t = &l->ed;
-	struct edge_acc *e;
-	long idx;
-
-	if (code >= END_GROUP || to_seq >= END_GROUP - EDGE_TASK || t->n >= UINT32_MAX / 4) {
-		a->sum.anomalies++;
-		return -1;
-	}
-	/* the same waker as last time, or a wake source met before: its edge
-	 * without a search (the edges into a live task stay until it goes) */
-	if (code < EDGE_TASK ? code <= WAKE_FROM_THREAD && l->src_edge[code]
-			     : l->last_edge && l->last_code == code)
-		return (long)(code < EDGE_TASK ? l->src_edge[code] : l->last_edge) - 1;
-	if ((idx = edge_find(t, (uint32_t)code)) >= 0) {
-		remember_edge(l, code, (uint32_t)idx + 1);
-		return idx;
-	}
-	if (t->n == t->cap) {
-		uint32_t ncap = t->cap ? t->cap * 2 : 4;
-		struct edge_acc *p = realloc(t->e, ncap * sizeof(*p));
-
-		if (!p) {
-			a->err = -ENOMEM;
-			return -1;
-		}
-		t->e = p;
-		t->cap = ncap;
-	}
-	/* an index past EDGE_SCAN edges, at most half full */
-	if (t->n + 1 > EDGE_SCAN && 2 * (t->n + 1) > t->nslot &&
-	    edges_index(t, t->nslot ? 2 * t->nslot : 4 * EDGE_SCAN)) {
-		a->err = -ENOMEM;
-		return -1;
-	}
-	idx = (long)t->n++;
-	e = &t->e[idx];
-	memset(e, 0, sizeof(*e));
-	e->code = (uint32_t)code;
-	e->from_ident = from_ident;
-	e->waker_slot = slot;
-	e->tasks = 1;
-	if (t->nslot) {
-		uint32_t h = code_hash(e->code, t->nslot);
-
-		while (t->slot[h])
-			h = (h + 1) & (t->nslot - 1);
-		t->slot[h] = (uint32_t)idx + 1;
-	}
-	a->n_live_edges++;
-	remember_edge(l, code, (uint32_t)idx + 1);
-	return idx;
-}
-
-void ta_wake_edge(struct analysis *a, struct tlive *l, uint64_t to_seq, const struct tm_wake *w,
-		  uint64_t ts)
-{
-	uint64_t code;
-	uint32_t from_ident = 0, slot = 0;
-	long e;
-
-	if (a->opts.states_only)
-		return;
-	switch (w->kind) {
-	case TM_WAKER_IO: code = WAKE_FROM_IO; break;
-	case TM_WAKER_TIMER: code = WAKE_FROM_TIMER; break;
-	case TM_WAKER_THREAD: code = WAKE_FROM_THREAD; break;
-	case TM_WAKER_TASK: {
-		struct tlive *wl = ta_live(a, w->waker);
-
-		if (!wl->has_row) {
-			a->sum.anomalies++;
-			return;
-		}
-		code = w->waker->seq + EDGE_TASK;
-		from_ident = ta_live_ident(a, wl);
-		slot = (uint32_t)wl->idx;
-		break;
-	}
-	default:
-		code = WAKE_FROM_RUNTIME; /* a poll begun before the recording: the runtime's loop */
-		break;
-	}
-	e = edge_get(a, code, from_ident, slot, l, to_seq);
-	if (e < 0)
-		return;
-	l->ed.e[e].count++;
-	for (unsigned i = 0; i < l->n_pend; i++)
-		if (l->pend[i].edge == (uint32_t)e)
-			return;
-	if (l->n_pend == PEND_MAX) {
-		a->sum.unsampled_wakes++;
-		return;
-	}
-	l->pend[l->n_pend++] = (struct pend){ .edge = (uint32_t)e, .ts = ts };
 }
 
 /* The waker kind of edge code (from_ident: the waker task's identity), as

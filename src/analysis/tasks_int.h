@@ -36,9 +36,25 @@
 
 /* A wake waiting for the woken task's next poll, to time its edge. */
 struct pend {
-	uint32_t edge;         /* into the task's edge table (struct tedges) */
+	uint32_t ref;          /* its entry in the task's wake log, or (PEND_EDGE |)
+	                          its edge in the task's edge table */
+	uint32_t code;         /* the waker code */
 	uint64_t ts;
 };
+#define PEND_EDGE 0x80000000u
+
+/* One wake of a live task, logged as it comes: the edges are made from the
+ * log when it fills or the task goes (ta_fold_edges()), in one pass over
+ * memory of the task's own, not a lookup per wake. */
+struct wlog_ent {
+	uint32_t code;         /* waker code (see tasks.c) */
+	uint32_t from_ident;   /* the waker task's identity, 0 none */
+	uint32_t slot;         /* the waker task's row slot */
+	uint32_t delay;        /* wake -> poll ns, or WL_UNTIMED, WL_PENDING */
+};
+#define WL_UNTIMED UINT32_MAX          /* not timed (not the first from its waker) */
+#define WL_PENDING (UINT32_MAX - 1)    /* timed at the next poll (a pend) */
+#define WLOG_MAX 64                    /* entries before they go into edges */
 
 /* Wakes of one waker code into a live task, while the task lives. */
 struct edge_acc {
@@ -91,11 +107,9 @@ struct tlive {
 	uint32_t leaf_tid;
 	bool leaf_mixed;       /* leaf polls on more than one thread */
 	struct pend pend[PEND_MAX];
-	/* Its edges met last, by waker code (index + 1 into ed.e, 0 none):
-	 * one per wake source, and one for the last waker task (last_code) */
-	uint32_t src_edge[WAKE_FROM_THREAD + 1];
-	uint32_t last_code, last_edge;
-	struct tedges ed;      /* the edges into it */
+	struct wlog_ent *log;  /* its wakes not in edges yet: n_log of cap_log */
+	uint16_t n_log, cap_log;
+	struct tedges ed;      /* the edges into it (made from the log) */
 	struct samples h[DIST__MAX];
 };
 
@@ -176,6 +190,8 @@ struct analysis {
 	size_t sweep_at;                  /* n_edges that calls sweep_edges() */
 	struct row_edges *rowe;           /* per slot of a->tasks */
 	size_t cap_rowe;
+	struct tedges fold_ed;            /* ta_fold_edges()'s edge table for a task
+	                                     without one: its memory kept for the next */
 	struct gedge *gedges;             /* group edges */
 	size_t n_gedges, cap_gedges;
 	struct u64tab gedge_of;           /* from << 32 | to -> index + 1 */
@@ -292,6 +308,8 @@ static inline uint32_t ta_group_ref(const struct analysis *a, uint32_t ident)
  * poll. */
 void ta_wake_edge(struct analysis *a, struct tlive *l, uint64_t to_seq, const struct tm_wake *w,
 		  uint64_t ts);
+/* Live task l (a row) is polled at ts: its pending wakes are timed. */
+void ta_wake_timed(struct analysis *a, struct tlive *l, uint64_t ts);
 /* The edges into task l (seq to_seq) are final: kept compact, or into
  * group edges when its row was folded (folded). */
 void ta_fold_edges(struct analysis *a, struct tlive *l, uint64_t to_seq, bool folded);
