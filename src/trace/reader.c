@@ -609,193 +609,238 @@ static __attribute__((noinline)) int decode_control(struct trace_reader *r, uint
 	return 0;
 }
 
+/* The decoder state a run of events keeps in locals (struct of them, whose
+ * fields stay in registers once decode_one() is inlined). */
+struct dstate {
+	const uint8_t *p, *end;
+	uint64_t prev_ts;
+	uint32_t cur_thread;
+	uint32_t left;            /* events the chunk header still announces */
+};
+
+/* Decodes one event record whose header byte h was read (type not 0) into
+ * *ev and applies it to the state: 0, or a negative error (recorded). Always
+ * inlined, in decode_run()'s switch with h a constant for the common
+ * headers: each such copy has no test of h left. */
+static inline __attribute__((always_inline)) int decode_one(struct trace_reader *restrict r,
+							     struct dstate *restrict d,
+							     const uint8_t h,
+							     struct as_event *restrict ev)
+{
+	struct fmt_state *restrict st = &r->st;
+	const uint8_t *p = d->p, *const end = d->end;
+	const uint8_t type = h & 0x0f;
+	uint64_t v;
+	int err;
+
+#define BAD(what) do { d->p = p; return malformed(r, what); } while (0)
+	if (type >= fmt_ev_max(r->meta.format_version))
+		BAD("unknown event type");
+	uint8_t x = 0;
+	if (h & FMT_H_EXT) {
+		if (p >= end)
+			BAD("cut record");
+		x = *p++;
+		if (x & ~FMT_X_MASK)
+			BAD("unknown extension bits");
+	}
+
+	uint32_t thread = d->cur_thread;
+	if (h & FMT_H_THREAD) {
+		if (rd_varint(&p, end, &v))
+			BAD("bad thread reference");
+		if (v == FMT_THREAD_NEW) {
+			uint64_t tid;
+			if (rd_varint(&p, end, &tid) || tid > UINT32_MAX)
+				BAD("bad thread id");
+			err = fmt_thread_add(st, (uint32_t)tid, &thread);
+			if (err == -ENOMEM)
+				return fail(r, -ENOMEM, "cannot read %s: out of memory", r->path);
+			if (err)
+				BAD("too many threads");
+		} else {
+			if (v - 1 >= st->n_threads)
+				BAD("undefined thread");
+			thread = (uint32_t)(v - 1);
+		}
+	} else if (thread == FMT_NONE) {
+		BAD("event without a thread");
+	}
+	struct fmt_thread *th = &st->threads[thread];
+
+	if (rd_varint(&p, end, &v))
+		BAD("bad timestamp");
+	uint64_t ts = zigzag_apply(d->prev_ts, v);
+
+	uint32_t slot;
+	if (h & FMT_H_TASK) {
+		if (rd_varint(&p, end, &v))
+			BAD("bad task reference");
+		if (v == FMT_TASK_NONE) {
+			slot = FMT_NONE;
+		} else if (v == FMT_TASK_NEW) {
+			if (rd_varint(&p, end, &v))
+				BAD("bad task address");
+			uint64_t addr = zigzag_apply(st->prev_new_task, v);
+			if (!addr)
+				BAD("task 0 defined");
+			err = fmt_task_new(st, addr, &slot);
+			if (err == -ENOMEM)
+				return fail(r, -ENOMEM, "cannot read %s: out of memory", r->path);
+			if (err)
+				BAD("too many live tasks");
+		} else if (v == FMT_TASK_CUR) {
+			slot = fmt_cur_slot(st, thread);
+		} else {
+			v -= FMT_TASK_SLOT0;
+			if (v >= st->n_slots || !st->slots[v].live)
+				BAD("undefined task");
+			slot = (uint32_t)v;
+		}
+	} else {
+		slot = fmt_default_task(st, thread, type);
+	}
+	struct fmt_slot *s = slot == FMT_NONE ? NULL : &st->slots[slot];
+
+	uint64_t other;
+	if (h & FMT_H_OTHER) {
+		if (rd_varint(&p, end, &v))
+			BAD("bad other field");
+		other = zigzag_apply(st->last_other[type], v);
+	} else if (type == AS_EV_POLL_BEGIN) {
+		other = s ? s->tokio : 0;
+	} else if (type == AS_EV_WAKE) {
+		other = fmt_slot_addr(st, fmt_cur_slot(st, thread));
+	} else {
+		other = 0;
+	}
+
+	uint16_t probe;
+	if (x & FMT_X_PROBE) {
+		if (rd_varint(&p, end, &v) || v > UINT16_MAX)
+			BAD("bad probe");
+		probe = (uint16_t)v;
+	} else if ((type == AS_EV_POLL_BEGIN || type == AS_EV_POLL_END) && s) {
+		probe = s->probe;
+	} else {
+		probe = st->last_probe[type];
+	}
+	if (type == AS_EV_POLL_BEGIN && probe >= r->meta.n_probes)
+		BAD("undefined probe");
+	if (fmt_is_future(type) &&
+	    (probe >= r->meta.n_probes || r->meta.probes[probe].role != AS_ROLE_FUTURE))
+		BAD("future event of a probe that is not a future function");
+
+	uint8_t flags = 0;
+	if (x & FMT_X_FLAGS) {
+		if (p >= end)
+			BAD("cut record");
+		flags = *p++;
+	}
+
+	const char *str = NULL;
+	if ((x & FMT_X_STR) && (err = get_str(r, &p, end, &str)))
+		return err;
+
+	uint32_t stack = 0;
+	if (fmt_has_stack(type)) {
+		if (rd_varint(&p, end, &v) || v > r->n_stacks)
+			BAD("undefined stack");
+		stack = (uint32_t)v;
+	}
+
+	if (!d->left)
+		BAD("more events than its header says");
+	d->left--;
+	*ev = (struct as_event){
+		.type = type, .flags = flags, .probe = probe, .tid = th->tid,
+		.ts = ts, .task = s ? s->addr : 0, .other = other, .str = str,
+		.stack = stack, .hint = s ? slot + 1 : 0,
+	};
+	r->events++;
+	/* fmt_apply() */
+	d->prev_ts = ts;
+	d->cur_thread = thread;
+	st->last_other[type] = other;
+	st->last_probe[type] = probe;
+	if (type == AS_EV_POLL_BEGIN) {
+		th->cur_slot = slot;
+		th->cur_gen = s ? s->gen : 0;
+	} else if (type == AS_EV_POLL_END) {
+		th->cur_slot = FMT_NONE;
+	}
+	if (s) {
+		if (type == AS_EV_POLL_BEGIN)
+			s->tokio = other;
+		if (type == AS_EV_POLL_BEGIN || type == AS_EV_POLL_END)
+			s->probe = probe;
+		if (type == AS_EV_FREE) {
+			s->live = 0;
+			s->gen++;
+			st->free_slots[st->n_free++] = slot;
+			st->live--;
+		}
+	}
+#undef BAD
+	d->p = p;
+	return 0;
+}
+
+/* The header bytes the writer gives the common events (same thread or
+ * not; a task by slot or the thread's own; other and extension byte or
+ * not): each gets a copy of decode_one() of its own. */
+#define COMMON_HEADERS(X) \
+	X(0x03) X(0x13) X(0x83) X(0x93) X(0x23) X(0x33) X(0xa3) X(0xb3) \
+	X(0x22) X(0x32) X(0x62) X(0x72) X(0xa2) X(0xb2) X(0xe2) X(0xf2) \
+	X(0x24) X(0x34) X(0x64) X(0x74) X(0xa4) X(0xb4) X(0xe4) X(0xf4) \
+	X(0x07) X(0x17) X(0x08) X(0x18) X(0x26) X(0x36) X(0xc5) X(0xd5)
+
 /* Decodes the records of the current chunk from r->pos into out[0 ..
  * max): returns how many events, at the chunk's end or at max, or after
  * an error, which goes to *errp (0 otherwise). The hot loop of every
  * command that reads a trace: the decoder state lives in locals while the
  * run lasts (restrict: the events written never alias it), the rules are
- * those of trace/format.h's helpers, each check as before. */
+ * those of trace/format.h's helpers, each check as before; one branch on
+ * the header byte picks a decoder made for it. */
 static size_t decode_run(struct trace_reader *restrict r, struct as_event *restrict out,
 			 size_t max, int *errp)
 {
 	struct fmt_state *restrict st = &r->st;
-	const uint8_t *p = r->buf + r->pos, *const end = r->buf + r->len;
-	const uint8_t ev_max = fmt_ev_max(r->meta.format_version);
-	const uint32_t n_probes = r->meta.n_probes;
-	uint64_t prev_ts = st->prev_ts, v;
-	uint32_t cur_thread = st->cur_thread;
+	struct dstate d = {
+		.p = r->buf + r->pos, .end = r->buf + r->len, .prev_ts = st->prev_ts,
+		.cur_thread = st->cur_thread, .left = r->chunk_count - r->chunk_seen,
+	};
 	size_t n = 0;
 	int err = 0;
 
-#define BAD(what) do { err = malformed(r, what); goto out; } while (0)
-	while (n < max && p < end) {
-		uint8_t h = *p++;
-		uint8_t type = h & 0x0f;
+	while (n < max && d.p < d.end) {
+		uint8_t h = *d.p++;
 
-		if (__builtin_expect(type == 0, 0)) {
-			st->prev_ts = prev_ts;
-			st->cur_thread = cur_thread;
-			if ((err = decode_control(r, h, &p, end)))
-				goto out;
-			continue;
-		}
-		if (type >= ev_max)
-			BAD("unknown event type");
-		uint8_t x = 0;
-		if (h & FMT_H_EXT) {
-			if (p >= end)
-				BAD("cut record");
-			x = *p++;
-			if (x & ~FMT_X_MASK)
-				BAD("unknown extension bits");
-		}
-
-		uint32_t thread = cur_thread;
-		if (h & FMT_H_THREAD) {
-			if (rd_varint(&p, end, &v))
-				BAD("bad thread reference");
-			if (v == FMT_THREAD_NEW) {
-				uint64_t tid;
-				if (rd_varint(&p, end, &tid) || tid > UINT32_MAX)
-					BAD("bad thread id");
-				err = fmt_thread_add(st, (uint32_t)tid, &thread);
-				if (err == -ENOMEM) {
-					err = fail(r, -ENOMEM, "cannot read %s: out of memory", r->path);
-					goto out;
-				}
+		switch (h) {
+#define CASE(H) case H: err = decode_one(r, &d, H, &out[n]); break;
+		COMMON_HEADERS(CASE)
+#undef CASE
+		default:
+			if (__builtin_expect(!(h & 0x0f), 0)) {   /* a control record */
+				st->prev_ts = d.prev_ts;
+				st->cur_thread = d.cur_thread;
+				err = decode_control(r, h, &d.p, d.end);
 				if (err)
-					BAD("too many threads");
-			} else {
-				if (v - 1 >= st->n_threads)
-					BAD("undefined thread");
-				thread = (uint32_t)(v - 1);
-			}
-		} else if (thread == FMT_NONE) {
-			BAD("event without a thread");
-		}
-		struct fmt_thread *th = &st->threads[thread];
-
-		if (rd_varint(&p, end, &v))
-			BAD("bad timestamp");
-		uint64_t ts = zigzag_apply(prev_ts, v);
-
-		uint32_t slot;
-		if (h & FMT_H_TASK) {
-			if (rd_varint(&p, end, &v))
-				BAD("bad task reference");
-			if (v == FMT_TASK_NONE) {
-				slot = FMT_NONE;
-			} else if (v == FMT_TASK_NEW) {
-				if (rd_varint(&p, end, &v))
-					BAD("bad task address");
-				uint64_t addr = zigzag_apply(st->prev_new_task, v);
-				if (!addr)
-					BAD("task 0 defined");
-				err = fmt_task_new(st, addr, &slot);
-				if (err == -ENOMEM) {
-					err = fail(r, -ENOMEM, "cannot read %s: out of memory", r->path);
 					goto out;
-				}
-				if (err)
-					BAD("too many live tasks");
-			} else if (v == FMT_TASK_CUR) {
-				slot = fmt_cur_slot(st, thread);
-			} else {
-				v -= FMT_TASK_SLOT0;
-				if (v >= st->n_slots || !st->slots[v].live)
-					BAD("undefined task");
-				slot = (uint32_t)v;
+				continue;
 			}
-		} else {
-			slot = fmt_default_task(st, thread, type);
+			err = decode_one(r, &d, h, &out[n]);
+			break;
 		}
-		struct fmt_slot *s = slot == FMT_NONE ? NULL : &st->slots[slot];
-
-		uint64_t other;
-		if (h & FMT_H_OTHER) {
-			if (rd_varint(&p, end, &v))
-				BAD("bad other field");
-			other = zigzag_apply(st->last_other[type], v);
-		} else if (type == AS_EV_POLL_BEGIN) {
-			other = s ? s->tokio : 0;
-		} else if (type == AS_EV_WAKE) {
-			other = fmt_slot_addr(st, fmt_cur_slot(st, thread));
-		} else {
-			other = 0;
-		}
-
-		uint16_t probe;
-		if (x & FMT_X_PROBE) {
-			if (rd_varint(&p, end, &v) || v > UINT16_MAX)
-				BAD("bad probe");
-			probe = (uint16_t)v;
-		} else if ((type == AS_EV_POLL_BEGIN || type == AS_EV_POLL_END) && s) {
-			probe = s->probe;
-		} else {
-			probe = st->last_probe[type];
-		}
-		if (type == AS_EV_POLL_BEGIN && probe >= n_probes)
-			BAD("undefined probe");
-		if (fmt_is_future(type) &&
-		    (probe >= n_probes || r->meta.probes[probe].role != AS_ROLE_FUTURE))
-			BAD("future event of a probe that is not a future function");
-
-		uint8_t flags = 0;
-		if (x & FMT_X_FLAGS) {
-			if (p >= end)
-				BAD("cut record");
-			flags = *p++;
-		}
-
-		const char *str = NULL;
-		if ((x & FMT_X_STR) && (err = get_str(r, &p, end, &str)))
+		if (err)
 			goto out;
-
-		uint32_t stack = 0;
-		if (__builtin_expect(fmt_has_stack(type), 0)) {
-			if (rd_varint(&p, end, &v) || v > r->n_stacks)
-				BAD("undefined stack");
-			stack = (uint32_t)v;
-		}
-
-		if (++r->chunk_seen > r->chunk_count)
-			BAD("more events than its header says");
-		struct as_event *ev = &out[n++];
-		*ev = (struct as_event){
-			.type = type, .flags = flags, .probe = probe, .tid = th->tid,
-			.ts = ts, .task = s ? s->addr : 0, .other = other, .str = str,
-			.stack = stack, .hint = s ? slot + 1 : 0,
-		};
-		r->events++;
-		/* fmt_apply() */
-		prev_ts = ts;
-		cur_thread = thread;
-		st->last_other[type] = other;
-		st->last_probe[type] = probe;
-		if (type == AS_EV_POLL_BEGIN) {
-			th->cur_slot = slot;
-			th->cur_gen = s ? s->gen : 0;
-		} else if (type == AS_EV_POLL_END) {
-			th->cur_slot = FMT_NONE;
-		}
-		if (s) {
-			if (type == AS_EV_POLL_BEGIN)
-				s->tokio = other;
-			if (type == AS_EV_POLL_BEGIN || type == AS_EV_POLL_END)
-				s->probe = probe;
-			if (type == AS_EV_FREE) {
-				s->live = 0;
-				s->gen++;
-				st->free_slots[st->n_free++] = slot;
-				st->live--;
-			}
-		}
+		n++;
 	}
-#undef BAD
 out:
-	st->prev_ts = prev_ts;
-	st->cur_thread = cur_thread;
-	r->pos = (size_t)(p - r->buf);
+	st->prev_ts = d.prev_ts;
+	st->cur_thread = d.cur_thread;
+	r->chunk_seen = r->chunk_count - d.left;
+	r->pos = (size_t)(d.p - r->buf);
 	*errp = err;
 	return n;
 }
