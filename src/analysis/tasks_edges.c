@@ -705,6 +705,154 @@ static int by_count(const void *x, const void *y)
 	return a->from_group < b->from_group ? -1 : a->from_group > b->from_group;
 }
 
+/* The sort order of wake edges: a key of the first two fields, the record
+ * for the rest, the index last (the order of the input: stable, as the
+ * merge sort of glibc's qsort() was). */
+struct ekey {
+	uint64_t nc;              /* ~count: most wakes first */
+	uint64_t to_seq;
+	uint32_t idx;             /* into the edges */
+};
+
+static inline int ekey_cmp(const struct wake_edge *E, const struct ekey *x, const struct ekey *y)
+{
+	int c;
+
+	if (x->nc != y->nc)
+		return x->nc < y->nc ? -1 : 1;
+	if (x->to_seq != y->to_seq)
+		return x->to_seq < y->to_seq ? -1 : 1;
+	if ((c = by_count(&E[x->idx], &E[y->idx])))
+		return c;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static void ekey_sift(const struct wake_edge *E, struct ekey *k, size_t i, size_t n)
+{
+	struct ekey x = k[i];
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && ekey_cmp(E, &k[c + 1], &k[c]) > 0)
+			c++;
+		if (ekey_cmp(E, &k[c], &x) <= 0)
+			break;
+		k[i] = k[c];
+		i = c;
+	}
+	k[i] = x;
+}
+
+/* Introsort of k[0 .. n): quicksort (middle of three), insertion sort of
+ * short ranges, heapsort past a depth; no memory of its own (the key array
+ * is all the sort holds beside the edges). */
+static void ekey_sort(const struct wake_edge *E, struct ekey *k, size_t n, unsigned depth)
+{
+	while (n > 16) {
+		if (!depth--) {
+			for (size_t i = n / 2; i-- > 0;)
+				ekey_sift(E, k, i, n);
+			for (size_t i = n; i-- > 1;) {
+				struct ekey t = k[0];
+
+				k[0] = k[i];
+				k[i] = t;
+				ekey_sift(E, k, 0, i);
+			}
+			return;
+		}
+		size_t m = n / 2, lo = 0, hi = n - 1;
+
+		/* the middle of three to k[m], then Hoare's partition around it */
+		if (ekey_cmp(E, &k[m], &k[lo]) < 0) {
+			struct ekey t = k[m]; k[m] = k[lo]; k[lo] = t;
+		}
+		if (ekey_cmp(E, &k[hi], &k[m]) < 0) {
+			struct ekey t = k[hi]; k[hi] = k[m]; k[m] = t;
+			if (ekey_cmp(E, &k[m], &k[lo]) < 0) {
+				t = k[m]; k[m] = k[lo]; k[lo] = t;
+			}
+		}
+		struct ekey piv = k[m];
+		size_t i = lo, j = hi;
+
+		for (;;) {
+			while (ekey_cmp(E, &k[i], &piv) < 0)
+				i++;
+			while (ekey_cmp(E, &k[j], &piv) > 0)
+				j--;
+			if (i >= j)
+				break;
+			struct ekey t = k[i];
+
+			k[i] = k[j];
+			k[j] = t;
+			i++;
+			j--;
+		}
+		/* k[0 .. j] <= piv <= k[j + 1 .. n): the smaller side first */
+		if (j + 1 < n - (j + 1)) {
+			ekey_sort(E, k, j + 1, depth);
+			k += j + 1;
+			n -= j + 1;
+		} else {
+			ekey_sort(E, k + j + 1, n - (j + 1), depth);
+			n = j + 1;
+		}
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct ekey x = k[i];
+		size_t j = i;
+
+		for (; j > 0 && ekey_cmp(E, &k[j - 1], &x) > 0; j--)
+			k[j] = k[j - 1];
+		k[j] = x;
+	}
+}
+
+/* Sorts the edges by by_count() (stable): the keys sorted, then the records
+ * moved into place cycle by cycle. Returns 0 or -ENOMEM (then qsort()). */
+static int edges_sort(struct wake_edge *E, size_t n)
+{
+	struct ekey *k = malloc(n * sizeof(*k));
+	unsigned depth = 0;
+
+	if (!k || n > UINT32_MAX) {
+		free(k);
+		qsort(E, n, sizeof(*E), by_count);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		k[i] = (struct ekey){ .nc = ~E[i].count, .to_seq = E[i].to_seq, .idx = (uint32_t)i };
+	for (size_t x = n; x; x >>= 1)
+		depth += 2;
+	ekey_sort(E, k, n, depth);
+	for (size_t j = 0; j < n; j++) {
+		struct wake_edge t;
+		size_t at = j;
+
+		if (k[j].idx == j)
+			continue;
+		t = E[j];
+		for (;;) {
+			size_t src = k[at].idx;
+
+			k[at].idx = (uint32_t)at;
+			if (src == j) {
+				E[at] = t;
+				break;
+			}
+			E[at] = E[src];
+			at = src;
+		}
+	}
+	free(k);
+	return 0;
+}
+
 /* The waker kind of edge code (from_ident: the waker task's identity), as
  * far as known now; at finish, every task's kind is known. A folded waker
  * was a user task (worker tasks are never folded). */
@@ -922,7 +1070,7 @@ int ta_finish_edges(struct analysis *a)
 	a->gedges = NULL;
 	a->cap_gedges = 0;
 	if (a->n_edges)
-		qsort(a->edges, a->n_edges, sizeof(*a->edges), by_count);
+		edges_sort(a->edges, a->n_edges);
 	return 0;
 }
 

@@ -144,33 +144,43 @@ static inline unsigned ndigits(uint64_t v)
 	return t + 1 - ((v | 1) < pow10_u64[t]);
 }
 
-/* v < 10^8 as 8 decimal digits (leading zeros) at b: two halves of four
- * digits, each two pairs from the table, in 32-bit arithmetic. */
-static inline void digits8(char *b, uint32_t v)
+/* The two digits of v < 100 as the 16-bit word that holds them in memory. */
+static inline uint64_t pair(uint32_t v)
 {
-	uint32_t hi = v / 10000, lo = v % 10000;
+	uint16_t w;
 
-	memcpy(b, digits2 + 2 * (hi / 100), 2);
-	memcpy(b + 2, digits2 + 2 * (hi % 100), 2);
-	memcpy(b + 4, digits2 + 2 * (lo / 100), 2);
-	memcpy(b + 6, digits2 + 2 * (lo % 100), 2);
+	memcpy(&w, digits2 + 2 * v, 2);
+	return w;
 }
 
-/* The last n (1 .. 8) of the 8 digits at b, stored at dst as one 8-byte
- * move: the digits, then 8 - n zero bytes that the next write covers
+/* v < 10^8 as 8 decimal digits (leading zeros), in memory order in one
+ * 64-bit word: two halves of four digits, each two pairs from the table, in
+ * 32-bit arithmetic, put together in a register (bytes stored one pair at a
+ * time and read back as a word would stall the read: no store forwarding
+ * from four stores to one load). */
+static inline uint64_t digits8(uint32_t v)
+{
+	uint32_t hi = v / 10000, lo = v % 10000;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return pair(hi / 100) | pair(hi % 100) << 16 | pair(lo / 100) << 32 |
+	       pair(lo % 100) << 48;
+#else
+	return pair(hi / 100) << 48 | pair(hi % 100) << 32 | pair(lo / 100) << 16 |
+	       pair(lo % 100);
+#endif
+}
+
+/* The last n (1 .. 8) of the 8 digits of w (digits8()), stored at dst as
+ * one 8-byte move: the digits, then 8 - n bytes that the next write covers
  * (room() is asked for more than the digits). */
-static inline void put8_tail(char *dst, const char *b, unsigned n)
+static inline void put8_tail(char *dst, uint64_t w, unsigned n)
 {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	uint64_t w;
-
-	memcpy(&w, b, 8);
 	w = n == 8 ? w : w >> (8 * (8 - n));
-	memcpy(dst, &w, 8);
 #else
-	for (unsigned i = 0; i < n; i++)
-		dst[i] = b[8 - n + i];
+	w = n == 8 ? w : w << (8 * (8 - n));
 #endif
+	memcpy(dst, &w, 8);
 }
 
 /* v in decimal at dst, n = ndigits(v) of them: up to 4 digits from pairs,
@@ -179,8 +189,6 @@ static inline void put8_tail(char *dst, const char *b, unsigned n)
  * write up to 8 bytes past dst + n (room() keeps that spare). */
 static inline void fmt_u64(char *dst, uint64_t v, unsigned n)
 {
-	char b[8];
-
 	if (n <= 2) {
 		if (n == 2)
 			memcpy(dst, digits2 + 2 * v, 2);
@@ -189,22 +197,26 @@ static inline void fmt_u64(char *dst, uint64_t v, unsigned n)
 		return;
 	}
 	if (n <= 4) {
-		memset(b, '0', 4); /* shifted out by put8_tail() */
-		memcpy(b + 4, digits2 + 2 * ((uint32_t)v / 100), 2);
-		memcpy(b + 6, digits2 + 2 * ((uint32_t)v % 100), 2);
-		put8_tail(dst, b, n);
+		/* "0000" then the pairs; the zeros shifted out by put8_tail() */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		uint64_t w = 0x30303030ULL | pair((uint32_t)v / 100) << 32 |
+			     pair((uint32_t)v % 100) << 48;
+#else
+		uint64_t w = 0x3030303000000000ULL | pair((uint32_t)v / 100) << 16 |
+			     pair((uint32_t)v % 100);
+#endif
+		put8_tail(dst, w, n);
 		return;
 	}
 	if (n <= 8) {
-		digits8(b, (uint32_t)v);
-		put8_tail(dst, b, n);
+		put8_tail(dst, digits8((uint32_t)v), n);
 		return;
 	}
 	if (n <= 16) {
-		digits8(b, (uint32_t)(v / 100000000));
-		put8_tail(dst, b, n - 8);
-		digits8(b, (uint32_t)(v % 100000000));
-		memcpy(dst + n - 8, b, 8);
+		put8_tail(dst, digits8((uint32_t)(v / 100000000)), n - 8);
+		uint64_t w = digits8((uint32_t)(v % 100000000));
+
+		memcpy(dst + n - 8, &w, 8);
 		return;
 	}
 	char *s = dst + n;
@@ -266,24 +278,7 @@ static inline void put_us(struct perfetto *p, int64_t ns)
  * it was one of the last two, else formatted and remembered. */
 static inline void put_ts(struct perfetto *p, uint64_t ts)
 {
-	for (int i = 0; i < 2; i++)
-		if (p->ts_memo[i].len && p->ts_memo[i].ts == ts) {
-			memcpy(room(p, sizeof(p->ts_memo[i].s)), p->ts_memo[i].s,
-			       sizeof(p->ts_memo[i].s));
-			p->len += p->ts_memo[i].len;
-			return;
-		}
-	size_t at = p->len;
-
 	put_us(p, (int64_t)(ts - p->base));
-	if (p->len < at) /* flushed in between (the buffer was full): not kept */
-		return;
-	int i = p->ts_next;
-
-	p->ts_next ^= 1;
-	p->ts_memo[i].ts = ts;
-	p->ts_memo[i].len = (uint8_t)(p->len - at);
-	memcpy(p->ts_memo[i].s, p->buf + at, p->ts_memo[i].len);
 }
 
 /* Returns a malloc'd JSON string body for s (no quotes): escapes quotes,
