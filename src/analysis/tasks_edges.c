@@ -207,20 +207,28 @@ static void gedge_add_rec(struct analysis *a, const struct wake_edge *e, uint32_
 	gedge_add_rec_at(a, e, from, to, 0);
 }
 
+/* Lookups in flight ahead of the one being made (gedges_find()): enough
+ * to overlap their latencies, few enough for the misses the processor
+ * keeps outstanding at once (prefetches past those are dropped). */
+#define FIND_AHEAD 6
+
 /* The group edges of keys[0 .. n) (from << 32 | to; 0: none) looked up,
- * their map slots and then their records fetched ahead: keys[i] becomes
- * the edge's index + 1, or 0 (none yet, or no key). */
+ * each map slot fetched FIND_AHEAD lookups ahead, then each found record
+ * fetched: keys[i] becomes the edge's index + 1, or 0 (none yet, or no
+ * key). */
 static void gedges_find(struct analysis *a, uint64_t *keys, size_t n)
 {
-	for (size_t x = 0; x < n; x++)
-		if (keys[x])
+	for (size_t x = 0; x < n + FIND_AHEAD; x++) {
+		if (x < n && keys[x])
 			u64tab__prefetch(&a->gedge_of, keys[x]);
-	for (size_t x = 0; x < n; x++) {
+		if (x < FIND_AHEAD)
+			continue;
+		size_t y = x - FIND_AHEAD;
 		uint64_t v = 0;
 
-		if (!keys[x] || !u64tab__get(&a->gedge_of, keys[x], &v))
+		if (!keys[y] || !u64tab__get(&a->gedge_of, keys[y], &v))
 			v = 0;
-		keys[x] = v;
+		keys[y] = v;
 		if (v) {
 			__builtin_prefetch(&a->gedges[v - 1], 1);
 			__builtin_prefetch((char *)&a->gedges[v - 1] + 64, 1);
@@ -616,21 +624,9 @@ void ta_fold_edges(struct analysis *a, struct tlive *l, uint64_t to_seq, bool fo
 				uint64_t key = (uint64_t)gedge_from(a, e) << 32 | to_end;
 
 				a->gscratch[ng++] = key;
-				u64tab__prefetch(&a->gedge_of, key);
 			}
 		}
-		for (size_t x = 0; x < ng; x++) {
-			uint64_t v = 0;
-
-			if (!u64tab__get(&a->gedge_of, a->gscratch[x], &v))
-				v = 0;
-			a->gscratch[x] = v;
-			if (v)
-				__builtin_prefetch(&a->gedges[v - 1], 1);
-		}
-		for (size_t x = 0; x < ng; x++)
-			if (a->gscratch[x])
-				__builtin_prefetch((char *)&a->gedges[a->gscratch[x] - 1] + 64, 1);
+		gedges_find(a, a->gscratch, ng);
 	}
 	for (uint32_t i = l->ed.n; i-- > 0;) {
 		struct edge_acc *e = &E[i];
