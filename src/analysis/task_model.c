@@ -83,6 +83,7 @@ struct task_model {
 	struct u64map thread_of;          /* tid + 1 -> index + 1 */
 	struct tm_thread *cache[THREAD_CACHE]; /* by tid % THREAD_CACHE: the last one met */
 	uint64_t anomalies;
+	struct tm_counts counts;          /* of every event added */
 
 	/* Live-task limit (0 none): the activity order (a min-heap of the live
 	 * tasks by the stamp they had when last put in place: a stamp only
@@ -136,6 +137,7 @@ struct task_model *task_model__new(const struct as_trace_meta *meta)
 
 	if (!m)
 		return NULL;
+	m->counts.min_ts = UINT64_MAX;
 	m->task_size = align16(sizeof(struct tm_task));
 	m->thread_size = align16(sizeof(struct tm_thread));
 	m->has_meta = meta != NULL;
@@ -981,8 +983,17 @@ int task_model__add(struct task_model *m, const struct as_event *ev)
 {
 	struct tm_task *t;
 
-	if (__builtin_expect(!m || !ev || m->slow, 0))
-		return !m || !ev || m->finished ? -EINVAL : add_frames_only(m, ev);
+	if (__builtin_expect(!m || !ev || m->finished, 0))
+		return -EINVAL;
+	m->counts.events++;
+	if (ev->ts < m->counts.min_ts)
+		m->counts.min_ts = ev->ts;
+	if (ev->ts > m->counts.max_ts)
+		m->counts.max_ts = ev->ts;
+	if (__builtin_expect(ev->type == 0 || ev->type >= AS_EV__MAX, 0))
+		m->counts.bad_types++;
+	if (__builtin_expect(m->slow, 0))
+		return add_frames_only(m, ev);
 	switch (ev->type) {
 	case AS_EV_THREAD:
 		return on_thread(m, ev);
@@ -1129,6 +1140,11 @@ size_t task_model__bytes(const struct task_model *m)
 	for (uint32_t i = 0; i < m->strs.n; i++)
 		n += m->strs.lens[i] + 1;
 	return n;
+}
+
+const struct tm_counts *task_model__counts(const struct task_model *m)
+{
+	return &m->counts;
 }
 
 uint64_t task_model__anomalies(const struct task_model *m)

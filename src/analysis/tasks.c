@@ -931,6 +931,17 @@ int analysis__finish(struct analysis *a, const struct as_trace_end *end)
 	if (!a || a->finished)
 		return -EINVAL;
 	s = &a->sum;
+	if (a->counted_by_model) {
+		/* the events its sink was not called for: the model's counts */
+		const struct tm_counts *c = task_model__counts(a->model);
+
+		s->events += c->events;
+		if (c->min_ts < s->start_ns)
+			s->start_ns = c->min_ts;
+		if (c->max_ts > a->last_ts)
+			a->last_ts = c->max_ts;
+		s->anomalies += c->bad_types;
+	}
 	a->seen_event = s->events > 0;
 	end_ns = end ? end->end_ns : a->last_ts;
 	if (!a->seen_event)
@@ -1076,8 +1087,19 @@ const struct wake_edge *analysis__edges(const struct analysis *a, size_t *n)
 
 static int sink_add(void *impl, const struct as_event *ev, const struct as_stack *stack)
 {
+	struct analysis *a = impl;
+	int err;
+
 	(void)stack;
-	return analysis__add(impl, ev);
+	if (!a || !ev || !a->counted_by_model)
+		return analysis__add(a, ev);
+	/* called all the same (a caller of the ops that does not read the
+	 * sink's types): the model counted the event, its errors come here */
+	if (a->finished)
+		return -EINVAL;
+	err = a->err;
+	a->err = 0;
+	return err;
 }
 
 static int sink_finish(void *impl, const struct as_trace_end *end)
@@ -1091,6 +1113,12 @@ static const struct as_sink_ops sink_ops = {
 
 struct as_sink analysis__sink(struct analysis *a)
 {
+	/* On a shared model, the model's sink (before this one) counts the
+	 * events: no call for each (its errors come at finish). */
+	if (a && !a->own_model) {
+		a->counted_by_model = true;
+		return (struct as_sink){ .ops = &sink_ops, .impl = a, .types = AS_SINK_NO_EVENTS };
+	}
 	return (struct as_sink){ .ops = &sink_ops, .impl = a };
 }
 

@@ -177,6 +177,7 @@ struct analysis {
 	size_t n_workers;
 	struct summary sum;
 	bool seen_event;
+	bool counted_by_model;            /* its sink takes no event: the model counts them */
 	uint64_t last_ts;                 /* largest timestamp seen */
 
 	struct hist dist[DIST__MAX];      /* user tasks, folded in as they go */

@@ -25,8 +25,10 @@ int pipeline_run(struct as_source *src, struct as_sink *sinks, size_t n,
 	struct {
 		int (*add)(void *, const struct as_event *, const struct as_stack *);
 		void *impl;
-		uint32_t types;
 	} hot[PIPELINE_MAX_SINKS];
+	/* by event type (16: a type past 15), the sinks that want it: from[t]
+	 * .. from[t + 1] in by_type, in order */
+	uint8_t by_type[17 * PIPELINE_MAX_SINKS], from[18];
 	struct as_sink *const end_sink = sinks + n;
 	struct as_event evs[BATCH];
 	uint64_t last_ts = 0, events = 0;
@@ -42,7 +44,18 @@ int pipeline_run(struct as_source *src, struct as_sink *sinks, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		hot[i].add = sinks[i].ops->add;
 		hot[i].impl = sinks[i].impl;
-		hot[i].types = sinks[i].types ? sinks[i].types : UINT32_MAX;
+	}
+	for (unsigned t = 0, k = 0; t <= 16; t++) {
+		from[t] = (uint8_t)k;
+		for (size_t i = 0; i < n; i++) {
+			uint32_t types = sinks[i].types;
+
+			/* a type past 15 to the sinks that take every type */
+			if (!types || (t < 16 && (types & AS_SINK_TYPE(t)) &&
+				       !(types & AS_SINK_NO_EVENTS)))
+				by_type[k++] = (uint8_t)i;
+		}
+		from[t + 1] = (uint8_t)k;
 	}
 	for (;;) {
 		got = next_batch ? next_batch(impl, evs, BATCH) : next(impl, evs);
@@ -52,14 +65,18 @@ int pipeline_run(struct as_source *src, struct as_sink *sinks, size_t n,
 			const struct as_stack *stack = ev->stack && stack_of
 						       ? stack_of(impl, ev->stack) : NULL;
 
-			for (size_t i = 0; i < n; i++)
-				if ((hot[i].types & AS_SINK_TYPE(ev->type & 31)) &&
-				    (err = hot[i].add(hot[i].impl, ev, stack))) {
+			unsigned t = ev->type < 16 ? ev->type : 16;
+
+			for (unsigned x = from[t]; x < from[t + 1]; x++) {
+				unsigned i = by_type[x];
+
+				if ((err = hot[i].add(hot[i].impl, ev, stack))) {
 					res->events = events;
 					res->err = err;
 					res->failed = sinks[i].ops->name;
 					return err;
 				}
+			}
 			if (ev->ts > last_ts)
 				last_ts = ev->ts;
 			if (!(++events & (PIPELINE_PROGRESS_EVERY - 1)) && opts->on_progress)

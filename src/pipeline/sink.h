@@ -37,6 +37,9 @@ struct as_sink {
 };
 
 #define AS_SINK_TYPE(t) (1u << (t))
+/* types of a sink that is called for no event at all (finish() only): its
+ * object learns the events otherwise (from a shared model, say). */
+#define AS_SINK_NO_EVENTS (1u << 31)
 
 static inline void as_sink__free(struct as_sink *s)
 {
