@@ -15,20 +15,23 @@ static enum wake_source resolve(const struct analysis *a, uint64_t code, uint32_
 static enum wake_source resolve_row(const struct analysis *a, uint64_t code,
 				    uint32_t from_ident, uint64_t *from_seq, bool *row);
 
-/* resolve_row() for live edge e: a waker task's row is first looked for
- * in the slot it had when the edge was made (its seq still there: the
- * same row), without a lookup by seq. */
-static enum wake_source resolve_edge(const struct analysis *a, const struct edge_acc *e,
-				     uint64_t *from_seq, bool *row)
+/* resolve_row() for a waker task whose row had slot `slot` when its edge
+ * was made: its row is looked for there (its seq still there: the same
+ * row; else, a row never moving before finish, it was folded), without a
+ * lookup by seq. After finish (rows sorted) or for a slot past the rows:
+ * resolve_row(). */
+static enum wake_source resolve_slot(const struct analysis *a, uint64_t code,
+				     uint32_t from_ident, uint32_t slot, uint64_t *from_seq,
+				     bool *row)
 {
-	uint64_t seq = (uint64_t)e->code - EDGE_TASK;
+	uint64_t seq = code - EDGE_TASK;
 	const char *name;
 
-	if (e->code < EDGE_TASK || a->sorted || e->waker_slot >= a->cap_rinfo)
-		return resolve_row(a, e->code, e->from_ident, from_seq, row);
+	if (code < EDGE_TASK || a->sorted || slot >= a->cap_rinfo)
+		return resolve_row(a, code, from_ident, from_seq, row);
 	*from_seq = 0;
-	if (a->rinfo[e->waker_slot].seq == seq) {
-		uint8_t f = a->rinfo[e->waker_slot].flags;
+	if (a->rinfo[slot].seq == seq) {
+		uint8_t f = a->rinfo[slot].flags;
 
 		*row = true;
 		if (f & RF_WORKER)
@@ -38,14 +41,34 @@ static enum wake_source resolve_edge(const struct analysis *a, const struct edge
 		*from_seq = seq;
 		return WAKE_FROM_TASK;
 	}
-	/* a row never moves before finish: not in its slot, it was folded */
 	*row = false;
-	name = e->from_ident && e->from_ident <= a->n_idents ? a->idents[e->from_ident - 1].g.name
-							     : NULL;
+	name = from_ident && from_ident <= a->n_idents ? a->idents[from_ident - 1].g.name : NULL;
 	if (ta_blocking_name(name))
 		return WAKE_FROM_BLOCKING;
 	*from_seq = seq;
 	return WAKE_FROM_TASK;
+}
+
+static enum wake_source resolve_edge(const struct analysis *a, const struct edge_acc *e,
+				     uint64_t *from_seq, bool *row)
+{
+	return resolve_slot(a, e->code, e->from_ident, e->waker_slot, from_seq, row);
+}
+
+/* The waker end of compact edge i of a->edges (waker_end() through the
+ * slot its waker's row had: a->eslot[i]). */
+static uint32_t waker_end_at(const struct analysis *a, size_t i)
+{
+	const struct wake_edge *e = &a->edges[i];
+	uint64_t seq;
+	bool row;
+	enum wake_source k = resolve_slot(a, e->from_seq, e->from_group,
+					  a->eslot ? a->eslot[i] : UINT32_MAX, &seq, &row);
+
+	if (k != WAKE_FROM_TASK)
+		return (uint32_t)k;
+	return e->from_group && (!row || a->idents[e->from_group - 1].g.tasks)
+	       ? END_GROUP | e->from_group : (uint32_t)(seq + EDGE_TASK);
 }
 
 /* The end code (see END_GROUP) of task seq, whose identity is id (0
@@ -66,15 +89,6 @@ static uint32_t waker_end(const struct analysis *a, uint64_t code, uint32_t from
 	enum wake_source k = resolve(a, code, from_ident, &seq);
 
 	return k == WAKE_FROM_TASK ? task_end(a, seq, from_ident, EDGE_TASK) : (uint32_t)k;
-}
-
-/* Whether the waker of edge code (from_ident: its identity) is a task that
- * was folded. */
-static bool waker_folded(const struct analysis *a, uint64_t code, uint32_t from_ident)
-{
-	uint64_t seq;
-
-	return resolve(a, code, from_ident, &seq) == WAKE_FROM_TASK && !ta_row_of(a, seq);
 }
 
 /* Room for one more group edge in a->gedges, kept 64-byte aligned (an
@@ -255,8 +269,8 @@ void ta_row_edges_out(struct analysis *a, size_t slot, uint32_t id)
 		for (size_t i = 0; i < n; i++) {
 			const struct wake_edge *e = &a->edges[first + i];
 
-			a->gscratch[i] = e->count ? (uint64_t)waker_end(a, e->from_seq, e->from_group)
-						    << 32 | (END_GROUP | id) : 0;
+			a->gscratch[i] = e->count ? (uint64_t)waker_end_at(a, first + i) << 32 |
+						    (END_GROUP | id) : 0;
 		}
 		gedges_find(a, a->gscratch, n);
 	}
@@ -265,7 +279,7 @@ void ta_row_edges_out(struct analysis *a, size_t slot, uint32_t id)
 
 		if (!e->count)
 			continue; /* moved by a sweep already */
-		gedge_add_rec_at(a, e, waker_end(a, e->from_seq, e->from_group), END_GROUP | id,
+		gedge_add_rec_at(a, e, waker_end_at(a, first + i), END_GROUP | id,
 				 hints ? a->gscratch[i] : 0);
 		e->count = 0;
 		a->n_moved++;
@@ -278,29 +292,47 @@ void ta_row_edges_out(struct analysis *a, size_t slot, uint32_t id)
 static void sweep_edges(struct analysis *a)
 {
 	size_t n = 0;
+	uint64_t last_to = 0;
+	struct row_edges *last_r = NULL;
 
 	for (size_t i = 0; i < a->n_edges; i++) {
 		struct wake_edge e = a->edges[i];
 		struct row_edges *r = NULL;
 		uint64_t v;
 
-		if (a->rowe && u64tab__get(&a->slot_of, e.to_seq, &v)) {
+		/* a row's edges come in a run: its row looked up once */
+		if (a->rowe && e.to_seq == last_to && last_to) {
+			r = last_r;
+		} else if (a->rowe && u64tab__get(&a->slot_of, e.to_seq, &v)) {
 			r = &a->rowe[v - 1];
-			if (r->first == i + 1)
-				*r = (struct row_edges){ 0 }; /* its run starts: found again below */
+			last_to = e.to_seq;
+			last_r = r;
+		} else {
+			last_to = 0;
+			last_r = NULL;
 		}
+		if (r && r->first == i + 1)
+			*r = (struct row_edges){ 0 }; /* its run starts: found again below */
 		if (!e.count)
 			continue;
-		if (e.from_group && waker_folded(a, e.from_seq, e.from_group)) {
-			gedge_add_rec(a, &e, END_GROUP | e.from_group,
-				      task_end(a, e.to_seq, e.to_group, 0));
-			continue;
+		if (e.from_group) {
+			uint64_t seq;
+			bool row;
+
+			/* waker_folded(), through the slot its waker's row had */
+			if (resolve_slot(a, e.from_seq, e.from_group, a->eslot[i], &seq, &row) ==
+			    WAKE_FROM_TASK && !row) {
+				gedge_add_rec(a, &e, END_GROUP | e.from_group,
+					      task_end(a, e.to_seq, e.to_group, 0));
+				continue;
+			}
 		}
 		if (r) {
 			if (!r->n)
 				r->first = (uint32_t)(n + 1);
 			r->n++;
 		}
+		a->eslot[n] = a->eslot[i];
 		a->edges[n++] = e;
 	}
 	a->n_edges = n;
@@ -601,7 +633,8 @@ void ta_fold_edges(struct analysis *a, struct tlive *l, uint64_t to_seq, bool fo
 			}
 		}
 	}
-	if (ta_grow((void **)&a->edges, &a->cap_edges, a->n_edges + k, sizeof(*a->edges))) {
+	if (ta_grow((void **)&a->edges, &a->cap_edges, a->n_edges + k, sizeof(*a->edges)) ||
+	    ta_grow((void **)&a->eslot, &a->cap_eslot, a->cap_edges, sizeof(*a->eslot))) {
 		a->err = -ENOMEM;   /* the edges into it are lost */
 		for (uint32_t i = 0; i < l->ed.n; i++)
 			samples__clear(&E[i].delay);
@@ -643,7 +676,8 @@ void ta_fold_edges(struct analysis *a, struct tlive *l, uint64_t to_seq, bool fo
 				uint64_t pq[2];
 
 				samples__quantiles(&e->delay, q, pq, 2);
-				a->edges[--at] = (struct wake_edge){
+				a->eslot[--at] = e->waker_slot;
+				a->edges[at] = (struct wake_edge){
 					.from_seq = e->code, .to_seq = to_seq, .count = e->count,
 					.timed = e->timed, .delay_p50_ns = pq[0], .delay_p99_ns = pq[1],
 					.delay_max_ns = samples__max(&e->delay),
@@ -657,6 +691,7 @@ void ta_fold_edges(struct analysis *a, struct tlive *l, uint64_t to_seq, bool fo
 	edges_free(a, l, borrowed);
 	if (at > a->n_edges) { /* some went into group edges: close the gap */
 		memmove(&a->edges[a->n_edges], &a->edges[at], (first + k - at) * sizeof(*a->edges));
+		memmove(&a->eslot[a->n_edges], &a->eslot[at], (first + k - at) * sizeof(*a->eslot));
 		k -= at - a->n_edges;
 	}
 	a->n_edges += k;
@@ -701,29 +736,29 @@ static int by_count(const void *x, const void *y)
 	return a->from_group < b->from_group ? -1 : a->from_group > b->from_group;
 }
 
-/* The sort order of wake edges: a key of the first two fields, the record
- * for the rest, the index last (the order of the input: stable, as the
- * merge sort of glibc's qsort() was). */
+/* The sort order of wake edges (by_count()) as a key: ~count, then the
+ * other fields as one 127-bit string [to_seq:31][from_kind:3][from_seq:31]
+ * [to_group:31][from_group:31] in two words (seqs and groups are below 2^31:
+ * the end codes' bound), then the index (the order of the input: stable, as
+ * the merge sort of glibc's qsort() was). */
 struct ekey {
-	uint64_t nc;              /* ~count: most wakes first */
-	uint64_t to_seq;
+	uint64_t nc;
+	uint64_t hi, lo;
 	uint32_t idx;             /* into the edges */
 };
 
-static inline int ekey_cmp(const struct wake_edge *E, const struct ekey *x, const struct ekey *y)
+static inline int ekey_cmp(const struct ekey *x, const struct ekey *y)
 {
-	int c;
-
 	if (x->nc != y->nc)
 		return x->nc < y->nc ? -1 : 1;
-	if (x->to_seq != y->to_seq)
-		return x->to_seq < y->to_seq ? -1 : 1;
-	if ((c = by_count(&E[x->idx], &E[y->idx])))
-		return c;
+	if (x->hi != y->hi)
+		return x->hi < y->hi ? -1 : 1;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-static void ekey_sift(const struct wake_edge *E, struct ekey *k, size_t i, size_t n)
+static void ekey_sift(struct ekey *k, size_t i, size_t n)
 {
 	struct ekey x = k[i];
 
@@ -732,9 +767,9 @@ static void ekey_sift(const struct wake_edge *E, struct ekey *k, size_t i, size_
 
 		if (c >= n)
 			break;
-		if (c + 1 < n && ekey_cmp(E, &k[c + 1], &k[c]) > 0)
+		if (c + 1 < n && ekey_cmp(&k[c + 1], &k[c]) > 0)
 			c++;
-		if (ekey_cmp(E, &k[c], &x) <= 0)
+		if (ekey_cmp(&k[c], &x) <= 0)
 			break;
 		k[i] = k[c];
 		i = c;
@@ -745,30 +780,30 @@ static void ekey_sift(const struct wake_edge *E, struct ekey *k, size_t i, size_
 /* Introsort of k[0 .. n): quicksort (middle of three), insertion sort of
  * short ranges, heapsort past a depth; no memory of its own (the key array
  * is all the sort holds beside the edges). */
-static void ekey_sort(const struct wake_edge *E, struct ekey *k, size_t n, unsigned depth)
+static void ekey_sort(struct ekey *k, size_t n, unsigned depth)
 {
 	while (n > 16) {
 		if (!depth--) {
 			for (size_t i = n / 2; i-- > 0;)
-				ekey_sift(E, k, i, n);
+				ekey_sift(k, i, n);
 			for (size_t i = n; i-- > 1;) {
 				struct ekey t = k[0];
 
 				k[0] = k[i];
 				k[i] = t;
-				ekey_sift(E, k, 0, i);
+				ekey_sift(k, 0, i);
 			}
 			return;
 		}
 		size_t m = n / 2, lo = 0, hi = n - 1;
 
 		/* the middle of three to k[m], then Hoare's partition around it */
-		if (ekey_cmp(E, &k[m], &k[lo]) < 0) {
+		if (ekey_cmp(&k[m], &k[lo]) < 0) {
 			struct ekey t = k[m]; k[m] = k[lo]; k[lo] = t;
 		}
-		if (ekey_cmp(E, &k[hi], &k[m]) < 0) {
+		if (ekey_cmp(&k[hi], &k[m]) < 0) {
 			struct ekey t = k[hi]; k[hi] = k[m]; k[m] = t;
-			if (ekey_cmp(E, &k[m], &k[lo]) < 0) {
+			if (ekey_cmp(&k[m], &k[lo]) < 0) {
 				t = k[m]; k[m] = k[lo]; k[lo] = t;
 			}
 		}
@@ -776,9 +811,9 @@ static void ekey_sort(const struct wake_edge *E, struct ekey *k, size_t n, unsig
 		size_t i = lo, j = hi;
 
 		for (;;) {
-			while (ekey_cmp(E, &k[i], &piv) < 0)
+			while (ekey_cmp(&k[i], &piv) < 0)
 				i++;
-			while (ekey_cmp(E, &k[j], &piv) > 0)
+			while (ekey_cmp(&k[j], &piv) > 0)
 				j--;
 			if (i >= j)
 				break;
@@ -791,11 +826,11 @@ static void ekey_sort(const struct wake_edge *E, struct ekey *k, size_t n, unsig
 		}
 		/* k[0 .. j] <= piv <= k[j + 1 .. n): the smaller side first */
 		if (j + 1 < n - (j + 1)) {
-			ekey_sort(E, k, j + 1, depth);
+			ekey_sort(k, j + 1, depth);
 			k += j + 1;
 			n -= j + 1;
 		} else {
-			ekey_sort(E, k + j + 1, n - (j + 1), depth);
+			ekey_sort(k + j + 1, n - (j + 1), depth);
 			n = j + 1;
 		}
 	}
@@ -803,7 +838,7 @@ static void ekey_sort(const struct wake_edge *E, struct ekey *k, size_t n, unsig
 		struct ekey x = k[i];
 		size_t j = i;
 
-		for (; j > 0 && ekey_cmp(E, &k[j - 1], &x) > 0; j--)
+		for (; j > 0 && ekey_cmp(&k[j - 1], &x) > 0; j--)
 			k[j] = k[j - 1];
 		k[j] = x;
 	}
@@ -816,16 +851,27 @@ static int edges_sort(struct wake_edge *E, size_t n)
 	struct ekey *k = malloc(n * sizeof(*k));
 	unsigned depth = 0;
 
-	if (!k || n > UINT32_MAX) {
+	bool fits = k && n <= UINT32_MAX;
+
+	for (size_t i = 0; fits && i < n; i++)   /* beyond the key's widths: not expected */
+		if (E[i].to_seq >> 31 || E[i].from_seq >> 31 || (unsigned)E[i].from_kind >> 3 ||
+		    E[i].to_group >> 31 || E[i].from_group >> 31)
+			fits = false;
+	if (!fits) {
 		free(k);
 		qsort(E, n, sizeof(*E), by_count);
 		return 0;
 	}
 	for (size_t i = 0; i < n; i++)
-		k[i] = (struct ekey){ .nc = ~E[i].count, .to_seq = E[i].to_seq, .idx = (uint32_t)i };
+		k[i] = (struct ekey){
+			.nc = ~E[i].count,
+			.hi = E[i].to_seq << 32 | (uint64_t)E[i].from_kind << 29 | E[i].from_seq >> 2,
+			.lo = (E[i].from_seq & 3) << 62 | (uint64_t)E[i].to_group << 31 |
+			      E[i].from_group,
+			.idx = (uint32_t)i };
 	for (size_t x = n; x; x >>= 1)
 		depth += 2;
-	ekey_sort(E, k, n, depth);
+	ekey_sort(k, n, depth);
 	for (size_t j = 0; j < n; j++) {
 		struct wake_edge t;
 		size_t at = j;

@@ -162,7 +162,8 @@ struct analysis {
 	size_t n_tasks, cap_tasks;        /* slots used so far */
 	/* Per slot until finish: what a wake edge's waker end and a folded
 	 * row need of the row, read without the row itself (a cache miss
-	 * each): its seq (0 a free slot), identity (0 not known yet), RF_* */
+	 * each): its seq (0 a free slot), identity (0 not known yet), RF_*;
+	 * after, per row in seq order, its seq alone (ta_row_of()) */
 	struct rinfo { uint64_t seq; uint32_t ident; uint8_t flags; } *rinfo;
 	size_t cap_rinfo;
 	size_t *free_slots;               /* slots of folded rows, for reuse */
@@ -187,6 +188,9 @@ struct analysis {
 	size_t n_heap;
 	struct wake_edge *edges;          /* compact edges (see the top), then the results */
 	size_t n_edges, cap_edges;
+	uint32_t *eslot;                  /* per compact edge until finish: the row slot
+	                                     its waker task had (edge_acc.waker_slot) */
+	size_t cap_eslot;
 	size_t n_moved;                   /* of which moved into group edges (count 0) */
 	size_t sweep_at;                  /* n_edges that calls sweep_edges() */
 	struct row_edges *rowe;           /* per slot of a->tasks */
@@ -279,12 +283,22 @@ static inline long ta_slot_of(const struct analysis *a, uint64_t seq)
 /* The row of task seq (live or kept), or NULL: folded or never seen. */
 static inline const struct task_stats *ta_row_of(const struct analysis *a, uint64_t seq)
 {
-	struct task_stats key = { .seq = seq };
 	uint64_t v;
 
-	if (a->sorted)
-		return a->n_tasks ? bsearch(&key, a->tasks, a->n_tasks, sizeof(*a->tasks),
-					    ta_by_seq) : NULL;
+	if (a->sorted) {
+		/* the rows' seqs, in order, in rinfo (see sort_rows()) */
+		size_t lo = 0, hi = a->n_tasks;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (a->rinfo[mid].seq < seq)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		return lo < a->n_tasks && a->rinfo[lo].seq == seq ? &a->tasks[lo] : NULL;
+	}
 	if (seq && u64tab__get(&a->slot_of, seq, &v))
 		return &a->tasks[v - 1];
 	return NULL;
