@@ -131,7 +131,7 @@ static bool fold_row(struct analysis *a, size_t slot)
 	a->folded++;
 	a->folded_polls += st->polls;
 	a->folded_long_polls += st->long_polls;
-	u64tab__del(&a->slot_of, st->seq);
+	u64tab__del_shift(&a->slot_of, st->seq);
 	ta_row_edges_out(a, slot, id);
 	st->seq = 0; /* a free slot */
 	a->rinfo[slot].seq = 0;

@@ -168,7 +168,7 @@ struct analysis {
 	size_t cap_rinfo;
 	size_t *free_slots;               /* slots of folded rows, for reuse */
 	size_t n_free, cap_free;
-	struct u64tab slot_of;            /* seq -> slot + 1 (until finish) */
+	struct u64tab slot_of;            /* seq -> slot + 1 (until finish; no tombstones) */
 	size_t *keep;                     /* min-heap of kept finished user rows (slots) */
 	size_t n_keep, cap_keep;
 	uint64_t folded, folded_polls, folded_long_polls;

@@ -88,3 +88,36 @@ bool u64tab__del(struct u64tab *t, uint64_t key)
 			return false;
 	}
 }
+
+bool u64tab__del_shift(struct u64tab *t, uint64_t key)
+{
+	size_t mask = t->cap - 1, i, j;
+
+	if (!t->cap || key == 0 || key == U64TAB_TOMB)
+		return false;
+	for (i = u64tab__slot_of(key, t->cap);; i = (i + 1) & mask) {
+		if (t->s[i].key == key)
+			break;
+		if (t->s[i].key == 0)
+			return false;
+	}
+	/* i is the gap: an entry further in the run moves into it unless its
+	 * home slot lies cyclically in (i, j] (it would then be found no more) */
+	for (j = (i + 1) & mask;; j = (j + 1) & mask) {
+		uint64_t k = t->s[j].key;
+		size_t home;
+
+		if (k == 0)
+			break;
+		home = u64tab__slot_of(k, t->cap);
+		if (i <= j ? (home <= i || home > j) : (home <= i && home > j)) {
+			t->s[i] = t->s[j];
+			i = j;
+		}
+	}
+	t->s[i].key = 0;
+	t->s[i].val = 0;
+	t->len--;
+	t->used--;
+	return true;
+}

@@ -68,6 +68,10 @@ static inline bool u64tab__live(const struct u64tab *t, size_t i)
 int u64tab__set(struct u64tab *t, uint64_t key, uint64_t val);
 /* Removes key; returns true if it was present. */
 bool u64tab__del(struct u64tab *t, uint64_t key);
+/* The same without a tombstone: the entries after key in its run move back
+ * to close the gap (lookups stay short however many come and go). A table
+ * that uses it uses no u64tab__del(); its slot order is not u64map's. */
+bool u64tab__del_shift(struct u64tab *t, uint64_t key);
 /* Frees the table; zero-initialised is empty. */
 void u64tab__clear(struct u64tab *t);
 
