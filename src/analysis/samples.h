@@ -7,8 +7,8 @@
  * value is a store, and the bucket work is done once, when the task goes.
  *
  * Memory: SAMPLES_INLINE values inline (no allocation: most wake edges
- * hold one or two), then an array grown by doubling up to SAMPLES_MAX
- * values (1 KiB), then that array is a write buffer in front of the
+ * hold one or two), then an array grown fourfold from 16 up to
+ * SAMPLES_MAX values (1 KiB), then that array is a write buffer in front of the
  * histogram. Values of 2^32 ns (4.3 s) and more go to the histogram
  * directly. Zero-initialised is empty. Pure C, no I/O, no globals. */
 #ifndef AS_ANALYSIS_SAMPLES_H
@@ -20,7 +20,9 @@
 #include "analysis/hist.h"
 
 #define SAMPLES_INLINE 2
-#define SAMPLES_MAX 256
+/* 252: the array of 1008 bytes stays in the allocator's fast path (glibc's
+ * per-thread cache takes blocks up to 1032 bytes, its header included) */
+#define SAMPLES_MAX 252
 
 struct samples {
 	uint32_t n;               /* raw values held */

@@ -69,10 +69,13 @@ struct task_model {
 	size_t n_worker_names, cap_worker_names;
 
 	struct u64tab live;               /* header -> struct tm_task * */
-	/* Live tasks by the hint their events carry (as_event.hint - 1): a
-	 * task found there is the live one at the event's header when its
-	 * header is that (an entry is a live task or NULL: cleared when the
-	 * task goes), without a lookup in `live`. */
+	/* Live tasks by the hint their events carry (as_event.hint), at
+	 * hint & (cap_hint - 1): a task found there is the live one at the
+	 * event's header when its header is that (an entry is a live task or
+	 * NULL: cleared when that task goes; a hint sharing its place takes it
+	 * over), without a lookup in `live`. cap_hint, a power of two, follows
+	 * the live tasks (twice as many), not the hints (a source's slots can
+	 * run far past the tasks the model keeps: the live-task limit). */
 	struct tm_task **by_hint;
 	uint32_t cap_hint;
 	struct u64map label_of;           /* runtime task id -> strs index + 1 of its name
@@ -252,29 +255,38 @@ static struct tm_thread *thread_get(struct task_model *m, uint32_t tid, uint64_t
 
 static struct act *act_of(const struct tm_task *t);
 
+#define HINT_MIN 1024
+#define HINT_MAX (1u << 20)
+
 /* Remembers t under hint h (as_event.hint). */
 static void hint_set(struct task_model *m, uint32_t h, struct tm_task *t)
 {
 	struct act *n = act_of(t);
 
-	if (h > m->cap_hint) {
-		uint32_t ncap = m->cap_hint ? m->cap_hint : 256;
+	if (m->cap_hint < HINT_MAX && m->live.len * 2 > m->cap_hint) {
+		/* grown to twice the live tasks, the entries put back in place */
+		uint32_t ncap = m->cap_hint ? m->cap_hint : HINT_MIN;
 		struct tm_task **p;
 
-		while (ncap < h)
+		while (ncap < HINT_MAX && ncap < m->live.len * 2)
 			ncap *= 2;
-		if (ncap > (1u << 24))   /* a hint past any source's: not kept */
-			return;
-		p = realloc(m->by_hint, ncap * sizeof(*p));
-		if (!p)
+		p = calloc(ncap, sizeof(*p));
+		if (p) {
+			for (uint32_t i = 0; i < m->cap_hint; i++)
+				if (m->by_hint[i])
+					p[act_of(m->by_hint[i])->hint & (ncap - 1)] = m->by_hint[i];
+			free(m->by_hint);
+			m->by_hint = p;
+			m->cap_hint = ncap;
+		} else if (!m->cap_hint) {
 			return;   /* a hint only */
-		memset(p + m->cap_hint, 0, (ncap - m->cap_hint) * sizeof(*p));
-		m->by_hint = p;
-		m->cap_hint = ncap;
+		}
 	}
-	if (n->hint && n->hint != h && m->by_hint[n->hint - 1] == t)
-		m->by_hint[n->hint - 1] = NULL;
-	m->by_hint[h - 1] = t;
+	uint32_t mask = m->cap_hint - 1;
+
+	if (n->hint && (n->hint & mask) != (h & mask) && m->by_hint[n->hint & mask] == t)
+		m->by_hint[n->hint & mask] = NULL;
+	m->by_hint[h & mask] = t;
 	n->hint = h;
 }
 
@@ -299,7 +311,7 @@ static inline struct tm_task *live_of(struct task_model *m, const struct as_even
 	uint32_t h = ev->hint;
 	struct tm_task *t;
 
-	if (h && h <= m->cap_hint && (t = m->by_hint[h - 1]) && t->header == ev->task)
+	if (h && m->cap_hint && (t = m->by_hint[h & (m->cap_hint - 1)]) && t->header == ev->task)
 		return t;
 	t = live_get(m, ev->task);
 	if (t && h)
@@ -359,8 +371,8 @@ static void task_release(struct task_model *m, struct tm_task *t)
 {
 	struct act *n = act_of(t);
 
-	if (n->hint && m->by_hint[n->hint - 1] == t)
-		m->by_hint[n->hint - 1] = NULL;
+	if (n->hint && m->by_hint[n->hint & (m->cap_hint - 1)] == t)
+		m->by_hint[n->hint & (m->cap_hint - 1)] = NULL;
 
 	if (m->max_live && n->heap_pos) {
 		size_t i = n->heap_pos - 1;

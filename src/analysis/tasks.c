@@ -1191,7 +1191,7 @@ void analysis__free(struct analysis *a)
 		task_model__free(a->model);
 	for (size_t i = 0; i < a->n_gedges; i++)
 		cbag__clear(&a->gedges[i].delay);
-	free(a->gedges);
+	free(a->gedges_raw);
 	u64tab__clear(&a->gedge_of);
 	free(a->gscratch);
 	free(a->fold_ed.e);

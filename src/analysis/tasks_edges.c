@@ -92,20 +92,25 @@ static uint32_t waker_end(const struct analysis *a, uint64_t code, uint32_t from
 }
 
 /* Room for one more group edge in a->gedges, kept 64-byte aligned (an
- * edge is two cache lines). 0 or -ENOMEM. */
+ * edge is two cache lines) inside a block grown by realloc() (a large one
+ * is remapped, not copied: no second copy of the edges at the peak), the
+ * edges moved when the block's alignment changes. 0 or -ENOMEM. */
 static int gedges_reserve(struct analysis *a)
 {
 	size_t ncap = a->cap_gedges ? a->cap_gedges * 2 : 64;
+	size_t old_off = a->gedges ? (size_t)((char *)a->gedges - (char *)a->gedges_raw) : 0;
+	char *raw;
 	struct gedge *p;
 
 	if (a->n_gedges < a->cap_gedges)
 		return 0;
-	p = aligned_alloc(64, ncap * sizeof(*p));
-	if (!p)
+	raw = realloc(a->gedges_raw, ncap * sizeof(*p) + 64);
+	if (!raw)
 		return -ENOMEM;
-	if (a->n_gedges)
-		memcpy(p, a->gedges, a->n_gedges * sizeof(*p));
-	free(a->gedges);
+	p = (struct gedge *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
+	if ((char *)p - raw != (ptrdiff_t)old_off && a->n_gedges)
+		memmove(p, raw + old_off, a->n_gedges * sizeof(*p));
+	a->gedges_raw = raw;
 	a->gedges = p;
 	a->cap_gedges = ncap;
 	return 0;
@@ -1100,10 +1105,14 @@ int ta_finish_edges(struct analysis *a)
 		memcpy((char *)a->gedges + i * sizeof(o), &o, sizeof(o));
 	}
 	total = a->n_gedges + a->n_edges;
+	/* the results to the block's start, then the block to their size */
+	if (a->n_gedges && (void *)a->gedges != a->gedges_raw)
+		memmove(a->gedges_raw, a->gedges, a->n_gedges * sizeof(*res));
 	a->n_gedges = 0; /* no histogram left to free */
-	res = realloc(a->gedges, (total ? total : 1) * sizeof(*res));
+	res = realloc(a->gedges_raw, (total ? total : 1) * sizeof(*res));
 	if (!res)
 		return -ENOMEM;
+	a->gedges_raw = NULL;
 	if (n)
 		memcpy(res + (total - n), a->edges, n * sizeof(*res));
 	free(a->edges);

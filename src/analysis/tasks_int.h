@@ -54,7 +54,9 @@ struct wlog_ent {
 };
 #define WL_UNTIMED UINT32_MAX          /* not timed (not the first from its waker) */
 #define WL_PENDING (UINT32_MAX - 1)    /* timed at the next poll (a pend) */
-#define WLOG_MAX 64                    /* entries before they go into edges */
+#define WLOG_MAX 63                    /* entries before they go into edges (1008
+                                          bytes: the allocator's fast path, as
+                                          SAMPLES_MAX) */
 
 /* Wakes of one waker code into a live task, while the task lives. */
 struct edge_acc {
@@ -197,7 +199,8 @@ struct analysis {
 	size_t cap_rowe;
 	struct tedges fold_ed;            /* ta_fold_edges()'s edge table for a task
 	                                     without one: its memory kept for the next */
-	struct gedge *gedges;             /* group edges */
+	struct gedge *gedges;             /* group edges (64-byte aligned in gedges_raw) */
+	void *gedges_raw;                 /* the block that holds them */
 	size_t n_gedges, cap_gedges;
 	struct u64tab gedge_of;           /* from << 32 | to -> index + 1 */
 	uint64_t *gscratch;               /* ta_fold_edges(): the group edge keys, then
