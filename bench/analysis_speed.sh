@@ -2,13 +2,20 @@
 # Offline analysis speed, printed as figures (never asserted): builds
 # bench/gen_trace.c, writes a trace of EVENTS events (default 10 million),
 # then runs `report`, `report --format json`, `export --format perfetto-json`
-# (Chrome JSON) and `export --format perfetto` (native protobuf) on it ROUNDS times (default 3) and prints, for each, the median events per
+# (Chrome JSON) and `export --format perfetto` (native protobuf) on it
+# ROUNDS times (default 3) and prints, for each, the median events per
 # CPU-second (user + sys, from /usr/bin/time -v) and the largest max RSS.
-# CPU time rather than wall time: the figure does not depend on how busy
-# the machine is. The export's output (some 300 bytes an event) goes to a
-# file in /tmp: its sys time is mostly the kernel copying it into the page
-# cache, and depends on the file system. Issue 15 asks for report >= 10 M events per CPU-second,
-# JSON and Perfetto >= 5 M; the exports' output sizes are printed too.
+# CPU time rather than wall time: the figure depends less on how busy the
+# machine is (but on a shared machine caches and memory are shared too:
+# compare builds with runs interleaved). The exports' output (some 300 bytes
+# an event for the JSON, 72 for the protobuf) goes to a file in /tmp, as
+# `-o FILE` writes it: into a temporary file, fsync()ed, then renamed over
+# FILE; their sys time is the kernel copying it into the page cache and the
+# writeback the fsync() does in the process's own time, which depends on the
+# file system and the disk, hence each export again with `-o /dev/null`
+# (all of the work but the writing). Issue 15 asks for report >= 10 M events
+# per CPU-second, JSON and Perfetto >= 5 M; the exports' output sizes are
+# printed too.
 # Then `export --format pprof` and `--format speedscope` (profiles: their
 # size is the distinct stacks; on this task-mode trace the poll time of each
 # task, one sample per task).
@@ -66,6 +73,11 @@ rm -f $TMP/out.json
 one "export --format perfetto" "$AS" export --format perfetto --no-progress -o $TMP/out.pftrace \
 	$TMP/t.trace
 [ ! -e $TMP/out.pftrace ] || echo "  output: $(stat -c %s $TMP/out.pftrace) bytes"
+rm -f $TMP/out.pftrace
+one "  ... -o /dev/null (JSON)" "$AS" export --format perfetto-json --no-progress \
+	-o /dev/null $TMP/t.trace
+one "  ... -o /dev/null (protobuf)" "$AS" export --format perfetto --no-progress \
+	-o /dev/null $TMP/t.trace
 one "export --format pprof" "$AS" export --format pprof --no-progress -o $TMP/out.pb.gz \
 	$TMP/t.trace
 [ ! -e $TMP/out.pb.gz ] || echo "  output: $(stat -c %s $TMP/out.pb.gz) bytes"

@@ -744,5 +744,9 @@ static const struct as_sink_ops sink_ops = {
 
 struct as_sink blocking__sink(struct blocking *x)
 {
-	return (struct as_sink){ .ops = &sink_ops, .impl = x };
+	/* on a shared model, only the events it reads (not called for the
+	 * others: most of a trace) */
+	return (struct as_sink){ .ops = &sink_ops, .impl = x,
+				 .types = x && !x->own_model ? AS_SINK_TYPE(AS_EV_OFFCPU) |
+							       AS_SINK_TYPE(AS_EV_RUNQ) : 0 };
 }

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-size_t hist__index(uint64_t v)
+static inline size_t index_of(uint64_t v)
 {
 	unsigned msb, g;
 
@@ -19,6 +19,11 @@ size_t hist__index(uint64_t v)
 	msb = 63 - (unsigned)__builtin_clzll(v);
 	g = msb - HIST_SUB_BITS + 1;
 	return (size_t)g * HIST_SUB + (size_t)((v >> (msb - HIST_SUB_BITS)) - HIST_SUB);
+}
+
+size_t hist__index(uint64_t v)
+{
+	return index_of(v);
 }
 
 void hist__bounds(size_t index, uint64_t *low, uint64_t *high)
@@ -164,7 +169,7 @@ static bool walk_next(struct walk *w, size_t *idx, uint64_t *n)
 	}
 	if (w->pos == h->n_inline)
 		return false;
-	*idx = hist__index(w->v[w->pos++]);
+	*idx = index_of(w->v[w->pos++]);
 	*n = 1;
 	return true;
 }
@@ -361,7 +366,7 @@ int hist__add_n(struct hist *h, uint64_t v, uint64_t n)
 		if (err)
 			return err;
 	}
-	err = put(h, hist__index(v), n);
+	err = put(h, index_of(v), n);
 	if (err)
 		return err;
 	account(h, v, v, n, times(v, n));
@@ -371,6 +376,37 @@ int hist__add_n(struct hist *h, uint64_t v, uint64_t n)
 int hist__add(struct hist *h, uint64_t v)
 {
 	return hist__add_n(h, v, 1);
+}
+
+int hist__add_u32(struct hist *h, const uint32_t *v, size_t n)
+{
+	uint32_t mn = UINT32_MAX, mx = 0;
+	uint64_t sum = 0;
+	size_t i;
+	int err;
+
+	if (!n)
+		return 0;
+	for (i = 0; i < n; i++) {
+		mn = v[i] < mn ? v[i] : mn;
+		mx = v[i] > mx ? v[i] : mx;
+	}
+	if (!h->counts || index_of(mn) / HIST_SUB < h->lo || index_of(mx) / HIST_SUB > h->hi) {
+		for (i = 0; i < n; i++)
+			if ((err = hist__add(h, v[i])))
+				return err;
+		return 0;
+	}
+	/* dense counts covering them all: the same counts, min, max, count and
+	 * sum (which saturates the same whether added at once or in turn) */
+	uint64_t *c = h->counts - (size_t)h->lo * HIST_SUB;
+
+	for (i = 0; i < n; i++) {
+		c[index_of(v[i])]++;
+		sum += v[i];
+	}
+	account(h, mn, mx, n, sum);
+	return 0;
 }
 
 int hist__merge(struct hist *dst, const struct hist *src)

@@ -58,6 +58,11 @@ struct hist_bucket {
 int hist__add(struct hist *h, uint64_t v);
 int hist__add_n(struct hist *h, uint64_t v, uint64_t n);
 
+/* Adds the n values v[0 .. n), as hist__add() of each in turn would (one
+ * loop over dense counts that cover them). Returns 0 or -ENOMEM (h then
+ * holds the values before the one that failed). */
+int hist__add_u32(struct hist *h, const uint32_t *v, size_t n);
+
 /* Adds every value of src to dst. Returns 0 or -ENOMEM (dst may then hold
  * part of src). */
 int hist__merge(struct hist *dst, const struct hist *src);

@@ -6,9 +6,12 @@
  * before the task does (a FREE from another thread first cuts its poll, one
  * from inside its poll waits for the poll's end). Names and spawn files are
  * interned once (util/strtab). Observers are a small fixed table.
- * With a live-task limit (task_model__set_max_live()) each task also sits
- * in a list by last activity, in a node just before it in its allocation,
- * and the headers of tasks folded away while not completed are remembered
+ * With a live-task limit (task_model__set_max_live()) each task also has a
+ * stamp of its last activity (a clock ticked at each), in a record just
+ * before it in its allocation, and a place in a min-heap of the live tasks
+ * by stamp, put right lazily (an activity is one store; the heap moves only
+ * when a task is born or goes, or when tasks are folded away), and the
+ * headers of tasks folded away while not completed are remembered
  * (the last FOLD_REMEMBER * max_live of them, a map and a ring: some 40
  * bytes each against about 1 KiB for a live task in a report) so that their
  * later events are recognised and dropped.
@@ -21,6 +24,7 @@
 
 #include "util/strtab.h"
 #include "util/u64map.h"
+#include "util/u64tab.h"
 
 #define THREAD_CACHE 64         /* threads cached by tid % THREAD_CACHE */
 
@@ -37,11 +41,15 @@ struct subs {
 	SUB(fold)
 };
 
-/* A task's place in the activity list: just before the task itself. */
-struct lru {
-	struct lru *prev, *next;
+/* A task's place in the order of activity, just before the task itself:
+ * its stamp (a clock that ticks at each activity, so the least recently
+ * active task has the smallest) and its place in the heap of live tasks. */
+struct act {
+	uint64_t stamp;
+	uint32_t heap_pos;         /* index + 1 into m->heap, 0 none */
+	uint32_t hint;             /* its event hint (as_event.hint) in m->by_hint, 0 none */
 };
-#define LRU_BYTES 16               /* sizeof(struct lru), keeps tasks 16-aligned */
+#define ACT_BYTES 16               /* sizeof(struct act), keeps tasks 16-aligned */
 #define FOLD_SKIPS 64              /* busy tasks passed over per fold attempt */
 #define FOLD_REMEMBER 8            /* folded headers remembered, per max_live */
 
@@ -60,7 +68,16 @@ struct task_model {
 	const char **worker_names;        /* root future types of workers (interned) */
 	size_t n_worker_names, cap_worker_names;
 
-	struct u64map live;               /* header -> struct tm_task * */
+	struct u64tab live;               /* header -> struct tm_task * */
+	/* Live tasks by the hint their events carry (as_event.hint), at
+	 * hint & (cap_hint - 1): a task found there is the live one at the
+	 * event's header when its header is that (an entry is a live task or
+	 * NULL: cleared when that task goes; a hint sharing its place takes it
+	 * over), without a lookup in `live`. cap_hint, a power of two, follows
+	 * the live tasks (twice as many), not the hints (a source's slots can
+	 * run far past the tasks the model keeps: the live-task limit). */
+	struct tm_task **by_hint;
+	uint32_t cap_hint;
 	struct u64map label_of;           /* runtime task id -> strs index + 1 of its name
 	                                     (AS_SPAWN_NAME), until the task is seen */
 	uint64_t next_seq;
@@ -69,12 +86,18 @@ struct task_model {
 	struct u64map thread_of;          /* tid + 1 -> index + 1 */
 	struct tm_thread *cache[THREAD_CACHE]; /* by tid % THREAD_CACHE: the last one met */
 	uint64_t anomalies;
+	struct tm_counts counts;          /* of every event added */
 
-	/* Live-task limit (0 none): the activity list (most recent first), the
-	 * remembered headers of folded tasks (header -> ring position + 1) and
-	 * the ring of them, oldest overwritten first. */
+	/* Live-task limit (0 none): the activity order (a min-heap of the live
+	 * tasks by the stamp they had when last put in place: a stamp only
+	 * grows, so a task whose stamp moved on since is put back in place
+	 * when it comes to the top, and the top is then the least recently
+	 * active task), the remembered headers of folded tasks (header -> ring
+	 * position + 1) and the ring of them, oldest overwritten first. */
 	size_t max_live;
-	struct lru lru;                   /* head: next most recent, prev least */
+	uint64_t clock;                   /* the last stamp given */
+	struct heap_ent { uint64_t key; struct tm_task *t; } *heap;
+	size_t n_heap, cap_heap;
 	struct u64map folded_of;
 	uint64_t *ring;                   /* grown up to ring_max, then wraps */
 	size_t ring_pos, ring_len, ring_cap, ring_max;
@@ -117,6 +140,7 @@ struct task_model *task_model__new(const struct as_trace_meta *meta)
 
 	if (!m)
 		return NULL;
+	m->counts.min_ts = UINT64_MAX;
 	m->task_size = align16(sizeof(struct tm_task));
 	m->thread_size = align16(sizeof(struct tm_thread));
 	m->has_meta = meta != NULL;
@@ -229,51 +253,137 @@ static struct tm_thread *thread_get(struct task_model *m, uint32_t tid, uint64_t
 	return th;
 }
 
+static struct act *act_of(const struct tm_task *t);
+
+#define HINT_MIN 1024
+#define HINT_MAX (1u << 20)
+
+/* Remembers t under hint h (as_event.hint). */
+static void hint_set(struct task_model *m, uint32_t h, struct tm_task *t)
+{
+	struct act *n = act_of(t);
+
+	if (m->cap_hint < HINT_MAX && m->live.len * 2 > m->cap_hint) {
+		/* grown to twice the live tasks, the entries put back in place */
+		uint32_t ncap = m->cap_hint ? m->cap_hint : HINT_MIN;
+		struct tm_task **p;
+
+		while (ncap < HINT_MAX && ncap < m->live.len * 2)
+			ncap *= 2;
+		p = calloc(ncap, sizeof(*p));
+		if (p) {
+			for (uint32_t i = 0; i < m->cap_hint; i++)
+				if (m->by_hint[i])
+					p[act_of(m->by_hint[i])->hint & (ncap - 1)] = m->by_hint[i];
+			free(m->by_hint);
+			m->by_hint = p;
+			m->cap_hint = ncap;
+		} else if (!m->cap_hint) {
+			return;   /* a hint only */
+		}
+	}
+	uint32_t mask = m->cap_hint - 1;
+
+	if (n->hint && (n->hint & mask) != (h & mask) && m->by_hint[n->hint & mask] == t)
+		m->by_hint[n->hint & mask] = NULL;
+	m->by_hint[h & mask] = t;
+	n->hint = h;
+}
+
+/* The live task of event ev (ev->task), or NULL: through its hint when
+ * that leads to the task at that header, else by header. */
+static inline struct tm_task *live_of(struct task_model *m, const struct as_event *ev);
+
 static struct tm_task *live_get(const struct task_model *m, uint64_t header)
 {
 	uint64_t v;
 
-	return u64map__get(&m->live, header, &v) ? (struct tm_task *)(uintptr_t)v : NULL;
+	return u64tab__get(&m->live, header, &v) ? (struct tm_task *)(uintptr_t)v : NULL;
 }
 
-static struct lru *lru_of(const struct tm_task *t)
+static struct act *act_of(const struct tm_task *t)
 {
-	return (struct lru *)((char *)t - LRU_BYTES);
+	return (struct act *)((char *)t - ACT_BYTES);
 }
 
-static struct tm_task *lru_task(struct lru *n)
+static inline struct tm_task *live_of(struct task_model *m, const struct as_event *ev)
 {
-	return (struct tm_task *)((char *)n + LRU_BYTES);
+	uint32_t h = ev->hint;
+	struct tm_task *t;
+
+	if (h && m->cap_hint && (t = m->by_hint[h & (m->cap_hint - 1)]) && t->header == ev->task)
+		return t;
+	t = live_get(m, ev->task);
+	if (t && h)
+		hint_set(m, h, t);
+	return t;
 }
 
-static void lru_unlink(struct lru *n)
+static struct tm_task *act_task(struct act *n)
 {
-	n->prev->next = n->next;
-	n->next->prev = n->prev;
+	return (struct tm_task *)((char *)n + ACT_BYTES);
 }
 
-static void lru_front(struct task_model *m, struct lru *n)
+static inline void heap_put(struct task_model *m, size_t i, struct heap_ent e)
 {
-	n->next = m->lru.next;
-	n->prev = &m->lru;
-	m->lru.next->prev = n;
-	m->lru.next = n;
+	m->heap[i] = e;
+	act_of(e.t)->heap_pos = (uint32_t)(i + 1);
 }
 
-/* t is active now: the front of the activity list. */
+static void heap_up(struct task_model *m, size_t i)
+{
+	struct heap_ent e = m->heap[i];
+
+	while (i > 0 && m->heap[(i - 1) / 2].key > e.key) {
+		heap_put(m, i, m->heap[(i - 1) / 2]);
+		i = (i - 1) / 2;
+	}
+	heap_put(m, i, e);
+}
+
+static void heap_down(struct task_model *m, size_t i)
+{
+	struct heap_ent e = m->heap[i];
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= m->n_heap)
+			break;
+		if (c + 1 < m->n_heap && m->heap[c + 1].key < m->heap[c].key)
+			c++;
+		if (m->heap[c].key >= e.key)
+			break;
+		heap_put(m, i, m->heap[c]);
+		i = c;
+	}
+	heap_put(m, i, e);
+}
+
+/* t is active now: the latest stamp (its heap place is fixed lazily). */
 static inline void touch(struct task_model *m, struct tm_task *t)
 {
-	if (m->max_live && m->lru.next != lru_of(t)) {
-		lru_unlink(lru_of(t));
-		lru_front(m, lru_of(t));
-	}
+	if (m->max_live)
+		act_of(t)->stamp = ++m->clock;
 }
 
 static void task_release(struct task_model *m, struct tm_task *t)
 {
-	if (m->max_live)
-		lru_unlink(lru_of(t));
-	free(lru_of(t));
+	struct act *n = act_of(t);
+
+	if (n->hint && m->by_hint[n->hint & (m->cap_hint - 1)] == t)
+		m->by_hint[n->hint & (m->cap_hint - 1)] = NULL;
+
+	if (m->max_live && n->heap_pos) {
+		size_t i = n->heap_pos - 1;
+
+		if (i != --m->n_heap) {
+			heap_put(m, i, m->heap[m->n_heap]);
+			heap_down(m, i);
+			heap_up(m, i);
+		}
+	}
+	free(n);
 }
 
 /* Remembers header as a folded task's (the oldest remembered one
@@ -324,21 +434,26 @@ static void fold_some(struct task_model *m, uint64_t ts)
 {
 	unsigned skips = 0;
 
-	while (m->live.len > m->max_live && m->lru.prev != &m->lru) {
-		struct lru *n = m->lru.prev;
-		struct tm_task *t = lru_task(n);
+	while (m->live.len > m->max_live && m->n_heap) {
+		struct tm_task *t = m->heap[0].t;
+		uint64_t stamp = act_of(t)->stamp;
 
+		if (m->heap[0].key != stamp) {   /* active since it was put there */
+			m->heap[0].key = stamp;
+			heap_down(m, 0);
+			continue;
+		}
 		if (t->state == TM_RUNNING || t->free_pending || t->worker) {
 			if (++skips > FOLD_SKIPS)
 				return;
-			lru_unlink(n);
-			lru_front(m, n);
+			m->heap[0].key = act_of(t)->stamp = ++m->clock;   /* the most recent */
+			heap_down(m, 0);
 			continue;
 		}
 		EMIT(m, fold, t, ts);
 		if (t->state != TM_COMPLETED)
 			remember(m, t->header);
-		u64map__del(&m->live, t->header);
+		u64tab__del(&m->live, t->header);
 		m->folded++;
 		task_release(m, t);
 	}
@@ -349,19 +464,32 @@ static void fold_some(struct task_model *m, uint64_t ts)
  * tasks past the limit are folded (fold_some()). */
 static struct tm_task *task_new(struct task_model *m, uint64_t header, uint64_t ts)
 {
-	struct lru *n = calloc(1, LRU_BYTES + m->task_size);
+	struct act *n = calloc(1, ACT_BYTES + m->task_size);
 	struct tm_task *t;
 
 	(void)ts;
 	if (!n)
 		return NULL;
-	t = lru_task(n);
-	if (u64map__set(&m->live, header, (uint64_t)(uintptr_t)t)) {
+	t = act_task(n);
+	if (m->max_live && m->n_heap == m->cap_heap) {
+		size_t ncap = m->cap_heap ? m->cap_heap * 2 : 1024;
+		struct heap_ent *p = realloc(m->heap, ncap * sizeof(*p));
+
+		if (!p) {
+			free(n);
+			return NULL;
+		}
+		m->heap = p;
+		m->cap_heap = ncap;
+	}
+	if (u64tab__set(&m->live, header, (uint64_t)(uintptr_t)t)) {
 		free(n);
 		return NULL;
 	}
 	if (m->max_live) {
-		lru_front(m, n);
+		n->stamp = ++m->clock;
+		m->heap[m->n_heap++] = (struct heap_ent){ .key = n->stamp, .t = t };
+		heap_up(m, m->n_heap - 1);
 		/* (adopt()) a new task there now: forgotten, its ring entry stale */
 		if (m->folded_of.len)
 			u64map__del(&m->folded_of, header);
@@ -394,7 +522,7 @@ static inline __attribute__((always_inline)) void leave(struct task_model *m, st
 static void retire(struct task_model *m, struct tm_task *t, uint64_t ts, bool freed)
 {
 	t->state = TM_COMPLETED;
-	u64map__del(&m->live, t->header);
+	u64tab__del(&m->live, t->header);
 	EMIT(m, gone, t, ts, freed);
 	task_release(m, t);
 }
@@ -506,7 +634,7 @@ __attribute__((noinline)) static int on_poll_begin(struct task_model *m, const s
 	if (!th)
 		return -ENOMEM;
 	th->runs_tasks = true;
-	t = live_get(m, ev->task);
+	t = live_of(m, ev);
 	if (t && t->state == TM_COMPLETED) {
 		/* polled after completing: its FREE was lost and the address reused */
 		m->anomalies++;
@@ -528,6 +656,8 @@ __attribute__((noinline)) static int on_poll_begin(struct task_model *m, const s
 		t = task_new(m, ev->task, ev->ts);
 		if (!t)
 			return -ENOMEM;
+		if (ev->hint)
+			hint_set(m, ev->hint, t);
 		born = true;
 	} else {
 		leave(m, t, ev->ts, TM_BY_POLL);
@@ -610,7 +740,7 @@ __attribute__((noinline)) static int on_poll_end(struct task_model *m, const str
 
 __attribute__((noinline)) static int on_wake(struct task_model *m, const struct as_event *ev)
 {
-	struct tm_task *t = live_get(m, ev->task);
+	struct tm_task *t = live_of(m, ev);
 	struct tm_thread *th;
 	struct tm_wake w;
 
@@ -622,6 +752,8 @@ __attribute__((noinline)) static int on_wake(struct task_model *m, const struct 
 		t = task_new(m, ev->task, ev->ts);
 		if (!t)
 			return -ENOMEM;
+		if (ev->hint)
+			hint_set(m, ev->hint, t);
 		t->spawned_in_trace = true;
 		if (th->spawn_pending) {
 			t->spawn_file = th->spawn_file;
@@ -638,15 +770,18 @@ __attribute__((noinline)) static int on_wake(struct task_model *m, const struct 
 		return 0;
 	}
 	touch(m, t);
-	w = (struct tm_wake){ .state = t->state, .self = ev->other == ev->task,
-			      .thread = thread_find(m, ev->tid) };
+	th = thread_find(m, ev->tid);
+	w = (struct tm_wake){ .state = t->state, .self = ev->other == ev->task, .thread = th };
 	if (ev->flags & AS_WAKE_IO)
 		w.kind = TM_WAKER_IO;
 	else if (ev->flags & AS_WAKE_TIMER)
 		w.kind = TM_WAKER_TIMER;
 	else if (!ev->other)
 		w.kind = TM_WAKER_THREAD;
-	else if ((w.waker = live_get(m, ev->other)))
+	/* the waker: the task polled on the waking thread, as a rule (a task on
+	 * a stack is the live one at its header) */
+	else if ((w.waker = th && th->depth && th->stack[th->depth - 1].task->header == ev->other
+			    ? th->stack[th->depth - 1].task : live_get(m, ev->other)))
 		w.kind = TM_WAKER_TASK;
 	else
 		w.kind = TM_WAKER_RUNTIME; /* a poll begun before the recording */
@@ -860,8 +995,17 @@ int task_model__add(struct task_model *m, const struct as_event *ev)
 {
 	struct tm_task *t;
 
-	if (__builtin_expect(!m || !ev || m->slow, 0))
-		return !m || !ev || m->finished ? -EINVAL : add_frames_only(m, ev);
+	if (__builtin_expect(!m || !ev || m->finished, 0))
+		return -EINVAL;
+	m->counts.events++;
+	if (ev->ts < m->counts.min_ts)
+		m->counts.min_ts = ev->ts;
+	if (ev->ts > m->counts.max_ts)
+		m->counts.max_ts = ev->ts;
+	if (__builtin_expect(ev->type == 0 || ev->type >= AS_EV__MAX, 0))
+		m->counts.bad_types++;
+	if (__builtin_expect(m->slow, 0))
+		return add_frames_only(m, ev);
 	switch (ev->type) {
 	case AS_EV_THREAD:
 		return on_thread(m, ev);
@@ -887,7 +1031,7 @@ int task_model__add(struct task_model *m, const struct as_event *ev)
 			return on_poll_end(m, ev);
 		if (ev->type == AS_EV_WAKE)
 			return on_wake(m, ev);
-		t = live_get(m, ev->task);
+		t = live_of(m, ev);
 		/* never seen: existed before the recording, never ran in it */
 		return t ? on_free(m, ev, t) : 0;
 	case AS_EV_FUTURE_ENTER:
@@ -921,12 +1065,12 @@ int task_model__finish(struct task_model *m, uint64_t end_ns)
 		}
 	}
 	for (size_t i = 0; i < m->live.cap; i++) {
-		uint64_t k = m->live.keys[i];
+		uint64_t k = m->live.s[i].key;
 		struct tm_task *t;
 
 		if (k == 0 || k == UINT64_MAX)
 			continue;
-		t = (struct tm_task *)(uintptr_t)m->live.vals[i];
+		t = (struct tm_task *)(uintptr_t)m->live.s[i].val;
 		leave(m, t, end_ns, TM_BY_END);
 		EMIT(m, cut, t, end_ns);
 	}
@@ -968,7 +1112,6 @@ int task_model__set_max_live(struct task_model *m, size_t max_live)
 	m->max_live = max_live;
 	m->ring_max = max_live < SIZE_MAX / FOLD_REMEMBER / sizeof(*m->ring)
 		      ? max_live * FOLD_REMEMBER : SIZE_MAX / sizeof(*m->ring);
-	m->lru.next = m->lru.prev = &m->lru;
 	return 0;
 }
 
@@ -998,7 +1141,7 @@ size_t task_model__bytes(const struct task_model *m)
 
 	if (!m)
 		return 0;
-	n = sizeof(*m) + m->live.len * (LRU_BYTES + m->task_size) +
+	n = sizeof(*m) + m->live.len * (ACT_BYTES + m->task_size) + m->cap_heap * sizeof(*m->heap) +
 	    m->n_threads * m->thread_size + m->ring_cap * sizeof(*m->ring) +
 	    m->folded_of.cap * 2 * sizeof(uint64_t) +
 	    (m->live.cap + m->thread_of.cap) * 2 * sizeof(uint64_t) +
@@ -1009,6 +1152,11 @@ size_t task_model__bytes(const struct task_model *m)
 	for (uint32_t i = 0; i < m->strs.n; i++)
 		n += m->strs.lens[i] + 1;
 	return n;
+}
+
+const struct tm_counts *task_model__counts(const struct task_model *m)
+{
+	return &m->counts;
 }
 
 uint64_t task_model__anomalies(const struct task_model *m)
@@ -1061,8 +1209,8 @@ void task_model__each(const struct task_model *m, void (*fn)(void *ctx, struct t
 		      void *ctx)
 {
 	for (size_t i = 0; m && i < m->live.cap; i++)
-		if (m->live.keys[i] != 0 && m->live.keys[i] != UINT64_MAX)
-			fn(ctx, (struct tm_task *)(uintptr_t)m->live.vals[i]);
+		if (m->live.s[i].key != 0 && m->live.s[i].key != UINT64_MAX)
+			fn(ctx, (struct tm_task *)(uintptr_t)m->live.s[i].val);
 }
 
 static int sink_add(void *impl, const struct as_event *ev, const struct as_stack *stack)
@@ -1090,9 +1238,11 @@ void task_model__free(struct task_model *m)
 	if (!m)
 		return;
 	for (size_t i = 0; i < m->live.cap; i++)
-		if (m->live.keys[i] != 0 && m->live.keys[i] != UINT64_MAX)
-			free(lru_of((struct tm_task *)(uintptr_t)m->live.vals[i]));
-	u64map__clear(&m->live);
+		if (m->live.s[i].key != 0 && m->live.s[i].key != UINT64_MAX)
+			free(act_of((struct tm_task *)(uintptr_t)m->live.s[i].val));
+	u64tab__clear(&m->live);
+	free(m->by_hint);
+	free(m->heap);
 	u64map__clear(&m->folded_of);
 	free(m->ring);
 	u64map__clear(&m->label_of);

@@ -269,6 +269,13 @@ size_t task_model__bytes(const struct task_model *m);
 int task_model__adopt(struct task_model *m, uint64_t header, uint64_t ts, struct tm_task **out);
 /* Events that did not fit (out of order, lost ends, unknown tasks ...). */
 uint64_t task_model__anomalies(const struct task_model *m);
+/* Every event task_model__add() took: how many, their smallest and largest
+ * timestamps (UINT64_MAX and 0 before the first), and those of a type no
+ * trace holds (0, or AS_EV__MAX and past). */
+struct tm_counts {
+	uint64_t events, min_ts, max_ts, bad_types;
+};
+const struct tm_counts *task_model__counts(const struct task_model *m);
 /* Threads in order of first sight. */
 struct tm_thread *const *task_model__threads(const struct task_model *m, size_t *n);
 /* Whether name (a model string) is the root future type of a worker task. */

@@ -93,7 +93,8 @@ static bool worse(const struct task_stats *x, const struct task_stats *y)
 static bool fold_row(struct analysis *a, size_t slot)
 {
 	struct task_stats *st = &a->tasks[slot];
-	uint32_t id = ta_ident_get(a, st);
+	/* its identity, known since it went (or looked up now) */
+	uint32_t id = a->rinfo[slot].ident ? a->rinfo[slot].ident : ta_ident_get(a, st);
 	struct task_group *g;
 
 	if (!id ||
@@ -130,9 +131,10 @@ static bool fold_row(struct analysis *a, size_t slot)
 	a->folded++;
 	a->folded_polls += st->polls;
 	a->folded_long_polls += st->long_polls;
-	u64map__del(&a->slot_of, st->seq);
+	u64tab__del_shift(&a->slot_of, st->seq);
 	ta_row_edges_out(a, slot, id);
 	st->seq = 0; /* a free slot */
+	a->rinfo[slot].seq = 0;
 	a->free_slots[a->n_free++] = slot;
 	return true;
 }
@@ -187,31 +189,37 @@ static void row_done(struct analysis *a, size_t slot)
 	keep_sift_down(a, 0);
 }
 
-/* Task l goes: its distributions become percentiles in its row and, for a
- * user task, part of the totals; then they are freed (the edges into it are
- * folded by the caller: ta_fold_edges()). */
-static void fold(struct analysis *a, struct tlive *l)
+/* Task l goes and keeps its row: its distributions' percentiles into the
+ * row (not for a row folded at once: a group keeps no percentiles). */
+static void fold_pct(struct analysis *a, struct tlive *l)
 {
 	struct task_stats *st = &a->tasks[l->idx];
-	const struct hist *h = l->h;
+	struct samples *h = l->h;
 
 	static const double q[2] = { 0.5, 0.99 };
 	uint64_t v[2];
 
-	hist__quantiles(&h[DIST_POLL], q, v, 2);
+	samples__quantiles(&h[DIST_POLL], q, v, 2);
 	st->poll_p50_ns = v[0];
 	st->poll_p99_ns = v[1];
-	hist__quantiles(&h[DIST_SCHED], q, v, 2);
+	samples__quantiles(&h[DIST_SCHED], q, v, 2);
 	st->sched_p50_ns = v[0];
 	st->sched_p99_ns = v[1];
-	st->sched_max_ns = h[DIST_SCHED].max;
-	hist__quantiles(&h[DIST_IDLE], q, v, 2);
+	st->sched_max_ns = samples__max(&h[DIST_SCHED]);
+	samples__quantiles(&h[DIST_IDLE], q, v, 2);
 	st->idle_p50_ns = v[0];
 	st->idle_p99_ns = v[1];
+}
+
+/* Task l goes: for a user task (kind, its row's) its distributions become
+ * part of the totals; then they are freed (the edges into it are folded by
+ * the caller: ta_fold_edges()). */
+static void fold_dists(struct analysis *a, struct tlive *l, enum task_kind kind)
+{
 	for (int d = 0; d < DIST__MAX; d++) {
-		if (st->kind == TASK_KIND_TASK)
-			ta_nomem(a, hist__merge(&a->dist[d], &l->h[d]));
-		hist__clear(&l->h[d]);
+		if (kind == TASK_KIND_TASK)
+			ta_nomem(a, samples__merge_into(&a->dist[d], &l->h[d]));
+		samples__clear(&l->h[d]);
 	}
 	l->n_pend = 0;
 }
@@ -246,10 +254,40 @@ static void long_poll_add(struct analysis *a, const struct long_poll *p)
 	h[i] = *p;
 }
 
-static void touch(struct task_stats *st, uint64_t ts)
+static void touch(struct tcount *c, uint64_t ts)
 {
-	if (ts > st->last_ns)
-		st->last_ns = ts;
+	if (ts > c->last_ns)
+		c->last_ns = ts;
+}
+
+/* The counters of live task t (l) into its row, whose other fields are
+ * kept there as they come. */
+static void flush_row(struct analysis *a, struct tlive *l, const struct tm_task *t)
+{
+	struct task_stats *st = &a->tasks[l->idx];
+	const struct tcount *c = &l->c;
+
+	st->polls = c->polls;
+	st->pending_polls = c->pending_polls;
+	st->ready_polls = c->ready_polls;
+	st->busy_ns = c->busy_ns;
+	st->max_poll_ns = c->max_poll_ns;
+	st->sched_ns = c->sched_ns;
+	st->idle_ns = c->idle_ns;
+	st->wakes = c->wakes;
+	st->self_wakes = c->self_wakes;
+	st->last_ns = c->last_ns;
+	st->long_polls = c->long_polls;
+	st->starved = c->starved;
+	st->starve_max_ns = c->starve_max_ns;
+	st->stalls = c->stalls;
+	st->stall_since_ns = c->stall_since_ns;
+	st->stall_ns = c->stall_ns;
+	st->stall_until_end = c->stall_until_end;
+	st->tokio_id = c->tokio_id;
+	/* the model names a task by spawn (task::Builder::name) only at a poll:
+	 * a name it has now was there at a poll of it */
+	st->label = t->label;
 }
 
 /* ------------------------------------------- observer of the task model */
@@ -283,8 +321,10 @@ static void on_born(void *ctx, struct tm_task *t, struct tm_thread *th, const st
 	if (!a->opts.states_only &&
 	    ta_grow((void **)&a->rowe, &a->cap_rowe, a->cap_tasks, sizeof(*a->rowe)))
 		goto nomem;
+	if (ta_grow((void **)&a->rinfo, &a->cap_rinfo, a->cap_tasks, sizeof(*a->rinfo)))
+		goto nomem;
 	slot = a->n_free ? a->free_slots[a->n_free - 1] : a->n_tasks;
-	if (u64map__set(&a->slot_of, t->seq, slot + 1))
+	if (u64tab__set(&a->slot_of, t->seq, slot + 1))
 		goto nomem;
 	if (a->n_free)
 		a->n_free--;
@@ -292,11 +332,13 @@ static void on_born(void *ctx, struct tm_task *t, struct tm_thread *th, const st
 		a->n_tasks++;
 	st = &a->tasks[slot];
 	memset(st, 0, sizeof(*st));
+	a->rinfo[slot] = (struct rinfo){ .seq = t->seq };
 	if (a->rowe)
 		a->rowe[slot] = (struct row_edges){ 0 };
 	st->seq = t->seq;
 	st->header = t->header;
 	st->first_ns = st->last_ns = ev->ts;
+	l->c.last_ns = ev->ts;
 	if (t->spawned_in_trace) {
 		st->spawned_in_trace = true;
 		st->spawn_file = t->spawn_file;
@@ -326,7 +368,7 @@ static void on_leave(void *ctx, struct tm_task *t, uint64_t ts, uint64_t d, enum
 {
 	struct analysis *a = ctx;
 	struct tlive *l = ta_live(a, t);
-	struct task_stats *st = &a->tasks[l->idx];
+	struct tcount *st = &l->c;
 
 	if (a->obs.span)
 		a->obs.span(a->obs.ctx, t->seq, t->state == TM_RUNNABLE ? TASK_STATE_RUNNABLE
@@ -339,7 +381,7 @@ static void on_leave(void *ctx, struct tm_task *t, uint64_t ts, uint64_t d, enum
 		if (by == TM_BY_POLL) {
 			st->sched_ns += d;
 			if (!a->opts.states_only)
-				ta_nomem(a, hist__add(&l->h[DIST_SCHED], d));
+				ta_nomem(a, samples__add(&l->h[DIST_SCHED], d));
 		}
 		if (d > st->starve_max_ns)
 			st->starve_max_ns = d;
@@ -349,7 +391,7 @@ static void on_leave(void *ctx, struct tm_task *t, uint64_t ts, uint64_t d, enum
 	}
 	st->idle_ns += d;
 	if ((by == TM_BY_POLL || by == TM_BY_WAKE) && !a->opts.states_only)
-		ta_nomem(a, hist__add(&l->h[DIST_IDLE], d));
+		ta_nomem(a, samples__add(&l->h[DIST_IDLE], d));
 	if (d > a->opts.stall_ns && !a->opts.states_only) {
 		st->stalls++;
 		if (by == TM_BY_END || (!st->stall_until_end && d > st->stall_ns)) {
@@ -365,28 +407,21 @@ static void on_poll_begin(void *ctx, struct tm_task *t, struct tm_thread *th,
 {
 	struct analysis *a = ctx;
 	struct tlive *l = ta_live(a, t);
-	struct task_stats *st = &a->tasks[l->idx];
 
 	(void)th;
 	if (!l->has_row)
 		return;
-	for (unsigned i = 0; i < l->n_pend; i++) {
-		struct edge_acc *e = &a->eacc[l->pend[i].edge];
-
-		e->timed++;
-		/* out of order: already counted as an anomaly by the model */
-		ta_nomem(a, hist__add(&e->delay,
-				      ev->ts > l->pend[i].ts ? ev->ts - l->pend[i].ts : 0));
+	if (l->n_pend)
+		ta_wake_timed(a, l, ev->ts);
+	if (!l->c.polls && !a->tasks[l->idx].name) {
+		a->tasks[l->idx].name = t->name;
+		if (ta_blocking_name(t->name))
+			a->rinfo[l->idx].flags |= RF_BLOCKING;
 	}
-	l->n_pend = 0;
-	if (!st->polls && !st->name)
-		st->name = t->name;
-	if (!st->label)
-		st->label = t->label;
-	if (!st->tokio_id && ev->other)
-		st->tokio_id = ev->other;
-	st->polls++;
-	touch(st, ev->ts);
+	if (!l->c.tokio_id && ev->other)
+		l->c.tokio_id = ev->other;
+	l->c.polls++;
+	touch(&l->c, ev->ts);
 }
 
 /* Accounts the poll of frame f on thread th that lasted d, ended `how`
@@ -396,7 +431,8 @@ static void on_poll_end(void *ctx, struct tm_thread *th, const struct tm_frame *
 {
 	struct analysis *a = ctx;
 	struct tlive *l = ta_live(a, f->task);
-	struct task_stats *st = &a->tasks[l->idx];
+	struct tcount *st = &l->c;
+	bool user = !f->task->worker;   /* kind TASK_KIND_TASK (see on_worker()) */
 	struct tthread *tt = tthread(a, th);
 
 	if (a->obs.span)
@@ -405,11 +441,11 @@ static void on_poll_end(void *ctx, struct tm_thread *th, const struct tm_frame *
 	if (!l->has_row)
 		return;
 	if (how != TM_TRACE_END && !a->opts.states_only)
-		ta_nomem(a, hist__add(&l->h[DIST_POLL], d));
-	if (!f->nested && st->kind == TASK_KIND_TASK && d > a->opts.long_poll_ns &&
+		ta_nomem(a, samples__add(&l->h[DIST_POLL], d));
+	if (!f->nested && user && d > a->opts.long_poll_ns &&
 	    !a->opts.states_only) {
 		struct long_poll p = {
-			.seq = st->seq, .group = ta_live_ident(a, l), .tid = th->tid,
+			.seq = f->task->seq, .group = ta_live_ident(a, l), .tid = th->tid,
 			.until_end = how == TM_TRACE_END, .start_ns = f->begin, .duration_ns = d,
 		};
 
@@ -419,7 +455,7 @@ static void on_poll_end(void *ctx, struct tm_thread *th, const struct tm_frame *
 	st->busy_ns += d;
 	if (d > st->max_poll_ns)
 		st->max_poll_ns = d;
-	if (!f->nested && st->kind == TASK_KIND_TASK) {
+	if (!f->nested && user) {
 		tt->st.busy_ns += d;
 		tt->st.polls++;
 		if (l->leaf_polls && l->leaf_tid != th->tid)
@@ -449,6 +485,7 @@ static void on_worker(void *ctx, struct tm_task *t)
 	if (!l->has_row)
 		return;
 	st->kind = TASK_KIND_WORKER;
+	a->rinfo[l->idx].flags |= RF_WORKER;
 	if (!l->leaf_polls)
 		return;
 	th = l->leaf_mixed ? NULL : task_model__thread(a->model, l->leaf_tid);
@@ -467,7 +504,7 @@ static void on_wake(void *ctx, struct tm_task *t, const struct as_event *ev,
 {
 	struct analysis *a = ctx;
 	struct tlive *l = ta_live(a, t);
-	struct task_stats *st = &a->tasks[l->idx];
+	struct tcount *st = &l->c;
 
 	if (!l->has_row)
 		return;
@@ -477,7 +514,7 @@ static void on_wake(void *ctx, struct tm_task *t, const struct as_event *ev,
 	st->wakes++;
 	if (w->self)
 		st->self_wakes++;
-	ta_wake_edge(a, l, w, ev->ts);
+	ta_wake_edge(a, l, t->seq, w, ev->ts);
 }
 
 /* The task is gone (FREE, or its address reused without a FREE): its row is
@@ -491,12 +528,18 @@ static void on_gone(void *ctx, struct tm_task *t, uint64_t ts, bool freed)
 	if (!l->has_row)
 		return;
 	if (freed)
-		touch(&a->tasks[l->idx], ts);
+		touch(&l->c, ts);
+	flush_row(a, l, t);
 	a->tasks[l->idx].state = TASK_STATE_COMPLETED;
-	fold(a, l);
 	ta_live_ident(a, l); /* while its row is there */
 	row_done(a, l->idx);
-	ta_fold_edges(a, l, seq, a->tasks[l->idx].seq != seq);
+	/* its slot is its own until the next birth, folded (seq 0) or not */
+	bool kept = a->tasks[l->idx].seq == seq;
+
+	if (kept)
+		fold_pct(a, l);
+	fold_dists(a, l, a->tasks[l->idx].kind);
+	ta_fold_edges(a, l, seq, !kept);
 }
 
 /* Live task t is folded away by the model's live-task limit: its row goes
@@ -513,16 +556,19 @@ static void on_fold(void *ctx, struct tm_task *t, uint64_t ts)
 	(void)ts;
 	if (!l->has_row)
 		return;
+	flush_row(a, l, t);
 	a->tasks[l->idx].state = t->state == TM_IDLE ? TASK_STATE_IDLE
 				 : t->state == TM_RUNNABLE ? TASK_STATE_RUNNABLE
 				 : TASK_STATE_COMPLETED;
-	fold(a, l);
 	id = ta_live_ident(a, l);
 	if (a->tasks[l->idx].kind != TASK_KIND_TASK || !fold_row(a, l->idx)) {
 		/* out of memory (or not a user task): the row stays, final */
+		fold_pct(a, l);
+		fold_dists(a, l, a->tasks[l->idx].kind);
 		ta_fold_edges(a, l, seq, false);
 		return;
 	}
+	fold_dists(a, l, a->tasks[l->idx].kind);
 	a->folded_live++;
 	if (t->state == TM_IDLE && id) {
 		a->idents[id - 1].open_idle++;
@@ -559,9 +605,13 @@ static void on_cut(void *ctx, struct tm_task *t, uint64_t end_ns)
 	(void)end_ns;
 	if (!l->has_row)
 		return;
+	flush_row(a, l, t);
 	/* a task known without a poll (a profile trace's, by id) */
-	if (!st->polls && !st->name)
+	if (!st->polls && !st->name) {
 		st->name = t->name;
+		if (ta_blocking_name(t->name))
+			a->rinfo[l->idx].flags |= RF_BLOCKING;
+	}
 	if (!st->tokio_id)
 		st->tokio_id = t->tokio_id;
 	switch (t->state) {
@@ -578,7 +628,8 @@ static void on_cut(void *ctx, struct tm_task *t, uint64_t end_ns)
 		st->state = TASK_STATE_COMPLETED;
 		break;
 	}
-	fold(a, l);
+	fold_pct(a, l);
+	fold_dists(a, l, st->kind);
 	ta_fold_edges(a, l, st->seq, false);
 }
 
@@ -619,6 +670,7 @@ static struct analysis *analysis_new(struct task_model *m, bool own,
 	if (!a->opts.max_tasks)
 		a->opts.max_tasks = ANALYSIS_MAX_TASKS;
 	a->sweep_at = SWEEP_MIN;
+	a->sum.start_ns = UINT64_MAX;   /* the first event's, or set at finish */
 	a->sum.long_poll_ns = a->opts.long_poll_ns;
 	a->sum.stall_ns = a->opts.stall_ns;
 	a->sum.starve_ns = a->opts.starve_ns;
@@ -700,24 +752,28 @@ struct analysis *analysis__new(const struct as_trace_meta *meta)
 int analysis__add(struct analysis *a, const struct as_event *ev)
 {
 	int err = 0;
+	uint64_t ts;
 
-	if (!a || !ev || a->finished)
+	if (__builtin_expect(!a || !ev || a->finished, 0))
 		return -EINVAL;
 	a->sum.events++;
-	if (!a->seen_event || ev->ts < a->sum.start_ns)
-		a->sum.start_ns = ev->ts;
-	if (!a->seen_event || ev->ts > a->last_ts)
-		a->last_ts = ev->ts;
-	a->seen_event = true;
+	ts = ev->ts;
+	/* start_ns begins at UINT64_MAX (no event seen: see finish) */
+	if (ts < a->sum.start_ns)
+		a->sum.start_ns = ts;
+	if (ts > a->last_ts)
+		a->last_ts = ts;
 	/* other concerns' events (USDT hits, ...) are counted, not analysed
 	 * here; only a type no trace can hold is an anomaly */
-	if (ev->type == 0 || ev->type >= AS_EV__MAX)
+	if (__builtin_expect(ev->type == 0 || ev->type >= AS_EV__MAX, 0))
 		a->sum.anomalies++;
-	if (a->own_model)
+	if (__builtin_expect(a->own_model, 0))
 		err = task_model__add(a->model, ev);
-	if (!err)
-		err = a->err;
-	a->err = 0;
+	if (__builtin_expect(a->err != 0, 0)) {
+		if (!err)
+			err = a->err;
+		a->err = 0;
+	}
 	return err;
 }
 
@@ -859,10 +915,14 @@ static void sort_rows(struct analysis *a)
 	a->n_tasks = n;
 	if (n)
 		qsort(a->tasks, a->n_tasks, sizeof(*a->tasks), ta_by_seq);
+	/* from now on rinfo holds the rows' seqs in that order: ta_row_of()
+	 * searches them there, 16 bytes a row rather than a row's 300 */
+	for (size_t i = 0; i < n; i++)
+		a->rinfo[i] = (struct rinfo){ .seq = a->tasks[i].seq };
 	a->sorted = true;
 	a->n_free = 0;
 	a->n_keep = 0;
-	u64map__clear(&a->slot_of);
+	u64tab__clear(&a->slot_of);
 }
 
 int analysis__finish(struct analysis *a, const struct as_trace_end *end)
@@ -875,6 +935,18 @@ int analysis__finish(struct analysis *a, const struct as_trace_end *end)
 	if (!a || a->finished)
 		return -EINVAL;
 	s = &a->sum;
+	if (a->counted_by_model) {
+		/* the events its sink was not called for: the model's counts */
+		const struct tm_counts *c = task_model__counts(a->model);
+
+		s->events += c->events;
+		if (c->min_ts < s->start_ns)
+			s->start_ns = c->min_ts;
+		if (c->max_ts > a->last_ts)
+			a->last_ts = c->max_ts;
+		s->anomalies += c->bad_types;
+	}
+	a->seen_event = s->events > 0;
 	end_ns = end ? end->end_ns : a->last_ts;
 	if (!a->seen_event)
 		s->start_ns = a->has_meta && a->meta.clock_mono_ns ? a->meta.clock_mono_ns : end_ns;
@@ -1019,8 +1091,19 @@ const struct wake_edge *analysis__edges(const struct analysis *a, size_t *n)
 
 static int sink_add(void *impl, const struct as_event *ev, const struct as_stack *stack)
 {
+	struct analysis *a = impl;
+	int err;
+
 	(void)stack;
-	return analysis__add(impl, ev);
+	if (!a || !ev || !a->counted_by_model)
+		return analysis__add(a, ev);
+	/* called all the same (a caller of the ops that does not read the
+	 * sink's types): the model counted the event, its errors come here */
+	if (a->finished)
+		return -EINVAL;
+	err = a->err;
+	a->err = 0;
+	return err;
 }
 
 static int sink_finish(void *impl, const struct as_trace_end *end)
@@ -1034,6 +1117,12 @@ static const struct as_sink_ops sink_ops = {
 
 struct as_sink analysis__sink(struct analysis *a)
 {
+	/* On a shared model, the model's sink (before this one) counts the
+	 * events: no call for each (its errors come at finish). */
+	if (a && !a->own_model) {
+		a->counted_by_model = true;
+		return (struct as_sink){ .ops = &sink_ops, .impl = a, .types = AS_SINK_NO_EVENTS };
+	}
 	return (struct as_sink){ .ops = &sink_ops, .impl = a };
 }
 
@@ -1049,7 +1138,8 @@ static void mem_one(void *ctx, struct tm_task *t)
 
 	w->m->live_tasks++;
 	for (int d = 0; d < DIST__MAX; d++)
-		w->m->live_hist_bytes += hist__mem(&l->h[d]);
+		w->m->live_hist_bytes += samples__mem(&l->h[d]);
+	w->m->edge_bytes += ta_edges_mem(l);
 }
 
 void analysis__mem(const struct analysis *a, struct analysis_mem *m)
@@ -1063,18 +1153,15 @@ void analysis__mem(const struct analysis *a, struct analysis_mem *m)
 	m->rows = a->n_tasks - a->n_free;
 	m->folded_tasks = a->folded;
 	m->groups = a->n_idents;
-	m->live_edges = a->n_eacc - a->n_free_eacc;
+	m->live_edges = a->n_live_edges;
 	m->group_edges = a->n_gedges;
 	m->edges = m->live_edges + a->n_edges - a->n_moved + a->n_gedges;
 	task_model__threads(a->model, &m->threads);
-	m->edge_bytes = a->cap_eacc * sizeof(*a->eacc) + a->cap_free_eacc * sizeof(*a->free_eacc) +
-			(a->edge_of.cap + a->gedge_of.cap) * 2 * sizeof(uint64_t) +
-			a->cap_edges * sizeof(*a->edges) + a->cap_gedges * sizeof(*a->gedges) +
-			a->cap_rowe * sizeof(*a->rowe);
-	for (size_t i = 0; i < a->n_eacc; i++)
-		m->edge_bytes += hist__mem(&a->eacc[i].delay);
+	m->edge_bytes += a->gedge_of.cap * 2 * sizeof(uint64_t) +
+			 a->cap_edges * sizeof(*a->edges) + a->cap_gedges * sizeof(*a->gedges) +
+			 a->cap_rowe * sizeof(*a->rowe);
 	for (size_t i = 0; i < a->n_gedges; i++)
-		m->edge_bytes += hist__mem(&a->gedges[i].delay);
+		m->edge_bytes += cbag__mem(&a->gedges[i].delay);
 	m->bytes = m->live_hist_bytes + task_model__bytes(a->model) +
 		   a->cap_tasks * sizeof(*a->tasks) + m->edge_bytes +
 		   (a->slot_of.cap + a->ident_of.cap) * 2 * sizeof(uint64_t) +
@@ -1091,7 +1178,8 @@ static void free_one(void *ctx, struct tm_task *t)
 	struct tlive *l = ta_live(ctx, t);
 
 	for (int d = 0; d < DIST__MAX; d++)
-		hist__clear(&l->h[d]);
+		samples__clear(&l->h[d]);
+	ta_clear_edges(ctx, l);
 }
 
 void analysis__free(struct analysis *a)
@@ -1101,20 +1189,17 @@ void analysis__free(struct analysis *a)
 	task_model__each(a->model, free_one, a);
 	if (a->own_model)
 		task_model__free(a->model);
-	for (size_t i = 0; i < a->n_eacc; i++)
-		hist__clear(&a->eacc[i].delay);
-	free(a->eacc);
-	free(a->free_eacc);
-	u64map__clear(&a->edge_of);
 	for (size_t i = 0; i < a->n_gedges; i++)
-		hist__clear(&a->gedges[i].delay);
-	free(a->gedges);
-	u64map__clear(&a->gedge_of);
+		cbag__clear(&a->gedges[i].delay);
+	free(a->gedges_raw);
+	u64tab__clear(&a->gedge_of);
 	free(a->gscratch);
+	free(a->fold_ed.e);
+	free(a->fold_ed.slot);
 	free(a->rowe);
 	free(a->free_slots);
 	free(a->keep);
-	u64map__clear(&a->slot_of);
+	u64tab__clear(&a->slot_of);
 	free(a->idents);
 	u64map__clear(&a->ident_of);
 	free(a->groups);
@@ -1123,9 +1208,11 @@ void analysis__free(struct analysis *a)
 		hist__clear(&a->dist[d]);
 	free(a->heap);
 	free(a->edges);
+	free(a->eslot);
 	free(a->stalls);
 	free(a->starves);
 	free(a->tasks);
+	free(a->rinfo);
 	free(a->workers);
 	free(a);
 }

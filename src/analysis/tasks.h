@@ -125,7 +125,13 @@ void analysis__mem(const struct analysis *a, struct analysis_mem *m);
 
 /* A sink view of a (pipeline/sink.h; ops->free NULL: a stays the
  * caller's): add() is analysis__add() (the stack is not used), finish() is
- * analysis__finish(). With a shared model, put task_model__sink() first. */
+ * analysis__finish(). With a shared model, put task_model__sink() first:
+ * the sink then takes no event (types AS_SINK_NO_EVENTS): what
+ * analysis__add() counts (events, their first and last timestamps, types
+ * no trace holds) comes from the model's counts at finish, and an error
+ * met in the model's callbacks (-ENOMEM) is returned by finish() (or by the
+ * sink's add() when a caller calls it all the same: it counts nothing
+ * then). Do not also call analysis__add() then. */
 struct as_sink analysis__sink(struct analysis *a);
 
 /* Frees a and everything it owns (its own model, not a shared one: free

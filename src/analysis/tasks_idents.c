@@ -51,6 +51,6 @@ uint32_t ta_ident_get(struct analysis *a, const struct task_stats *st)
 uint32_t ta_live_ident(struct analysis *a, struct tlive *l)
 {
 	if (!l->ident)
-		l->ident = ta_ident_get(a, &a->tasks[l->idx]);
+		a->rinfo[l->idx].ident = l->ident = ta_ident_get(a, &a->tasks[l->idx]);
 	return l->ident;
 }

@@ -1,12 +1,13 @@
-/* timeline: the second pass (see timeline.h). An inner state-only analysis
- * reports spans (a poll, a runnable wait, an idle wait), runnable count
- * changes, parks and first sights of threads through its observer; each span
- * is spread over the buckets it overlaps. The first pass says which tasks are
+/* timeline: the second pass (see timeline.h). A task model of its own (the
+ * rules of the first pass's, with its live-task limit) reports spans (a
+ * poll, a runnable wait, an idle wait), runnable count changes, parks and
+ * first sights of threads to this file's observer, as the first pass's
+ * analysis saw them; each span is spread over the buckets it overlaps. The first pass says which tasks are
  * users' (a task is known to be a worker only once a poll nests in it) and
  * which are the busiest: a seq without a row there was folded into a group,
  * and only user tasks are folded; the busiest are among the kept rows (the
- * busiest finished ones and every live one). The inner analysis keeps no
- * finished row it does not need (max_tasks 1).
+ * busiest finished ones and every live one). Nothing is kept per task but
+ * the model's own (no rows: the spans are all it needs).
  * Pure C, no I/O, no globals. */
 #include "analysis/timeline.h"
 
@@ -14,7 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/u64map.h"
+#include "analysis/task_model.h"
+#include "util/u64tab.h"
 
 struct wrow {                 /* per worker thread, while events come */
 	uint64_t first_ns;
@@ -32,7 +34,8 @@ struct timeline {
 	uint64_t *worker_seqs;            /* seqs of pass 1's worker rows, ascending */
 	size_t n_worker_seqs;
 	uint64_t n_seqs;                  /* tasks seen in pass 1 */
-	struct analysis *inner;
+	struct task_model *model;         /* what follows the tasks, this pass */
+	uint64_t last_ts;                 /* the largest timestamp, for finish(NULL) */
 	bool finished;
 
 	uint64_t start, end, bucket_ns;
@@ -41,12 +44,12 @@ struct timeline {
 	struct timeline_worker *workers;
 	struct wrow *wrows;
 	size_t n_workers;
-	struct u64map worker_of;          /* tid + 1 -> index + 1 */
+	struct u64tab worker_of;          /* tid + 1 -> index + 1 */
 
 	struct timeline_task *tasks;
 	struct trow *trows;
 	size_t n_tasks;
-	struct u64map task_of;            /* seq -> index + 1 */
+	struct u64tab task_of;            /* seq -> index + 1 */
 
 	uint64_t *runnable_ns;            /* integral of the runnable count, per bucket */
 	uint64_t *runnable_max;
@@ -108,7 +111,7 @@ static struct timeline_worker *worker(struct timeline *tl, uint32_t tid, size_t 
 {
 	uint64_t v;
 
-	if (!u64map__get(&tl->worker_of, (uint64_t)tid + 1, &v))
+	if (!u64tab__get(&tl->worker_of, (uint64_t)tid + 1, &v))
 		return NULL;
 	*idx = v - 1;
 	return &tl->workers[v - 1];
@@ -131,7 +134,7 @@ static void on_span(void *ctx, uint64_t seq, enum task_state what, uint32_t tid,
 	}
 	if (what == TASK_STATE_RUNNABLE)
 		spread(tl, tl->runnable_ns, begin, end);
-	if (!u64map__get(&tl->task_of, seq, &v))
+	if (!u64tab__get(&tl->task_of, seq, &v))
 		return;
 	struct trow *r = &tl->trows[v - 1];
 	spread(tl, what == TASK_STATE_RUNNING ? r->running
@@ -184,6 +187,49 @@ static void on_thread(void *ctx, uint32_t tid, uint64_t ts)
 	}
 }
 
+/* The model's callbacks, as the first pass's analysis passes them to its
+ * observer (tasks.c: on_thread(), on_enter(), on_leave(), on_poll_end(),
+ * on_unpark()), in the model's order. */
+static void tm_thread_seen(void *ctx, struct tm_thread *th, uint64_t ts)
+{
+	on_thread(ctx, th->tid, ts);
+}
+
+static void tm_enter(void *ctx, struct tm_task *t, uint64_t ts)
+{
+	if (t->state == TM_RUNNABLE)
+		on_runnable(ctx, t->seq, ts, 1);
+}
+
+static void tm_leave(void *ctx, struct tm_task *t, uint64_t ts, uint64_t d, enum tm_by by)
+{
+	(void)by;
+	on_span(ctx, t->seq, t->state == TM_RUNNABLE ? TASK_STATE_RUNNABLE : TASK_STATE_IDLE, 0,
+		false, t->since, t->since + d);
+	if (t->state == TM_RUNNABLE)
+		on_runnable(ctx, t->seq, ts, -1);
+}
+
+static void tm_poll_end(void *ctx, struct tm_thread *th, const struct tm_frame *f, uint64_t ts,
+			uint64_t d, enum tm_end how)
+{
+	(void)ts;
+	(void)how;
+	on_span(ctx, f->task->seq, TASK_STATE_RUNNING, th->tid, !f->nested, f->begin,
+		f->begin + d);
+}
+
+static void tm_unpark(void *ctx, struct tm_thread *th, uint64_t begin, uint64_t ts, uint64_t d)
+{
+	(void)d;
+	on_park(ctx, th->tid, begin, ts);
+}
+
+static const struct tm_ops model_ops = {
+	.thread = tm_thread_seen, .enter = tm_enter, .leave = tm_leave,
+	.poll_end = tm_poll_end, .unpark = tm_unpark,
+};
+
 static int by_busy(const void *x, const void *y)
 {
 	const struct task_stats *a = *(const struct task_stats *const *)x;
@@ -228,7 +274,7 @@ static int pick_tasks(struct timeline *tl, size_t top)
 		r->scheduled = zeros(tl->buckets);
 		r->idle = zeros(tl->buckets);
 		if (!r->running || !r->scheduled || !r->idle ||
-		    u64map__set(&tl->task_of, order[i]->seq, i + 1))
+		    u64tab__set(&tl->task_of, order[i]->seq, i + 1))
 			goto nomem;
 	}
 	free(order);
@@ -296,22 +342,16 @@ struct timeline *timeline__new(const struct analysis *pass1, const struct as_tra
 		w->parked_ns = zeros(tl->buckets);
 		w->polls = zeros(tl->buckets);
 		if (!w->busy_ns || !w->idle_ns || !w->parked_ns || !w->polls ||
-		    u64map__set(&tl->worker_of, (uint64_t)w->tid + 1, i + 1))
+		    u64tab__set(&tl->worker_of, (uint64_t)w->tid + 1, i + 1))
 			goto nomem;
 	}
 	if (pick_tasks(tl, top))
 		goto nomem;
 
-	struct analysis_observer obs = {
-		.ctx = tl, .span = on_span, .runnable = on_runnable, .park = on_park,
-		.thread = on_thread,
-	};
 	/* the same live-task limit: the same tasks folded as in pass 1 */
-	uint64_t max_live = analysis__summary(pass1)->max_live_tasks;
-	struct analysis_opts ao = { .states_only = true, .observer = &obs, .max_tasks = 1,
-				    .max_live_tasks = max_live ? max_live : ANALYSIS_UNLIMITED };
-	tl->inner = analysis__new_opts(meta, &ao);
-	if (!tl->inner)
+	tl->model = task_model__new(meta);
+	if (!tl->model || task_model__set_max_live(tl->model, s->max_live_tasks) ||
+	    task_model__observe(tl->model, &model_ops, tl, 0, NULL, 0, NULL))
 		goto nomem;
 	return tl;
 nomem:
@@ -324,7 +364,9 @@ int timeline__add(struct timeline *tl, const struct as_event *ev)
 {
 	if (!tl || tl->finished)
 		return -EINVAL;
-	return analysis__add(tl->inner, ev);
+	if (ev->ts > tl->last_ts)
+		tl->last_ts = ev->ts;
+	return task_model__add(tl->model, ev);
 }
 
 int timeline__finish(struct timeline *tl, const struct as_trace_end *end)
@@ -333,7 +375,7 @@ int timeline__finish(struct timeline *tl, const struct as_trace_end *end)
 
 	if (!tl || tl->finished)
 		return -EINVAL;
-	err = analysis__finish(tl->inner, end);
+	err = task_model__finish(tl->model, end ? end->end_ns : tl->last_ts);
 	if (err)
 		return err;
 	carry(tl, tl->end);
@@ -368,9 +410,9 @@ int timeline__finish(struct timeline *tl, const struct as_trace_end *end)
 			w->idle_ns[i] = alive > used ? alive - used : 0;
 		}
 	}
-	/* The inner analysis has served: its rows are not needed any more. */
-	analysis__free(tl->inner);
-	tl->inner = NULL;
+	/* The model has served: its tasks are not needed any more. */
+	task_model__free(tl->model);
+	tl->model = NULL;
 	tl->finished = true;
 	return 0;
 }
@@ -416,7 +458,7 @@ void timeline__free(struct timeline *tl)
 {
 	if (!tl)
 		return;
-	analysis__free(tl->inner);
+	task_model__free(tl->model);
 	for (size_t i = 0; tl->workers && i < tl->n_workers; i++) {
 		free(tl->workers[i].busy_ns);
 		free(tl->workers[i].idle_ns);
@@ -426,7 +468,7 @@ void timeline__free(struct timeline *tl)
 	free(tl->worker_seqs);
 	free(tl->workers);
 	free(tl->wrows);
-	u64map__clear(&tl->worker_of);
+	u64tab__clear(&tl->worker_of);
 	for (size_t i = 0; i < tl->n_tasks; i++) {
 		free(tl->tasks[i].running);
 		free(tl->tasks[i].scheduled);
@@ -437,7 +479,7 @@ void timeline__free(struct timeline *tl)
 	}
 	free(tl->tasks);
 	free(tl->trows);
-	u64map__clear(&tl->task_of);
+	u64tab__clear(&tl->task_of);
 	free(tl->runnable_ns);
 	free(tl->runnable_max);
 	free(tl->runnable_avg);

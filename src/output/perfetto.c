@@ -58,10 +58,6 @@ struct perfetto {
 	 * PERFETTO_TASKS_PID, formatted once */
 	char pid_pre[2][40];
 	uint8_t pid_pre_len[2];
-	/* the last two timestamps put_ts() wrote (a poll's begin, a wake's time
-	 * each come back two or three times), their text */
-	struct { uint64_t ts; uint8_t len; char s[31]; } ts_memo[2];
-	uint8_t ts_next;
 	bool finished;
 	int err;                /* sticky -errno of the callback */
 };
@@ -144,33 +140,43 @@ static inline unsigned ndigits(uint64_t v)
 	return t + 1 - ((v | 1) < pow10_u64[t]);
 }
 
-/* v < 10^8 as 8 decimal digits (leading zeros) at b: two halves of four
- * digits, each two pairs from the table, in 32-bit arithmetic. */
-static inline void digits8(char *b, uint32_t v)
+/* The two digits of v < 100 as the 16-bit word that holds them in memory. */
+static inline uint64_t pair(uint32_t v)
 {
-	uint32_t hi = v / 10000, lo = v % 10000;
+	uint16_t w;
 
-	memcpy(b, digits2 + 2 * (hi / 100), 2);
-	memcpy(b + 2, digits2 + 2 * (hi % 100), 2);
-	memcpy(b + 4, digits2 + 2 * (lo / 100), 2);
-	memcpy(b + 6, digits2 + 2 * (lo % 100), 2);
+	memcpy(&w, digits2 + 2 * v, 2);
+	return w;
 }
 
-/* The last n (1 .. 8) of the 8 digits at b, stored at dst as one 8-byte
- * move: the digits, then 8 - n zero bytes that the next write covers
+/* v < 10^8 as 8 decimal digits (leading zeros), in memory order in one
+ * 64-bit word: two halves of four digits, each two pairs from the table, in
+ * 32-bit arithmetic, put together in a register (bytes stored one pair at a
+ * time and read back as a word would stall the read: no store forwarding
+ * from four stores to one load). */
+static inline uint64_t digits8(uint32_t v)
+{
+	uint32_t hi = v / 10000, lo = v % 10000;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return pair(hi / 100) | pair(hi % 100) << 16 | pair(lo / 100) << 32 |
+	       pair(lo % 100) << 48;
+#else
+	return pair(hi / 100) << 48 | pair(hi % 100) << 32 | pair(lo / 100) << 16 |
+	       pair(lo % 100);
+#endif
+}
+
+/* The last n (1 .. 8) of the 8 digits of w (digits8()), stored at dst as
+ * one 8-byte move: the digits, then 8 - n bytes that the next write covers
  * (room() is asked for more than the digits). */
-static inline void put8_tail(char *dst, const char *b, unsigned n)
+static inline void put8_tail(char *dst, uint64_t w, unsigned n)
 {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	uint64_t w;
-
-	memcpy(&w, b, 8);
 	w = n == 8 ? w : w >> (8 * (8 - n));
-	memcpy(dst, &w, 8);
 #else
-	for (unsigned i = 0; i < n; i++)
-		dst[i] = b[8 - n + i];
+	w = n == 8 ? w : w << (8 * (8 - n));
 #endif
+	memcpy(dst, &w, 8);
 }
 
 /* v in decimal at dst, n = ndigits(v) of them: up to 4 digits from pairs,
@@ -179,8 +185,6 @@ static inline void put8_tail(char *dst, const char *b, unsigned n)
  * write up to 8 bytes past dst + n (room() keeps that spare). */
 static inline void fmt_u64(char *dst, uint64_t v, unsigned n)
 {
-	char b[8];
-
 	if (n <= 2) {
 		if (n == 2)
 			memcpy(dst, digits2 + 2 * v, 2);
@@ -189,22 +193,26 @@ static inline void fmt_u64(char *dst, uint64_t v, unsigned n)
 		return;
 	}
 	if (n <= 4) {
-		memset(b, '0', 4); /* shifted out by put8_tail() */
-		memcpy(b + 4, digits2 + 2 * ((uint32_t)v / 100), 2);
-		memcpy(b + 6, digits2 + 2 * ((uint32_t)v % 100), 2);
-		put8_tail(dst, b, n);
+		/* "0000" then the pairs; the zeros shifted out by put8_tail() */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		uint64_t w = 0x30303030ULL | pair((uint32_t)v / 100) << 32 |
+			     pair((uint32_t)v % 100) << 48;
+#else
+		uint64_t w = 0x3030303000000000ULL | pair((uint32_t)v / 100) << 16 |
+			     pair((uint32_t)v % 100);
+#endif
+		put8_tail(dst, w, n);
 		return;
 	}
 	if (n <= 8) {
-		digits8(b, (uint32_t)v);
-		put8_tail(dst, b, n);
+		put8_tail(dst, digits8((uint32_t)v), n);
 		return;
 	}
 	if (n <= 16) {
-		digits8(b, (uint32_t)(v / 100000000));
-		put8_tail(dst, b, n - 8);
-		digits8(b, (uint32_t)(v % 100000000));
-		memcpy(dst + n - 8, b, 8);
+		put8_tail(dst, digits8((uint32_t)(v / 100000000)), n - 8);
+		uint64_t w = digits8((uint32_t)(v % 100000000));
+
+		memcpy(dst + n - 8, &w, 8);
 		return;
 	}
 	char *s = dst + n;
@@ -262,28 +270,80 @@ static inline void put_us(struct perfetto *p, int64_t ns)
 	p->len += (ns < 0) + n + 4;
 }
 
-/* A timestamp as put_us() writes it (relative to base): from ts_memo when
- * it was one of the last two, else formatted and remembered. */
+/* A timestamp as put_us() writes it: relative to base. */
 static inline void put_ts(struct perfetto *p, uint64_t ts)
 {
-	for (int i = 0; i < 2; i++)
-		if (p->ts_memo[i].len && p->ts_memo[i].ts == ts) {
-			memcpy(room(p, sizeof(p->ts_memo[i].s)), p->ts_memo[i].s,
-			       sizeof(p->ts_memo[i].s));
-			p->len += p->ts_memo[i].len;
-			return;
-		}
-	size_t at = p->len;
-
 	put_us(p, (int64_t)(ts - p->base));
-	if (p->len < at) /* flushed in between (the buffer was full): not kept */
-		return;
-	int i = p->ts_next;
+}
 
-	p->ts_next ^= 1;
-	p->ts_memo[i].ts = ts;
-	p->ts_memo[i].len = (uint8_t)(p->len - at);
-	memcpy(p->ts_memo[i].s, p->buf + at, p->ts_memo[i].len);
+/* ---- writing through a cursor: the hot objects ----
+ * An object is written at a cursor into room asked for once (its size
+ * bound, strings' lengths included), and the buffer's length set once at
+ * its end, instead of a check and an update of the length for each of its
+ * some twenty pieces. A bound past W_MAX (a name of tens of KiB) takes the
+ * piece-by-piece writers above. Writers may store up to 40 bytes past what
+ * they write (whole words): W_SLACK of room more. */
+#define W_SLACK 48
+#define W_MAX (PERFETTO_BUF / 2)
+
+static inline char *w_room(struct perfetto *p, size_t n)
+{
+	return room(p, n + W_SLACK);
+}
+
+static inline void w_end(struct perfetto *p, char *d)
+{
+	p->len = (size_t)(d - p->buf);
+}
+
+#define WLIT(d, lit) ((d) = (char *)memcpy((d), "" lit, sizeof(lit) - 1) + sizeof(lit) - 1)
+
+static inline char *w_mem(char *d, const char *s, size_t n)
+{
+	memcpy(d, s, n);
+	return d + n;
+}
+
+static inline char *w_u64(char *d, uint64_t v)
+{
+	unsigned n = ndigits(v);
+
+	fmt_u64(d, v, n);
+	return d + n;
+}
+
+static inline char *w_us(char *d, int64_t ns)
+{
+	uint64_t a = ns < 0 ? (uint64_t)(-(ns + 1)) + 1 : (uint64_t)ns, q = a / 1000;
+	unsigned frac = (unsigned)(a % 1000), n = ndigits(q);
+
+	if (ns < 0)
+		*d++ = '-';
+	fmt_u64(d, q, n);
+	d += n;
+	d[0] = '.';
+	memcpy(d + 1, digits2 + 2 * (frac / 10), 2);
+	d[3] = (char)('0' + frac % 10);
+	return d + 4;
+}
+
+static inline char *w_ts(const struct perfetto *p, char *d, uint64_t ts)
+{
+	return w_us(d, (int64_t)(ts - p->base));
+}
+
+static inline char *w_hex(char *d, uint64_t v)
+{
+	static const char digits[] = "0123456789abcdef";
+	char b[20];
+	int i = sizeof(b);
+
+	do
+		b[--i] = digits[v & 15];
+	while (v >>= 4);
+	b[--i] = 'x';
+	b[--i] = '0';
+	return w_mem(d, b + i, sizeof(b) - i);
 }
 
 /* Returns a malloc'd JSON string body for s (no quotes): escapes quotes,
@@ -413,6 +473,54 @@ static inline __attribute__((always_inline)) void slice(struct perfetto *p, uint
 	PUT(p, "\"");
 }
 
+/* begin_ev() at cursor d. */
+static inline __attribute__((always_inline)) char *w_begin(struct perfetto *p, char *d,
+							    char ph, uint32_t pid, uint64_t tid)
+{
+	if (p->first)
+		WLIT(d, "\n{\"ph\":\"");
+	else
+		WLIT(d, ",\n{\"ph\":\"");
+	p->first = false;
+	*d++ = ph;
+	int k = pid == p->pid ? 0 : pid == PERFETTO_TASKS_PID ? 1 : -1;
+
+	if (k >= 0) {
+		memcpy(d, p->pid_pre[k], sizeof(p->pid_pre[k]));
+		d += p->pid_pre_len[k];
+	} else {
+		WLIT(d, "\",\"pid\":");
+		d = w_u64(d, pid);
+		WLIT(d, ",\"tid\":");
+	}
+	return w_u64(d, tid);
+}
+
+/* slice() at cursor d: name (already escaped, nlen bytes) and cat. */
+static inline __attribute__((always_inline)) char *w_slice(struct perfetto *p, char *d,
+							    uint32_t pid, uint64_t tid,
+							    uint64_t from, uint64_t to,
+							    const char *name, size_t nlen,
+							    const char *cat, size_t clen)
+{
+	d = w_begin(p, d, 'X', pid, tid);
+	WLIT(d, ",\"ts\":");
+	d = w_ts(p, d, from);
+	WLIT(d, ",\"dur\":");
+	d = w_us(d, (int64_t)(to - from));
+	WLIT(d, ",\"name\":\"");
+	d = w_mem(d, name, nlen);
+	WLIT(d, "\",\"cat\":\"");
+	d = w_mem(d, cat, clen);
+	*d++ = '"';
+	return d;
+}
+
+/* The bound of one line's text beside its strings (a name, a file): its
+ * fixed parts, its args' keys and numbers (20 digits each at most, a time
+ * 25): a poll slice's, the longest, comes to some 370. */
+#define W_LINE 400
+
 static uint64_t task_tid(uint64_t seq)
 {
 	return PERFETTO_TASKS_PID + seq;
@@ -456,41 +564,53 @@ static const char *outcome(enum ptrack_end how)
 static void flow(struct perfetto *p, const struct ptrack_poll *poll)
 {
 	const struct ptrack_wake *w = &poll->wake;
-	const char *name = w->spawn ? "spawn" : "wake";
 	uint64_t id = ++p->flow_id;
+	/* the wake slice, the start and the end: some 400 bytes at most */
+	char *d = w_room(p, 3 * W_LINE);
 
 	if (!w->in_user_poll) {
-		slice(p, p->pid, w->tid, w->ts, w->ts + 1, name, "wake");
-		PUT(p, ",\"args\":{\"task\":");
-		put_u64(p, poll->task.seq);
-		PUT(p, ",\"by\":\"");
-		put(p, w->spawn ? "spawn" : w->flags & AS_WAKE_IO ? "io driver" :
-		       w->flags & AS_WAKE_TIMER ? "timer" : "runtime");
-		PUT(p, "\"}}");
+		if (w->spawn)
+			d = w_slice(p, d, p->pid, w->tid, w->ts, w->ts + 1, "spawn", 5, "wake", 4);
+		else
+			d = w_slice(p, d, p->pid, w->tid, w->ts, w->ts + 1, "wake", 4, "wake", 4);
+		WLIT(d, ",\"args\":{\"task\":");
+		d = w_u64(d, poll->task.seq);
+		WLIT(d, ",\"by\":\"");
+		if (w->spawn)
+			WLIT(d, "spawn");
+		else if (w->flags & AS_WAKE_IO)
+			WLIT(d, "io driver");
+		else if (w->flags & AS_WAKE_TIMER)
+			WLIT(d, "timer");
+		else
+			WLIT(d, "runtime");
+		WLIT(d, "\"}}");
 	}
-	begin_ev(p, 's', p->pid, w->tid);
-	PUT(p, ",\"ts\":");
-	put_ts(p, w->ts);
-	PUT(p, ",\"id\":");
-	put_u64(p, id);
-	PUT(p, ",\"name\":\"");
-	put(p, name);
-	PUT(p, "\",\"cat\":\"wake\"}");
-	begin_ev(p, 'f', p->pid, poll->tid);
-	PUT(p, ",\"bp\":\"e\",\"ts\":");
-	put_ts(p, poll->begin);
-	PUT(p, ",\"id\":");
-	put_u64(p, id);
-	PUT(p, ",\"name\":\"");
-	put(p, name);
-	PUT(p, "\",\"cat\":\"wake\"}");
+	d = w_begin(p, d, 's', p->pid, w->tid);
+	WLIT(d, ",\"ts\":");
+	d = w_ts(p, d, w->ts);
+	WLIT(d, ",\"id\":");
+	d = w_u64(d, id);
+	if (w->spawn)
+		WLIT(d, ",\"name\":\"spawn\",\"cat\":\"wake\"}");
+	else
+		WLIT(d, ",\"name\":\"wake\",\"cat\":\"wake\"}");
+	d = w_begin(p, d, 'f', p->pid, poll->tid);
+	WLIT(d, ",\"bp\":\"e\",\"ts\":");
+	d = w_ts(p, d, poll->begin);
+	WLIT(d, ",\"id\":");
+	d = w_u64(d, id);
+	if (w->spawn)
+		WLIT(d, ",\"name\":\"spawn\",\"cat\":\"wake\"}");
+	else
+		WLIT(d, ",\"name\":\"wake\",\"cat\":\"wake\"}");
+	w_end(p, d);
 	p->flows++;
 }
 
-static void on_poll(struct perfetto *p, const struct ptrack_poll *poll)
+/* on_poll() piece by piece: for names too long for one object's room. */
+static void on_poll_long(struct perfetto *p, const struct ptrack_poll *poll, const char *name)
 {
-	const char *name = task_name(p, &poll->task);
-
 	/* the task's own track: every poll, runtime workers' included */
 	slice(p, PERFETTO_TASKS_PID, task_tid(poll->task.seq), poll->begin, poll->end,
 	      "running", "task");
@@ -522,6 +642,62 @@ static void on_poll(struct perfetto *p, const struct ptrack_poll *poll)
 	PUT(p, ",\"header\":\"");
 	put_hex(p, poll->task.header);
 	PUT(p, "\"}}");
+	p->slices++;
+	if (poll->has_wake)
+		flow(p, poll);
+}
+
+static void on_poll(struct perfetto *p, const struct ptrack_poll *poll)
+{
+	const char *name = task_name(p, &poll->task);
+	const char *file = poll->user && poll->task.spawn_file
+			   ? cached(p, &p->esc_files, &p->n_esc_files, poll->task.spawn_id,
+				    poll->task.spawn_file) : NULL;
+	size_t nlen = strlen(name), flen = file ? strlen(file) : 0;
+	char *d;
+
+	if (nlen + flen > W_MAX) {   /* names of tens of KiB: piece by piece */
+		on_poll_long(p, poll, name);
+		return;
+	}
+	d = w_room(p, 2 * W_LINE + nlen + flen);
+	/* the task's own track: every poll, runtime workers' included */
+	d = w_slice(p, d, PERFETTO_TASKS_PID, task_tid(poll->task.seq), poll->begin, poll->end,
+		    "running", 7, "task", 4);
+	WLIT(d, ",\"args\":{\"thread\":");
+	d = w_u64(d, poll->tid);
+	WLIT(d, "}}");
+	if (!poll->user) {
+		w_end(p, d);
+		return;
+	}
+	d = w_slice(p, d, p->pid, poll->tid, poll->begin, poll->end, name, nlen, "poll", 4);
+	WLIT(d, ",\"args\":{\"task\":");
+	d = w_u64(d, poll->task.seq);
+	if (poll->task.tokio_id) {
+		WLIT(d, ",\"tokio_id\":");
+		d = w_u64(d, poll->task.tokio_id);
+	}
+	switch (poll->how) {
+	case PTRACK_READY: WLIT(d, ",\"outcome\":\"Ready\""); break;
+	case PTRACK_PENDING: WLIT(d, ",\"outcome\":\"Pending\""); break;
+	case PTRACK_CUT: WLIT(d, ",\"outcome\":\"cut short\""); break;
+	case PTRACK_TRACE_END: WLIT(d, ",\"outcome\":\"running at end\""); break;
+	default: WLIT(d, ",\"outcome\":\"?\""); break;
+	}
+	if (file) {
+		WLIT(d, ",\"spawned_at\":\"");
+		d = w_mem(d, file, flen);
+		*d++ = ':';
+		d = w_u64(d, poll->task.spawn_line);
+		*d++ = ':';
+		d = w_u64(d, poll->task.spawn_col);
+		*d++ = '"';
+	}
+	WLIT(d, ",\"header\":\"");
+	d = w_hex(d, poll->task.header);
+	WLIT(d, "\"}}");
+	w_end(p, d);
 	p->slices++;
 	/* after the slice, so that a viewer sorting by time (stable) has the
 	 * slice open when it binds the flow end to it */
@@ -590,14 +766,27 @@ static int on_out(void *ctx, const struct ptrack_out *o)
 	case PTRACK_IDLE:
 		if (o->to == o->from)
 			break;
-		slice(p, PERFETTO_TASKS_PID, task_tid(o->task->seq), o->from, o->to,
-		      o->type == PTRACK_IDLE ? "idle" : "scheduled", "task");
-		PUT(p, "}");
+	{
+		char *d = w_room(p, W_LINE);
+
+		if (o->type == PTRACK_IDLE)
+			d = w_slice(p, d, PERFETTO_TASKS_PID, task_tid(o->task->seq), o->from,
+				    o->to, "idle", 4, "task", 4);
+		else
+			d = w_slice(p, d, PERFETTO_TASKS_PID, task_tid(o->task->seq), o->from,
+				    o->to, "scheduled", 9, "task", 4);
+		*d++ = '}';
+		w_end(p, d);
 		break;
-	case PTRACK_PARKED:
-		slice(p, p->pid, o->tid, o->from, o->to, "parked", "park");
-		PUT(p, "}");
+	}
+	case PTRACK_PARKED: {
+		char *d = w_room(p, W_LINE);
+
+		d = w_slice(p, d, p->pid, o->tid, o->from, o->to, "parked", 6, "park", 4);
+		*d++ = '}';
+		w_end(p, d);
 		break;
+	}
 	case PTRACK_TASK_GONE: {
 		const char *name = o->task->name ? o->task->name : "unknown";
 		size_t len = strlen(name);
@@ -712,26 +901,33 @@ struct perfetto *perfetto__new_on(FILE *out, struct task_model *m,
 static void counters(struct perfetto *p, uint64_t ts)
 {
 	uint64_t runnable = ptrack__runnable(p->pt), parked = ptrack__parked(p->pt);
+	bool r = !p->counters_shown || runnable != p->runnable_shown;
+	bool k = !p->counters_shown || parked != p->parked_shown;
+	char *d;
 
-	if (!p->counters_shown || runnable != p->runnable_shown) {
-		begin_ev(p, 'C', p->pid, 0);
-		PUT(p, ",\"ts\":");
-		put_ts(p, ts);
-		PUT(p, ",\"name\":\"runnable tasks\",\"args\":{\"tasks\":");
-		put_u64(p, runnable);
-		PUT(p, "}}");
+	p->counters_shown = true;
+	if (!r && !k)
+		return;
+	d = w_room(p, 2 * W_LINE);
+	if (r) {
+		d = w_begin(p, d, 'C', p->pid, 0);
+		WLIT(d, ",\"ts\":");
+		d = w_ts(p, d, ts);
+		WLIT(d, ",\"name\":\"runnable tasks\",\"args\":{\"tasks\":");
+		d = w_u64(d, runnable);
+		WLIT(d, "}}");
 		p->runnable_shown = runnable;
 	}
-	if (!p->counters_shown || parked != p->parked_shown) {
-		begin_ev(p, 'C', p->pid, 0);
-		PUT(p, ",\"ts\":");
-		put_ts(p, ts);
-		PUT(p, ",\"name\":\"parked workers\",\"args\":{\"workers\":");
-		put_u64(p, parked);
-		PUT(p, "}}");
+	if (k) {
+		d = w_begin(p, d, 'C', p->pid, 0);
+		WLIT(d, ",\"ts\":");
+		d = w_ts(p, d, ts);
+		WLIT(d, ",\"name\":\"parked workers\",\"args\":{\"workers\":");
+		d = w_u64(d, parked);
+		WLIT(d, "}}");
 		p->parked_shown = parked;
 	}
-	p->counters_shown = true;
+	w_end(p, d);
 }
 
 int perfetto__add(struct perfetto *p, const struct as_event *ev)

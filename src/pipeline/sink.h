@@ -30,7 +30,16 @@ struct as_sink_ops {
 struct as_sink {
 	const struct as_sink_ops *ops;
 	void *impl;
+	/* The event types add() wants: bit 1u << type each; 0 every type. A
+	 * sink whose add() ignores most events says so, and is not called for
+	 * them (finish() comes all the same). */
+	uint32_t types;
 };
+
+#define AS_SINK_TYPE(t) (1u << (t))
+/* types of a sink that is called for no event at all (finish() only): its
+ * object learns the events otherwise (from a shared model, say). */
+#define AS_SINK_NO_EVENTS (1u << 31)
 
 static inline void as_sink__free(struct as_sink *s)
 {
@@ -39,6 +48,7 @@ static inline void as_sink__free(struct as_sink *s)
 	if (s) {
 		s->ops = 0;
 		s->impl = 0;
+		s->types = 0;
 	}
 }
 

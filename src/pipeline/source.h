@@ -9,6 +9,7 @@
 #ifndef AS_PIPELINE_SOURCE_H
 #define AS_PIPELINE_SOURCE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "trace/event.h"
@@ -20,6 +21,12 @@ struct as_source_ops {
 	 * another -errno (-EBADMSG corrupt, -ENOMEM, -EIO ...; error() says
 	 * what, one line). Errors and the end are sticky. */
 	int (*next)(void *impl, struct as_event *ev);
+	/* Optional (NULL: next() alone): up to max (>= 1) next events into
+	 * ev[0 .. max), as next() would give them one by one: how many (> 0),
+	 * 0 at the clean end, or next()'s error (one met after some events
+	 * comes at the following call, those events first). Strings and
+	 * stacks as for next(). */
+	int (*next_batch)(void *impl, struct as_event *ev, size_t max);
 	/* The header: target, runtime, probes ... Never NULL once open. */
 	const struct as_trace_meta *(*meta)(void *impl);
 	/* Stack id of an event (ev->stack), NULL for 0 or an unknown id. May

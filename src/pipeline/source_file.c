@@ -29,6 +29,11 @@ static int tr_next(void *impl, struct as_event *ev)
 	return trace_reader__next(((struct file_source *)impl)->tr, ev);
 }
 
+static int tr_next_batch(void *impl, struct as_event *ev, size_t max)
+{
+	return trace_reader__next_batch(((struct file_source *)impl)->tr, ev, max);
+}
+
 static const struct as_trace_meta *tr_meta(void *impl)
 {
 	return trace_reader__meta(((struct file_source *)impl)->tr);
@@ -110,7 +115,7 @@ static void file_free(void *impl)
 }
 
 static const struct as_source_ops trace_ops = {
-	.next = tr_next, .meta = tr_meta, .stack = tr_stack, .end = tr_end, .counts = tr_counts,
+	.next = tr_next, .next_batch = tr_next_batch, .meta = tr_meta, .stack = tr_stack, .end = tr_end, .counts = tr_counts,
 	.error = tr_error,
 	.offset = tr_offset, .size = file_size, .free = file_free,
 };

@@ -99,6 +99,10 @@ struct as_event {
 	const char *str;   /* per type, NULL otherwise */
 	uint32_t stack;    /* AS_EV_OFFCPU, AS_EV_SAMPLE: stack id (1, 2, ... in order of definition), 0 none;
 	                      0 for every other type */
+	uint32_t hint;     /* the source's own small number for task (the trace reader's
+	                      task slot + 1), 0 none: a hint for a consumer that keeps tasks
+	                      in an array, valid only with the same task (task_model
+	                      checks it against the header); never an identity */
 };
 
 /* Frames kept per side (kernel, user) of an off-CPU stack. */

@@ -4,6 +4,7 @@
 #include "trace/reader.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -549,6 +550,13 @@ static int decode_stack(struct trace_reader *r, const uint8_t **pp, const uint8_
 	return 0;
 }
 
+/* varint_get() out of line: the rare long varints. */
+static __attribute__((noinline)) int varint_slow(const uint8_t **pp, const uint8_t *end,
+						  uint64_t *v)
+{
+	return varint_get(pp, end, v);
+}
+
 /* varint_get() with the cases of one to three bytes inline: most fields of
  * an event are small deltas. */
 static inline __attribute__((always_inline)) int rd_varint(const uint8_t **pp,
@@ -576,136 +584,203 @@ static inline __attribute__((always_inline)) int rd_varint(const uint8_t **pp,
 			return 0;
 		}
 	}
-	return varint_get(pp, end, v);
+	return varint_slow(pp, end, v);
 }
 
-/* Decodes one record of the current chunk: returns 1 with an event, 0 after
- * a control record, or a negative error. */
-static int decode(struct trace_reader *r, struct as_event *ev)
+/* A control record (type 0) whose first byte h was read, at *pp: 0 with *pp
+ * past it, or a negative error. */
+static __attribute__((noinline)) int decode_control(struct trace_reader *r, uint8_t h,
+						    const uint8_t **pp, const uint8_t *end)
 {
-	struct fmt_state *st = &r->st;
-	const uint8_t *p = r->buf + r->pos, *end = r->buf + r->len;
+	const uint8_t *p = *pp;
+	int err;
+
+	if (h == FMT_CTL_STACK) {
+		if ((err = decode_stack(r, &p, end)))
+			return err;
+	} else if (h == FMT_CTL_RESET) {
+		fmt_tasks_reset(&r->st);
+	} else if (h == FMT_CTL_COUNTS && r->meta.format_version >= 9) {
+		uint64_t lost, missed, ns;
+		if (rd_varint(&p, end, &lost) || rd_varint(&p, end, &missed) ||
+		    rd_varint(&p, end, &ns))
+			return malformed(r, "bad loss counts");
+		if (p != end)
+			return malformed(r, "loss counts before the end of the chunk");
+		r->lost = lost;
+		r->missed = missed;
+		r->counts_ns = ns;
+		r->have_counts = true;
+	} else {
+		return malformed(r, "unknown control record");
+	}
+	*pp = p;
+	return 0;
+}
+
+/* The decoder state a run of events keeps in locals (struct of them, whose
+ * fields stay in registers once decode_one() is inlined). */
+struct dstate {
+	const uint8_t *p, *end;
+	uint64_t prev_ts;
+	uint32_t cur_thread;
+	uint32_t left;            /* events the chunk header still announces */
+};
+
+/* The rare parts of an event record, out of line (decode_one() is copied
+ * for each common header): 0 with the field read and *pp past it, or a
+ * negative error (recorded). */
+static __attribute__((noinline)) int new_thread(struct trace_reader *r, const uint8_t **pp,
+						 const uint8_t *end, uint32_t *thread)
+{
+	uint64_t tid;
+	int err;
+
+	if (rd_varint(pp, end, &tid) || tid > UINT32_MAX)
+		return malformed(r, "bad thread id");
+	err = fmt_thread_add(&r->st, (uint32_t)tid, thread);
+	if (err == -ENOMEM)
+		return fail(r, -ENOMEM, "cannot read %s: out of memory", r->path);
+	return err ? malformed(r, "too many threads") : 0;
+}
+
+static __attribute__((noinline)) int new_task(struct trace_reader *r, const uint8_t **pp,
+					       const uint8_t *end, uint32_t *slot)
+{
+	uint64_t v, addr;
+	int err;
+
+	if (rd_varint(pp, end, &v))
+		return malformed(r, "bad task address");
+	addr = zigzag_apply(r->st.prev_new_task, v);
+	if (!addr)
+		return malformed(r, "task 0 defined");
+	err = fmt_task_new(&r->st, addr, slot);
+	if (err == -ENOMEM)
+		return fail(r, -ENOMEM, "cannot read %s: out of memory", r->path);
+	return err ? malformed(r, "too many live tasks") : 0;
+}
+
+static __attribute__((noinline)) int future_probe(struct trace_reader *r, uint16_t probe)
+{
+	if (probe >= r->meta.n_probes || r->meta.probes[probe].role != AS_ROLE_FUTURE)
+		return malformed(r, "future event of a probe that is not a future function");
+	return 0;
+}
+
+static __attribute__((noinline)) int stack_ref(struct trace_reader *r, const uint8_t **pp,
+					       const uint8_t *end, uint32_t *stack)
+{
+	uint64_t v;
+
+	if (rd_varint(pp, end, &v) || v > r->n_stacks)
+		return malformed(r, "undefined stack");
+	*stack = (uint32_t)v;
+	return 0;
+}
+
+/* Decodes one event record whose header byte h was read (type not 0) into
+ * *ev and applies it to the state: 0, or a negative error (recorded). Always
+ * inlined, in decode_run()'s switch with h a constant for the common
+ * headers: each such copy has no test of h left. */
+static inline __attribute__((always_inline)) int decode_one(struct trace_reader *restrict r,
+							     struct dstate *restrict d,
+							     const uint8_t h,
+							     struct as_event *restrict ev)
+{
+	struct fmt_state *restrict st = &r->st;
+	const uint8_t *p = d->p, *const end = d->end;
+	const uint8_t type = h & 0x0f;
 	uint64_t v;
 	int err;
 
-	uint8_t h = *p++;
-	uint8_t type = h & 0x0f;
-	if (type == 0) {
-		if (h == FMT_CTL_STACK) {
-			if ((err = decode_stack(r, &p, end)))
-				return err;
-		} else if (h == FMT_CTL_RESET) {
-			fmt_tasks_reset(st);
-		} else if (h == FMT_CTL_COUNTS && r->meta.format_version >= 9) {
-			uint64_t lost, missed, ns;
-			if (rd_varint(&p, end, &lost) || rd_varint(&p, end, &missed) ||
-			    rd_varint(&p, end, &ns))
-				return malformed(r, "bad loss counts");
-			if (p != end)
-				return malformed(r, "loss counts before the end of the chunk");
-			r->lost = lost;
-			r->missed = missed;
-			r->counts_ns = ns;
-			r->have_counts = true;
-		} else {
-			return malformed(r, "unknown control record");
-		}
-		r->pos = (size_t)(p - r->buf);
-		return 0;
-	}
+#define BAD(what) do { d->p = p; return malformed(r, what); } while (0)
 	if (type >= fmt_ev_max(r->meta.format_version))
-		return malformed(r, "unknown event type");
+		BAD("unknown event type");
 	uint8_t x = 0;
 	if (h & FMT_H_EXT) {
 		if (p >= end)
-			return malformed(r, "cut record");
+			BAD("cut record");
 		x = *p++;
 		if (x & ~FMT_X_MASK)
-			return malformed(r, "unknown extension bits");
+			BAD("unknown extension bits");
 	}
 
-	uint32_t thread = st->cur_thread;
+	uint32_t thread = d->cur_thread;
 	if (h & FMT_H_THREAD) {
 		if (rd_varint(&p, end, &v))
-			return malformed(r, "bad thread reference");
+			BAD("bad thread reference");
 		if (v == FMT_THREAD_NEW) {
-			uint64_t tid;
-			if (rd_varint(&p, end, &tid) || tid > UINT32_MAX)
-				return malformed(r, "bad thread id");
-			err = fmt_thread_add(st, (uint32_t)tid, &thread);
-			if (err == -ENOMEM)
-				return fail(r, -ENOMEM, "cannot read %s: out of memory", r->path);
-			if (err)
-				return malformed(r, "too many threads");
+			if ((err = new_thread(r, &p, end, &thread)))
+				return err;
 		} else {
 			if (v - 1 >= st->n_threads)
-				return malformed(r, "undefined thread");
+				BAD("undefined thread");
 			thread = (uint32_t)(v - 1);
 		}
 	} else if (thread == FMT_NONE) {
-		return malformed(r, "event without a thread");
+		BAD("event without a thread");
 	}
+	struct fmt_thread *th = &st->threads[thread];
 
 	if (rd_varint(&p, end, &v))
-		return malformed(r, "bad timestamp");
-	uint64_t ts = zigzag_apply(st->prev_ts, v);
+		BAD("bad timestamp");
+	uint64_t ts = zigzag_apply(d->prev_ts, v);
 
 	uint32_t slot;
 	if (h & FMT_H_TASK) {
 		if (rd_varint(&p, end, &v))
-			return malformed(r, "bad task reference");
+			BAD("bad task reference");
 		if (v == FMT_TASK_NONE) {
 			slot = FMT_NONE;
 		} else if (v == FMT_TASK_NEW) {
-			if (rd_varint(&p, end, &v))
-				return malformed(r, "bad task address");
-			uint64_t addr = zigzag_apply(st->prev_new_task, v);
-			if (!addr)
-				return malformed(r, "task 0 defined");
-			err = fmt_task_new(st, addr, &slot);
-			if (err == -ENOMEM)
-				return fail(r, -ENOMEM, "cannot read %s: out of memory", r->path);
-			if (err)
-				return malformed(r, "too many live tasks");
+			if ((err = new_task(r, &p, end, &slot)))
+				return err;
 		} else if (v == FMT_TASK_CUR) {
 			slot = fmt_cur_slot(st, thread);
 		} else {
 			v -= FMT_TASK_SLOT0;
 			if (v >= st->n_slots || !st->slots[v].live)
-				return malformed(r, "undefined task");
+				BAD("undefined task");
 			slot = (uint32_t)v;
 		}
 	} else {
 		slot = fmt_default_task(st, thread, type);
 	}
+	struct fmt_slot *s = slot == FMT_NONE ? NULL : &st->slots[slot];
 
 	uint64_t other;
 	if (h & FMT_H_OTHER) {
 		if (rd_varint(&p, end, &v))
-			return malformed(r, "bad other field");
+			BAD("bad other field");
 		other = zigzag_apply(st->last_other[type], v);
+	} else if (type == AS_EV_POLL_BEGIN) {
+		other = s ? s->tokio : 0;
+	} else if (type == AS_EV_WAKE) {
+		other = fmt_slot_addr(st, fmt_cur_slot(st, thread));
 	} else {
-		other = fmt_default_other(st, thread, slot, type);
+		other = 0;
 	}
 
 	uint16_t probe;
 	if (x & FMT_X_PROBE) {
 		if (rd_varint(&p, end, &v) || v > UINT16_MAX)
-			return malformed(r, "bad probe");
+			BAD("bad probe");
 		probe = (uint16_t)v;
+	} else if ((type == AS_EV_POLL_BEGIN || type == AS_EV_POLL_END) && s) {
+		probe = s->probe;
 	} else {
-		probe = fmt_default_probe(st, slot, type);
+		probe = st->last_probe[type];
 	}
 	if (type == AS_EV_POLL_BEGIN && probe >= r->meta.n_probes)
-		return malformed(r, "undefined probe");
-	if (fmt_is_future(type) &&
-	    (probe >= r->meta.n_probes || r->meta.probes[probe].role != AS_ROLE_FUTURE))
-		return malformed(r, "future event of a probe that is not a future function");
+		BAD("undefined probe");
+	if (fmt_is_future(type) && (err = future_probe(r, probe)))
+		return err;
 
 	uint8_t flags = 0;
 	if (x & FMT_X_FLAGS) {
 		if (p >= end)
-			return malformed(r, "cut record");
+			BAD("cut record");
 		flags = *p++;
 	}
 
@@ -714,46 +789,135 @@ static int decode(struct trace_reader *r, struct as_event *ev)
 		return err;
 
 	uint32_t stack = 0;
-	if (fmt_has_stack(type)) {
-		if (rd_varint(&p, end, &v) || v > r->n_stacks)
-			return malformed(r, "undefined stack");
-		stack = (uint32_t)v;
-	}
+	if (fmt_has_stack(type) && (err = stack_ref(r, &p, end, &stack)))
+		return err;
 
+	if (!d->left)
+		BAD("more events than its header says");
+	d->left--;
 	*ev = (struct as_event){
-		.type = type, .flags = flags, .probe = probe, .tid = st->threads[thread].tid,
-		.ts = ts, .task = fmt_slot_addr(st, slot), .other = other, .str = str,
-		.stack = stack,
+		.type = type, .flags = flags, .probe = probe, .tid = th->tid,
+		.ts = ts, .task = s ? s->addr : 0, .other = other, .str = str,
+		.stack = stack, .hint = s ? slot + 1 : 0,
 	};
-	fmt_apply(st, thread, slot, ev);
-	r->pos = (size_t)(p - r->buf);
-	return 1;
+	r->events++;
+	/* fmt_apply() */
+	d->prev_ts = ts;
+	d->cur_thread = thread;
+	st->last_other[type] = other;
+	st->last_probe[type] = probe;
+	if (type == AS_EV_POLL_BEGIN) {
+		th->cur_slot = slot;
+		th->cur_gen = s ? s->gen : 0;
+	} else if (type == AS_EV_POLL_END) {
+		th->cur_slot = FMT_NONE;
+	}
+	if (s) {
+		if (type == AS_EV_POLL_BEGIN)
+			s->tokio = other;
+		if (type == AS_EV_POLL_BEGIN || type == AS_EV_POLL_END)
+			s->probe = probe;
+		if (type == AS_EV_FREE) {
+			s->live = 0;
+			s->gen++;
+			st->free_slots[st->n_free++] = slot;
+			st->live--;
+		}
+	}
+#undef BAD
+	d->p = p;
+	return 0;
 }
 
-int trace_reader__next(struct trace_reader *r, struct as_event *ev)
+/* The header bytes the writer gives the commonest events (a poll's end on
+ * the same thread; a poll's begin and a wake of a task by slot, on the same
+ * thread or not, with an other or not; a park, an unpark): each gets a
+ * copy of decode_one() of its own (9 of 10 events in a server's trace). */
+#define COMMON_HEADERS(X) \
+	X(0x03) X(0x22) X(0x32) X(0x24) X(0xe4) X(0x07) X(0x08)
+
+/* Decodes the records of the current chunk from r->pos into out[0 ..
+ * max): returns how many events, at the chunk's end or at max, or after
+ * an error, which goes to *errp (0 otherwise). The hot loop of every
+ * command that reads a trace: the decoder state lives in locals while the
+ * run lasts (restrict: the events written never alias it), the rules are
+ * those of trace/format.h's helpers, each check as before; one branch on
+ * the header byte picks a decoder made for it. */
+static size_t decode_run(struct trace_reader *restrict r, struct as_event *restrict out,
+			 size_t max, int *errp)
 {
+	struct fmt_state *restrict st = &r->st;
+	struct dstate d = {
+		.p = r->buf + r->pos, .end = r->buf + r->len, .prev_ts = st->prev_ts,
+		.cur_thread = st->cur_thread, .left = r->chunk_count - r->chunk_seen,
+	};
+	size_t n = 0;
+	int err = 0;
+
+	while (n < max && d.p < d.end) {
+		uint8_t h = *d.p++;
+
+		switch (h) {
+#define CASE(H) case H: err = decode_one(r, &d, H, &out[n]); break;
+		COMMON_HEADERS(CASE)
+#undef CASE
+		default:
+			if (__builtin_expect(!(h & 0x0f), 0)) {   /* a control record */
+				st->prev_ts = d.prev_ts;
+				st->cur_thread = d.cur_thread;
+				err = decode_control(r, h, &d.p, d.end);
+				if (err)
+					goto out;
+				continue;
+			}
+			err = decode_one(r, &d, h, &out[n]);
+			break;
+		}
+		if (err)
+			goto out;
+		n++;
+	}
+out:
+	st->prev_ts = d.prev_ts;
+	st->cur_thread = d.cur_thread;
+	r->chunk_seen = r->chunk_count - d.left;
+	r->pos = (size_t)(d.p - r->buf);
+	*errp = err;
+	return n;
+}
+
+int trace_reader__next_batch(struct trace_reader *r, struct as_event *ev, size_t max)
+{
+	size_t n = 0;
+	int err;
+
 	if (r->err)
 		return r->err;
 	if (r->done)
 		return 0;
-	for (;;) {
+	if (max > INT_MAX)
+		max = INT_MAX;
+	while (n < max) {
 		if (r->pos < r->len) {
-			int rc = decode(r, ev);
-			if (rc < 0)
-				return rc;
-			if (rc == 0)
-				continue;
-			if (++r->chunk_seen > r->chunk_count)
-				return malformed(r, "more events than its header says");
-			r->events++;
-			return 1;
+			n += decode_run(r, ev + n, max - n, &err);
+			if (err)   /* sticky: the next call returns it */
+				return n ? (int)n : err;
+			continue;
 		}
-		if (r->chunk_seen != r->chunk_count)
-			return malformed(r, "fewer events than its header says");
-		int rc = read_record(r);
-		if (rc <= 0)
-			return rc;
+		if (r->chunk_seen != r->chunk_count) {
+			err = malformed(r, "fewer events than its header says");
+			return n ? (int)n : err;
+		}
+		err = read_record(r);
+		if (err <= 0)   /* the end (0, r->done) or an error (sticky) */
+			return n ? (int)n : err;
 	}
+	return (int)n;
+}
+
+int trace_reader__next(struct trace_reader *r, struct as_event *ev)
+{
+	return trace_reader__next_batch(r, ev, 1);
 }
 
 const char *trace_reader__error(const struct trace_reader *r)

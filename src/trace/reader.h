@@ -56,6 +56,12 @@ const struct as_trace_meta *trace_reader__meta(const struct trace_reader *r);
  * been returned first), or -ENOMEM / -EIO. Errors and the end are sticky:
  * later calls return the same value. */
 int trace_reader__next(struct trace_reader *r, struct as_event *ev);
+/* The same for up to max events at once into ev[0 .. max) (max >= 1):
+ * returns how many (> 0), 0 at the clean end, or the error next() would
+ * return; an error met after some events is returned by the following
+ * call, those events first. The fast way through a trace (a chunk's
+ * events are decoded in one loop). */
+int trace_reader__next_batch(struct trace_reader *r, struct as_event *ev, size_t max);
 
 /* After next() returned an error: a one-line lowercase message naming the
  * file, the problem and what to do; "" otherwise. Owned by the reader. */

@@ -102,8 +102,12 @@ static inline void pb_fixed64(struct pb *b, uint32_t field, uint64_t v)
 	pb_tag(b, field, PB_I64);
 	if (!(p = pb_room(b, 8)))
 		return;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(p, &v, 8);   /* one store, not eight */
+#else
 	for (int i = 0; i < 8; i++)
 		p[i] = (uint8_t)(v >> (8 * i));
+#endif
 	b->len += 8;
 }
 

@@ -12,6 +12,7 @@
 #define P_NONAME 2  /* poll probe without a future name */
 #define P_BLOCKING 3 /* poll probe of a spawn_blocking task */
 #define P_USER2 4   /* poll probe of app::other */
+#define PEND_MAX_TEST 4 /* wakes timed between two polls (distinct wakers) */
 
 static struct as_probe probes[] = {
 	{ .role = AS_ROLE_POLL, .symbol = "tokio::runtime::task::raw::poll",
@@ -929,6 +930,67 @@ static void test_edges_unsampled(void)
 	analysis__free(a);
 }
 
+/* A task woken by more distinct tasks between two of its polls than its
+ * wake log holds (the logged wakes go into its edges while four of them
+ * wait to be timed), wakers waking twice (counted, not re-timed), and a
+ * wake timed past 2^32 ns: every edge's count, timing and delays exact. */
+static void test_edges_many_wakers(void)
+{
+	enum { N_W = 100 };
+	struct analysis *a = new_a();
+	const struct wake_edge *e;
+	uint64_t ts = 0, woke[N_W], polled, again, timed = 0;
+	size_t n;
+
+	begin(a, 1, ts, 0x100, P_USER, 1);               /* T: seq 1 */
+	end(a, 1, ts += 10, 0x100, 0);
+	for (uint64_t i = 0; i < N_W; i++) {             /* wakers: seq 2 .. */
+		uint64_t h = 0x10000 + i * 0x100;
+
+		begin(a, 2, ts += 10, h, P_USER2, 100 + i);
+		wake(a, 2, woke[i] = ts += 1, 0x100, h);
+		if (i % 10 == 0)
+			wake(a, 2, ts += 1, 0x100, h);
+		end(a, 2, ts += 1, h, 0);
+	}
+	polled = ts += 1000;
+	begin(a, 1, polled, 0x100, P_USER, 1);
+	end(a, 1, ts += 10, 0x100, 0);
+	begin(a, 2, ts += 10, 0x10000, P_USER2, 100);   /* waker 0 again, */
+	wake(a, 2, again = ts += 1, 0x100, 0x10000);
+	end(a, 2, ts += 1, 0x10000, 0);
+	begin(a, 1, ts = again + 5000000000ULL, 0x100, P_USER, 1);   /* timed 5 s */
+	end(a, 1, ts += 10, 0x100, 0);
+	finish(a, ts + 10, 0, 0);
+
+	e = analysis__edges(a, &n);
+	CHECK_EQ_U64(n, N_W);
+	/* the wakes not timed: past the four waiting, and second wakes past them */
+	CHECK_EQ_U64(analysis__summary(a)->unsampled_wakes, N_W - PEND_MAX_TEST + N_W / 10 - 1);
+	for (size_t i = 0; i < n; i++)
+		timed += e[i].timed;
+	CHECK_EQ_U64(timed, PEND_MAX_TEST + 1);
+	for (uint64_t i = 0; i < N_W; i++) {
+		e = find_edge(a, WAKE_FROM_TASK, 2 + i, 1);
+		if (!e)
+			continue;
+		CHECK_EQ_U64(e->count, 1 + (i % 10 == 0) + (i == 0));
+		CHECK_EQ_U64(e->timed, (i < PEND_MAX_TEST) + (i == 0));
+		if (i == 0) {   /* two delays: exact */
+			CHECK_EQ_U64(e->delay_p50_ns, polled - woke[0]);
+			CHECK_EQ_U64(e->delay_p99_ns, 5000000000ULL);
+			CHECK_EQ_U64(e->delay_max_ns, 5000000000ULL);
+		} else if (i < PEND_MAX_TEST) {
+			CHECK_EQ_U64(e->delay_p50_ns, polled - woke[i]);
+			CHECK_EQ_U64(e->delay_max_ns, polled - woke[i]);
+		} else {
+			CHECK_EQ_U64(e->delay_max_ns, 0);
+		}
+	}
+	CHECK_EQ_U64(task(a, 1)->wakes, N_W + N_W / 10 + 1);
+	analysis__free(a);
+}
+
 /* Timeline on a hand-built stream: 10 buckets of 100 ns over [0, 1000). */
 static void test_timeline(void)
 {
@@ -1111,6 +1173,7 @@ int main(void)
 	RUN(test_starved);
 	RUN(test_edges);
 	RUN(test_edges_unsampled);
+	RUN(test_edges_many_wakers);
 	RUN(test_timeline);
 	RUN(test_bounded_memory);
 	TEST_MAIN_END();
