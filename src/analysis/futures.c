@@ -23,6 +23,7 @@
 #include "analysis/task_model.h"
 #include "sym/demangle.h"
 #include "util/strtab.h"
+#include "util/task_id.h"
 #include "util/u64map.h"
 
 #include "analysis/futures_int.h"
@@ -243,6 +244,30 @@ static uint32_t node_get(struct futures *f, uint32_t parent, uint32_t what)
 	return (uint32_t)f->n_nodes++;
 }
 
+/* The root node of task mt (its ftask t named): its root label's, shared
+ * by every task of that root future, or with opts.per_task one of its
+ * own, its identity kept beside it (root_task). NONE when out of memory. */
+static uint32_t root_node(struct futures *f, const struct tm_task *mt, const struct ftask *t)
+{
+	char id[TASK_ID_MAX];
+	uint64_t v;
+
+	if (!f->opts.per_task)
+		return node_get(f, NONE, t->root - 1);
+	if (u64map__get(&f->task_root, mt->seq, &v))
+		return (uint32_t)(v - 1);
+	long lid = label_id(f, task_id_format(id, sizeof(id), mt->tokio_id, mt->seq, mt->header));
+	if (lid < 0 || f->n_nodes >= MAX_IDS ||
+	    grow((void **)&f->nodes, &f->cap_nodes, f->n_nodes, sizeof(*f->nodes)) ||
+	    u64map__set(&f->task_root, mt->seq, f->n_nodes + 1) ||
+	    u64map__set(&f->root_task, f->n_nodes + 1, (uint64_t)lid + 1)) {
+		fu_nomem(f, -ENOMEM);
+		return NONE;
+	}
+	f->nodes[f->n_nodes] = (struct node){ .parent = NONE, .what = t->root - 1 };
+	return (uint32_t)f->n_nodes++;
+}
+
 /* Chain (fn, ap) . next; 0 (the empty chain) when out of memory. */
 static uint32_t cons(struct futures *f, uint32_t fn, int ap, uint32_t next)
 {
@@ -274,9 +299,15 @@ static uint32_t cons(struct futures *f, uint32_t fn, int ap, uint32_t next)
 	return (uint32_t)++f->n_cells;
 }
 
-static void wait_weight(struct futures *f, uint32_t root, uint32_t chain, uint64_t ns)
+/* ns of pending time behind chain, for root label root; with
+ * opts.per_task, for the task whose root node is rnode (else NONE). */
+static void wait_weight(struct futures *f, uint32_t root, uint32_t rnode, uint32_t chain,
+			uint64_t ns)
 {
-	uint64_t key = ((uint64_t)root + 1) << 32 | chain, v;
+	uint64_t key = ((uint64_t)(rnode != NONE ? rnode : root) + 1) << 32 | chain, v, task = 0;
+
+	if (rnode != NONE && !u64map__get(&f->root_task, (uint64_t)rnode + 1, &task))
+		task = 0;
 
 	if (u64map__get(&f->wait_of, key, &v)) {
 		f->waits[v - 1].ns += ns;
@@ -287,7 +318,8 @@ static void wait_weight(struct futures *f, uint32_t root, uint32_t chain, uint64
 		fu_nomem(f, -ENOMEM);
 		return;
 	}
-	f->waits[f->n_waits++] = (struct wait){ .root = root, .chain = chain, .ns = ns };
+	f->waits[f->n_waits++] = (struct wait){ .root = root, .chain = chain, .ns = ns,
+						.task = (uint32_t)task };
 }
 
 /* ---------------------------------------------------------- tasks, threads */
@@ -335,7 +367,10 @@ static void wait_end(struct futures *f, struct tm_task *mt, uint64_t ts)
 	t->pending = false;
 	if (is_worker(f, mt) || !t->root)
 		return;
-	wait_weight(f, t->root - 1, t->chain, ts > t->since ? ts - t->since : 0);
+	uint32_t rnode = f->opts.per_task ? root_node(f, mt, t) : NONE;
+	if (f->opts.per_task && rnode == NONE)
+		return;   /* out of memory: said by f->err */
+	wait_weight(f, t->root - 1, rnode, t->chain, ts > t->since ? ts - t->since : 0);
 }
 
 /* The "(no task) thread NAME" root of th, as a node. */
@@ -647,7 +682,7 @@ static void on_poll_begin(void *ctx, struct tm_task *mt, struct tm_thread *mth,
 		th->po[th->npo - 1].nested = true;
 	th->po[th->npo++] = (struct pol){
 		.task = mt, .base = th->nfr, .begin = ev->ts, .floor = ev->ts,
-		.rnode = t->root ? node_get(f, NONE, t->root - 1) : NONE,
+		.rnode = t->root ? root_node(f, mt, t) : NONE,
 	};
 }
 
@@ -749,7 +784,7 @@ static int on_fut_enter(struct futures *f, struct thr *th, const struct as_event
 
 		/* no poll begin seen here: the task BPF saw, if known */
 		if (t && t->root) {
-			parent = node_get(f, NONE, t->root - 1);
+			parent = root_node(f, mt, t);
 			task = mt->seq;
 		} else {
 			parent = noroot(f, th);

@@ -101,6 +101,11 @@ struct futures_opts {
 	                                the function's line on-CPU, the .await's in
 	                                the wait graph; else only wait leaves */
 	const struct futures_observer *observer; /* copied; NULL none */
+	bool per_task;               /* stacks kept apart per task, not merged by
+	                                root future: each task's own root node and
+	                                waits (futures_stack.task says whose; more
+	                                memory: for exports labelling samples by
+	                                task, export --format pprof) */
 };
 
 /* One future function (probes of the same name, file and line merged). */
@@ -148,6 +153,8 @@ struct futures_stack {
 	const char *const *frames;
 	uint32_t n;
 	uint64_t ns;
+	const char *task;            /* opts.per_task: the task's identity
+	                                (util/task_id.h: "#3", "~7"), else NULL */
 };
 
 enum futures_graph {

@@ -55,6 +55,7 @@ struct cell {
 struct wait {
 	uint32_t root, chain;
 	uint64_t ns;
+	uint32_t task;          /* opts.per_task: its task's identity, a strs id + 1 */
 };
 
 /* A task that stopped pending only at its FREE or the end: a parked entry. */
@@ -134,7 +135,11 @@ struct futures {
 	struct u64map cell_of;  /* next << 32 | (pair + 1) -> chain id */
 	struct wait *waits;
 	size_t n_waits, cap_waits;
-	struct u64map wait_of;  /* (root + 1) << 32 | chain -> index + 1 */
+	struct u64map wait_of;  /* (root + 1) << 32 | chain -> index + 1 (opts.per_task:
+	                           (root node + 1) << 32 | chain) */
+	struct u64map task_root; /* opts.per_task: task seq -> its root node + 1 */
+	struct u64map root_task; /* opts.per_task: root node + 1 -> its task's
+	                            identity, a strs id + 1 */
 
 	struct pk *pk;          /* min-heap on waiting: the longest parked kept */
 	size_t n_pk, cap_pk;

@@ -75,7 +75,12 @@ static int by_frames(const void *x, const void *y)
 			if (c)
 				return c;
 		}
-	return a->n < b->n ? -1 : a->n > b->n;
+	if (a->n != b->n)
+		return a->n < b->n ? -1 : 1;
+	/* per task (interned: equal identities are equal pointers) */
+	if (a->task != b->task)
+		return !a->task ? -1 : !b->task ? 1 : strcmp(a->task, b->task);
+	return 0;
 }
 
 /* Sorts the lines of graph g and merges equal ones. */
@@ -108,6 +113,7 @@ static int fill_oncpu(struct futures *f)
 		for (uint32_t k = (uint32_t)i; k != NONE; k = f->nodes[k].parent)
 			depth++;
 		const char **fr = pool_take(f, depth);
+		const char *task = NULL;
 
 		if (!fr)
 			return -ENOMEM;
@@ -117,7 +123,10 @@ static int fill_oncpu(struct futures *f)
 			const struct node *nd = &f->nodes[k];
 
 			if (nd->parent == NONE) {
+				uint64_t tid;
 				fr[--j] = label(f, strtab__get(&f->strs, nd->what), NULL, 0);
+				if (u64map__get(&f->root_task, (uint64_t)k + 1, &tid))
+					task = strtab__get(&f->strs, (uint32_t)(tid - 1));
 			} else {
 				const struct futures_fn *st = &f->fns[nd->what].st;
 
@@ -128,7 +137,7 @@ static int fill_oncpu(struct futures *f)
 				return -ENOMEM;
 		}
 		out[f->n_stacks[FUTURES_ONCPU]++] = (struct futures_stack){
-			.frames = fr, .n = depth, .ns = f->nodes[i].self_ns,
+			.frames = fr, .n = depth, .ns = f->nodes[i].self_ns, .task = task,
 		};
 		f->sum.oncpu_ns += f->nodes[i].self_ns;
 	}
@@ -172,6 +181,7 @@ static int fill_wait(struct futures *f)
 				return -ENOMEM;
 		out[f->n_stacks[FUTURES_WAIT]++] = (struct futures_stack){
 			.frames = fr, .n = n, .ns = w->ns,
+			.task = w->task ? strtab__get(&f->strs, w->task - 1) : NULL,
 		};
 		f->sum.wait_ns += w->ns;
 	}
@@ -352,6 +362,8 @@ void futures__free(struct futures *f)
 	u64map__clear(&f->cell_of);
 	free(f->waits);
 	u64map__clear(&f->wait_of);
+	u64map__clear(&f->task_root);
+	u64map__clear(&f->root_task);
 	strtab__clear(&f->strs);
 	strtab__clear(&f->labels);
 	free(f->stacks[0]);

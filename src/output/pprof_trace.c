@@ -109,7 +109,9 @@ struct pprof_trace *pprof_trace__new_on(struct task_model *m, const struct as_tr
 	t->meta = meta;
 	t->flags = fold_flags;
 	if (!(t->cpu = cpu_samples__new_on(m, meta)) || !(t->bl = blocking__new_on(m, meta)) ||
-	    (has_futures(meta) && !(t->fu = futures__new_on(m, meta, NULL))) ||
+	    /* per task: each future and await sample labelled with its task */
+	    (has_futures(meta) &&
+	     !(t->fu = futures__new_on(m, meta, &(struct futures_opts){ .per_task = true }))) ||
 	    (!as_meta_profile(meta) && !(t->pt = ptrack__new_on(m, meta, on_poll, t)))) {
 		pprof_trace__free(t);
 		errno = ENOMEM;
@@ -325,8 +327,11 @@ static int add_futures(struct build *b, enum futures_graph g, int type)
 		}
 		values_zero(b, v);
 		v[type] = (int64_t)st[i].ns;
-		struct pprof_label lab = { .key = "task", .str = st[i].frames[0] };
-		if ((err = pprof__add_sample(b->p, fr, nf, v, &lab, 1)))
+		struct pprof_label lab[2] = {
+			{ .key = "task", .str = st[i].frames[0] },
+			{ .key = "task_id", .str = st[i].task },
+		};
+		if ((err = pprof__add_sample(b->p, fr, nf, v, lab, st[i].task ? 2 : 1)))
 			return err;
 	}
 	return 0;

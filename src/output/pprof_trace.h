@@ -17,8 +17,9 @@
  * samples outside tasks), then (off CPU) the future frames polled then,
  * then the recorded frames, folded as stack_fold.h says (the runtime's
  * scaffolding left out unless STACK_FOLD_ALL). Labels: "task" (that name),
- * "task_id" (util/task_id.h: "#3", "~7"; not on future and await samples,
- * which the futures analysis sums per root future) and "program_frame"
+ * "task_id" (util/task_id.h: "#3", "~7"; on future and await samples too:
+ * the futures analysis keeps each task's paths apart, futures_opts.per_task)
+ * and "program_frame"
  * (the program's first frame in the stack, when there is one).
  *
  * Observes a task model like every analysis: memory as theirs (the

@@ -261,6 +261,60 @@ static void test_nested_self_times(void)
 	futures__free(f);
 }
 
+/* opts.per_task (export --format pprof): two tasks of one root future keep
+ * their stacks apart, each naming its task; merged by root future, the same
+ * lines and weights as without it */
+static void test_per_task(void)
+{
+	n_evs = 0;
+	thread(TID, 1, "tokio-runtime-w");
+	wake(TID, 5, TASK_A);
+	wake(TID, 6, TASK_B);
+	poll_begin(TID, 100, TASK_A, P_POLL_H);
+	enter(TID, 110, TASK_A, F_HANDLER, 0);
+	leave(TID, 150, TASK_A, F_HANDLER, 0, 0);
+	poll_end(TID, 160, TASK_A, false);
+	poll_begin(TID, 200, TASK_B, P_POLL_H);
+	enter(TID, 210, TASK_B, F_HANDLER, 0);
+	leave(TID, 280, TASK_B, F_HANDLER, 0, 1);
+	poll_end(TID, 290, TASK_B, false);
+
+	struct futures *f = run(&(struct futures_opts){ .per_task = true }, 1000);
+	if (!f)
+		return;
+	size_t n;
+	const struct futures_stack *st = futures__stacks(f, FUTURES_ONCPU, &n);
+	uint64_t a = 0, b = 0;
+	for (size_t i = 0; i < n; i++) {
+		CHECK(st[i].task != NULL);
+		if (st[i].task && !strcmp(st[i].task, "~1"))
+			a += st[i].ns;
+		else if (st[i].task && !strcmp(st[i].task, "~2"))
+			b += st[i].ns;
+	}
+	/* (no Tokio id in the stream: the tasks are ~1 and ~2, by seq) */
+	CHECK_EQ_U64(a, 60);    /* A's poll: 10 its own, 40 in handler, 10 after */
+	CHECK_EQ_U64(b, 90);
+	st = futures__stacks(f, FUTURES_WAIT, &n);
+	CHECK_EQ_U64(n, 2);     /* each parked to the end, at its own .await */
+	for (size_t i = 0; i < n; i++)
+		CHECK(st[i].task && (!strcmp(st[i].task, "~1") ? st[i].ns == 840 :
+				     !strcmp(st[i].task, "~2") && st[i].ns == 710));
+	futures__free(f);
+
+	/* by root future: one graph for both, no task named */
+	f = run(NULL, 1000);
+	if (!f)
+		return;
+	char *on = folded(f, FUTURES_ONCPU);
+	CHECK_STR(on, "app::handler 40\napp::handler;app::handler 110\n");
+	st = futures__stacks(f, FUTURES_ONCPU, &n);
+	for (size_t i = 0; i < n; i++)
+		CHECK(st[i].task == NULL);
+	free(on);
+	futures__free(f);
+}
+
 /* A select-like future polls a (Pending) then b (Pending): the chain is the
  * last one polled, b. A child returning Ready, or with no recorded outcome
  * (a --probe function), after a Pending one does not replace it. The task,
@@ -878,6 +932,7 @@ static void test_perfetto(void)
 int main(void)
 {
 	RUN(test_nested_self_times);
+	RUN(test_per_task);
 	RUN(test_select_chain);
 	RUN(test_chain_without_state);
 	RUN(test_resync);
