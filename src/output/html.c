@@ -74,6 +74,7 @@
 #include "output/html.h"
 #include "output/html_assets.h"
 #include "output/html_bound.h"
+#include "output/hist_json.h"
 #include "util/json.h"
 #include "util/task_id.h"
 
@@ -394,38 +395,6 @@ static int lane_json(struct json_writer *w, const struct zoom_lane *l, uint64_t 
 	return err;
 }
 
-/* H (see the top) of h. */
-static void hist_json(struct json_writer *w, const char *key, const struct hist *h)
-{
-	struct hist_bucket b[HTML_HIST_BUCKETS];
-	static const double q[] = { 0.5, 0.9, 0.99, 0.999 };
-	uint64_t qv[4] = { 0 };
-	size_t n = hist__buckets(h, b, HTML_HIST_BUCKETS);
-
-	hist__quantiles(h, q, qv, 4);
-	json_writer__key(w, key);
-	json_writer__begin_object(w);
-	json_writer__kv_u64(w, "count", h->count);
-	json_writer__kv_u64(w, "min", h->count ? h->min : 0);
-	json_writer__kv_u64(w, "max", h->max);
-	json_writer__kv_u64(w, "mean", hist__mean(h));
-	json_writer__kv_u64(w, "p50", qv[0]);
-	json_writer__kv_u64(w, "p90", qv[1]);
-	json_writer__kv_u64(w, "p99", qv[2]);
-	json_writer__kv_u64(w, "p999", qv[3]);
-	json_writer__key(w, "buckets");
-	json_writer__begin_array(w);
-	for (size_t i = 0; i < n; i++) {
-		json_writer__begin_array(w);
-		json_writer__u64(w, b[i].low);
-		json_writer__u64(w, b[i].high);
-		json_writer__u64(w, b[i].count);
-		json_writer__end_array(w);
-	}
-	json_writer__end_array(w);
-	json_writer__end_object(w);
-}
-
 static int zoom_json(struct json_writer *w, const struct zoom *z)
 {
 	size_t nw, nt;
@@ -472,8 +441,8 @@ static int zoom_json(struct json_writer *w, const struct zoom *z)
 								 ts[i].seq, 0));
 		json_writer__kv_string(w, "name", ts[i].row->name);
 		json_writer__kv_bool(w, "fine", ts[i].fine);
-		hist_json(w, "poll", &ts[i].poll);
-		hist_json(w, "sched", &ts[i].sched);
+		hist_json__write(w, "poll", &ts[i].poll, HTML_HIST_BUCKETS);
+		hist_json__write(w, "sched", &ts[i].sched, HTML_HIST_BUCKETS);
 		json_writer__key(w, "lane");
 		err = lane_json(w, &ts[i].lane, start, 0);
 		json_writer__end_object(w);

@@ -149,6 +149,7 @@
 #include "analysis/findings.h"
 #include "analysis/futures.h"
 #include "analysis/usdt_counts.h"
+#include "output/hist_json.h"
 #include "output/report.h"
 #include "util/json.h"
 #include "util/rust_name.h"
@@ -381,34 +382,6 @@ static void group_json(struct json_writer *w, const struct task_group *g)
 	json_writer__end_object(w);
 }
 
-static void hist_json(struct json_writer *w, const char *key, const struct hist *h)
-{
-	struct hist_bucket b[200];
-	size_t n = h ? hist__buckets(h, b, 200) : 0;
-
-	json_writer__key(w, key);
-	json_writer__begin_object(w);
-	json_writer__kv_u64(w, "count", h ? h->count : 0);
-	json_writer__kv_u64(w, "min", h ? h->min : 0);
-	json_writer__kv_u64(w, "max", h ? h->max : 0);
-	json_writer__kv_u64(w, "mean", h ? hist__mean(h) : 0);
-	json_writer__kv_u64(w, "p50", h ? hist__quantile(h, 0.5) : 0);
-	json_writer__kv_u64(w, "p90", h ? hist__quantile(h, 0.9) : 0);
-	json_writer__kv_u64(w, "p99", h ? hist__quantile(h, 0.99) : 0);
-	json_writer__kv_u64(w, "p999", h ? hist__quantile(h, 0.999) : 0);
-	json_writer__key(w, "buckets");
-	json_writer__begin_array(w);
-	for (size_t i = 0; i < n; i++) {
-		json_writer__begin_array(w);
-		json_writer__u64(w, b[i].low);
-		json_writer__u64(w, b[i].high);
-		json_writer__u64(w, b[i].count);
-		json_writer__end_array(w);
-	}
-	json_writer__end_array(w);
-	json_writer__end_object(w);
-}
-
 static void u64_array(struct json_writer *w, const char *key, const uint64_t *v, size_t n)
 {
 	json_writer__key(w, key);
@@ -489,9 +462,9 @@ static void sched_json(struct json_writer *w, const struct analysis *a)
 
 	json_writer__key(w, "histograms");
 	json_writer__begin_object(w);
-	hist_json(w, "poll_ns", analysis__dist(a, DIST_POLL));
-	hist_json(w, "sched_ns", analysis__dist(a, DIST_SCHED));
-	hist_json(w, "idle_ns", analysis__dist(a, DIST_IDLE));
+	hist_json__write(w, "poll_ns", analysis__dist(a, DIST_POLL), HIST_JSON_MAX_BUCKETS);
+	hist_json__write(w, "sched_ns", analysis__dist(a, DIST_SCHED), HIST_JSON_MAX_BUCKETS);
+	hist_json__write(w, "idle_ns", analysis__dist(a, DIST_IDLE), HIST_JSON_MAX_BUCKETS);
 	json_writer__end_object(w);
 
 	json_writer__kv_u64(w, "long_poll_threshold_ns", s->long_poll_ns);
