@@ -211,7 +211,7 @@ class Run:
                 os.killpg(pg, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
-        for p in self.bg.values():
+        for p, _, _ in self.bg.values():
             try:
                 p.wait(timeout=5)
             except subprocess.TimeoutExpired:
@@ -232,14 +232,18 @@ class Run:
         elif kw == "BG":
             name, _, cmd = rest.partition(" ")
             # exec: $name is the program's own pid (for -p PID), not a shell's
-            p = self.spawn("exec " + cmd, os.path.join(self.tmp, name + ".out"), os.path.join(self.tmp, name + ".err"))
-            self.bg[name] = p
+            out, err = os.path.join(self.tmp, name + ".out"), os.path.join(self.tmp, name + ".err")
+            p = self.spawn("exec " + cmd, out, err)
+            self.bg[name] = (p, out, err)
             env[name] = str(p.pid)
         elif kw == "WAIT":
-            p = self.bg.get(rest)
-            if p is None:
+            if rest not in self.bg:
                 raise CaseError("%s: WAIT for an unknown BG name %r" % (where, rest))
+            p, out, err = self.bg[rest]
             self.status = self.wait(p)
+            # the assertions after a WAIT read (and a failure shows) what
+            # the process wrote, as after a RUN
+            self.out, self.err = out, err
         else:
             self.asserts += ASSERTS_PER.get(kw, 1)
             msg = self.check(kw, rest)
