@@ -108,9 +108,7 @@ static const char *intern(struct blocking *b, const char *s)
 {
 	uint32_t idx;
 	size_t n = strlen(s);
-	if (strtab__find(&b->strs, s, n, &idx) || !strtab__add(&b->strs, s, n, &idx))
-		return strtab__get(&b->strs, idx);
-	return NULL;
+	return strtab__intern(&b->strs, s, n, &idx) < 0 ? NULL : strtab__get(&b->strs, idx);
 }
 
 struct blocking *blocking__new_on(struct task_model *m, const struct as_trace_meta *meta)

@@ -84,7 +84,7 @@ static const char *intern(struct cpu_samples *c, const char *s, uint32_t *idx_ou
 {
 	uint32_t idx;
 	size_t n = strlen(s);
-	if (strtab__find(&c->strs, s, n, &idx) || !strtab__add(&c->strs, s, n, &idx)) {
+	if (strtab__intern(&c->strs, s, n, &idx) >= 0) {
 		if (idx_out)
 			*idx_out = idx;
 		return strtab__get(&c->strs, idx);

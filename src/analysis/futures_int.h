@@ -175,9 +175,7 @@ static inline long fu_intern_len(struct strtab *t, const char *s, size_t len)
 {
 	uint32_t idx;
 
-	if (strtab__find(t, s, len, &idx))
-		return idx;
-	if (strtab__add(t, s, len, &idx))
+	if (strtab__intern(t, s, len, &idx) < 0)
 		return -ENOMEM;
 	return idx;
 }

@@ -66,8 +66,7 @@ int runq__add(struct runq *q, const struct as_event *ev)
 			return 0;
 		if (!(t = thread_of(q, ev->tid)))
 			return -ENOMEM;
-		if (strtab__find(&q->strs, ev->str, strlen(ev->str), &i) ||
-		    !strtab__add(&q->strs, ev->str, strlen(ev->str), &i))
+		if (strtab__intern(&q->strs, ev->str, strlen(ev->str), &i) >= 0)
 			t->name = strtab__get(&q->strs, i);
 		else
 			return -ENOMEM;

@@ -126,8 +126,11 @@ static const char *intern(struct task_model *m, const char *s, uint32_t *id, int
 	if (!s)
 		return NULL;
 	len = strlen(s);
-	if (!strtab__find(&m->strs, s, len, &idx) && (*err = strtab__add(&m->strs, s, len, &idx)))
+	int added = strtab__intern(&m->strs, s, len, &idx);
+	if (added < 0) {
+		*err = added;
 		return NULL;
+	}
 	*id = idx + 1;
 	return strtab__get(&m->strs, idx);
 }

@@ -348,9 +348,10 @@ static int spawn_id(struct cat_writer *w, const struct as_event *ev, uint32_t *i
 	if (!key)
 		return -ENOMEM;
 	snprintf(key, kl, "%u:%u:%s", line, col, file);
-	if (!strtab__find(&w->spawn_keys, key, strlen(key), &idx)) {
-		if ((err = strtab__add(&w->spawn_keys, key, strlen(key), &idx)))
-			goto out;
+	if ((err = strtab__intern(&w->spawn_keys, key, strlen(key), &idx)) < 0)
+		goto out;
+	if (err) {
+		err = 0;
 		if (idx >= w->cap_spawns) {
 			uint32_t cap = w->cap_spawns ? w->cap_spawns * 2 : 16;
 			char **f = realloc(w->spawn_file, cap * sizeof(*f));

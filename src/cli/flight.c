@@ -477,7 +477,7 @@ static void learn_name(struct fr *r, const struct as_event *ev)
 	if (r->name_of.len >= (1u << 16))
 		u64map__clear(&r->name_of);   /* bounded: older ids' names forgotten ("?") */
 	len = strlen(ev->str);
-	if (strtab__find(&r->names, ev->str, len, &idx) || !strtab__add(&r->names, ev->str, len, &idx))
+	if (strtab__intern(&r->names, ev->str, len, &idx) >= 0)
 		(void)u64map__set(&r->name_of, ev->task, (uint64_t)idx + 1);
 }
 

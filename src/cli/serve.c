@@ -335,7 +335,7 @@ static const char *site_file(struct agent *a, const struct agg_site *s)
 	if (rec_agg__site_file(a->agg, s, buf, sizeof(buf)))
 		snprintf(buf, sizeof(buf), "?");
 	size_t len = strlen(buf);
-	if ((!strtab__find(&a->names, buf, len, &idx) && strtab__add(&a->names, buf, len, &idx)) ||
+	if (strtab__intern(&a->names, buf, len, &idx) < 0 ||
 	    u64map__set(&a->site_names, s->file, (uint64_t)idx + 1))
 		return "?";
 	return strtab__get(&a->names, idx);

@@ -58,9 +58,10 @@ static int count(struct await_profile *p, const char *stack, uint64_t header, ui
 	uint32_t idx;
 	int err;
 
-	if (!strtab__find(&p->chains, stack, strlen(stack), &idx)) {
-		if ((err = strtab__add(&p->chains, stack, strlen(stack), &idx)))
-			return err;
+	int added = strtab__intern(&p->chains, stack, strlen(stack), &idx);
+	if (added < 0)
+		return added;
+	if (added) {
 		if (idx >= p->cap) {
 			size_t cap = p->cap ? p->cap * 2 : 64;
 			struct await_chain *r = realloc(p->rows, cap * sizeof(*r));

@@ -59,11 +59,9 @@ static int intern(struct strtab *t, const char *s, uint32_t *id)
 		return 0;
 	}
 	len = strlen(s);
-	if (!strtab__find(t, s, len, &idx)) {
-		ret = strtab__add(t, s, len, &idx);
-		if (ret)
-			return ret;
-	}
+	ret = strtab__intern(t, s, len, &idx);
+	if (ret < 0)
+		return ret;
 	*id = idx + 1;
 	return 0;
 }

@@ -455,15 +455,14 @@ static uint64_t intern(struct perfetto_pb *p, struct strtab *t, unsigned field, 
 		s = clean;
 		len = strlen(s);
 	}
-	if (strtab__find(t, s, len, &idx))
-		goto out;
-	if (strtab__add(t, s, len, &idx)) {
+	int added = strtab__intern(t, s, len, &idx);
+	if (added < 0) {
 		p->err = -ENOMEM;
 		free(clean);
 		return 0;
 	}
-	put_interned(p, field, (uint64_t)idx + 1, s, len);
-out:
+	if (added)
+		put_interned(p, field, (uint64_t)idx + 1, s, len);
 	free(clean);
 	return (uint64_t)idx + 1;
 }

@@ -65,9 +65,8 @@ static int str_id(struct pprof *p, const char *s, uint32_t *id)
 		*id = 0;
 		return 0;
 	}
-	if (strtab__find(&p->strs, s, len, id))
-		return 0;
-	return strtab__add(&p->strs, s, len, id);
+	int err = strtab__intern(&p->strs, s, len, id);
+	return err < 0 ? err : 0;
 }
 
 struct pprof *pprof__new(void)
@@ -197,9 +196,8 @@ static int intern(struct strtab *t, struct key *k, uint32_t *id)
 {
 	if (k->err)
 		return k->err;
-	if (strtab__find(t, (const char *)k->b, k->len, id))
-		return 0;
-	return strtab__add(t, (const char *)k->b, k->len, id);
+	int err = strtab__intern(t, (const char *)k->b, k->len, id);
+	return err < 0 ? err : 0;
 }
 
 /* The function (name, file): its id (index + 1). */

@@ -139,12 +139,11 @@ static int intern(struct flight *f, const char *s, uint32_t *out)
 	if (!s)
 		return 0;
 	len = strlen(s);
-	if (!strtab__find(&f->strs, s, len, &idx)) {
-		int err = strtab__add(&f->strs, s, len, &idx);
-		if (err)
-			return err;
+	int added = strtab__intern(&f->strs, s, len, &idx);
+	if (added < 0)
+		return added;
+	if (added)
 		f->str_bytes += len + 1 + 24;
-	}
 	*out = idx + 1;
 	return 0;
 }

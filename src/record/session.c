@@ -82,8 +82,7 @@ static void enqueue(struct rec_session *s, const struct as_event *ev)
 	if (e.str) {
 		uint32_t idx;
 		size_t len = strlen(e.str);
-		if (!strtab__find(&s->strs, e.str, len, &idx) &&
-		    strtab__add(&s->strs, e.str, len, &idx)) {
+		if (strtab__intern(&s->strs, e.str, len, &idx) < 0) {
 			s->queue_failed = true;
 			return;
 		}
@@ -240,7 +239,7 @@ int rec_session__name_task(struct rec_session *s, uint64_t id, const char *name,
 		/* interned: a root future type is stored once for all its tasks */
 		uint32_t si;
 		size_t len = strlen(name);
-		if (!strtab__find(&s->strs, name, len, &si) && strtab__add(&s->strs, name, len, &si))
+		if (strtab__intern(&s->strs, name, len, &si) < 0)
 			return -ENOMEM;
 		idx = (uint64_t)si + 1;
 	}
@@ -290,7 +289,7 @@ static const char *intern(struct rec_session *s, const char *str)
 	if (!str)
 		return NULL;
 	len = strlen(str);
-	if (!strtab__find(&s->strs, str, len, &idx) && strtab__add(&s->strs, str, len, &idx))
+	if (strtab__intern(&s->strs, str, len, &idx) < 0)
 		return NULL;
 	return strtab__get(&s->strs, idx);
 }

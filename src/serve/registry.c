@@ -41,7 +41,7 @@ static const char *intern(struct registry *r, const char *s)
 	uint32_t idx;
 	size_t len = strlen(s);
 
-	if (!strtab__find(&r->strs, s, len, &idx) && strtab__add(&r->strs, s, len, &idx))
+	if (strtab__intern(&r->strs, s, len, &idx) < 0)
 		return NULL;
 	return strtab__get(&r->strs, idx);
 }

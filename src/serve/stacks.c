@@ -37,11 +37,11 @@ static const char *intern(struct stack_store *ss, const char *s)
 	if (!s)
 		return NULL;
 	len = strlen(s);
-	if (!strtab__find(&ss->strs, s, len, &idx)) {
-		if (strtab__add(&ss->strs, s, len, &idx))
-			return NULL;
+	int added = strtab__intern(&ss->strs, s, len, &idx);
+	if (added < 0)
+		return NULL;
+	if (added)
 		ss->bytes += len + 1;
-	}
 	return strtab__get(&ss->strs, idx);
 }
 

@@ -101,6 +101,16 @@ int strtab__add(struct strtab *t, const char *s, size_t len, uint32_t *idx)
 	return 0;
 }
 
+int strtab__intern(struct strtab *t, const char *s, size_t len, uint32_t *idx)
+{
+	int err;
+
+	if (strtab__find(t, s, len, idx))
+		return 0;
+	err = strtab__add(t, s, len, idx);
+	return err ? err : 1;
+}
+
 const char *strtab__get(const struct strtab *t, uint32_t idx)
 {
 	return idx < t->n ? t->strs[idx] : NULL;

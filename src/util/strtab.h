@@ -24,6 +24,10 @@ bool strtab__find(const struct strtab *t, const char *s, size_t len, uint32_t *i
 /* Appends a copy of the len bytes at s (no dedup: see strtab__find) and sets
  * *idx. Returns 0, -ENOMEM or -E2BIG (len or count beyond UINT32_MAX - 1). */
 int strtab__add(struct strtab *t, const char *s, size_t len, uint32_t *idx);
+/* The index of the len bytes at s, added when not in the table yet (find or
+ * add). Returns 1 when it added them, 0 when they were there, or -ENOMEM or
+ * -E2BIG as strtab__add(). */
+int strtab__intern(struct strtab *t, const char *s, size_t len, uint32_t *idx);
 /* The string at idx, or NULL if idx >= count. Borrowed until strtab__clear(). */
 const char *strtab__get(const struct strtab *t, uint32_t idx);
 
