@@ -614,16 +614,25 @@ static void word(struct findings *f, const struct cand *c, struct finding *o)
 		o->advice = blocking_advice(f, c);
 		break;
 	}
-	case FK_LONG_POLL:
+	case FK_LONG_POLL: {
+		/* off CPU mostly because another thread had the CPU: the poll
+		 * held the worker, but not by its own work */
+		bool preempted = c->flag && c->count2 * 2 >= c->sum_ns;
+
 		o->severity = c->max_ns >= TEN_X * f->long_poll_ns ? FINDING_ERROR : FINDING_WARNING;
 		o->title = fmt(f, "%s held %s worker%s %s in one poll%s", who(f, c), its,
-			       many ? "s" : "", dur(d1, c->max_ns), f->live ? "" : c->flag ?
-			       ", on CPU" : ", cause unknown (no off-CPU data)");
+			       many ? "s" : "", dur(d1, c->max_ns), f->live ? "" : preempted ?
+			       ", mostly preempted" : c->flag ? ", on CPU" :
+			       ", cause unknown (no off-CPU data)");
 		o->detail = fmt(f, "%" PRIu64 " poll%s of %s or more (the longest %s%s); the worker "
 				"polled nothing else meanwhile, so every task queued on it waited. %s",
 				c->count, plural(c->count), dur(d2, f->long_poll_ns), dur(d3, c->max_ns),
 				worst(f, c, "with"), f->live ? "The live view records no off-CPU "
-				"intervals: what it did is unknown here." : c->flag ? fmt(f, "Blocking "
+				"intervals: what it did is unknown here." : preempted ? fmt(f,
+				"Neither blocking nor its own work explains it: the thread was "
+				"preempted for %s of %s polls (the CPU given to another thread) and "
+				"the task could not run meanwhile.", dur(d1, c->count2), its) :
+				c->flag ? fmt(f, "Blocking "
 				"does not explain it: it ran on the CPU (a computation, a busy loop, or "
 				"blocking calls each shorter than --offcpu-min)%s.", c->count2 ?
 				fmt(f, ", %s of %s polls preempted (the CPU given to another thread)",
@@ -632,12 +641,17 @@ static void word(struct findings *f, const struct cand *c, struct finding *o)
 		o->advice = f->live ? fmt(f, "asyncscope record -p PID names the call if it blocks "
 					  "(off-CPU intervals on by default); if it computes, move "
 					  "the work to %s", sb) :
+			    preempted ? fmt(f, "another thread had the worker's CPU: find which "
+					    "(top or perf top on the machine), keep busy threads off "
+					    "the workers' CPUs or run fewer workers than CPUs; record "
+					    "--offcpu also times the waits for a CPU") :
 			    c->flag ? fmt(f, "split the work (tokio::task::yield_now().await in its "
 					  "loop) or move it to %s; record --sample 999 shows where "
 					  "the CPU goes", sb) :
 			    fmt(f, "record again without --no-offcpu to name the blocking call; if "
 				"it computes, move the work to %s", sb);
 		break;
+	}
 	case FK_NEVER_WOKEN:
 		o->weight_ns = c->max_ns;
 		o->title = fmt(f, "%s %s never woken after %s last poll returned Pending: idle %s%s%s",

@@ -352,6 +352,43 @@ static void test_recorded(void)
 
 /* Two tasks of one name, both never woken: one finding for both, its task
  * the one idle longest; --wide keeps the full name in the title. */
+/* A long poll off CPU mostly because the thread was preempted (another
+ * thread had the CPU): said as such, with advice about the machine, not
+ * "on CPU" and "split the work"; a little preemption leaves it on CPU. */
+static void test_long_poll_preempted(void)
+{
+	struct as_event evs[] = {
+		{ .type = AS_EV_THREAD, .tid = 11, .ts = BASE, .str = "w" },
+		{ .type = AS_EV_POLL_BEGIN, .tid = 11, .ts = BASE + 1 * MS, .task = T_CRUNCH,
+		  .probe = 4, .other = 5 },
+		{ .type = AS_EV_OFFCPU, .tid = 11, .ts = BASE + 5 * MS, .task = T_CRUNCH,
+		  .other = 40 * MS, .flags = AS_OFFCPU_PREEMPTED, .stack = 1 },
+		{ .type = AS_EV_POLL_END, .tid = 11, .ts = BASE + 51 * MS, .task = T_CRUNCH,
+		  .flags = AS_POLL_READY },
+	};
+	struct run r;
+	const struct finding *x;
+
+	meta.recorded = AS_REC_KNOWN | AS_REC_OFFCPU;
+	analyse(&r, evs, 4, true, 0, BASE + 100 * MS, false);
+	x = r.f ? find(r.f, "long_poll", NULL) : NULL;
+	CHECK(x != NULL);
+	if (x) {
+		CHECK(strstr(x->title, "held its worker 50.0 ms in one poll, mostly preempted") != NULL);
+		CHECK(strstr(x->detail, "preempted for 40.0 ms of its polls") != NULL);
+		CHECK(strstr(x->advice, "fewer workers than CPUs") != NULL);
+	}
+	CHECK(r.f && !find(r.f, "blocking", NULL));   /* preemption is no blocking call */
+	run_free(&r);
+	evs[2].other = 10 * MS;   /* 10 of 50 ms: its own work, mostly */
+	analyse(&r, evs, 4, true, 0, BASE + 100 * MS, false);
+	x = r.f ? find(r.f, "long_poll", NULL) : NULL;
+	CHECK(x && strstr(x->title, "50.0 ms in one poll, on CPU"));
+	CHECK(x && strstr(x->detail, "10.0 ms of its polls preempted"));
+	run_free(&r);
+	meta.recorded = AS_REC_KNOWN;
+}
+
 static void test_merge_wide(void)
 {
 	struct as_event evs[] = {
@@ -432,6 +469,7 @@ int main(void)
 	RUN(test_kinds);
 	RUN(test_no_offcpu_lost);
 	RUN(test_recorded);
+	RUN(test_long_poll_preempted);
 	RUN(test_merge_wide);
 	RUN(test_live);
 	RUN(test_bad_input);
