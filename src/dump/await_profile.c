@@ -113,6 +113,8 @@ static int add_chain(struct await_profile *p, char *buf, size_t len, const struc
 			put(buf, &len, ";", s->macro);
 		return count(p, buf, header, ns);
 	}
+	uint64_t left = ns % pending;   /* shares that sum to ns: the first ones 1 ns more */
+
 	for (size_t b = 0; b < s->n_branches; b++) {
 		const struct async_branch *br = &s->branches[b];
 		size_t l2 = len;
@@ -123,7 +125,9 @@ static int add_chain(struct await_profile *p, char *buf, size_t len, const struc
 		snprintf(frame, sizeof(frame), "%s branch %zu", s->macro, b);
 		put(buf, &l2, ";", frame);
 		/* a share of the time each: the task waits on all of them */
-		if ((err = add_chain(p, buf, l2, &br->stack, header, ns / pending)))
+		uint64_t share = ns / pending + (left ? 1 : 0);
+		left -= left ? 1 : 0;
+		if ((err = add_chain(p, buf, l2, &br->stack, header, share)))
 			return err;
 		buf[len] = '\0';
 	}

@@ -101,6 +101,37 @@ out:
 	await_profile__free(p);
 }
 
+/* A sample split between three pending branches keeps all of its time:
+ * the shares of 100 ms are 33333334, 33333333 and 33333333 ns, not three
+ * 33333333 (1 ns a sample lost, 10 over 10 samples). */
+static void test_split_exact(void)
+{
+	struct await_profile *p = await_profile__new(100 * MS);
+	struct dump_task t[3];
+	struct dump_result r = { .tasks = t, .n = 1 };
+	const struct await_chain *c;
+	uint64_t sum = 0;
+	size_t n;
+
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	tasks_of(t, false);
+	t[0] = t[2];   /* app::c alone, its three branches pending */
+	branches[1] = (struct async_branch){ .state = "pending",
+		.stack = { .frames = br1, .n = 1, .leaf = "Notified" } };
+	for (int i = 0; i < 10; i++)
+		CHECK_EQ_U64(await_profile__add(p, &r), 0);
+	c = await_profile__chains(p, &n);
+	CHECK_EQ_U64(n, 3);
+	for (size_t i = 0; i < n; i++) {
+		sum += c[i].ns;
+		CHECK(c[i].ns == 333333330 || c[i].ns == 333333340);
+	}
+	CHECK_EQ_U64(sum, 10 * 100 * MS);
+	await_profile__free(p);
+}
+
 /* A thread's block_on future: a chain rooted at "block_on NAME", one task
  * per thread; one whose location is unknown counted with its note. */
 static void test_block_on(void)
@@ -138,5 +169,6 @@ int main(void)
 {
 	RUN(test_chains);
 	RUN(test_block_on);
+	RUN(test_split_exact);
 	TEST_MAIN_END();
 }
