@@ -348,10 +348,12 @@ static int spawn_id(struct cat_writer *w, const struct as_event *ev, uint32_t *i
 	if (!key)
 		return -ENOMEM;
 	snprintf(key, kl, "%u:%u:%s", line, col, file);
-	if ((err = strtab__intern(&w->spawn_keys, key, strlen(key), &idx)) < 0)
+	int added = strtab__intern(&w->spawn_keys, key, strlen(key), &idx);
+	if (added < 0) {
+		err = added;
 		goto out;
-	if (err) {
-		err = 0;
+	}
+	if (added) {
 		if (idx >= w->cap_spawns) {
 			uint32_t cap = w->cap_spawns ? w->cap_spawns * 2 : 16;
 			char **f = realloc(w->spawn_file, cap * sizeof(*f));
