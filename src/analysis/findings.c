@@ -313,17 +313,25 @@ static void from_row(struct findings *f, const struct task_stats *t, const struc
 	}
 }
 
+/* The name of task seq's row, or of its group (1, 2, ...; 0 none) when the
+ * task was folded into one; NULL when neither is known. */
+static const char *row_name(const struct analysis *a, const struct task_stats *t, uint32_t group)
+{
+	size_t ng;
+	const struct task_group *g = analysis__groups(a, &ng);
+
+	return t ? t->name : group && group <= ng ? g[group - 1].name : NULL;
+}
+
 static void from_stalls(struct findings *f, const struct analysis *a, const struct futures *fu)
 {
 	const struct summary *s = analysis__summary(a);
-	size_t n, ng;
+	size_t n;
 	const struct stall *st = analysis__stalled(a, &n);
-	const struct task_group *g = analysis__groups(a, &ng);
 
 	for (size_t i = 0; i < n; i++) {
 		const struct task_stats *t = analysis__task(a, st[i].seq);
-		const char *name = t ? t->name : st[i].group && st[i].group <= ng ?
-				   g[st[i].group - 1].name : NULL;
+		const char *name = row_name(a, t, st[i].group);
 		bool dropped = false;
 
 		if (!st[i].until_end) {
@@ -365,14 +373,12 @@ static void from_stalls(struct findings *f, const struct analysis *a, const stru
 
 static void from_starved(struct findings *f, const struct analysis *a)
 {
-	size_t n, ng;
+	size_t n;
 	const struct starve *sv = analysis__starved(a, &n);
-	const struct task_group *g = analysis__groups(a, &ng);
 
 	for (size_t i = 0; i < n; i++) {
 		const struct task_stats *t = analysis__task(a, sv[i].seq);
-		const char *name = t ? t->name : sv[i].group && sv[i].group <= ng ?
-				   g[sv[i].group - 1].name : NULL;
+		const char *name = row_name(a, t, sv[i].group);
 		struct cand *c = cand(f, FK_STARVED, name, NULL, 0, NULL, NULL);
 
 		if (!c)
