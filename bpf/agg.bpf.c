@@ -475,13 +475,7 @@ static __always_inline int agg_driver(struct pt_regs *ctx, int delta)
 	struct agg_thread *st = thread_get(delta > 0);
 	if (!st)
 		return 0;
-	if (kind == AS_CTX_IO) {
-		if (delta > 0 || st->in_io)
-			st->in_io += delta;
-	} else if (kind == AS_CTX_TIMER) {
-		if (delta > 0 || st->in_timer)
-			st->in_timer += delta;
-	}
+	driver_nest(kind, delta, &st->in_io, &st->in_timer);
 	return 0;
 }
 

@@ -137,6 +137,17 @@ static __always_inline void fill_hdr(struct raw_hdr *h, __u8 type, __u16 probe, 
 	h->ts = bpf_ktime_get_ns();
 }
 
+/* A runtime driver's call entered (delta 1) or left (-1) on this thread:
+ * the nesting of I/O-driver (kind AS_CTX_IO) or timer (AS_CTX_TIMER) calls
+ * it is in, never below 0 (a return whose entry was before the attach). */
+static __always_inline void driver_nest(__u32 kind, int delta, __u8 *in_io, __u8 *in_timer)
+{
+	__u8 *n = kind == AS_CTX_IO ? in_io : kind == AS_CTX_TIMER ? in_timer : NULL;
+
+	if (n && (delta > 0 || *n))
+		*n += delta;
+}
+
 /* The poll stack of thread t, NULL when it has none yet. */
 static __always_inline struct poll_stack *thread_of(struct task_struct *t)
 {

@@ -37,13 +37,7 @@ static __always_inline int driver_ctx(struct pt_regs *ctx, int delta)
 	struct poll_stack *st = delta > 0 ? thread_state(tid) : current_state();
 	if (!st)
 		return 0;
-	if (kind == AS_CTX_IO) {
-		if (delta > 0 || st->in_io)
-			st->in_io += delta;
-	} else if (kind == AS_CTX_TIMER) {
-		if (delta > 0 || st->in_timer)
-			st->in_timer += delta;
-	}
+	driver_nest(kind, delta, &st->in_io, &st->in_timer);
 	return 0;
 }
 
