@@ -40,7 +40,7 @@ tally "$out"
 rm -f "$out"
 echo "== integration cases (real BPF, real programs: tests/integ/cases)"
 out=$(mktemp)
-tests/integ/run.sh 2>&1 | tee "$out"
+tests/integ/run.sh --retries "${INTEG_RETRIES:-1}" 2>&1 | tee "$out"
 tally "$out"
 rm -f "$out"
 echo "$passed passed, $failed failed"

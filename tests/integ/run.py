@@ -7,7 +7,14 @@ described in tests/integ/cases/README.md. The runner prints one line per
 case, `PASS NAME (N s)` or `FAIL NAME` after the failed assertions, and ends
 with `N passed, N failed` (the line scripts/run-tests.sh tallies).
 
-  tests/integ/run.sh [-v|--list|--count] [NAME|GLOB|FILE.case ...]
+  tests/integ/run.sh [-v|--list|--count] [--retries N] [NAME|GLOB|FILE.case ...]
+
+--retries N (or INTEG_RETRIES=N; `make test` gives 1) runs a failed case
+again, up to N more times: its failure is printed in full, then `RETRY
+NAME`, and a case that passes on a later try is `PASS NAME (... on try K of
+K: flaky)` and named again in a closing `flaky: ...` line, so a flake on the
+shared machine does not fail the suite but never goes unseen. A case that
+fails every try fails.
 
 Every case runs in a fresh temporary directory ($T) with the repository root
 as working directory; every process a case starts is in a process group the
@@ -362,8 +369,19 @@ def select(args):
 
 def main(argv):
     mode = None
-    if argv and argv[0] in ("--list", "--count", "-v"):
-        mode, argv = argv[0], argv[1:]
+    retries = os.environ.get("INTEG_RETRIES", "0")
+    while argv and argv[0] in ("--list", "--count", "-v", "--retries"):
+        if argv[0] == "--retries":
+            if len(argv) < 2:
+                print("--retries needs a number: --retries 1")
+                return 2
+            retries, argv = argv[1], argv[2:]
+        else:
+            mode, argv = argv[0], argv[1:]
+    if not retries.isdigit():
+        print("retries %r is not a number: --retries 1" % retries)
+        return 2
+    retries = int(retries)
     names = select(argv or os.environ.get("INTEG_TESTS", "").split())
     unknown = names.count(None)
     names = [n for n in names if n]
@@ -402,26 +420,40 @@ def main(argv):
     # (bpftool) and time the target, so another runner's case (a second
     # checkout, a benchmark taking the same lock) must not run beside one
     lock = open(env.get("ASYNCSCOPE_INTEG_LOCK", "/tmp/asyncscope-integ.lock"), "a")
+    flaky = []
     for c in cases:
-        fcntl.flock(lock, fcntl.LOCK_EX)
         start = time.monotonic()
-        r = Run(c, env, mode == "-v")
-        try:
-            ok = r.run()
-        except CaseError as e:
-            print("    " + str(e))
-            ok = False
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
-        if mode == "-v":
-            print("    %d assertions run, %d failed" % (r.asserts, r.failed))
-        if ok:
+        for attempt in range(1 + retries):
+            if attempt:
+                print("RETRY %s (try %d of %d)" % (c["name"], attempt + 1, 1 + retries))
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            r = Run(c, env, mode == "-v")
+            try:
+                ok = r.run()
+            except CaseError as e:
+                print("    " + str(e))
+                ok = False
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+            if mode == "-v":
+                print("    %d assertions run, %d failed" % (r.asserts, r.failed))
+            if ok:
+                break
+        if ok and attempt:
+            passed += 1
+            flaky.append(c["name"])
+            print("PASS %s (%.1f s, on try %d of %d: flaky)" % (c["name"], time.monotonic() - start,
+                                                          attempt + 1, 1 + retries))
+        elif ok:
             passed += 1
             print("PASS %s (%.1f s)" % (c["name"], time.monotonic() - start))
         else:
             failed += 1
             print("FAIL %s" % c["name"])
         sys.stdout.flush()
+    if flaky:
+        print("flaky: %d case%s passed only on a later try: %s" % (
+            len(flaky), "" if len(flaky) == 1 else "s", " ".join(flaky)))
     print("%d passed, %d failed" % (passed, failed))
     return 0 if failed == 0 else 1
 

@@ -4,5 +4,5 @@
 # case is a file tests/integ/cases/NAME.case (format: tests/integ/cases/README.md)
 # run by tests/integ/run.py, which prints one PASS/FAIL line per case and ends
 # with "N passed, N failed".
-#   tests/integ/run.sh [-v|--list|--count] [NAME|GLOB|FILE.case ...]
+#   tests/integ/run.sh [-v|--list|--count] [--retries N] [NAME|GLOB|FILE.case ...]
 exec python3 "$(dirname "$0")/run.py" "$@"
