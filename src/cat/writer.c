@@ -421,8 +421,10 @@ int cat_writer__add(struct cat_writer *w, const struct as_event *ev)
 	if (w->err)
 		return w->err;
 	/* CAT has no line for a task's name: left out (the task stays) */
-	if (ev->type == AS_EV_SPAWN && (ev->flags & AS_SPAWN_NAME))
+	if (ev->type == AS_EV_SPAWN && (ev->flags & AS_SPAWN_NAME)) {
+		w->dropped++;
 		return 0;
+	}
 	if (ev->type != AS_EV_THREAD && line_probe(w, ev) == NO_PROBE) {
 		w->dropped++;   /* OFFCPU, SAMPLE, RUNQ, URING, or no probe of its role */
 		return 0;
@@ -640,7 +642,8 @@ static int write_header(struct cat_writer *w, const struct as_trace_end *end, bo
 	lines += w->n_hints + (w->dropped ? 1 : 0);
 	if (w->dropped)
 		fprintf(o, "# asyncscope note dropped=%" PRIu64 " (events this format does not "
-			"carry: off-CPU intervals, CPU samples, run-queue waits, io_uring requests)\n",
+			"carry: task names, off-CPU intervals, CPU samples, run-queue waits, "
+			"io_uring requests)\n",
 			w->dropped);
 	lines++;
 	if ((truncated || !end) && end && end->counts_lower_bound)

@@ -31,7 +31,7 @@ struct cat_writer;
 struct cat_writer *cat_writer__new(FILE *out, const struct as_trace_meta *meta);
 
 /* Takes one event, in trace order. Events that have no function line in this
- * format (OFFCPU, SAMPLE, RUNQ, URING; a THREAD event after its thread's
+ * format (a task's name, OFFCPU, SAMPLE, RUNQ, URING; a THREAD event after its thread's
  * first event; an event of a role no probe of the trace has) are counted in
  * cat_writer__dropped() and left out. Returns 0, -EINVAL for a type outside
  * 1..AS_EV__MAX-1, or a sticky -ENOMEM / -EIO. */

@@ -149,9 +149,21 @@ static void profile_note(const struct pprof_trace_summary *s, const char *format
 			  "frames or polls: record with --sample HZ, --offcpu or --futures");
 }
 
+/* What a CAT export left out, for its closing line ("" when nothing). */
+static const char *cat_left(const struct cat_writer *cw, char *buf, size_t n)
+{
+	buf[0] = '\0';
+	if (cat_writer__dropped(cw))
+		snprintf(buf, n, " (%" PRIu64 " events left out: task names, off-CPU intervals, "
+			 "samples, run-queue waits and io_uring requests have no CAT line)",
+			 cat_writer__dropped(cw));
+	return buf;
+}
+
 int cmd_export(int argc, char **argv)
 {
 	const char *format = NULL, *outpath = NULL, *path;
+	char left[160];
 	bool partial = false, per_task = false, truncated = false, lines = false, fut_fmt;
 	enum progress_mode progress_opt = PROGRESS_AUTO;
 	struct as_source src = { 0 }, *r = &src;
@@ -344,9 +356,7 @@ int cmd_export(int argc, char **argv)
 	else if (cw)
 		cli_error("wrote %" PRIu64 " lines, %" PRIu64 " events of %u threads to %s%s%s",
 			  cat_writer__lines(cw), cat_writer__events(cw), cat_writer__threads(cw),
-			  outpath, truncated ? " (truncated trace)" : "",
-			  cat_writer__dropped(cw) ? " (off-CPU, sample, run-queue and io_uring "
-			  "events left out: CAT has no line for them)" : "");
+			  outpath, truncated ? " (truncated trace)" : "", cat_left(cw, left, sizeof(left)));
 	else
 		futures_note(fu, format, fu_lines, fu_ns, outpath, truncated);
 	cli_print_lost(stderr, r, res.events);
