@@ -211,6 +211,9 @@ struct raw_counters {
 	__u64 runq_dropped;    /* run-queue waits not followed (map full) */
 	__u64 uring_dropped;   /* io_uring requests not followed (map full) */
 	__u64 fut_depth_overflow; /* future frames nested deeper than AS_FUT_MAX_DEPTH */
+	__u64 prog_misses;     /* user space only (no program writes it): runs of
+	                          these programs the kernel skipped, their
+	                          bpf_prog_info.recursion_misses summed */
 };
 
 _Static_assert(sizeof(struct raw_hdr) == 16, "raw_hdr layout");

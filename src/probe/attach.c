@@ -3,6 +3,7 @@
  * id layout, pointer inside the task) in the BPF cookie. */
 #include "probe/attach.h"
 
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "events.h"
@@ -55,6 +57,8 @@ struct attachment {
 	int *fds;               /* uprobe_multi link fds */
 	size_t n_fds;
 	struct link_hold *hold; /* the fds once attached, held apart (probe/link_hold.h) */
+	uint64_t misses;        /* the programs' recursion_misses, summed ... */
+	struct timespec misses_at; /* ... when (CLOCK_MONOTONIC; read again after 1 s) */
 };
 
 static int silent_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -687,7 +691,33 @@ struct asyncscope_bpf *attachment__skel(struct attachment *a)
 	return a->skel;
 }
 
-void attachment__counters(const struct attachment *a, struct raw_counters *out)
+/* The runs of our programs the kernel skipped (a program already running
+ * on that CPU, e.g. a tracepoint hit again from inside it): events lost in
+ * the kernel before any counter of ours could see them. One syscall a
+ * program, so read at most once a second (the recorder ticks 50 times). */
+static uint64_t prog_misses(struct attachment *a)
+{
+	struct timespec now;
+	struct bpf_program *prog;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (a->misses_at.tv_sec && now.tv_sec - a->misses_at.tv_sec < 1)
+		return a->misses;
+	a->misses_at = now;
+	a->misses = 0;
+	bpf_object__for_each_program(prog, a->skel->obj) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		memset(&info, 0, sizeof(info));
+		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
+			a->misses += info.recursion_misses;
+	}
+	return a->misses;
+}
+
+void attachment__counters(struct attachment *a, struct raw_counters *out)
 {
 	/* .bss is memory-mapped: read each counter once */
 	out->lost = __atomic_load_n(&a->skel->bss->counters.lost, __ATOMIC_RELAXED);
@@ -698,6 +728,7 @@ void attachment__counters(const struct attachment *a, struct raw_counters *out)
 	out->uring_dropped = __atomic_load_n(&a->skel->bss->counters.uring_dropped, __ATOMIC_RELAXED);
 	out->fut_depth_overflow = __atomic_load_n(&a->skel->bss->counters.fut_depth_overflow,
 						  __ATOMIC_RELAXED);
+	out->prog_misses = prog_misses(a);
 }
 
 int attachment__agg_fds(const struct attachment *a, int *groups, int *tasks, int *totals)

@@ -75,8 +75,9 @@ int attachment__attach(struct attachment *a, const struct elf_image *img, const 
 		       char *err, size_t errlen);
 /* The loaded skeleton (borrowed until attachment__free). */
 struct asyncscope_bpf *attachment__skel(struct attachment *a);
-/* Current BPF-side counters. */
-void attachment__counters(const struct attachment *a, struct raw_counters *out);
+/* Current BPF-side counters, and the kernel's count of our programs' runs
+ * it skipped (prog_misses, read at most once a second). */
+void attachment__counters(struct attachment *a, struct raw_counters *out);
 /* With extra->agg: the aggregation's maps (agg_groups, agg_tasks,
  * agg_totals; events.h), descriptors borrowed until attachment__free().
  * Returns 0, or -ENOENT without the aggregation. */

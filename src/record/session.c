@@ -758,7 +758,7 @@ static int step(struct rec_session *s)
 	if (o->on_tick) {
 		struct raw_counters c;
 		attachment__counters(s->att, &c);
-		if (o->on_tick(o->ctx, now, c.lost, s->st.missed + c.depth_overflow + c.no_thread_slot))
+		if (o->on_tick(o->ctx, now, c.lost, rec_stats__missed(&s->st, &c)))
 			return 1;
 	}
 	if (o->on_hook_tick)

@@ -78,7 +78,7 @@ uint64_t rec_stats__missed(const struct rec_stats *st, const struct raw_counters
 {
 	return st->missed + st->write_errors + st->stack_errors + c->depth_overflow +
 	       c->no_thread_slot + c->offcpu_dropped + c->runq_dropped + c->uring_dropped +
-	       c->fut_depth_overflow;
+	       c->fut_depth_overflow + c->prog_misses;
 }
 
 void rec_stats__result(const struct rec_stats *st, const struct as_trace_end *end,
