@@ -205,6 +205,60 @@ static size_t segments(const char *s, size_t *starts, size_t max)
 	return n;
 }
 
+static void shorten(const char *r, char *s, int width);
+
+/* A wrapper of one type, "a::b::Wrap<T>" (BlockingTask<F>, Instrumented<F>):
+ * the wrapper's last segment and T shortened inside it, which is what
+ * tells such tasks apart ("BlockingTask<...::main::{closure#1}>"). Returns
+ * false when r is no such name (several arguments, a qualified bracket,
+ * text after the '>') or on allocation failure. */
+static bool shorten_wrapper(const char *r, char *s, int width)
+{
+	size_t n = strlen(r), lt = 0, leaf = 0;
+	int depth = 0;
+
+	for (size_t i = 0; i < n && !lt; i++) {
+		if (r[i] == '{' || r[i] == '(' || r[i] == '[')
+			depth++;
+		else if (r[i] == '}' || r[i] == ')' || r[i] == ']')
+			depth -= depth > 0;
+		else if (!depth && r[i] == ':' && r[i + 1] == ':')
+			leaf = i + 2;
+		else if (!depth && r[i] == '<')
+			lt = i;
+	}
+	/* lt - 1 a ':': a turbofish ("drop_in_place::<T>"), a function's */
+	if (!lt || r[lt - 1] == ':' || closing(r, n, lt) != n - 1)
+		return false;
+	depth = 0;
+	for (size_t i = lt + 1; i < n - 1; i++) {
+		if (r[i] == '<' || r[i] == '(' || r[i] == '[' || r[i] == '{')
+			depth++;
+		else if ((r[i] == '>' && r[i - 1] != '-') || r[i] == ')' || r[i] == ']' ||
+			 r[i] == '}')
+			depth -= depth > 0;
+		else if (!depth && r[i] == ',')
+			return false;
+	}
+	size_t inner_len = n - lt - 2;
+	char *inner = malloc(inner_len + 1), *out = malloc(2 * inner_len + 16);
+	int room = width - (int)(lt - leaf) - 2;
+
+	if (!inner || !out) {
+		free(inner);
+		free(out);
+		return false;
+	}
+	memcpy(inner, r + lt + 1, inner_len);
+	inner[inner_len] = '\0';
+	shorten(inner, out, room > 16 ? room : 16);
+	memcpy(s, r + leaf, lt - leaf);
+	sprintf(s + (lt - leaf), "<%s>", out);
+	free(inner);
+	free(out);
+	return true;
+}
+
 /* The short form of the rewritten name r (s: room for 2 * strlen(r) + 16). */
 static void shorten(const char *r, char *s, int width)
 {
@@ -215,6 +269,8 @@ static void shorten(const char *r, char *s, int width)
 		strcpy(s, r);
 		return;
 	}
+	if (shorten_wrapper(r, s, width))
+		return;
 	collapse(r, strlen(r), &o, false);
 	s[o.len] = '\0';
 	if (rust_name_width(s) <= width)

@@ -60,12 +60,18 @@ static void test_short(void)
 	      "blocker::main::{async_block#0}::{async_block#1}");
 	check("sleeper_in_poll::sleep_blocking::{{closure}}", 30, false,
 	      "...::sleep_blocking::{closure}");
-	/* generic arguments collapse before any segment goes */
+	/* a wrapper of one type shows that type, shortened inside it: what
+	 * tells one spawn_blocking closure from another */
 	check("tokio::runtime::blocking::task::BlockingTask<tokio::runtime::scheduler::multi_thread::"
 	      "worker::Launch::launch::{{closure}}>", 48, false,
-	      "tokio::runtime::blocking::task::BlockingTask<..>");
+	      "BlockingTask<...::Launch::launch::{closure}>");
 	check("tokio::runtime::blocking::task::BlockingTask<tokio::runtime::scheduler::multi_thread::"
-	      "worker::Launch::launch::{{closure}}>", 40, false, "...::blocking::task::BlockingTask<..>");
+	      "worker::Launch::launch::{{closure}}>", 40, false, "BlockingTask<...::launch::{closure}>");
+	check("tokio::runtime::blocking::task::BlockingTask<offload::main::{async_block_env#0}::"
+	      "{closure_env#1}>", 48, false, "BlockingTask<...::main::{async_block#0}::{closure#1}>");
+	check("tracing::instrument::Instrumented<tokio::runtime::blocking::task::BlockingTask<"
+	      "app::work::{closure#0}>>", 40, false, "Instrumented<BlockingTask<...::work::{closure#0}>>");
+	/* generic arguments collapse before any segment goes (several) */
 	check("hyper::server::server::new_svc::NewSvcTask<hyper::server::conn::AddrStream, "
 	      "core::future::from_generator::GenFuture<bench::main::{{closure}}>>", 48, false,
 	      "hyper::server::server::new_svc::NewSvcTask<..>");
