@@ -132,7 +132,7 @@ FUZZ_FLAGS    := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
                  -fno-sanitize-recover=all $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc -I$(OUT)
 FUZZ_SRCS     := $(filter-out src/output/tui.c src/trace/writer.c src/util/units.c,$(wildcard \
                  src/util/*.c src/trace/*.c src/pipeline/*.c src/cat/*.c src/analysis/*.c \
-                 src/output/*.c)) src/sym/demangle.c
+                 src/output/*.c)) src/sym/demangle.c src/probe/profile.c
 FUZZ_OBJS     := $(patsubst src/%.c,$(OUT)/fuzz/obj/%.o,$(FUZZ_SRCS)) \
                  $(OUT)/fuzz/obj/fuzz_drive.o $(OUT)/fuzz/obj/json_check.o
 FUZZ_LIBS     := -lz -l:libiberty.a

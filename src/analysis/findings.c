@@ -31,7 +31,7 @@
 enum fk {
 	FK_LOST, FK_TRUNCATED, FK_BLOCKING, FK_LONG_POLL, FK_NEVER_WOKEN, FK_STARVED,
 	FK_BUSY_POLL, FK_SELF_WAKE, FK_PREEMPTED, FK_WORKER_BUSY, FK_WORKER_NEVER_PARKS,
-	FK_FOLDED, FK_ANOMALIES, FK_NO_WAKES, FK_NO_OFFCPU, FK__MAX,
+	FK_FOLDED, FK_ANOMALIES, FK_NO_WAKES, FK_NO_OFFCPU, FK_HANDOFF, FK__MAX,
 };
 
 static const char *const kind_names[FK__MAX] = {
@@ -40,7 +40,7 @@ static const char *const kind_names[FK__MAX] = {
 	[FK_BUSY_POLL] = "busy_poll", [FK_SELF_WAKE] = "self_wake", [FK_PREEMPTED] = "preempted",
 	[FK_WORKER_BUSY] = "worker_busy", [FK_WORKER_NEVER_PARKS] = "worker_never_parks",
 	[FK_FOLDED] = "tasks_folded", [FK_ANOMALIES] = "anomalies", [FK_NO_WAKES] = "no_wakes",
-	[FK_NO_OFFCPU] = "no_offcpu",
+	[FK_NO_OFFCPU] = "no_offcpu", [FK_HANDOFF] = "block_in_place",
 };
 
 /* One finding before it is worded: sums over the tasks of one name. */
@@ -77,6 +77,7 @@ struct findings {
 	uint64_t blocked_ns;         /* off CPU blocked in polls, all tasks */
 	int width;
 	size_t workers;
+	const struct analysis *a;    /* findings__new()'s (NULL live) */
 	int err;
 };
 
@@ -217,7 +218,8 @@ static uint64_t offcpu_ns_of(const struct blocking_task *bt, size_t n, uint64_t 
 	return ns;
 }
 
-static void from_blocking(struct findings *f, struct blocking *b, const struct as_trace_meta *meta)
+static void from_blocking(struct findings *f, struct blocking *b, const struct as_trace_meta *meta,
+			  const struct analysis *a)
 {
 	size_t n;
 	const struct blocking_task *t = blocking__tasks(b, &n);
@@ -232,8 +234,14 @@ static void from_blocking(struct findings *f, struct blocking *b, const struct a
 	else
 		f->offcpu = s->count || s->parked_count || s->runtime_count;
 	for (size_t i = 0; t && i < n; i++) {
+		const struct task_stats *row = t[i].seq ? analysis__task(a, t[i].seq) : NULL;
+		/* in block_in_place: its worker's queue went to another thread */
+		enum fk kind = row && row->handoffs ? FK_HANDOFF : FK_BLOCKING;
 		size_t made = 0;
 
+		/* a blocking-pool task blocks by design, on no worker */
+		if (row ? row->pool : analysis__pool_name(a, t[i].name))
+			continue;
 		f->blocked_ns += t[i].ns - (t[i].preempted_ns < t[i].ns ? t[i].preempted_ns : t[i].ns);
 
 		for (size_t k = 0; k < t[i].n_causes && made < CAUSES_PER_TASK; k++) {
@@ -244,9 +252,10 @@ static void from_blocking(struct findings *f, struct blocking *b, const struct a
 
 			if (blocked < f->long_poll_ns)
 				continue;
-			c = cand(f, FK_BLOCKING, t[i].name, bc->file, bc->line, bc->call, bc->kernel);
+			c = cand(f, kind, t[i].name, bc->file, bc->line, bc->call, bc->kernel);
 			if (!c)
 				return;
+			c->count2 = row ? row->handoffs : 0;
 			c->user = bc->user;
 			c->futures = c->futures ? c->futures : bc->futures;
 			c->sum_ns += blocked;
@@ -278,7 +287,11 @@ static void from_row(struct findings *f, const struct task_stats *t, const struc
 	uint64_t busy = t ? t->busy_ns : gr->busy_ns;
 	struct cand *c;
 
-	if (long_polls && max_poll >= f->long_poll_ns) {
+	/* a blocking-pool task's polls are long by design, on no worker; one
+	 * in block_in_place gave its worker's queue to another thread */
+	bool pool = analysis__pool_name(f->a, name), handoff = t && t->handoffs;
+
+	if (long_polls && max_poll >= f->long_poll_ns && !pool && !handoff) {
 		/* what blocked off-CPU time explains is a blocking finding's;
 		 * preemption does not explain it away (the worker was held all
 		 * the same), it is said */
@@ -790,6 +803,25 @@ static void word(struct findings *f, const struct cand *c, struct finding *o)
 		o->advice = fmt(f, "record without --no-offcpu: each blocking call is then named with "
 				"its file and line");
 		break;
+	case FK_HANDOFF: {
+		const char *call = c->call ? disp(f, c->call) : NULL;
+
+		o->severity = FINDING_INFO;
+		o->title = fmt(f, "%s blocked %s in %s%s%s%s inside block_in_place", who(f, c),
+			       dur(d1, c->sum_ns), call ? call : c->kernel,
+			       call ? " (" : " (in the kernel)", call ? c->kernel : "", call ? ")" : "");
+		o->detail = fmt(f, "Off CPU inside %s polls, blocked: %s in %" PRIu64 " interval%s%s. "
+				"%s called tokio::task::block_in_place (%" PRIu64 " time%s), which first "
+				"handed %s worker's queue to a new worker thread: the other tasks kept "
+				"running, and this thread was held.%s%s", its, dur(d2, c->sum_ns),
+				c->count, plural(c->count), worst(f, c, "with"), many ? "They" : "It",
+				c->count2, plural(c->count2), its, c->user && strcmp(c->user, "?") ?
+				fmt(f, " The program's frame: %s%s.", disp(f, c->user), c->file ?
+				    fmt(f, " at %s:%" PRIu32, c->file, c->line) : "") : "", "");
+		o->advice = fmt(f, "fine when rare; for frequent or long calls %s keeps the "
+				"worker's own thread free", spawn_blocking(f));
+		break;
+	}
 	default:
 		break;
 	}
@@ -878,11 +910,12 @@ struct findings *findings__new(const struct findings_input *in)
 	f->long_poll_ns = s->long_poll_ns ? s->long_poll_ns : ANALYSIS_LONG_POLL_NS;
 	f->starve_ns = s->starve_ns ? s->starve_ns : ANALYSIS_STARVE_NS;
 	f->stall_ns = s->stall_ns ? s->stall_ns : ANALYSIS_STALL_NS;
+	f->a = in->analysis;
 	from_trace(f, in);
 	const struct blocking_task *bt = in->blocking ? blocking__tasks(in->blocking, &nbt) : NULL;
 
 	if (in->blocking)
-		from_blocking(f, in->blocking, in->meta);
+		from_blocking(f, in->blocking, in->meta, in->analysis);
 	if (!as_meta_profile(in->meta)) {
 		const struct task_stats *t = analysis__tasks(in->analysis, &n);
 		size_t ng;
@@ -947,7 +980,7 @@ struct findings *findings__new_live(const struct live *l, const struct findings_
 
 		if (lt->worker)
 			continue;
-		if (lt->max_poll_ns >= f->long_poll_ns &&
+		if (lt->max_poll_ns >= f->long_poll_ns && !lt->pool &&
 		    (c = cand(f, FK_LONG_POLL, name, NULL, 0, NULL, NULL))) {
 			c->count++;
 			c->sum_ns += lt->max_poll_ns;

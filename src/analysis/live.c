@@ -166,6 +166,7 @@ static void on_poll_begin(void *ctx, struct tm_task *mt, struct tm_thread *th,
 	if (!t->tokio_id)
 		t->tokio_id = mt->tokio_id;
 	t->worker = mt->worker;
+	t->pool = mt->name_kind & TM_NAME_POOL;
 	if (t->woken_at && ev->ts >= t->woken_at && hist__add(&t->sched_hist, ev->ts - t->woken_at))
 		nomem(l);
 	t->woken_at = 0;

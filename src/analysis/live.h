@@ -33,6 +33,7 @@ struct live_task {
 	char spawn[128];          /* "file:line", "" unknown */
 	uint64_t parent;          /* seq of the task that spawned it, 0 none/unknown */
 	bool worker;              /* the runtime's executor loop (polls nest in it) */
+	bool pool;                /* a blocking-pool task (spawn_blocking): made to block */
 	enum live_state state;
 	uint64_t since;           /* ns when it entered its state */
 	uint64_t polls, busy_ns, max_poll_ns, wakes;

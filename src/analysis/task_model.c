@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "probe/profile.h"
+#include "util/glob.h"
 #include "util/strtab.h"
 #include "util/u64map.h"
 #include "util/u64tab.h"
@@ -62,7 +64,12 @@ struct task_model {
 	bool slow;                        /* finished or frames_only: not the fast path */
 
 	const char **probe_name;          /* per probe: its root future (interned) */
+	uint8_t *probe_kind;              /* per probe: TM_NAME_* bits of that name */
 	uint32_t n_probes;
+	/* the runtime profiles of the trace's runtime (all when it names none
+	 * known): what their names of worker loops and pool tasks are */
+	const struct runtime_profile *profs[TM_MAX_PROFILES];
+	size_t n_profs;
 	bool has_meta;
 	struct strtab strs;
 	const char **worker_names;        /* root future types of workers (interned) */
@@ -135,6 +142,8 @@ static const char *intern(struct task_model *m, const char *s, uint32_t *id, int
 	return strtab__get(&m->strs, idx);
 }
 
+static int add_worker_name(struct task_model *m, const char *name);
+
 struct task_model *task_model__new(const struct as_trace_meta *meta)
 {
 	struct task_model *m = calloc(1, sizeof(*m));
@@ -147,14 +156,27 @@ struct task_model *task_model__new(const struct as_trace_meta *meta)
 	m->task_size = align16(sizeof(struct tm_task));
 	m->thread_size = align16(sizeof(struct tm_thread));
 	m->has_meta = meta != NULL;
+	int np = meta && meta->runtime ? profile_parse(meta->runtime, m->profs, TM_MAX_PROFILES,
+						       NULL, 0) : -EINVAL;
+	if (np > 0) {
+		m->n_profs = (size_t)np;
+	} else {
+		for (m->n_profs = 0; profiles[m->n_profs] && m->n_profs < TM_MAX_PROFILES; m->n_profs++)
+			m->profs[m->n_profs] = profiles[m->n_profs];
+	}
 	if (meta && meta->probes && meta->n_probes) {
 		m->probe_name = calloc(meta->n_probes, sizeof(*m->probe_name));
-		if (!m->probe_name)
+		m->probe_kind = calloc(meta->n_probes, sizeof(*m->probe_kind));
+		if (!m->probe_name || !m->probe_kind)
 			goto fail;
 		m->n_probes = meta->n_probes;
 		for (uint32_t i = 0; i < meta->n_probes; i++) {
 			m->probe_name[i] = intern(m, meta->probes[i].future, &id, &err);
 			if (err)
+				goto fail;
+			m->probe_kind[i] = (uint8_t)task_model__name_kind(m, m->probe_name[i]);
+			/* a worker's loop by its name, from its first poll */
+			if ((m->probe_kind[i] & TM_NAME_LOOP) && add_worker_name(m, m->probe_name[i]))
 				goto fail;
 		}
 	}
@@ -600,15 +622,9 @@ static bool worker_name(const struct task_model *m, const char *name)
 	return false;
 }
 
-/* A poll began inside frame f: its task is the runtime's loop, and so is
- * every task with the same root future type polled outermost on its thread
- * now (an idle worker has nothing nested in its poll but the same type);
- * later ones when they begin. */
-static int make_worker(struct task_model *m, const struct tm_frame *f)
+/* name (interned) is a worker loop's root future type from now on. */
+static int add_worker_name(struct task_model *m, const char *name)
 {
-	const char *name = f->task->name;
-
-	make_worker_one(m, f->task);
 	if (!name || worker_name(m, name))
 		return 0;
 	if (m->n_worker_names == m->cap_worker_names) {
@@ -621,9 +637,46 @@ static int make_worker(struct task_model *m, const struct tm_frame *f)
 		m->cap_worker_names = ncap;
 	}
 	m->worker_names[m->n_worker_names++] = name;
+	return 0;
+}
+
+unsigned task_model__name_kind(const struct task_model *m, const char *name)
+{
+	for (size_t i = 0; name && m && i < m->n_profs; i++) {
+		const struct runtime_profile *p = m->profs[i];
+
+		if (p->worker_loops && glob_match(p->worker_loops, name)) {
+			unsigned k = TM_NAME_LOOP;
+
+			for (size_t j = 0; p->handoff_loops && p->handoff_loops[j]; j++)
+				if (glob_match(p->handoff_loops[j], name))
+					k |= TM_NAME_HANDOFF;
+			return k;
+		}
+		if (p->pool_tasks && glob_match(p->pool_tasks, name))
+			return TM_NAME_POOL;
+	}
+	return 0;
+}
+
+/* A poll began inside frame f: its task is the runtime's loop, and so is
+ * every task with the same root future type polled outermost on its thread
+ * now (an idle worker has nothing nested in its poll but the same type);
+ * later ones when they begin. */
+static int make_worker(struct task_model *m, const struct tm_frame *f)
+{
+	const char *name = f->task->name;
+
+	make_worker_one(m, f->task);
+	if (!name || worker_name(m, name))
+		return 0;
+	if (add_worker_name(m, name))
+		return -ENOMEM;
 	for (size_t i = 0; i < m->n_threads; i++)
-		if (m->threads[i]->depth && m->threads[i]->stack[0].task->name == name)
+		if (m->threads[i]->depth && m->threads[i]->stack[0].task->name == name) {
 			make_worker_one(m, m->threads[i]->stack[0].task);
+			m->threads[i]->runs_tasks = true;
+		}
 	return 0;
 }
 
@@ -636,7 +689,6 @@ __attribute__((noinline)) static int on_poll_begin(struct task_model *m, const s
 
 	if (!th)
 		return -ENOMEM;
-	th->runs_tasks = true;
 	t = live_of(m, ev);
 	if (t && t->state == TM_COMPLETED) {
 		/* polled after completing: its FREE was lost and the address reused */
@@ -668,10 +720,13 @@ __attribute__((noinline)) static int on_poll_begin(struct task_model *m, const s
 	}
 	if (!t->polled) {
 		t->probe = ev->probe;
-		if (ev->probe < m->n_probes)
+		if (ev->probe < m->n_probes) {
 			t->name = m->probe_name[ev->probe];
+			t->name_kind = m->probe_kind[ev->probe];
+		}
 		t->polled = true;
 	}
+
 	if (!t->tokio_id && ev->other) {
 		uint64_t v;
 		t->tokio_id = ev->other;
@@ -703,6 +758,10 @@ __attribute__((noinline)) static int on_poll_begin(struct task_model *m, const s
 	t->woken_in_poll = false;
 	if (th->depth == 1 && worker_name(m, t->name))
 		make_worker_one(m, t);
+	/* a thread that polls tasks is a worker, not one of the blocking
+	 * pool's polling only its tasks */
+	if (!(t->name_kind & TM_NAME_POOL) || t->worker)
+		th->runs_tasks = true;
 	EMIT(m, poll_begin, t, th, ev);
 	if (born && m->max_live && m->live.len > m->max_live)
 		fold_some(m, ev->ts);
@@ -827,6 +886,7 @@ __attribute__((noinline)) static int on_spawn(struct task_model *m, const struct
 				return -ENOMEM;
 			t->tokio_id = ev->other;
 			t->name = name;
+			t->name_kind = (uint8_t)task_model__name_kind(m, name);
 			EMIT(m, born, t, NULL, &(struct as_event){ .ts = ev->ts, .task = ev->task });
 			enter(m, t, TM_IDLE, ev->ts);
 			if (m->max_live && m->live.len > m->max_live)
@@ -836,8 +896,10 @@ __attribute__((noinline)) static int on_spawn(struct task_model *m, const struct
 		}
 		if (!t->tokio_id)
 			t->tokio_id = ev->other;
-		if (!t->name)
+		if (!t->name) {
 			t->name = name;
+			t->name_kind = (uint8_t)task_model__name_kind(m, name);
+		}
 		if ((ev->flags & AS_SPAWN_RUNTIME) && !t->worker)
 			make_worker_one(m, t);
 		return 0;
@@ -1258,6 +1320,7 @@ void task_model__free(struct task_model *m)
 	u64map__clear(&m->thread_of);
 	strtab__clear(&m->strs);
 	free(m->probe_name);
+	free(m->probe_kind);
 	free(m->worker_names);
 	free(m);
 }

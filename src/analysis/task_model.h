@@ -127,6 +127,7 @@ struct tm_task {
 	bool spawned_in_trace;    /* born by its spawn-time WAKE */
 	bool polled;
 	bool worker;              /* the runtime's loop (see the top) */
+	uint8_t name_kind;        /* TM_NAME_* bits of name */
 	bool woken_in_poll;       /* TM_RUNNING: woken meanwhile, runnable at the end */
 	bool free_pending;        /* freed inside its own poll */
 	enum tm_state state;
@@ -280,6 +281,15 @@ const struct tm_counts *task_model__counts(const struct task_model *m);
 struct tm_thread *const *task_model__threads(const struct task_model *m, size_t *n);
 /* Whether name (a model string) is the root future type of a worker task. */
 bool task_model__worker_name(const struct task_model *m, const char *name);
+/* What the trace's runtime profiles (probe/profile.h) say a root future
+ * type name is, TM_NAME_* bits (0: an ordinary task's, or NULL). */
+enum {
+	TM_NAME_LOOP = 1,         /* a worker's loop (worker_loops) */
+	TM_NAME_HANDOFF = 2,      /* with LOOP: the one block_in_place starts */
+	TM_NAME_POOL = 4,         /* a blocking-pool task (pool_tasks), not a loop */
+};
+#define TM_MAX_PROFILES 4
+unsigned task_model__name_kind(const struct task_model *m, const char *name);
 /* Thread tid, or NULL if not seen. */
 const struct tm_thread *task_model__thread(const struct task_model *m, uint32_t tid);
 /* The live task at header, or NULL. */

@@ -50,6 +50,10 @@ struct task_stats {
 	bool spawned_in_trace;    /* false: existed before the recording started */
 	uint64_t parent;          /* seq of the task polled where it was spawned, 0 none */
 	enum task_kind kind;
+	bool pool;                /* a blocking-pool task (spawn_blocking): made to
+	                             block, on a thread that is not a worker */
+	uint32_t handoffs;        /* worker loops it started by block_in_place (its
+	                             worker's queue handed to another thread) */
 	enum task_state state;
 	uint64_t polls;           /* = pending_polls + ready_polls + polls cut short
 	                             (still running at the end, or end never seen) */

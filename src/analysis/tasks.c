@@ -415,8 +415,10 @@ static void on_poll_begin(void *ctx, struct tm_task *t, struct tm_thread *th,
 		ta_wake_timed(a, l, ev->ts);
 	if (!l->c.polls && !a->tasks[l->idx].name) {
 		a->tasks[l->idx].name = t->name;
-		if (ta_blocking_name(t->name))
+		if (t->name_kind & TM_NAME_POOL) {
 			a->rinfo[l->idx].flags |= RF_BLOCKING;
+			a->tasks[l->idx].pool = true;
+		}
 	}
 	if (!l->c.tokio_id && ev->other)
 		l->c.tokio_id = ev->other;
@@ -609,8 +611,10 @@ static void on_cut(void *ctx, struct tm_task *t, uint64_t end_ns)
 	/* a task known without a poll (a profile trace's, by id) */
 	if (!st->polls && !st->name) {
 		st->name = t->name;
-		if (ta_blocking_name(t->name))
+		if (t->name_kind & TM_NAME_POOL) {
 			a->rinfo[l->idx].flags |= RF_BLOCKING;
+			st->pool = true;
+		}
 	}
 	if (!st->tokio_id)
 		st->tokio_id = t->tokio_id;
@@ -965,6 +969,16 @@ int analysis__finish(struct analysis *a, const struct as_trace_end *end)
 		task_model__finish(a->model, end_ns);
 	s->anomalies += task_model__anomalies(a->model);
 	sort_rows(a);
+	/* a worker loop block_in_place started: its spawner handed its
+	 * worker's queue over (rows sorted by seq: the spawner's by search) */
+	for (size_t i = 0; i < a->n_tasks; i++) {
+		const struct task_stats *w = &a->tasks[i], *p;
+
+		if (w->kind == TASK_KIND_WORKER && w->parent &&
+		    (task_model__name_kind(a->model, w->name) & TM_NAME_HANDOFF) &&
+		    (p = ta_row_of(a, w->parent)) != NULL)
+			a->tasks[p - a->tasks].handoffs++;
+	}
 	for (size_t i = 0; i < a->n_tasks; i++) {
 		struct task_stats *st = &a->tasks[i];
 
@@ -1030,6 +1044,11 @@ int analysis__finish(struct analysis *a, const struct as_trace_end *end)
 		return a->err;
 	a->finished = true;
 	return 0;
+}
+
+bool analysis__pool_name(const struct analysis *a, const char *name)
+{
+	return a && ta_blocking_name(a, name);
 }
 
 const struct task_stats *analysis__tasks(const struct analysis *a, size_t *n)

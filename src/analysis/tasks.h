@@ -96,6 +96,10 @@ int analysis__finish(struct analysis *a, const struct as_trace_end *end);
 const struct task_stats *analysis__tasks(const struct analysis *a, size_t *n);
 /* The row of task seq, or NULL (folded, unknown seq, or before finish). */
 const struct task_stats *analysis__task(const struct analysis *a, uint64_t seq);
+/* Whether name is a blocking-pool task's root future (spawn_blocking: made
+ * to block, on threads that are not workers), by the trace's runtime
+ * profile. */
+bool analysis__pool_name(const struct analysis *a, const char *name);
 /* Groups of folded tasks, most busy time first; empty when nothing was
  * folded. */
 const struct task_group *analysis__groups(const struct analysis *a, size_t *n);

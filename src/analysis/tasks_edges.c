@@ -43,7 +43,7 @@ static enum wake_source resolve_slot(const struct analysis *a, uint64_t code,
 	}
 	*row = false;
 	name = from_ident && from_ident <= a->n_idents ? a->idents[from_ident - 1].g.name : NULL;
-	if (ta_blocking_name(name))
+	if (ta_blocking_name(a, name))
 		return WAKE_FROM_BLOCKING;
 	*from_seq = seq;
 	return WAKE_FROM_TASK;
@@ -936,7 +936,7 @@ static enum wake_source resolve_row(const struct analysis *a, uint64_t code,
 		name = w ? w->name : from_ident && from_ident <= a->n_idents
 		       ? a->idents[from_ident - 1].g.name : NULL;
 	}
-	if (ta_blocking_name(name))
+	if (ta_blocking_name(a, name))
 		return WAKE_FROM_BLOCKING;
 	*from_seq = code - EDGE_TASK;
 	return WAKE_FROM_TASK;
@@ -965,7 +965,7 @@ static uint32_t final_from(const struct analysis *a, const struct gedge *g)
 	name = a->idents[(g->from & ~END_GROUP) - 1].g.name;
 	if (task_model__worker_name(a->model, name))
 		return WAKE_FROM_RUNTIME;
-	if (name && !strncmp(name, BLOCKING_PREFIX, strlen(BLOCKING_PREFIX)))
+	if (ta_blocking_name(a, name))
 		return WAKE_FROM_BLOCKING;
 	return g->from;
 }

@@ -32,7 +32,6 @@
  * two, however many wakes they merge. */
 #define GROUP_SUB_BITS CBAG_SUB_BITS
 #define GROUP_BUCKETS 256      /* buckets read at once from an edge's histogram */
-#define BLOCKING_PREFIX "tokio::runtime::blocking::task::BlockingTask"
 
 /* A wake waiting for the woken task's next poll, to time its edge. */
 struct pend {
@@ -266,12 +265,13 @@ static inline int ta_by_seq(const void *x, const void *y)
 }
 
 #define RF_WORKER 1            /* its kind is TASK_KIND_WORKER */
-#define RF_BLOCKING 2          /* its name is a blocking task's (BLOCKING_PREFIX) */
+#define RF_BLOCKING 2          /* a blocking-pool task's (TM_NAME_POOL) */
 
-/* Whether name is that of a task of the runtime's blocking pool. */
-static inline bool ta_blocking_name(const char *name)
+/* Whether name is that of a task of the runtime's blocking pool (its
+ * profile's pool_tasks, not a worker loop). */
+static inline bool ta_blocking_name(const struct analysis *a, const char *name)
 {
-	return name && !strncmp(name, BLOCKING_PREFIX, sizeof(BLOCKING_PREFIX) - 1);
+	return task_model__name_kind(a->model, name) & TM_NAME_POOL;
 }
 
 /* The slot of the row of task seq (live or kept), or -1: folded or never

@@ -573,7 +573,7 @@ static void futures_text(FILE *out, const struct text_view *v, const struct anal
  *        #3  app::handler::{{closure}}                main.rs:14                2   30.0 ms   20.0 ms   15.0 ms  278.8 ms      1  completed
  *        #5  app::connect...ream>::serve::{{closure}} handler.rs:40             1  500.0 us  500.0 us  500.0 us  593.5 ms      1  runnable
  *
- * RUNTIME WORKER TASKS: 2 (executor loops: other tasks were polled inside them)
+ * RUNTIME WORKER TASKS: 2 (the runtime's executor loops: tasks are polled inside them)
  *      TASK  NAME                                     SPAWNED AT            POLLS      BUSY  MAX POLL MEAN POLL      IDLE  WAKES  STATE
  *        #2  tokio::runti...nch::launch::{{closure}}> -                         1  999.9 ms  999.9 ms  999.9 ms      0 ns      0  running
  *
@@ -709,7 +709,7 @@ int report_text(FILE *out, const struct analysis *a, const struct as_trace_meta 
 			order[n_runtime++] = &tasks[i];
 	if (n_runtime) {
 		heading(out, v, "RUNTIME WORKER TASKS:");
-		fprintf(out, " %zu (executor loops: other tasks were polled inside them)\n", n_runtime);
+		fprintf(out, " %zu (the runtime's executor loops: tasks are polled inside them)\n", n_runtime);
 		task_table(out, v, order, n_runtime, "runtime worker tasks");
 	}
 

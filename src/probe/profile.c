@@ -189,12 +189,25 @@ static const struct layout_fact tokio_layout[] = {
 	  NULL, NULL, "tracing", "source: Header::tracing_id with tokio_unstable and tracing" },
 };
 
+/* block_in_place's closure spawning run(cx): 1.24.2 names it inside
+ * block_in_place, 1.53.1 inside its helper maybe_move_runtime */
+static const char *const tokio_handoff_loops[] = {
+	"tokio::runtime::blocking::task::BlockingTask<tokio::runtime::scheduler::multi_thread*::worker::block_in_place::*",
+	"tokio::runtime::blocking::task::BlockingTask<tokio::runtime::scheduler::multi_thread*::worker::maybe_move_runtime::*",
+	NULL,
+};
+
 static const struct runtime_profile tokio_profile = {
 	.name = "tokio",
 	.crate = "tokio",
 	/* each multi-thread worker runs its whole loop in the poll of the
 	 * blocking-pool task worker::launch spawned (1.24.2 and 1.53.1) */
 	.endless_polls = "tokio::runtime::blocking::task::BlockingTask<tokio::runtime::scheduler::multi_thread::worker::*launch*>",
+	/* worker::launch's closure and block_in_place's (1.24.2 and 1.53.1;
+	 * multi_thread_alt's too) run the worker's loop: run(cx) */
+	.worker_loops = "tokio::runtime::blocking::task::BlockingTask<tokio::runtime::scheduler::multi_thread*::worker::*",
+	.handoff_loops = tokio_handoff_loops,
+	.pool_tasks = "tokio::runtime::blocking::task::BlockingTask<*",
 	.layout = tokio_layout,
 	.n_layout = sizeof(tokio_layout) / sizeof(tokio_layout[0]),
 	.versions = "tokio 1.24 to 1.53",

@@ -106,6 +106,19 @@ struct runtime_profile {
 	 * cannot hold up the detaching of the probes (a recorder killed while
 	 * its target runs). NULL: none. */
 	const char *endless_polls;
+	/* Root futures (globs) of the runtime's own worker loops: a task polled
+	 * outermost on a thread and running the scheduler there, whether or not
+	 * anything was polled inside it (an idle worker; the loop
+	 * block_in_place starts to take over a worker's queue). NULL: known
+	 * only by the polls nested in them. */
+	const char *worker_loops;
+	/* Of those, the loops block_in_place starts (globs, NULL-terminated):
+	 * the task that spawned one handed its worker's queue to it and
+	 * blocked by design. NULL: none. */
+	const char *const *handoff_loops;
+	/* Root futures of the blocking pool's tasks (spawn_blocking): made to
+	 * block, on threads that are not workers (worker loops excepted). */
+	const char *pool_tasks;
 	/* Text found in a demangled function symbol only where the binary uses
 	 * this runtime (anywhere in the name: under fat LTO the runtime's own
 	 * functions may survive only as generic arguments of others); NULL:

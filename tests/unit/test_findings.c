@@ -32,12 +32,20 @@ static struct as_probe probes[] = {
 	  .future = "app::crunch" },
 	{ .role = AS_ROLE_POLL, .symbol = "tokio::runtime::task::raw::poll",
 	  .future = "app::dropped_idle" },
+	/* 6: a spawn_blocking closure; 7: the worker loop block_in_place
+	 * starts (tokio's profile: pool_tasks, handoff_loops) */
+	{ .role = AS_ROLE_POLL, .symbol = "tokio::runtime::task::raw::poll",
+	  .future = "tokio::runtime::blocking::task::BlockingTask<app::load::{closure_env#0}>" },
+	{ .role = AS_ROLE_POLL, .symbol = "tokio::runtime::task::raw::poll",
+	  .future = "tokio::runtime::blocking::task::BlockingTask<tokio::runtime::scheduler::"
+		    "multi_thread::worker::block_in_place::{closure_env#0}::{closure_env#0}<"
+		    "app::blocker::{closure_env#0}, ()>>" },
 };
 
 static struct as_trace_meta meta = {
 	.format_version = 11, .pid = 42, .target = "/srv/app", .build_id = "",
 	.runtime = "tokio", .cmdline = "app", .clock_mono_ns = BASE, .probes = probes,
-	.n_probes = 6,
+	.n_probes = 8,
 };
 
 /* the blocking call's stack: innermost first, kernel then user frames */
@@ -453,6 +461,84 @@ out:
 	live__free(l);
 }
 
+/* A spawn_blocking closure blocking on a pool thread is no finding, and
+ * that thread no worker; a task blocking inside block_in_place (it spawned
+ * the worker loop that took its worker's queue) is an info, not an error,
+ * and that loop, though nothing was polled in it, is a worker task. */
+static void test_pool_and_block_in_place(void)
+{
+#define T_POOL 0x7000
+#define T_LOOP 0x8000
+	const struct as_event evs[] = {
+		{ .type = AS_EV_THREAD, .tid = 11, .ts = BASE, .str = "tokio-runtime-w" },
+		{ .type = AS_EV_WAKE, .tid = 11, .ts = BASE + 1 * US, .task = T_POOL },
+		{ .type = AS_EV_POLL_BEGIN, .tid = 13, .ts = BASE + 1 * MS, .task = T_POOL, .probe = 6,
+		  .other = 7 },
+		{ .type = AS_EV_OFFCPU, .tid = 13, .ts = BASE + 2 * MS, .task = T_POOL,
+		  .other = 100 * MS, .stack = 1 },
+		{ .type = AS_EV_POLL_END, .tid = 13, .ts = BASE + 150 * MS, .task = T_POOL,
+		  .flags = AS_POLL_READY },
+		{ .type = AS_EV_WAKE, .tid = 11, .ts = BASE + 199 * MS, .task = T_BLOCK },
+		{ .type = AS_EV_POLL_BEGIN, .tid = 11, .ts = BASE + 200 * MS, .task = T_BLOCK,
+		  .probe = 0, .other = 1 },
+		/* block_in_place: the loop taking the worker's queue spawned */
+		{ .type = AS_EV_SPAWN, .tid = 11, .ts = BASE + 201 * MS,
+		  .str = "tokio-1.24.2/src/runtime/scheduler/multi_thread/worker.rs",
+		  .other = (uint64_t)343 << 32 | 13 },
+		{ .type = AS_EV_WAKE, .tid = 11, .ts = BASE + 201 * MS + 1 * US, .task = T_LOOP },
+		{ .type = AS_EV_POLL_BEGIN, .tid = 12, .ts = BASE + 202 * MS, .task = T_LOOP,
+		  .probe = 7, .other = 8 },
+		{ .type = AS_EV_OFFCPU, .tid = 11, .ts = BASE + 205 * MS, .task = T_BLOCK,
+		  .other = 190 * MS, .stack = 1 },
+		{ .type = AS_EV_POLL_END, .tid = 11, .ts = BASE + 400 * MS, .task = T_BLOCK,
+		  .flags = AS_POLL_READY },
+		{ .type = AS_EV_POLL_END, .tid = 12, .ts = BASE + 500 * MS, .task = T_LOOP,
+		  .flags = AS_POLL_READY },
+	};
+	struct run r;
+	const struct finding *x;
+	size_t n;
+
+	meta.recorded = AS_REC_KNOWN | AS_REC_OFFCPU;
+	analyse(&r, evs, sizeof(evs) / sizeof(evs[0]), true, 0, BASE + 600 * MS, false);
+	CHECK(r.f != NULL);
+	if (!r.f)
+		goto out;
+	CHECK(!find(r.f, "blocking", NULL));
+	CHECK(!find(r.f, "long_poll", NULL));
+	x = find(r.f, "block_in_place", NULL);
+	CHECK(x != NULL);
+	if (x) {
+		CHECK_EQ_U64(x->severity, FINDING_INFO);
+		CHECK_STR(x->task_name, "app::blocker::{async_fn_env#0}");
+		CHECK(strstr(x->title, "blocked 190.0 ms in std::thread::sleep (do_nanosleep) inside "
+			     "block_in_place") != NULL);
+		CHECK(strstr(x->detail, "block_in_place (1 time)") != NULL);
+	}
+	const struct task_stats *t = analysis__tasks(r.a, &n);
+	size_t workers = 0, pool = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (t[i].header == T_LOOP)
+			CHECK_EQ_U64(t[i].kind, TASK_KIND_WORKER);
+		if (t[i].header == T_POOL)
+			pool += t[i].pool && t[i].kind == TASK_KIND_TASK;
+		if (t[i].header == T_BLOCK)
+			CHECK_EQ_U64(t[i].handoffs, 1);
+	}
+	CHECK_EQ_U64(pool, 1);
+	const struct worker_stats *w = analysis__workers(r.a, &n);
+	for (size_t i = 0; i < n; i++) {
+		CHECK(w[i].tid != 13);   /* the pool's thread */
+		workers += w[i].tid == 11 || w[i].tid == 12;
+	}
+	CHECK_EQ_U64(workers, 2);
+out:
+	run_free(&r);
+	meta.recorded = AS_REC_KNOWN;
+#undef T_POOL
+#undef T_LOOP
+}
+
 static void test_bad_input(void)
 {
 	errno = 0;
@@ -472,6 +558,7 @@ int main(void)
 	RUN(test_long_poll_preempted);
 	RUN(test_merge_wide);
 	RUN(test_live);
+	RUN(test_pool_and_block_in_place);
 	RUN(test_bad_input);
 	TEST_MAIN_END();
 }

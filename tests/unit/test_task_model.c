@@ -905,8 +905,42 @@ out:
 	task_model__free(m);
 }
 
+/* The runtime profile's names: worker loops (launch's, and the loop
+ * block_in_place starts: 1.24.2 and 1.53.1 name its closure differently),
+ * blocking-pool tasks, ordinary ones; a runtime without them (smol). */
+static void test_name_kinds(void)
+{
+	struct as_trace_meta tokio = { .runtime = "tokio" }, smol = { .runtime = "smol" };
+	struct task_model *m = task_model__new(&tokio), *s = task_model__new(&smol);
+	const char *bt = "tokio::runtime::blocking::task::BlockingTask<";
+	char name[512];
+
+	CHECK(m && s);
+	if (!m || !s)
+		goto out;
+	snprintf(name, sizeof(name), "%s%s", bt,
+		 "tokio::runtime::scheduler::multi_thread::worker::{impl#0}::launch::{closure#0}>");
+	CHECK_EQ_U64(task_model__name_kind(m, name), TM_NAME_LOOP);
+	CHECK_EQ_U64(task_model__name_kind(s, name), 0);
+	snprintf(name, sizeof(name), "%s%s", bt, "tokio::runtime::scheduler::multi_thread::worker::"
+		 "block_in_place::{closure#0}::{closure#0}<app::main::{closure#0}, ()>>");
+	CHECK_EQ_U64(task_model__name_kind(m, name), TM_NAME_LOOP | TM_NAME_HANDOFF);
+	snprintf(name, sizeof(name), "%s%s", bt, "tokio::runtime::scheduler::multi_thread::worker::"
+		 "maybe_move_runtime::{closure#0}::{closure#0}>");
+	CHECK_EQ_U64(task_model__name_kind(m, name), TM_NAME_LOOP | TM_NAME_HANDOFF);
+	snprintf(name, sizeof(name), "%s%s", bt, "app::main::{async_block#0}::{closure#1}>");
+	CHECK_EQ_U64(task_model__name_kind(m, name), TM_NAME_POOL);
+	CHECK_EQ_U64(task_model__name_kind(s, name), 0);
+	CHECK_EQ_U64(task_model__name_kind(m, "app::main::{async_block#0}"), 0);
+	CHECK_EQ_U64(task_model__name_kind(m, NULL), 0);
+out:
+	task_model__free(m);
+	task_model__free(s);
+}
+
 int main(void)
 {
+	RUN(test_name_kinds);
 	RUN(test_exporters_on_shared_model);
 	RUN(test_sinks_share_one_model);
 	RUN(test_live_view);
