@@ -120,7 +120,10 @@ static int tasks_name_width(const struct text_view *v, const struct task_stats *
 		if (k > w)
 			w = k;
 	}
-	return !v->wide && w > TEXT_NAME_MAX ? TEXT_NAME_MAX : w;
+	/* names are shortened to TEXT_NAME_MAX already: one still wider (its
+	 * leaf alone is) widens the column rather than pushing its row's
+	 * other columns out of line */
+	return w;
 }
 
 static void task_header(FILE *out, int name_w)

@@ -105,8 +105,8 @@ int text_name_width(const struct text_view *v, const char *const *names, size_t 
 		if (k > w)
 			w = k;
 	}
-	if (!(v && v->wide) && w > TEXT_NAME_MAX)
-		w = TEXT_NAME_MAX;
+	/* names are shortened to TEXT_NAME_MAX already: one still wider
+	 * widens the column, keeping the rows' other columns in line */
 	return w;
 }
 
