@@ -40,6 +40,7 @@ struct pacc {
 struct cause_def {
 	const char *kernel, *user, *file, *futures, *call;
 	uint32_t line;
+	bool cut;
 };
 
 /* Future frame levels named in a cause (the model keeps more). */
@@ -179,6 +180,20 @@ static bool sched_frame(const char *s)
 	return tracing_frame(s) || prefixed(s, pre);
 }
 
+/* Where a complete user stack ends: a thread's start (glibc: clone3 or
+ * clone, start_thread; the main thread: _start, __libc_start_*). */
+static bool thread_root(const char *s)
+{
+	static const char *const roots[] = { "clone3", "clone", "__clone", "start_thread",
+					     "_start", "__libc_start_main", "__libc_start_call_main",
+					     NULL };
+
+	for (size_t i = 0; s && roots[i]; i++)
+		if (!strcmp(s, roots[i]))
+			return true;
+	return false;
+}
+
 /* The index of cause c (strings interned) among the definitions, added when
  * new. Causes are few: a linear search will do. */
 static int cause_index(struct blocking *b, const struct cause_def *c, uint32_t *out)
@@ -188,7 +203,8 @@ static int cause_index(struct blocking *b, const struct cause_def *c, uint32_t *
 	for (size_t i = 0; i < b->n_causes_def; i++) {
 		const struct cause_def *d = &b->causes_def[i];
 		if (d->kernel == c->kernel && d->user == c->user && d->file == c->file &&
-		    d->line == c->line && d->futures == c->futures && d->call == c->call) {
+		    d->line == c->line && d->futures == c->futures && d->call == c->call &&
+		    d->cut == c->cut) {
 			*out = (uint32_t)i;
 			return 0;
 		}
@@ -256,6 +272,18 @@ static int stack_info(struct blocking *b, const struct as_stack *st, uint32_t *o
 				call = st->frames[i - 1].sym;
 			break;
 		}
+	/* no frame of the program's own: the walk may have stopped short of it
+	 * (frame pointers end in code built without them, libc's, unless
+	 * --dwarf), when it did not reach the thread's start; the innermost
+	 * user frame is then the call that blocked */
+	bool cut = false;
+	if (!strcmp(user, "?") && nu) {
+		const char *out = st->frames[nk + nu - 1].sym;
+
+		cut = !thread_root(out);
+		if (!call && st->frames[nk].sym && *st->frames[nk].sym)
+			call = st->frames[nk].sym;
+	}
 	/* user frames outermost first, then kernel frames outermost first,
 	 * without the tracing frames innermost */
 	uint32_t skip = 0;
@@ -270,7 +298,7 @@ static int stack_info(struct blocking *b, const struct as_stack *st, uint32_t *o
 	    (file && (file = intern(b, file)) == NULL) || (call && (call = intern(b, call)) == NULL))
 		return -ENOMEM;
 	uint32_t cause;
-	if ((err = cause_index(b, &(struct cause_def){ kernel, user, file, NULL, call, line },
+	if ((err = cause_index(b, &(struct cause_def){ kernel, user, file, NULL, call, line, cut },
 			       &cause)))
 		return err;
 	if ((err = GROW(b->sinfo, b->n_sinfo, b->cap_sinfo, 16)))
@@ -594,6 +622,7 @@ static int sort_all(struct blocking *b, struct blocking_task **out, size_t *n_ou
 			.kernel = b->causes_def[a->what].kernel, .user = b->causes_def[a->what].user,
 			.file = b->causes_def[a->what].file, .line = b->causes_def[a->what].line,
 			.futures = b->causes_def[a->what].futures, .call = b->causes_def[a->what].call,
+			.cut = b->causes_def[a->what].cut,
 			.ns = a->ns, .count = a->count, .preempted_ns = a->preempted_ns,
 			.runnable_ns = a->runnable_ns,
 		};

@@ -35,6 +35,9 @@ struct blocking_cause {
 	                         switch (std::thread::sleep, clock_nanosleep, ...):
 	                         the frame just inside it, NULL when the user frame is
 	                         the innermost or unknown */
+	bool cut;             /* user is "?" and the user stack stopped before the
+	                         thread's start: the program's frame may have been
+	                         cut off (frame pointers end in libc; --dwarf) */
 	uint64_t ns, count;
 	uint64_t runnable_ns; /* of ns, waiting for a CPU (below) */
 	uint64_t preempted_ns; /* of ns, switched out runnable (preempted) */

@@ -257,6 +257,7 @@ static void from_blocking(struct findings *f, struct blocking *b, const struct a
 				return;
 			c->count2 = row ? row->handoffs : 0;
 			c->user = bc->user;
+			c->flag |= bc->cut;
 			c->futures = c->futures ? c->futures : bc->futures;
 			c->sum_ns += blocked;
 			c->count += n_blocked;
@@ -622,6 +623,11 @@ static void word(struct findings *f, const struct cand *c, struct finding *o)
 			fmt(f, "The program's frame %s%s%s%s, which slept in the kernel's %s.",
 			    disp(f, c->user), c->file ? fmt(f, " at %s:%" PRIu32, c->file, c->line) : "",
 			    call ? " called " : "", call ? call : "", c->kernel) :
+			c->flag ? fmt(f, "The user stack ends at %s, short of the thread's start: "
+				      "the frame-pointer walk stops in code built without frame "
+				      "pointers (libc), so the program's frame calling it is not "
+				      "known; it slept in the kernel's %s.", call ? call : "?",
+				      c->kernel) :
 			fmt(f, "No frame of the program's own code was on the stack (a library "
 			    "blocked); it slept in the kernel's %s.", c->kernel);
 		o->detail = fmt(f, "Off CPU inside %s polls, blocked (not preempted): %s in %" PRIu64
@@ -631,6 +637,8 @@ static void word(struct findings *f, const struct cand *c, struct finding *o)
 				worst(f, c, "with"), where, c->futures ? " In the futures: " : "",
 				c->futures ? c->futures : "");
 		o->advice = blocking_advice(f, c);
+		if (c->flag && (!c->user || !strcmp(c->user, "?")))
+			o->advice = fmt(f, "%s; record --dwarf to name the program's line", o->advice);
 		break;
 	}
 	case FK_LONG_POLL: {

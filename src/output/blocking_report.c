@@ -60,6 +60,8 @@ int blocking_report_text(FILE *out, struct blocking *b, const struct text_view *
 				fprintf(out, "  (called %s)", text_name(v, name, sizeof(name), bc->call, 0));
 			if (bc->futures)
 				fprintf(out, "  in futures %s", bc->futures);
+			if (bc->cut)
+				fputs("  (stack cut short: record --dwarf for the program's frame)", out);
 			fputc('\n', out);
 		}
 		if (t[i].n_causes > BLOCKING_REPORT_CAUSES)

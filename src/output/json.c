@@ -113,7 +113,9 @@
  *     "file" and "line" (of the user frame,
  *     when known), "futures" (the future frames polled then, "outer;...;inner",
  *     with record --futures), "call" (the function the user frame called, when
- *     known), "ns", "count", "preempted_ns", "runnable_ns"}]}]},
+ *     known; with no user frame, the innermost user function), "stack_cut"
+ *     (true only: no user frame and the user stack stopped short of the
+ *     thread's start: --dwarf unwinds further), "ns", "count", "preempted_ns", "runnable_ns"}]}]},
  *  "usdt" (only in traces with USDT probes): {"total", "bad" (hits of no
  *     known probe), "probes": [{"probe" ("provider:name"), "hits", "in_task",
  *     "arg_min", "arg_max" (first argument; null without hits)}],
@@ -601,6 +603,8 @@ static void blocking_json(struct json_writer *w, struct blocking *b)
 				json_writer__kv_string(w, "futures", t[i].causes[c].futures);
 			if (t[i].causes[c].call)
 				json_writer__kv_string(w, "call", t[i].causes[c].call);
+			if (t[i].causes[c].cut)
+				json_writer__kv_bool(w, "stack_cut", true);
 			json_writer__kv_u64(w, "ns", t[i].causes[c].ns);
 			json_writer__kv_u64(w, "count", t[i].causes[c].count);
 			json_writer__kv_u64(w, "preempted_ns", t[i].causes[c].preempted_ns);

@@ -61,6 +61,8 @@ static const struct as_frame sleep_frames[] = {
 };
 static const struct as_stack sleep_stack = { .id = 1, .n_kernel = 4, .n_user = 4,
 					     .frames = sleep_frames };
+/* the stack analyse() gives the off-CPU events */
+static const struct as_stack *offcpu_stack = &sleep_stack;
 
 #define T_BLOCK 0x1000
 #define T_STUCK 0x2000
@@ -154,7 +156,7 @@ static void analyse(struct run *r, const struct as_event *evs, size_t n, bool of
 	if (!r->a || (offcpu && !r->b))
 		return;
 	for (size_t i = 0; i < n; i++) {
-		const struct as_stack *st = evs[i].type == AS_EV_OFFCPU ? &sleep_stack : NULL;
+		const struct as_stack *st = evs[i].type == AS_EV_OFFCPU ? offcpu_stack : NULL;
 
 		CHECK_EQ_U64(task_model__add(r->m, &evs[i]), 0);
 		CHECK_EQ_U64(analysis__add(r->a, &evs[i]), 0);
@@ -539,6 +541,63 @@ out:
 #undef T_LOOP
 }
 
+/* A user stack of one frame, libc's open (the frame-pointer walk stopped
+ * there), is cut short: the call is named, the wording says the program's
+ * frame is unknown and --dwarf finds it; one that reaches the thread's
+ * start without the program's code is a library's blocking. */
+static void test_cut_stack(void)
+{
+	static const struct as_frame cut_frames[] = {
+		{ 0xffffffff81000100ull, "__schedule" },
+		{ 0xffffffff81000200ull, "schedule" },
+		{ 0xffffffff81b00010ull, "wait_for_partner" },
+		{ 0xffffffff81b00200ull, "fifo_open" },
+		{ 0x7f0000002000ull, "open" },
+	};
+	static const struct as_frame lib_frames[] = {
+		{ 0xffffffff81000100ull, "__schedule" },
+		{ 0xffffffff81000200ull, "schedule" },
+		{ 0xffffffff81b00010ull, "wait_for_partner" },
+		{ 0xffffffff81b00200ull, "fifo_open" },
+		{ 0x7f0000002000ull, "open" },
+		{ 0x555500005000ull, "std::fs::File::open" },
+		{ 0x7f0000003000ull, "start_thread" },
+		{ 0x7f0000004000ull, "clone3" },
+	};
+	const struct as_stack cut = { .id = 2, .n_kernel = 4, .n_user = 1, .frames = cut_frames };
+	const struct as_stack lib = { .id = 3, .n_kernel = 4, .n_user = 4, .frames = lib_frames };
+	const struct as_event evs[] = {
+		{ .type = AS_EV_THREAD, .tid = 11, .ts = BASE, .str = "w" },
+		{ .type = AS_EV_POLL_BEGIN, .tid = 11, .ts = BASE + 1 * MS, .task = T_BLOCK,
+		  .probe = 0, .other = 1 },
+		{ .type = AS_EV_OFFCPU, .tid = 11, .ts = BASE + 2 * MS, .task = T_BLOCK,
+		  .other = 100 * MS, .stack = 2 },
+		{ .type = AS_EV_POLL_END, .tid = 11, .ts = BASE + 110 * MS, .task = T_BLOCK,
+		  .flags = AS_POLL_READY },
+	};
+	struct run r;
+	const struct finding *x;
+
+	meta.recorded = AS_REC_KNOWN | AS_REC_OFFCPU;
+	offcpu_stack = &cut;
+	analyse(&r, evs, 4, true, 0, BASE + 200 * MS, false);
+	x = r.f ? find(r.f, "blocking", NULL) : NULL;
+	CHECK(x != NULL);
+	if (x) {
+		CHECK(strstr(x->title, "blocked its worker 100.0 ms in open (wait_for_partner)") != NULL);
+		CHECK(strstr(x->detail, "The user stack ends at open, short of the thread's start") != NULL);
+		CHECK(strstr(x->advice, "record --dwarf to name the program's line") != NULL);
+	}
+	run_free(&r);
+	offcpu_stack = &lib;
+	analyse(&r, evs, 4, true, 0, BASE + 200 * MS, false);
+	x = r.f ? find(r.f, "blocking", NULL) : NULL;
+	CHECK(x && strstr(x->detail, "(a library blocked)") && !strstr(x->advice, "--dwarf"));
+	run_free(&r);
+	offcpu_stack = &sleep_stack;
+	meta.recorded = AS_REC_KNOWN;
+}
+
 static void test_bad_input(void)
 {
 	errno = 0;
@@ -559,6 +618,7 @@ int main(void)
 	RUN(test_merge_wide);
 	RUN(test_live);
 	RUN(test_pool_and_block_in_place);
+	RUN(test_cut_stack);
 	RUN(test_bad_input);
 	TEST_MAIN_END();
 }
