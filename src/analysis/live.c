@@ -230,7 +230,9 @@ static void on_wake(void *ctx, struct tm_task *mt, const struct as_event *ev,
 		     : w->waker->worker ? LIVE_WAKER_RUNTIME : LIVE_WAKER_TASK;
 		break;
 	}
-	t->waker_counts[kind]++;
+	/* woken again inside the poll that already woke it: one self wake */
+	if (!(kind == LIVE_WAKER_SELF && w->again))
+		t->waker_counts[kind]++;
 	t->wakes++;
 	t->w_wakes++;
 	if (t->state == LIVE_ST_IDLE) {

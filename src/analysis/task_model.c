@@ -833,7 +833,9 @@ __attribute__((noinline)) static int on_wake(struct task_model *m, const struct 
 	}
 	touch(m, t);
 	th = thread_find(m, ev->tid);
-	w = (struct tm_wake){ .state = t->state, .self = ev->other == ev->task, .thread = th };
+	w = (struct tm_wake){ .state = t->state, .self = ev->other == ev->task, .thread = th,
+			      .again = t->state == TM_RUNNABLE ||
+				       (t->state == TM_RUNNING && t->woken_in_poll) };
 	if (ev->flags & AS_WAKE_IO)
 		w.kind = TM_WAKER_IO;
 	else if (ev->flags & AS_WAKE_TIMER)

@@ -173,6 +173,10 @@ struct tm_wake {
 	enum tm_state state;      /* the woken task's state before the wake; a wake of a
 	                             TM_COMPLETED task changes nothing (an anomaly) */
 	bool self;                /* woken from inside its own poll */
+	bool again;               /* already woken (runnable, or woken in this poll):
+	                             the runtime schedules nothing more (Tokio's
+	                             NOTIFIED bit); e.g. a timer reset to a deadline
+	                             past, firing inside the poll that reset it */
 };
 
 /* Callbacks; ctx is the observer's. ts is the event's time; d an interval

@@ -67,7 +67,8 @@ struct task_stats {
 	                             while running is runnable from the end of that poll */
 	uint64_t idle_ns;         /* sum of Pending poll end -> wake (or FREE, or end) */
 	uint64_t wakes;           /* wakes, not counting the spawn-time schedule */
-	uint64_t self_wakes;      /* wakes from inside its own poll */
+	uint64_t self_wakes;      /* wakes from inside its own poll, one a poll (a wake
+	                             again in it schedules nothing more) */
 	uint64_t first_ns;        /* first event about it */
 	uint64_t last_ns;         /* last event about it */
 

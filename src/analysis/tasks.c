@@ -514,7 +514,10 @@ static void on_wake(void *ctx, struct tm_task *t, const struct as_event *ev,
 	if (w->state == TM_COMPLETED)
 		return; /* an anomaly of the model */
 	st->wakes++;
-	if (w->self)
+	/* a task woken again from inside the poll that already woke it (an
+	 * interval catching up: each missed tick's timer fires in the poll)
+	 * wakes itself once: it is polled once more, as after a yield */
+	if (w->self && !w->again)
 		st->self_wakes++;
 	ta_wake_edge(a, l, t->seq, w, ev->ts);
 }

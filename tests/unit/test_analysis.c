@@ -192,6 +192,8 @@ static void test_self_wake(void)
 
 	begin(a, 1, 0, 0x2000, P_USER, 0);   /* existed before the recording */
 	wake(a, 1, 10, 0x2000, 0x2000);      /* self wake (yield_now) */
+	wake(a, 1, 12, 0x2000, 0x2000);      /* again in that poll (a timer */
+	wake(a, 1, 14, 0x2000, 0x2000);      /* reset to a past deadline): no more */
 	end(a, 1, 20, 0x2000, 0);            /* runnable from here */
 	wake(a, 5, 25, 0x2000, 0x9999);      /* already runnable */
 	begin(a, 1, 50, 0x2000, P_USER, 3);  /* sched 30 */
@@ -202,8 +204,8 @@ static void test_self_wake(void)
 	CHECK(!t->spawned_in_trace);
 	CHECK(t->spawn_file == NULL);
 	CHECK_EQ_U64(t->tokio_id, 3);        /* first non-zero id */
-	CHECK_EQ_U64(t->wakes, 2);
-	CHECK_EQ_U64(t->self_wakes, 1);
+	CHECK_EQ_U64(t->wakes, 4);
+	CHECK_EQ_U64(t->self_wakes, 1);      /* one a poll */
 	CHECK_EQ_U64(t->sched_ns, 30);
 	CHECK_EQ_U64(t->idle_ns, 40);
 	CHECK_EQ_U64(t->busy_ns, 30);
