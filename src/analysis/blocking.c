@@ -41,6 +41,7 @@ struct cause_def {
 	const char *kernel, *user, *file, *futures, *call;
 	uint32_t line;
 	bool cut;
+	uint8_t where;        /* TM_NAME_POOL / TM_NAME_HANDOFF: a frame said so */
 };
 
 /* Future frame levels named in a cause (the model keeps more). */
@@ -204,7 +205,7 @@ static int cause_index(struct blocking *b, const struct cause_def *c, uint32_t *
 		const struct cause_def *d = &b->causes_def[i];
 		if (d->kernel == c->kernel && d->user == c->user && d->file == c->file &&
 		    d->line == c->line && d->futures == c->futures && d->call == c->call &&
-		    d->cut == c->cut) {
+		    d->cut == c->cut && d->where == c->where) {
 			*out = (uint32_t)i;
 			return 0;
 		}
@@ -284,6 +285,11 @@ static int stack_info(struct blocking *b, const struct as_stack *st, uint32_t *o
 		if (!call && st->frames[nk].sym && *st->frames[nk].sym)
 			call = st->frames[nk].sym;
 	}
+	/* a frame only a blocking-pool task's poll has, or only
+	 * block_in_place (the runtime profile's): blocking by design */
+	uint8_t where = 0;
+	for (uint32_t i = nk; i < nk + nu && !where; i++)
+		where = (uint8_t)task_model__frame_kind(b->model, st->frames[i].sym);
 	/* user frames outermost first, then kernel frames outermost first,
 	 * without the tracing frames innermost */
 	uint32_t skip = 0;
@@ -298,7 +304,8 @@ static int stack_info(struct blocking *b, const struct as_stack *st, uint32_t *o
 	    (file && (file = intern(b, file)) == NULL) || (call && (call = intern(b, call)) == NULL))
 		return -ENOMEM;
 	uint32_t cause;
-	if ((err = cause_index(b, &(struct cause_def){ kernel, user, file, NULL, call, line, cut },
+	if ((err = cause_index(b, &(struct cause_def){ kernel, user, file, NULL, call, line, cut,
+								 where },
 			       &cause)))
 		return err;
 	if ((err = GROW(b->sinfo, b->n_sinfo, b->cap_sinfo, 16)))
@@ -623,6 +630,8 @@ static int sort_all(struct blocking *b, struct blocking_task **out, size_t *n_ou
 			.file = b->causes_def[a->what].file, .line = b->causes_def[a->what].line,
 			.futures = b->causes_def[a->what].futures, .call = b->causes_def[a->what].call,
 			.cut = b->causes_def[a->what].cut,
+			.pool = b->causes_def[a->what].where == TM_NAME_POOL,
+			.handoff = b->causes_def[a->what].where == TM_NAME_HANDOFF,
 			.ns = a->ns, .count = a->count, .preempted_ns = a->preempted_ns,
 			.runnable_ns = a->runnable_ns,
 		};

@@ -35,6 +35,9 @@ struct blocking_cause {
 	                         switch (std::thread::sleep, clock_nanosleep, ...):
 	                         the frame just inside it, NULL when the user frame is
 	                         the innermost or unknown */
+	bool pool;            /* a frame of a blocking-pool task's poll on the stack
+	                         (the runtime profile's pool_frames): by design */
+	bool handoff;         /* inside block_in_place (handoff_frames) */
 	bool cut;             /* user is "?" and the user stack stopped before the
 	                         thread's start: the program's frame may have been
 	                         cut off (frame pointers end in libc; --dwarf) */

@@ -250,9 +250,10 @@ static void from_blocking(struct findings *f, struct blocking *b, const struct a
 			uint64_t n_blocked = bc->count;
 			struct cand *c;
 
-			if (blocked < f->long_poll_ns)
+			if (blocked < f->long_poll_ns || bc->pool)
 				continue;
-			c = cand(f, kind, t[i].name, bc->file, bc->line, bc->call, bc->kernel);
+			c = cand(f, bc->handoff ? FK_HANDOFF : kind, t[i].name, bc->file, bc->line,
+				 bc->call, bc->kernel);
 			if (!c)
 				return;
 			c->count2 = row ? row->handoffs : 0;
@@ -819,11 +820,12 @@ static void word(struct findings *f, const struct cand *c, struct finding *o)
 			       dur(d1, c->sum_ns), call ? call : c->kernel,
 			       call ? " (" : " (in the kernel)", call ? c->kernel : "", call ? ")" : "");
 		o->detail = fmt(f, "Off CPU inside %s polls, blocked: %s in %" PRIu64 " interval%s%s. "
-				"%s called tokio::task::block_in_place (%" PRIu64 " time%s), which first "
-				"handed %s worker's queue to a new worker thread: the other tasks kept "
-				"running, and this thread was held.%s%s", its, dur(d2, c->sum_ns),
+				"%s called tokio::task::block_in_place%s, which first handed %s worker's "
+				"queue to a new worker thread: the other tasks kept running, and this "
+				"thread was held.%s%s", its, dur(d2, c->sum_ns),
 				c->count, plural(c->count), worst(f, c, "with"), many ? "They" : "It",
-				c->count2, plural(c->count2), its, c->user && strcmp(c->user, "?") ?
+				c->count2 ? fmt(f, " (%" PRIu64 " time%s)", c->count2, plural(c->count2))
+				: "", its, c->user && strcmp(c->user, "?") ?
 				fmt(f, " The program's frame: %s%s.", disp(f, c->user), c->file ?
 				    fmt(f, " at %s:%" PRIu32, c->file, c->line) : "") : "", "");
 		o->advice = fmt(f, "fine when rare; for frequent or long calls %s keeps the "

@@ -640,6 +640,14 @@ static int add_worker_name(struct task_model *m, const char *name)
 	return 0;
 }
 
+static bool glob_any(const char *const *pats, const char *s)
+{
+	for (size_t i = 0; pats && pats[i]; i++)
+		if (glob_match(pats[i], s))
+			return true;
+	return false;
+}
+
 unsigned task_model__name_kind(const struct task_model *m, const char *name)
 {
 	for (size_t i = 0; name && m && i < m->n_profs; i++) {
@@ -648,13 +656,21 @@ unsigned task_model__name_kind(const struct task_model *m, const char *name)
 		if (p->worker_loops && glob_match(p->worker_loops, name)) {
 			unsigned k = TM_NAME_LOOP;
 
-			for (size_t j = 0; p->handoff_loops && p->handoff_loops[j]; j++)
-				if (glob_match(p->handoff_loops[j], name))
-					k |= TM_NAME_HANDOFF;
-			return k;
+			return k | (glob_any(p->handoff_loops, name) ? TM_NAME_HANDOFF : 0);
 		}
 		if (p->pool_tasks && glob_match(p->pool_tasks, name))
 			return TM_NAME_POOL;
+	}
+	return 0;
+}
+
+unsigned task_model__frame_kind(const struct task_model *m, const char *sym)
+{
+	for (size_t i = 0; sym && m && i < m->n_profs; i++) {
+		if (glob_any(m->profs[i]->pool_frames, sym))
+			return TM_NAME_POOL;
+		if (glob_any(m->profs[i]->handoff_frames, sym))
+			return TM_NAME_HANDOFF;
 	}
 	return 0;
 }

@@ -294,6 +294,10 @@ enum {
 };
 #define TM_MAX_PROFILES 4
 unsigned task_model__name_kind(const struct task_model *m, const char *name);
+/* What they say a user stack frame's function name is: TM_NAME_POOL (only
+ * in a blocking-pool task's poll), TM_NAME_HANDOFF (only inside
+ * block_in_place), or 0. */
+unsigned task_model__frame_kind(const struct task_model *m, const char *sym);
 /* Thread tid, or NULL if not seen. */
 const struct tm_thread *task_model__thread(const struct task_model *m, uint32_t tid);
 /* The live task at header, or NULL. */

@@ -197,6 +197,22 @@ static const char *const tokio_handoff_loops[] = {
 	NULL,
 };
 
+/* A blocking-pool task's poll: BlockingTask's Future::poll (1.24.2, 1.53.1) */
+static const char *const tokio_pool_frames[] = {
+	"<tokio::runtime::blocking::task::BlockingTask<*> as core::future::future::Future>::poll",
+	NULL,
+};
+
+/* Inside block_in_place: the function itself (1.53.1 keeps it out of line)
+ * and exit_runtime, which only block_in_place calls (1.24.2 inlines
+ * block_in_place into the caller's closure) */
+static const char *const tokio_handoff_frames[] = {
+	"tokio::runtime::scheduler::multi_thread*::worker::block_in_place*",
+	"tokio::runtime::context::exit_runtime*",
+	"tokio::runtime::context::runtime_mt::exit_runtime*",
+	NULL,
+};
+
 static const struct runtime_profile tokio_profile = {
 	.name = "tokio",
 	.crate = "tokio",
@@ -208,6 +224,8 @@ static const struct runtime_profile tokio_profile = {
 	.worker_loops = "tokio::runtime::blocking::task::BlockingTask<tokio::runtime::scheduler::multi_thread*::worker::*",
 	.handoff_loops = tokio_handoff_loops,
 	.pool_tasks = "tokio::runtime::blocking::task::BlockingTask<*",
+	.pool_frames = tokio_pool_frames,
+	.handoff_frames = tokio_handoff_frames,
 	.layout = tokio_layout,
 	.n_layout = sizeof(tokio_layout) / sizeof(tokio_layout[0]),
 	.versions = "tokio 1.24 to 1.53",

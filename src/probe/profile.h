@@ -119,6 +119,11 @@ struct runtime_profile {
 	/* Root futures of the blocking pool's tasks (spawn_blocking): made to
 	 * block, on threads that are not workers (worker loops excepted). */
 	const char *pool_tasks;
+	/* The same known from a stack (profile mode names few tasks): user
+	 * frames (globs, NULL-terminated) found only in a blocking-pool task's
+	 * poll, and only inside block_in_place. NULL: none. */
+	const char *const *pool_frames;
+	const char *const *handoff_frames;
 	/* Text found in a demangled function symbol only where the binary uses
 	 * this runtime (anywhere in the name: under fat LTO the runtime's own
 	 * functions may survive only as generic arguments of others); NULL:

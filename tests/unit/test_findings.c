@@ -598,6 +598,61 @@ static void test_cut_stack(void)
 	meta.recorded = AS_REC_KNOWN;
 }
 
+/* Known by a frame alone (profile mode names few tasks): a stack through a
+ * blocking-pool task's poll makes no finding, one through block_in_place
+ * (1.24 inlines it: exit_runtime is the frame left) an info. */
+static void test_frames_by_design(void)
+{
+	static const struct as_frame pool_frames[] = {
+		{ 0xffffffff81000100ull, "__schedule" },
+		{ 0xffffffff81000200ull, "schedule" },
+		{ 0xffffffff81a00010ull, "do_nanosleep" },
+		{ 0xffffffff81a00200ull, "hrtimer_nanosleep" },
+		{ 0x7f0000001000ull, "clock_nanosleep" },
+		{ 0x555500002000ull, "app::main::{{closure}}::{{closure}}", "src/app.rs", 24 },
+		{ 0x555500003000ull, "<tokio::runtime::blocking::task::BlockingTask<T> as "
+				     "core::future::future::Future>::poll" },
+		{ 0x555500004000ull, "tokio::runtime::task::core::Core<T,S>::poll" },
+	};
+	static const struct as_frame bip_frames[] = {
+		{ 0xffffffff81000100ull, "__schedule" },
+		{ 0xffffffff81000200ull, "schedule" },
+		{ 0xffffffff81a00010ull, "do_nanosleep" },
+		{ 0xffffffff81a00200ull, "hrtimer_nanosleep" },
+		{ 0x7f0000001000ull, "clock_nanosleep" },
+		{ 0x555500002000ull, "app::main::{{closure}}::{{closure}}::{{closure}}", "src/app.rs", 29 },
+		{ 0x555500005000ull, "tokio::runtime::context::exit_runtime" },
+	};
+	const struct as_stack pool = { .id = 4, .n_kernel = 4, .n_user = 4, .frames = pool_frames };
+	const struct as_stack bip = { .id = 5, .n_kernel = 4, .n_user = 3, .frames = bip_frames };
+	const struct as_event evs[] = {
+		{ .type = AS_EV_THREAD, .tid = 11, .ts = BASE, .str = "w" },
+		{ .type = AS_EV_POLL_BEGIN, .tid = 11, .ts = BASE + 1 * MS, .task = T_BLOCK,
+		  .probe = 0, .other = 1 },
+		{ .type = AS_EV_OFFCPU, .tid = 11, .ts = BASE + 2 * MS, .task = T_BLOCK,
+		  .other = 100 * MS, .stack = 4 },
+		{ .type = AS_EV_POLL_END, .tid = 11, .ts = BASE + 110 * MS, .task = T_BLOCK,
+		  .flags = AS_POLL_READY },
+	};
+	struct run r;
+	const struct finding *x;
+
+	meta.recorded = AS_REC_KNOWN | AS_REC_OFFCPU;
+	offcpu_stack = &pool;
+	analyse(&r, evs, 4, true, 0, BASE + 200 * MS, false);
+	CHECK(r.f && !find(r.f, "blocking", NULL) && !find(r.f, "block_in_place", NULL));
+	run_free(&r);
+	offcpu_stack = &bip;
+	analyse(&r, evs, 4, true, 0, BASE + 200 * MS, false);
+	x = r.f ? find(r.f, "block_in_place", NULL) : NULL;
+	CHECK(r.f && !find(r.f, "blocking", NULL));
+	CHECK(x && x->severity == FINDING_INFO && x->line == 29);
+	CHECK(x && strstr(x->detail, "called tokio::task::block_in_place, which first handed"));
+	run_free(&r);
+	offcpu_stack = &sleep_stack;
+	meta.recorded = AS_REC_KNOWN;
+}
+
 static void test_bad_input(void)
 {
 	errno = 0;
@@ -619,6 +674,7 @@ int main(void)
 	RUN(test_live);
 	RUN(test_pool_and_block_in_place);
 	RUN(test_cut_stack);
+	RUN(test_frames_by_design);
 	RUN(test_bad_input);
 	TEST_MAIN_END();
 }
