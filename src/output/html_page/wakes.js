@@ -235,7 +235,7 @@ function wakeGraph(edges) {
 function renderWakes() {
 	var sec = section('wakes', 'Wake graph', 'Who wakes whom: an arrow from the waker (a task, the I/O driver, a timer) to the task it woke; width by number of wakes, labelled with the count and the median delay from wake to poll. Click a task for its detail view.');
 	var edges = arr(R.wake_edges);
-	if (!edges) return noData(sec);
+	if (!edges) return noData(sec, null, 'wake_edges');
 	edges = edges.filter(function (e) { return obj(e) && e.to_seq != null; });
 	if (!edges.length) return noData(sec, 'no wakes in this report');
 	var kinds = {};
