@@ -329,6 +329,10 @@ int cmd_top(int argc, char **argv)
 	if (t.screen)
 		endwin();
 	fputs(t.notes, stderr);
+	/* what the screen showed: the tasks the live view followed (those
+	 * found in memory at the start too), not only the ones spawned since */
+	const struct live_summary *ls = t.live ? live__summary(t.live) : NULL;
+	uint64_t seen = ls ? ls->tasks_live + ls->tasks_done + ls->tasks_folded : res.tasks;
 	live__free(t.live);
 	if (ret) {
 		cli_error("%s", err);
@@ -339,7 +343,7 @@ int cmd_top(int argc, char **argv)
 		return 1;
 	}
 	fprintf(stderr, "asyncscope: top saw %llu events, %llu tasks, %llu lost%s\n",
-		(unsigned long long)res.events, (unsigned long long)res.tasks,
+		(unsigned long long)res.events, (unsigned long long)(seen > res.tasks ? seen : res.tasks),
 		(unsigned long long)res.lost, o.pid > 0 ? "; the target was left running" : "");
 	return 0;
 }
