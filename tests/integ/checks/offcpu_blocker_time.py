@@ -11,7 +11,7 @@ machine, is in it"""
 import re, sys
 no_runq = "--no-runq" in sys.argv[2:]
 for line in open(sys.argv[1]):
-    m = re.match(r"  #\d+ sleeper_in_poll::blocker  off-CPU ([0-9.]+) ms  (\d+) intervals"
+    m = re.match(r"  #\d+ sleeper_in_poll::blocker  off-CPU ([0-9.]+) ms  (\d+) intervals?"
                  r"(?:  \(blocked ([0-9.]+) ms, waiting for a CPU ([0-9.]+) ms\))?", line)
     if m:
         ms, n = float(m.group(1)), int(m.group(2))
