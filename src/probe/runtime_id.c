@@ -178,7 +178,11 @@ int runtime_id__identify(const struct runtime_profile *prof, const struct elf_im
 		/* the paths and the code disagree: a vendored or patched copy? */
 		struct semver v;
 		char ev[48];
-		if (!semver_parse(id->version, &v) && !semver_range_contains(&r, &v)) {
+		/* an empty range: the symbols' and layout's own facts disagree
+		 * (a fact of a feature the binary does not use), so they say
+		 * nothing against the paths */
+		if (!semver_parse(id->version, &v) && !semver_range_empty(&r) &&
+		    !semver_range_contains(&r, &v)) {
 			semver_range_format(&r, ev, sizeof(ev));
 			warn(id, "%s: the binary's source paths name %s %s, but its symbols and layout "
 			     "show %s: traced by the symbols found", prof->name, prof->crate,
