@@ -473,12 +473,14 @@ void tui_draw(struct tui_state *st, const struct live *l, const struct as_trace_
 		 * fit keeps its end, the location is shown whole */
 		const char *name = live_task__name(r) ? live_task__name(r) : "(unknown)";
 		char where[112] = "";
+		size_t at_len = 0;   /* of where, the " @ file:line" part */
 		int room = COLS - getcurx(stdscr);
 		if (r->parked[0] && r->state == LIVE_ST_IDLE) {
 			const char *p = r->parked;
 			if ((int)strlen(name) + 3 + (int)strlen(p) > room && strrchr(p, '/'))
 				p = strrchr(p, '/') + 1;
 			snprintf(where, sizeof(where), " @ %s", p);
+			at_len = strlen(where);
 			if (r->wakes_at) {
 				/* a timer's deadline, on the events' clock */
 				char d[FMT_DURATION_MAX];
@@ -491,6 +493,11 @@ void tui_draw(struct tui_state *st, const struct live *l, const struct as_trace_
 			}
 		}
 		int name_room = room - (int)strlen(where);
+		if (name_room < 8 && at_len) {
+			/* the timer's note goes first, the location stays */
+			where[at_len] = '\0';
+			name_room = room - (int)at_len;
+		}
 		if (name_room < 8) {
 			name_room = room;
 			where[0] = '\0';
