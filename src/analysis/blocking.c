@@ -181,20 +181,6 @@ static bool sched_frame(const char *s)
 	return tracing_frame(s) || prefixed(s, pre);
 }
 
-/* Where a complete user stack ends: a thread's start (glibc: clone3 or
- * clone, start_thread; the main thread: _start, __libc_start_*). */
-static bool thread_root(const char *s)
-{
-	static const char *const roots[] = { "clone3", "clone", "__clone", "start_thread",
-					     "_start", "__libc_start_main", "__libc_start_call_main",
-					     NULL };
-
-	for (size_t i = 0; s && roots[i]; i++)
-		if (!strcmp(s, roots[i]))
-			return true;
-	return false;
-}
-
 /* The index of cause c (strings interned) among the definitions, added when
  * new. Causes are few: a linear search will do. */
 static int cause_index(struct blocking *b, const struct cause_def *c, uint32_t *out)
@@ -281,7 +267,7 @@ static int stack_info(struct blocking *b, const struct as_stack *st, uint32_t *o
 	if (!strcmp(user, "?") && nu) {
 		const char *out = st->frames[nk + nu - 1].sym;
 
-		cut = !thread_root(out);
+		cut = !stack_frame_start(out);
 		if (!call && st->frames[nk].sym && *st->frames[nk].sym)
 			call = st->frames[nk].sym;
 	}

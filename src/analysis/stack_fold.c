@@ -18,6 +18,8 @@ struct frame_rule {
 	enum rule_match how;
 	bool loop;            /* a runtime's own loop: where the stack of a thread
 	                         that runs no task starts (STACK_FOLD_THREAD) */
+	bool start;           /* a thread's or the process's start: where a whole
+	                         user stack ends (stack_frame_start()) */
 };
 
 /* Scaffolding: the runtime's and the standard library's machinery that
@@ -29,11 +31,13 @@ struct frame_rule {
  * (a runtime's park, a std lock) stays. */
 static const struct frame_rule scaffold_rules[] = {
 	/* C runtime: a thread's start, a process's start */
-	{ "start_thread", M_EXACT }, { "clone3", M_EXACT }, { "__clone3", M_EXACT },
-	{ "clone", M_EXACT }, { "__clone", M_EXACT }, { "__clone_internal", M_EXACT },
-	{ "_start", M_EXACT }, { "__libc_start_main", M_EXACT },
-	{ "__libc_start_main_impl", M_EXACT }, { "__libc_start_call_main", M_EXACT },
-	{ "main", M_EXACT }, { "__GI___clone", M_PREFIX }, { "__libc_start", M_PREFIX },
+#define START(text, how) { text, how, false, true }
+	START("start_thread", M_EXACT), START("clone3", M_EXACT), START("__clone3", M_EXACT),
+	START("clone", M_EXACT), START("__clone", M_EXACT), START("__clone_internal", M_EXACT),
+	START("_start", M_EXACT), START("__libc_start_main", M_EXACT),
+	START("__libc_start_main_impl", M_EXACT), START("__libc_start_call_main", M_EXACT),
+	{ "main", M_EXACT }, START("__GI___clone", M_PREFIX), START("__libc_start", M_PREFIX),
+#undef START
 	/* std: thread start, lang_start, catch_unwind, closure calls */
 	{ "std::rt::", M_PREFIX },
 	{ "std::panic::", M_PREFIX }, { "std::panicking::", M_PREFIX },
@@ -126,6 +130,13 @@ static const struct frame_rule *scaffold_rule(const char *sym)
 static bool scaffold(const char *sym)
 {
 	return scaffold_rule(sym) != NULL;
+}
+
+bool stack_frame_start(const char *sym)
+{
+	const struct frame_rule *r = sym ? scaffold_rule(sym) : NULL;
+
+	return r && r->start;
 }
 
 static bool ident_char(char c)

@@ -68,6 +68,10 @@ int stack_crates__learn(struct stack_crates *c, const struct as_stack *st);
 /* The kind of a user frame named sym (demangled; "" unknown); crates may be
  * NULL (the static table only). */
 enum frame_kind stack_frame_kind(const char *sym, const struct stack_crates *crates);
+/* Whether user frame sym is a thread's or the process's start (clone3,
+ * start_thread, _start, ...): the outermost frame of a whole user stack,
+ * so one ending elsewhere was cut short. */
+bool stack_frame_start(const char *sym);
 
 /* A folded stack: its frames outermost first, ';' between them. */
 struct stack_line {
