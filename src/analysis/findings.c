@@ -130,11 +130,6 @@ static const char *dur(char *buf, uint64_t ns)
 	return fmt_duration(buf, FMT_DURATION_MAX, ns);
 }
 
-static const char *plural(uint64_t n)
-{
-	return n == 1 ? "" : "s";
-}
-
 /* ------------------------------------------------------------- candidates */
 
 static uint64_t hash_str(uint64_t h, const char *s)
@@ -218,9 +213,9 @@ static uint64_t offcpu_ns_of(const struct blocking_task *bt, size_t n, uint64_t 
 	return ns;
 }
 
-static void from_blocking(struct findings *f, struct blocking *b, const struct as_trace_meta *meta,
-			  const struct analysis *a)
+static void from_blocking(struct findings *f, struct blocking *b, const struct as_trace_meta *meta)
 {
+	const struct analysis *a = f->a;
 	size_t n;
 	const struct blocking_task *t = blocking__tasks(b, &n);
 	const struct blocking_summary *s = blocking__summary(b);
@@ -634,7 +629,7 @@ static void word(struct findings *f, const struct cand *c, struct finding *o)
 		o->detail = fmt(f, "Off CPU inside %s polls, blocked (not preempted): %s in %" PRIu64
 				" interval%s, %s each on average%s. %s%s%s The worker ran no other "
 				"task meanwhile: every task queued on it waited.", its,
-				dur(d1, c->sum_ns), c->count, plural(c->count), dur(d2, mean),
+				dur(d1, c->sum_ns), c->count, fmt_plural(c->count), dur(d2, mean),
 				worst(f, c, "with"), where, c->futures ? " In the futures: " : "",
 				c->futures ? c->futures : "");
 		o->advice = blocking_advice(f, c);
@@ -654,7 +649,7 @@ static void word(struct findings *f, const struct cand *c, struct finding *o)
 			       ", cause unknown (no off-CPU data)");
 		o->detail = fmt(f, "%" PRIu64 " poll%s of %s or more (the longest %s%s); the worker "
 				"polled nothing else meanwhile, so every task queued on it waited. %s",
-				c->count, plural(c->count), dur(d2, f->long_poll_ns), dur(d3, c->max_ns),
+				c->count, fmt_plural(c->count), dur(d2, f->long_poll_ns), dur(d3, c->max_ns),
 				worst(f, c, "with"), f->live ? "The live view records no off-CPU "
 				"intervals: what it did is unknown here." : preempted ? fmt(f,
 				"Neither blocking nor its own work explains it: the thread was "
@@ -704,7 +699,7 @@ static void word(struct findings *f, const struct cand *c, struct finding *o)
 		o->severity = c->max_ns >= TEN_X * f->starve_ns ? FINDING_ERROR : FINDING_WARNING;
 		o->weight_ns = c->max_ns;
 		o->title = fmt(f, "%s waited up to %s to be polled after a wake (%" PRIu64 " time%s "
-			       "over %s)", who(f, c), dur(d1, c->max_ns), c->count, plural(c->count),
+			       "over %s)", who(f, c), dur(d1, c->max_ns), c->count, fmt_plural(c->count),
 			       dur(d2, f->starve_ns));
 		o->detail = fmt(f, "%s runnable (woken) but no worker polled %s for that long: "
 				"the workers were busy with other polls%s.%s", many ? "They were" :
@@ -756,7 +751,7 @@ static void word(struct findings *f, const struct cand *c, struct finding *o)
 		o->detail = f->live ? fmt(f, "The runtime had work for it nearly all the time.") :
 			    fmt(f, "%s in polls out of %s; it parked %" PRIu64 " time%s: the "
 				"runtime had work for it nearly all the time.", dur(d1, c->sum_ns),
-				dur(d2, c->max_ns), c->count, plural(c->count));
+				dur(d2, c->max_ns), c->count, fmt_plural(c->count));
 		o->advice = fmt(f, "the runtime is saturated: see the busiest tasks and long polls; "
 				"more worker_threads, or heavy work moved to %s", sb);
 		o->file = NULL;
@@ -822,12 +817,12 @@ static void word(struct findings *f, const struct cand *c, struct finding *o)
 		o->detail = fmt(f, "Off CPU inside %s polls, blocked: %s in %" PRIu64 " interval%s%s. "
 				"%s called tokio::task::block_in_place%s, which first handed %s worker's "
 				"queue to a new worker thread: the other tasks kept running, and this "
-				"thread was held.%s%s", its, dur(d2, c->sum_ns),
-				c->count, plural(c->count), worst(f, c, "with"), many ? "They" : "It",
-				c->count2 ? fmt(f, " (%" PRIu64 " time%s)", c->count2, plural(c->count2))
+				"thread was held.%s", its, dur(d2, c->sum_ns),
+				c->count, fmt_plural(c->count), worst(f, c, "with"), many ? "They" : "It",
+				c->count2 ? fmt(f, " (%" PRIu64 " time%s)", c->count2, fmt_plural(c->count2))
 				: "", its, c->user && strcmp(c->user, "?") ?
 				fmt(f, " The program's frame: %s%s.", disp(f, c->user), c->file ?
-				    fmt(f, " at %s:%" PRIu32, c->file, c->line) : "") : "", "");
+				    fmt(f, " at %s:%" PRIu32, c->file, c->line) : "") : "");
 		o->advice = fmt(f, "fine when rare; for frequent or long calls %s keeps the "
 				"worker's own thread free", spawn_blocking(f));
 		break;
@@ -925,7 +920,7 @@ struct findings *findings__new(const struct findings_input *in)
 	const struct blocking_task *bt = in->blocking ? blocking__tasks(in->blocking, &nbt) : NULL;
 
 	if (in->blocking)
-		from_blocking(f, in->blocking, in->meta, in->analysis);
+		from_blocking(f, in->blocking, in->meta);
 	if (!as_meta_profile(in->meta)) {
 		const struct task_stats *t = analysis__tasks(in->analysis, &n);
 		size_t ng;

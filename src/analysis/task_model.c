@@ -653,11 +653,8 @@ unsigned task_model__name_kind(const struct task_model *m, const char *name)
 	for (size_t i = 0; name && m && i < m->n_profs; i++) {
 		const struct runtime_profile *p = m->profs[i];
 
-		if (p->worker_loops && glob_match(p->worker_loops, name)) {
-			unsigned k = TM_NAME_LOOP;
-
-			return k | (glob_any(p->handoff_loops, name) ? TM_NAME_HANDOFF : 0);
-		}
+		if (p->worker_loops && glob_match(p->worker_loops, name))
+			return TM_NAME_LOOP | (glob_any(p->handoff_loops, name) ? TM_NAME_HANDOFF : 0);
 		if (p->pool_tasks && glob_match(p->pool_tasks, name))
 			return TM_NAME_POOL;
 	}
@@ -742,7 +739,6 @@ __attribute__((noinline)) static int on_poll_begin(struct task_model *m, const s
 		}
 		t->polled = true;
 	}
-
 	if (!t->tokio_id && ev->other) {
 		uint64_t v;
 		t->tokio_id = ev->other;

@@ -402,6 +402,17 @@ static void on_leave(void *ctx, struct tm_task *t, uint64_t ts, uint64_t d, enum
 	}
 }
 
+/* Row idx takes model task t's name, and with it whether it is a
+ * blocking-pool task (the flag the edges read, and the row's). */
+static void row_named(struct analysis *a, size_t idx, const struct tm_task *t)
+{
+	a->tasks[idx].name = t->name;
+	if (t->name_kind & TM_NAME_POOL) {
+		a->rinfo[idx].flags |= RF_BLOCKING;
+		a->tasks[idx].pool = true;
+	}
+}
+
 static void on_poll_begin(void *ctx, struct tm_task *t, struct tm_thread *th,
 			  const struct as_event *ev)
 {
@@ -413,13 +424,8 @@ static void on_poll_begin(void *ctx, struct tm_task *t, struct tm_thread *th,
 		return;
 	if (l->n_pend)
 		ta_wake_timed(a, l, ev->ts);
-	if (!l->c.polls && !a->tasks[l->idx].name) {
-		a->tasks[l->idx].name = t->name;
-		if (t->name_kind & TM_NAME_POOL) {
-			a->rinfo[l->idx].flags |= RF_BLOCKING;
-			a->tasks[l->idx].pool = true;
-		}
-	}
+	if (!l->c.polls && !a->tasks[l->idx].name)
+		row_named(a, l->idx, t);
 	if (!l->c.tokio_id && ev->other)
 		l->c.tokio_id = ev->other;
 	l->c.polls++;
@@ -612,13 +618,8 @@ static void on_cut(void *ctx, struct tm_task *t, uint64_t end_ns)
 		return;
 	flush_row(a, l, t);
 	/* a task known without a poll (a profile trace's, by id) */
-	if (!st->polls && !st->name) {
-		st->name = t->name;
-		if (t->name_kind & TM_NAME_POOL) {
-			a->rinfo[l->idx].flags |= RF_BLOCKING;
-			st->pool = true;
-		}
-	}
+	if (!st->polls && !st->name)
+		row_named(a, l->idx, t);
 	if (!st->tokio_id)
 		st->tokio_id = t->tokio_id;
 	switch (t->state) {

@@ -5,9 +5,8 @@
 #include <inttypes.h>
 
 #include "output/view.h"
+#include "util/fmt.h"
 #include "util/task_id.h"
-
-#define PLURAL(n) ((n) == 1 ? "" : "s")
 
 static double ms(uint64_t ns)
 {
@@ -35,18 +34,18 @@ int blocking_report_text(FILE *out, struct blocking *b, const struct text_view *
 		/* Blocking in tasks (off CPU, profile): 503.412 ms in 10 intervals, 1 task */
 		fprintf(out, "%sBlocking in tasks%s (off CPU, profile: by each thread's CONTEXT): %.3f ms "
 			"in %" PRIu64 " interval%s, %" PRIu64 " task%s\n", bold, r, ms(s->ns), s->count,
-			PLURAL(s->count), s->tasks, PLURAL(s->tasks));
+			fmt_plural(s->count), s->tasks, fmt_plural(s->tasks));
 	else
 		fprintf(out, "%sBlocking inside polls%s (off CPU): %.3f ms in %" PRIu64
 			" interval%s, %" PRIu64 " task%s\n", bold, r, ms(s->ns), s->count,
-			PLURAL(s->count), s->tasks, PLURAL(s->tasks));
+			fmt_plural(s->count), s->tasks, fmt_plural(s->tasks));
 	for (size_t i = 0; i < shown; i++) {
 		char id[TASK_ID_MAX];
 
 		fprintf(out, "  %s %s", task_id_format(id, sizeof(id), t[i].tokio_id, t[i].seq, t[i].task),
 			text_name(v, name, sizeof(name), t[i].name, 0));
 		fprintf(out, "  off-CPU %.3f ms  %" PRIu64 " interval%s", ms(t[i].ns), t[i].count,
-			PLURAL(t[i].count));
+			fmt_plural(t[i].count));
 		if (t[i].runnable_ns)
 			fprintf(out, "  (blocked %.3f ms, waiting for a CPU %.3f ms)",
 				ms(t[i].ns - t[i].runnable_ns), ms(t[i].runnable_ns));
@@ -73,10 +72,10 @@ int blocking_report_text(FILE *out, struct blocking *b, const struct text_view *
 	text_more(out, v, shown, n, "tasks", "  ", "; all in report --format json");
 	if (s->parked_count)
 		fprintf(out, "  parked in the runtime (not counted): %" PRIu64 " interval%s, %.3f ms\n",
-			s->parked_count, PLURAL(s->parked_count), ms(s->parked_ns));
+			s->parked_count, fmt_plural(s->parked_count), ms(s->parked_ns));
 	if (s->runtime_count)
 		fprintf(out, "  in the runtime's own loop, outside polls (not counted): %" PRIu64
-			" interval%s, %.3f ms%s\n", s->runtime_count, PLURAL(s->runtime_count),
+			" interval%s, %.3f ms%s\n", s->runtime_count, fmt_plural(s->runtime_count),
 			ms(s->runtime_ns),
 			s->profile ? " (its parking included)" : "");
 	if (!s->count && !s->parked_count && !s->runtime_count)

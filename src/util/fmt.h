@@ -21,4 +21,10 @@ char *fmt_duration(char *buf, size_t n, uint64_t ns);
  * overlong form, surrogate, beyond U+10FFFF, truncated). */
 size_t fmt_utf8_len(const char *s, size_t n);
 
+/* "s" for a count other than 1, "" for 1: "1 interval", "2 intervals". */
+static inline const char *fmt_plural(uint64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
 #endif
