@@ -541,6 +541,27 @@ out:
 #undef T_LOOP
 }
 
+/* One poll of T_BLOCK on a worker, 100 ms off CPU inside it at stack st,
+ * off-CPU recording said, through analyse(). */
+static void one_blocked_poll(struct run *r, const struct as_stack *st)
+{
+	const struct as_event evs[] = {
+		{ .type = AS_EV_THREAD, .tid = 11, .ts = BASE, .str = "w" },
+		{ .type = AS_EV_POLL_BEGIN, .tid = 11, .ts = BASE + 1 * MS, .task = T_BLOCK,
+		  .probe = 0, .other = 1 },
+		{ .type = AS_EV_OFFCPU, .tid = 11, .ts = BASE + 2 * MS, .task = T_BLOCK,
+		  .other = 100 * MS, .stack = st->id },
+		{ .type = AS_EV_POLL_END, .tid = 11, .ts = BASE + 110 * MS, .task = T_BLOCK,
+		  .flags = AS_POLL_READY },
+	};
+
+	meta.recorded = AS_REC_KNOWN | AS_REC_OFFCPU;
+	offcpu_stack = st;
+	analyse(r, evs, sizeof(evs) / sizeof(evs[0]), true, 0, BASE + 200 * MS, false);
+	offcpu_stack = &sleep_stack;
+	meta.recorded = AS_REC_KNOWN;
+}
+
 /* A user stack of one frame, libc's open (the frame-pointer walk stopped
  * there), is cut short: the call is named, the wording says the program's
  * frame is unknown and --dwarf finds it; one that reaches the thread's
@@ -566,21 +587,10 @@ static void test_cut_stack(void)
 	};
 	const struct as_stack cut = { .id = 2, .n_kernel = 4, .n_user = 1, .frames = cut_frames };
 	const struct as_stack lib = { .id = 3, .n_kernel = 4, .n_user = 4, .frames = lib_frames };
-	const struct as_event evs[] = {
-		{ .type = AS_EV_THREAD, .tid = 11, .ts = BASE, .str = "w" },
-		{ .type = AS_EV_POLL_BEGIN, .tid = 11, .ts = BASE + 1 * MS, .task = T_BLOCK,
-		  .probe = 0, .other = 1 },
-		{ .type = AS_EV_OFFCPU, .tid = 11, .ts = BASE + 2 * MS, .task = T_BLOCK,
-		  .other = 100 * MS, .stack = 2 },
-		{ .type = AS_EV_POLL_END, .tid = 11, .ts = BASE + 110 * MS, .task = T_BLOCK,
-		  .flags = AS_POLL_READY },
-	};
 	struct run r;
 	const struct finding *x;
 
-	meta.recorded = AS_REC_KNOWN | AS_REC_OFFCPU;
-	offcpu_stack = &cut;
-	analyse(&r, evs, 4, true, 0, BASE + 200 * MS, false);
+	one_blocked_poll(&r, &cut);
 	x = r.f ? find(r.f, "blocking", NULL) : NULL;
 	CHECK(x != NULL);
 	if (x) {
@@ -589,13 +599,10 @@ static void test_cut_stack(void)
 		CHECK(strstr(x->advice, "record --dwarf to name the program's line") != NULL);
 	}
 	run_free(&r);
-	offcpu_stack = &lib;
-	analyse(&r, evs, 4, true, 0, BASE + 200 * MS, false);
+	one_blocked_poll(&r, &lib);
 	x = r.f ? find(r.f, "blocking", NULL) : NULL;
 	CHECK(x && strstr(x->detail, "(a library blocked)") && !strstr(x->advice, "--dwarf"));
 	run_free(&r);
-	offcpu_stack = &sleep_stack;
-	meta.recorded = AS_REC_KNOWN;
 }
 
 /* Known by a frame alone (profile mode names few tasks): a stack through a
@@ -625,32 +632,18 @@ static void test_frames_by_design(void)
 	};
 	const struct as_stack pool = { .id = 4, .n_kernel = 4, .n_user = 4, .frames = pool_frames };
 	const struct as_stack bip = { .id = 5, .n_kernel = 4, .n_user = 3, .frames = bip_frames };
-	const struct as_event evs[] = {
-		{ .type = AS_EV_THREAD, .tid = 11, .ts = BASE, .str = "w" },
-		{ .type = AS_EV_POLL_BEGIN, .tid = 11, .ts = BASE + 1 * MS, .task = T_BLOCK,
-		  .probe = 0, .other = 1 },
-		{ .type = AS_EV_OFFCPU, .tid = 11, .ts = BASE + 2 * MS, .task = T_BLOCK,
-		  .other = 100 * MS, .stack = 4 },
-		{ .type = AS_EV_POLL_END, .tid = 11, .ts = BASE + 110 * MS, .task = T_BLOCK,
-		  .flags = AS_POLL_READY },
-	};
 	struct run r;
 	const struct finding *x;
 
-	meta.recorded = AS_REC_KNOWN | AS_REC_OFFCPU;
-	offcpu_stack = &pool;
-	analyse(&r, evs, 4, true, 0, BASE + 200 * MS, false);
+	one_blocked_poll(&r, &pool);
 	CHECK(r.f && !find(r.f, "blocking", NULL) && !find(r.f, "block_in_place", NULL));
 	run_free(&r);
-	offcpu_stack = &bip;
-	analyse(&r, evs, 4, true, 0, BASE + 200 * MS, false);
+	one_blocked_poll(&r, &bip);
 	x = r.f ? find(r.f, "block_in_place", NULL) : NULL;
 	CHECK(r.f && !find(r.f, "blocking", NULL));
 	CHECK(x && x->severity == FINDING_INFO && x->line == 29);
 	CHECK(x && strstr(x->detail, "called tokio::task::block_in_place, which first handed"));
 	run_free(&r);
-	offcpu_stack = &sleep_stack;
-	meta.recorded = AS_REC_KNOWN;
 }
 
 static void test_bad_input(void)
