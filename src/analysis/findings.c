@@ -692,8 +692,9 @@ static void word(struct findings *f, const struct cand *c, struct finding *o)
 				c->file && c->awaitee ? fmt(f, ", awaiting %s", disp(f, c->awaitee)) : "",
 				c->file ? "." : "");
 		o->advice = fmt(f, "check what it awaits (asyncscope dump -p PID shows each task's "
-				"await chain): the future must keep cx.waker() and wake it, and its "
-				"sender or event must still come");
+				"await chain, and marks a task no waker of which exists any more): the "
+				"future must keep cx.waker() and wake it, and its sender or event must "
+				"still come");
 		break;
 	case FK_STARVED:
 		o->severity = c->max_ns >= TEN_X * f->starve_ns ? FINDING_ERROR : FINDING_WARNING;

@@ -293,6 +293,16 @@ static void print_block_ons(const struct dump_result *r)
 		       "future it drives is not shown)\n", r->running[i].comm, (int)r->running[i].tid);
 }
 
+/* Idle tasks no waker of which exists (struct dump_task's wakers). */
+static size_t no_waker(const struct dump_result *r)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->n; i++)
+		n += r->tasks[i].wakers_known && !r->tasks[i].wakers;
+	return n;
+}
+
 static void print_text(const struct dump_result *r)
 {
 	char why[320];
@@ -304,6 +314,12 @@ static void print_text(const struct dump_result *r)
 	 * shards walked: some tasks may be missing)" */
 	if (incomplete)
 		printf("(%s: some tasks may be missing)\n", incomplete);
+	size_t lost = no_waker(r);
+
+	if (lost)
+		printf("%s%zu idle task%s with no waker: nothing can wake %s again (a lost wakeup; "
+		       "marked below)%s\n", text_sgr(&view, TS_WARNING), lost, fmt_plural(lost),
+		       lost == 1 ? "it" : "them", text_sgr(&view, TS_RESET));
 	print_lists(r);
 	size_t shown = text_rows(&view, r->n);
 
@@ -334,6 +350,9 @@ static void print_text(const struct dump_result *r)
 			else
 				printf("    (its timer is due: the task should be woken)\n");
 		}
+		if (t->wakers_known && !t->wakers)
+			printf("    %s(no waker of it exists: nothing can wake it again)%s\n",
+			       text_sgr(&view, TS_WARNING), text_sgr(&view, TS_RESET));
 	}
 	if (shown < r->n)
 		putchar('\n');
@@ -426,7 +445,9 @@ static void chain_json(struct json_writer *w, const struct async_stack *s)
  * "futures::stream::FuturesUnordered", a combinator's type such as
  * "futures_util::future::select::Select") and "branches":
  * [{"state" (pending, done, gone, disabled), "frames", "leaf", ...}]}],
- * "list_complete"}, "parent" and "join_sets" (join_sets_json()); header as "0x..." hex; id, name, note, leaf null when
+ * "list_complete"}, "parent" and "join_sets" (join_sets_json()), "wakers" (an
+ * idle Tokio task: the wakers of it held, abort handles counted too; 0:
+ * nothing can wake it again; null not known); header as "0x..." hex; id, name, note, leaf null when
  * unknown. With a sharded task list (tokio >= 1.35) also "shards",
  * "shards_walked" and "list_note" (why not complete, or null). Then
  * "lists_created" (the task lists the program created, null unknown),
@@ -446,6 +467,7 @@ static int print_json(const struct dump_result *r)
 	json_writer__kv_u64(w, "pid", (uint64_t)r->pid);
 	json_writer__kv_string(w, "target", r->target);
 	json_writer__kv_bool(w, "list_complete", dump_list_complete(r));
+	json_writer__kv_u64(w, "tasks_without_waker", no_waker(r));
 	if (r->lists || r->layout_unverified) {
 		json_writer__kv_u64(w, "shards", r->shards);
 		json_writer__kv_u64(w, "shards_walked", r->shards_walked);
@@ -503,6 +525,9 @@ static int print_json(const struct dump_result *r)
 		chain_json(w, &t->stack);
 		join_sets_json(w, r, t);
 		/* a timer's deadline (CLOCK_MONOTONIC ns) and how far off it was */
+		/* an idle Tokio task: the wakers of it held (and abort handles),
+		 * 0 when nothing can wake it again; null not known */
+		json_writer__kv_u64_or_null(w, "wakers", t->wakers_known, t->wakers);
 		json_writer__kv_u64_or_null(w, "deadline_ns", t->wakes_at_ns, t->wakes_at_ns);
 		json_writer__key(w, "wakes_in_ns");
 		if (t->wakes_at_ns) {

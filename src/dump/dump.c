@@ -55,6 +55,14 @@
 #define TOKIO_RUNNING  UINT64_C(0x1)
 #define TOKIO_COMPLETE UINT64_C(0x2)
 #define TOKIO_NOTIFIED UINT64_C(0x4)
+/* The rest of Tokio's task state word (runtime/task/state.rs, the same in
+ * 1.24.2 and 1.53.1): JoinHandle alive (it holds a reference while this
+ * is set), then the reference count from bit 6 on. An idle task (not
+ * running, not notified: no Notified holds a reference) is referenced by
+ * its owned-tasks list once, by its JoinHandle, and by every waker of it
+ * and every AbortHandle. */
+#define TOKIO_JOIN_INTEREST UINT64_C(0x8)
+#define TOKIO_REF_SHIFT 6
 
 #define MAX_TASKS      100000     /* list walk guard */
 #define MAX_SNAPSHOT   (1u << 20) /* task cells read in one piece up to this size */
@@ -599,6 +607,18 @@ static int read_cell(struct ctx *c, uint64_t header, const struct poll_copy *pc,
 	return 0;
 }
 
+/* An idle task's references beyond its list's and its JoinHandle's, from
+ * state word s (see struct dump_task's wakers); not known otherwise, or
+ * when the count is below what the list and the handle hold. */
+static void idle_refs(struct dump_task *t, uint64_t s)
+{
+	uint64_t refs = s >> TOKIO_REF_SHIFT, base = 1 + !!(s & TOKIO_JOIN_INTEREST);
+
+	t->wakers_known = !(s & (TOKIO_RUNNING | TOKIO_COMPLETE | TOKIO_NOTIFIED)) && refs >= base &&
+			  refs - base <= UINT32_MAX;
+	t->wakers = t->wakers_known ? (uint32_t)(refs - base) : 0;
+}
+
 static uint64_t word_at(const uint8_t *buf, uint64_t off)
 {
 	uint64_t v;
@@ -626,6 +646,7 @@ static int sample_once(struct ctx *c, struct dump_task *t, struct poll_copy *pc,
 	/* one read of the whole cell: its state, vtable and id, and the walk
 	 * then reads a near-instant copy */
 	c->pm.snap = NULL;
+	t->wakers_known = false;
 	snap = read_cell(c, t->header, pc, c->snap) == 0;
 	if (snap && vtable && c->lay.hdr_vtable + 8 <= pc->cell_size &&
 	    word_at(c->snap, c->lay.hdr_vtable) != vtable)
@@ -655,6 +676,7 @@ static int sample_once(struct ctx *c, struct dump_task *t, struct poll_copy *pc,
 		return 0;
 	}
 	t->state = s1 & TOKIO_NOTIFIED ? "runnable" : "idle";
+	idle_refs(t, s1);
 	if (snap) {
 		c->pm.snap = c->snap;
 		c->pm.snap_addr = t->header;
@@ -706,6 +728,7 @@ static int sample_once(struct ctx *c, struct dump_task *t, struct poll_copy *pc,
 	}
 	async_stack__clear(&t->stack);
 	t->note = "changed while reading";
+	t->wakers_known = false;
 	return 0;
 }
 
@@ -745,6 +768,7 @@ static int sample(struct ctx *c, struct dump_task *t, int attempts, bool cached)
 		dump_rd64(c, t->header + c->lay.hdr_state, &s);
 		t->state = s & TOKIO_RUNNING ? "running" : s & TOKIO_COMPLETE ? "completed"
 			 : s & TOKIO_NOTIFIED ? "runnable" : "idle";
+		idle_refs(t, s);
 		t->note = "no DWARF type for this task's future";
 		return 0;
 	}

@@ -93,6 +93,14 @@ struct dump_task {
 	struct async_stack stack;    /* outermost frame first */
 	uint64_t wakes_at_ns;        /* parked on a timer (tokio::time::Sleep, ...): its
 	                                deadline, CLOCK_MONOTONIC ns; 0 none */
+	/* An idle Tokio task: the references to it that its runtime's task
+	 * list and its JoinHandle do not account for, from its state word's
+	 * reference count: the wakers of it that are held (by a timer, a
+	 * channel, a socket's registration, ...), and any AbortHandle. 0: no
+	 * waker of it exists, so nothing can wake it again (a lost wakeup).
+	 * Meaningful only with wakers_known. */
+	uint32_t wakers;
+	bool wakers_known;
 	bool sampled;                /* its chain read (dump_run's own bookkeeping) */
 	struct dump_join_set *join_sets;   /* the JoinSets its frames hold */
 	size_t n_join_sets;

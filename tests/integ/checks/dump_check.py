@@ -73,6 +73,13 @@ if not quiet:
         expect(t["note"] in ("running, not sampled", "changed while reading") and not t["frames"]
                and t["state"] in ("running", "runnable", "idle"), "busy: %s %s" % (t["state"], t["note"]))
 
+# the wakers held (state word's references less the list's and the
+# JoinHandle's): pending() keeps none, so nothing can wake deep_outer again;
+# an mpsc receive keeps one in its channel, a sleep one in its timer entry
+expect(task("parked::deep_outer")["wakers"] == 0, "deep_outer wakers: %s" % task("parked::deep_outer")["wakers"])
+for name in ("parked::consume", "parked::main::{async_block#0}::{async_block#0}", "parked::nap"):
+    expect(task(name)["wakers"] == 1, "%s wakers: %s" % (name, task(name)["wakers"]))
+expect(r["tasks_without_waker"] == 1, "tasks_without_waker: %s" % r["tasks_without_waker"])
 expect(len(r["tasks"]) == (4 if quiet else 6), "task count: %s" % sorted(by_name))
 expect(r["list_complete"], "task list walked to its ends")
 expect(all(isinstance(t["id"], int) and t["id"] > 0 for t in r["tasks"]), "tokio ids")

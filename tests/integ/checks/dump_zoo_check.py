@@ -429,6 +429,28 @@ else:
     if u:
         expect(u["name"] == "core::future::pending::Pending<()>", "user-exec's block_on named %s" % u["name"])
         match_chain(u, chain([], PENDING), "user-exec's block_on")
+# --- wakers held: an idle Tokio task with none can never be woken again ---
+# (its state word's reference count less its list's and its JoinHandle's).
+# dump_zoo's tasks that await only pending() (or a select! whose only
+# enabled branch does) hold no waker; every other idle task holds one at
+# least (a timer's, a channel's, a Notify's, ...). async-executor's tasks:
+# not known.
+NO_WAKER = {"t_select_disabled", "b_box_unpin", "b_trait", "c_map", "c_then", "c_fuse",
+            "c_unconstrained", "c_handwritten", "never", "l_rc", "l_nested"}
+if PROG == "dump_zoo" and "load" not in words:
+    zero = sorted(t["name"][len(PFX):] for t in r["tasks"] if t["wakers"] == 0)
+    want_zero = sorted(t["name"][len(PFX):] for t in r["tasks"]
+                       if t["state"] == "idle" and t["name"][len(PFX):] in NO_WAKER)
+    expect(zero == want_zero, "tasks with no waker %s, not %s" % (zero, want_zero))
+    expect(r["tasks_without_waker"] == len(want_zero),
+           "tasks_without_waker %s, not %s" % (r["tasks_without_waker"], len(want_zero)))
+    for t in r["tasks"]:
+        if t["state"] == "idle" and t["name"][len(PFX):] not in NO_WAKER:
+            expect(isinstance(t["wakers"], int) and t["wakers"] >= 1,
+                   "%s %s idle with wakers %s" % (t["task"], t["name"], t["wakers"]))
+elif PROG != "dump_zoo":
+    expect(all(t["wakers"] is None for t in r["tasks"]) and r["tasks_without_waker"] == 0,
+           "async-executor tasks with wakers: %s" % [t["wakers"] for t in r["tasks"]])
 for f in fails:
     print("    " + f)
 sys.exit(1 if fails else 0)
