@@ -44,6 +44,7 @@
 #include "dump/task_lists.h"
 #include "pipeline/pipeline.h"
 #include "probe/plan.h"
+#include "probe/profile.h"
 #include "record/recorder.h"
 #include "sym/crate_version.h"
 #include "sym/demangle.h"
@@ -55,14 +56,6 @@
 #define TOKIO_RUNNING  UINT64_C(0x1)
 #define TOKIO_COMPLETE UINT64_C(0x2)
 #define TOKIO_NOTIFIED UINT64_C(0x4)
-/* The rest of Tokio's task state word (runtime/task/state.rs, the same in
- * 1.24.2 and 1.53.1): JoinHandle alive (it holds a reference while this
- * is set), then the reference count from bit 6 on. An idle task (not
- * running, not notified: no Notified holds a reference) is referenced by
- * its owned-tasks list once, by its JoinHandle, and by every waker of it
- * and every AbortHandle. */
-#define TOKIO_JOIN_INTEREST UINT64_C(0x8)
-#define TOKIO_REF_SHIFT 6
 
 #define MAX_TASKS      100000     /* list walk guard */
 #define MAX_SNAPSHOT   (1u << 20) /* task cells read in one piece up to this size */
@@ -607,16 +600,14 @@ static int read_cell(struct ctx *c, uint64_t header, const struct poll_copy *pc,
 	return 0;
 }
 
-/* An idle task's references beyond its list's and its JoinHandle's, from
- * state word s (see struct dump_task's wakers); not known otherwise, or
- * when the count is below what the list and the handle hold. */
+/* An idle task's wakers held, from state word s (struct dump_task's
+ * wakers; the tokio profile's task_state). */
 static void idle_refs(struct dump_task *t, uint64_t s)
 {
-	uint64_t refs = s >> TOKIO_REF_SHIFT, base = 1 + !!(s & TOKIO_JOIN_INTEREST);
+	const struct runtime_profile *p = profile_find("tokio");
 
-	t->wakers_known = !(s & (TOKIO_RUNNING | TOKIO_COMPLETE | TOKIO_NOTIFIED)) && refs >= base &&
-			  refs - base <= UINT32_MAX;
-	t->wakers = t->wakers_known ? (uint32_t)(refs - base) : 0;
+	t->wakers = 0;
+	t->wakers_known = p && p->task_state && task_state_wakers(p->task_state, s, &t->wakers);
 }
 
 static uint64_t word_at(const uint8_t *buf, uint64_t off)

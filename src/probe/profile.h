@@ -84,6 +84,26 @@ struct layout_fact {
 	const char *why;          /* the pull request or source behind it */
 };
 
+/* A task's state word, as far as it tells what can still wake the task:
+ * where it is in the task's header, the bits set while it is not idle,
+ * the bit set while its JoinHandle lives (which holds a reference), and
+ * the reference count's first bit. An idle task is referenced by its
+ * runtime's task list (base_refs), its JoinHandle, and every waker of it
+ * held and AbortHandle: what is left beyond the list and the handle are
+ * the wakers (dump, and record's last read of the idle tasks). */
+struct task_state_layout {
+	uint32_t off;
+	uint64_t busy;            /* running, complete, notified */
+	uint64_t handle;          /* JoinHandle alive */
+	unsigned ref_shift;
+	uint64_t base_refs;
+};
+
+/* The wakers held of an idle task whose state word is s: true with
+ * *wakers, false when s is no idle task's, or its count is below what the
+ * list and the handle hold (then nothing is known). */
+bool task_state_wakers(const struct task_state_layout *l, uint64_t s, uint32_t *wakers);
+
 struct runtime_profile {
 	const char *name;            /* "tokio" */
 	const char *versions;        /* what the table was verified on */
@@ -132,6 +152,9 @@ struct runtime_profile {
 	/* A profile this one makes more precise (same functions, a runtime
 	 * built on it): when both are found, only this one is used. */
 	const char *refines;
+	/* The state word (NULL: its count says nothing of the wakers held:
+	 * async-executor keeps a waker of every task it runs). */
+	const struct task_state_layout *task_state;
 	/* Header layout for reading the task id in BPF (0: no task id). */
 	uint32_t hdr_vtable_off;
 	uint32_t vtable_id_off_slot;
