@@ -833,6 +833,8 @@ static int add(struct futures *f, const struct as_event *ev)
 	struct thr *th;
 	int err = 0;
 
+	if (ev->type == AS_EV_SPAWN && (ev->flags & AS_SPAWN_WAKERS))
+		return 0;   /* the model's: no thread of the program */
 	if (!f->seen || ev->ts > f->last_ts)
 		f->last_ts = ev->ts;
 	f->seen = true;

@@ -420,8 +420,9 @@ int cat_writer__add(struct cat_writer *w, const struct as_event *ev)
 		return -EINVAL;
 	if (w->err)
 		return w->err;
-	/* CAT has no line for a task's name: left out (the task stays) */
-	if (ev->type == AS_EV_SPAWN && (ev->flags & AS_SPAWN_NAME)) {
+	/* CAT has no line for a task's name, nor for the wakers an idle task
+	 * held at the end: left out (the task stays) */
+	if (ev->type == AS_EV_SPAWN && (ev->flags & (AS_SPAWN_NAME | AS_SPAWN_WAKERS))) {
 		w->dropped++;
 		return 0;
 	}

@@ -79,7 +79,9 @@ static int print_event(void *impl, const struct as_event *ev, const struct as_st
 			printf(" by timer");
 		break;
 	case AS_EV_SPAWN:
-		if (ev->flags & AS_SPAWN_NAME)
+		if (ev->flags & AS_SPAWN_WAKERS)
+			printf(" wakers %" PRIu64 " (idle at the end)", ev->other);
+		else if (ev->flags & AS_SPAWN_NAME)
 			printf(" name \"%s\" id %" PRIu64, ev->str ? ev->str : "", ev->other);
 		else
 			printf(" %s:%" PRIu64 ":%" PRIu64, ev->str ? ev->str : "?", ev->other >> 32,

@@ -197,6 +197,11 @@ int record_run(const struct recorder_opts *opts)
 			(unsigned long long)res.offcpu, o.profile ? "of tasks" : "inside polls",
 			(unsigned long long)res.stacks, o.offcpu_default ?
 			" (--no-offcpu leaves them out)" : "");
+	if (res.idle_no_waker)
+		fprintf(stderr, "asyncscope: %llu of %llu tasks idle at the end held no waker: nothing "
+			"can wake %s again (the report's lost_waker finding)\n",
+			(unsigned long long)res.idle_no_waker, (unsigned long long)res.idle_notes,
+			res.idle_no_waker == 1 ? "it" : "them");
 	if (!o.profile && o.runq)
 		fprintf(stderr, "asyncscope: %llu run-queue waits\n", (unsigned long long)res.runq);
 	if (res.spawn_sites_unknown)

@@ -167,6 +167,9 @@ struct recorder_result {
 	 * intervals came out */
 	struct recorder_unwind unwind_samples, unwind_offcpu;
 	uint64_t runq;               /* run-queue waits recorded (--runq) */
+	/* tasks idle at the end whose wakers held were read (AS_SPAWN_WAKERS),
+	 * and of them those with none */
+	uint64_t idle_notes, idle_no_waker;
 	/* spawns whose call site came from an unwound stack (Tokio 1.53's
 	 * bind_inner), and those whose site could not be found */
 	uint64_t spawn_sites, spawn_sites_unknown;

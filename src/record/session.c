@@ -15,6 +15,7 @@
 #include "events.h"
 #include "asyncscope.skel.h"
 #include "dump/rt_context.h"
+#include "record/idle_refs.h"
 #include "probe/attach.h"
 #include "record/agg.h"
 #include "record/decode.h"
@@ -68,6 +69,10 @@ struct rec_session {
 	struct u64map prof_known, prof_declared;
 	struct u64map prof_threads;   /* tids named (AS_EV_THREAD sent), + 1 */
 	bool prof_offcpu;             /* off-CPU intervals taken (a task id to read) */
+	/* with a trace file, task mode: the tasks idle at the end and what
+	 * holds them (AS_SPAWN_WAKERS) */
+	struct rec_idle idle;
+	bool idle_on;
 };
 
 #define PROF_RUNTIME (1ull << 62)
@@ -130,6 +135,8 @@ static void emit(void *ctx, const struct as_event *ev)
 
 	s->st.events++;
 	rec_stats__note_task(&s->st, ev);   /* as fixed up: what the report sees */
+	if (s->idle_on && rec_idle__note(&s->idle, ev))
+		s->idle_on = false;   /* out of memory: no notes */
 	if (s->o->on_event)
 		s->o->on_event(s->o->ctx, ev);
 	int werr = s->w ? trace_writer__write(s->w, ev) : 0;
@@ -693,6 +700,8 @@ int rec_session__open(const struct recorder_opts *o, struct rec_session **out,
 		snprintf(err, errlen, "cannot write trace file %s: %s", o->output, strerror(errno));
 		goto fail;
 	}
+	for (size_t i = 0; s->w && !o->profile && i < s->plan->n_profiles; i++)
+		s->idle_on |= s->plan->profiles[i]->task_state != NULL;
 	/* attach first: it may reload the programs (and their maps) */
 	ret = attachment__attach(s->att, s->t.img, s->t.attach_path, err, errlen);
 	if (ret < 0)
@@ -800,6 +809,10 @@ static void finish(struct rec_session *s)
 	ring_buffer__consume(s->rb);
 	if (s->o->on_end)
 		s->o->on_end(s->o->hook_ctx);   /* a launched command still runs */
+	/* what holds the idle tasks, read while the target still runs; told
+	 * after the last events, for those still idle as they were */
+	if (s->idle_on && rec_idle__read(&s->idle, s->t.tgid, s->plan))
+		s->idle_on = false;
 	if (s->t.child > 0) {
 		rec_target__stop(&s->t);
 		ring_buffer__consume(s->rb);
@@ -809,6 +822,9 @@ static void finish(struct rec_session *s)
 			rec_notify(s->o, REC_NOTICE_ERROR, "cannot run %s: %s", s->o->argv[0], strerror(e));
 	}
 	rec_fixup__flush(&s->fx);
+	if (s->idle_on)
+		s->res.idle_notes = rec_idle__emit(&s->idle, clock_ns(CLOCK_MONOTONIC),
+						   (uint32_t)s->t.tgid, emit, s, &s->res.idle_no_waker);
 	attachment__counters(s->att, &c);
 	s->end = (struct as_trace_end){
 		.events = s->w ? trace_writer__events(s->w) : s->st.events,
@@ -954,6 +970,7 @@ void rec_session__free(struct rec_session *s)
 	u64map__clear(&s->prof_known);
 	u64map__clear(&s->prof_declared);
 	u64map__clear(&s->prof_threads);
+	rec_idle__free(&s->idle);
 	strtab__clear(&s->strs);
 	free(s);
 }

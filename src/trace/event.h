@@ -68,6 +68,13 @@ enum as_ev_flags {
 	                            name was found after it was first declared */
 	AS_SPAWN_RUNTIME = 8,    /* ... with AS_SPAWN_TASK: the runtime's own task (a
 	                            multi_thread worker's loop, its launch task) */
+	AS_SPAWN_WAKERS = 16,    /* AS_EV_SPAWN (format version 12): no spawn but what the
+	                            recorder read in the target's memory when the recording
+	                            ended, of a task then idle (its last poll Pending, not
+	                            woken since): task = its header, other = the references
+	                            to it besides its runtime's task list's and its
+	                            JoinHandle's, i.e. the wakers of it held (and any
+	                            AbortHandle); 0: nothing can wake it again */
 };
 
 /* other of AS_EV_FUTURE_ENTER / AS_EV_FUTURE_EXIT: the depth in the low 32

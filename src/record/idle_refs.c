@@ -1,0 +1,104 @@
+/* idle_refs: the idle tasks at the end of a recording and the wakers of
+ * each held (see idle_refs.h). */
+#include "record/idle_refs.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/uio.h>
+
+#include "probe/profile.h"
+
+#define GEN_SHIFT 16
+
+int rec_idle__note(struct rec_idle *x, const struct as_event *ev)
+{
+	switch (ev->type) {
+	case AS_EV_POLL_END:
+		if (!(ev->flags & AS_POLL_READY))
+			return u64map__set(&x->idle, ev->task, ++x->gen << GEN_SHIFT | ev->probe);
+		__attribute__((fallthrough));   /* done */
+	case AS_EV_POLL_BEGIN:
+	case AS_EV_WAKE:
+	case AS_EV_FREE:
+		if (x->idle.len)
+			u64map__del(&x->idle, ev->task);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static const struct task_state_layout *layout_of(const struct probe_plan *plan, uint16_t probe)
+{
+	if (probe >= plan->n || plan->owner[probe] >= plan->n_profiles)
+		return NULL;
+	return plan->profiles[plan->owner[probe]]->task_state;
+}
+
+int rec_idle__read(struct rec_idle *x, pid_t pid, const struct probe_plan *plan)
+{
+	const struct u64map *m = &x->idle;
+
+	free(x->reads);
+	x->reads = NULL;
+	x->n_reads = 0;
+	if (!m->len)
+		return 0;
+	if (!(x->reads = malloc(m->len * sizeof(*x->reads))))
+		return -ENOMEM;
+	for (size_t i = 0; i < m->cap; i++) {
+		uint64_t h = m->keys[i], word;
+		const struct task_state_layout *l;
+
+		if (h == 0 || h == UINT64_MAX)
+			continue;
+		if (!(l = layout_of(plan, (uint16_t)m->vals[i])))
+			continue;
+		struct iovec local = { .iov_base = &word, .iov_len = sizeof(word) };
+		struct iovec remote = { .iov_base = (void *)(uintptr_t)(h + l->off),
+					.iov_len = sizeof(word) };
+		uint32_t wakers;
+
+		if (process_vm_readv(pid, &local, 1, &remote, 1, 0) != (ssize_t)sizeof(word)) {
+			x->unread++;
+			continue;
+		}
+		/* a task woken or running by now: its events say so after */
+		if (!task_state_wakers(l, word, &wakers))
+			continue;
+		x->reads[x->n_reads++] = (struct idle_read){
+			.header = h, .gen = m->vals[i] >> GEN_SHIFT, .wakers = wakers,
+		};
+	}
+	return 0;
+}
+
+size_t rec_idle__emit(struct rec_idle *x, uint64_t ts, uint32_t tid,
+		      void (*emit)(void *ctx, const struct as_event *ev), void *ctx,
+		      uint64_t *no_waker)
+{
+	size_t n = 0;
+
+	*no_waker = 0;
+	for (size_t i = 0; i < x->n_reads; i++) {
+		const struct idle_read *r = &x->reads[i];
+		uint64_t v;
+
+		if (!u64map__get(&x->idle, r->header, &v) || v >> GEN_SHIFT != r->gen)
+			continue;
+		struct as_event ev = { .type = AS_EV_SPAWN, .flags = AS_SPAWN_WAKERS, .tid = tid,
+				       .ts = ts, .task = r->header, .other = r->wakers };
+
+		emit(ctx, &ev);
+		n++;
+		*no_waker += !r->wakers;
+	}
+	return n;
+}
+
+void rec_idle__free(struct rec_idle *x)
+{
+	u64map__clear(&x->idle);
+	free(x->reads);
+	*x = (struct rec_idle){ 0 };
+}
