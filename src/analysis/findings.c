@@ -31,7 +31,7 @@
 enum fk {
 	FK_LOST, FK_TRUNCATED, FK_BLOCKING, FK_LONG_POLL, FK_NEVER_WOKEN, FK_STARVED,
 	FK_BUSY_POLL, FK_SELF_WAKE, FK_PREEMPTED, FK_WORKER_BUSY, FK_WORKER_NEVER_PARKS,
-	FK_FOLDED, FK_ANOMALIES, FK_NO_WAKES, FK_NO_OFFCPU, FK_HANDOFF, FK__MAX,
+	FK_FOLDED, FK_ANOMALIES, FK_NO_WAKES, FK_NO_OFFCPU, FK_HANDOFF, FK_LOST_WAKER, FK__MAX,
 };
 
 static const char *const kind_names[FK__MAX] = {
@@ -41,6 +41,7 @@ static const char *const kind_names[FK__MAX] = {
 	[FK_WORKER_BUSY] = "worker_busy", [FK_WORKER_NEVER_PARKS] = "worker_never_parks",
 	[FK_FOLDED] = "tasks_folded", [FK_ANOMALIES] = "anomalies", [FK_NO_WAKES] = "no_wakes",
 	[FK_NO_OFFCPU] = "no_offcpu", [FK_HANDOFF] = "block_in_place",
+	[FK_LOST_WAKER] = "lost_waker",
 };
 
 /* One finding before it is worded: sums over the tasks of one name. */
@@ -52,7 +53,8 @@ struct cand {
 	uint64_t tasks;
 	uint64_t sum_ns;             /* impact over all its tasks */
 	uint64_t max_ns;             /* the worst task's metric */
-	uint64_t count, count2;      /* kind's counts (intervals, polls, wakes) */
+	uint64_t count, count2;      /* kind's counts (intervals, polls, wakes; never_woken:
+	                                count2 its tasks a waker of which was held) */
 	uint64_t since_ns;           /* never_woken: the worst's last poll, relative */
 	bool flag;                   /* never_woken: until the end; long_poll: ran on CPU */
 	bool once;                   /* never_woken: polled once */
@@ -354,10 +356,15 @@ static void from_stalls(struct findings *f, const struct analysis *a, const stru
 			if (!dropped)
 				continue;
 		}
-		struct cand *c = cand(f, FK_NEVER_WOKEN, name, NULL, 0, NULL, NULL);
+		/* what held it when the recording ended, when the recorder read it:
+		 * nothing (it can never be woken again), or a waker (it waits) */
+		bool known = st[i].until_end && t && t->wakers_known;
+		struct cand *c = cand(f, known && !t->wakers ? FK_LOST_WAKER : FK_NEVER_WOKEN, name,
+				      NULL, 0, NULL, NULL);
 
 		if (!c)
 			return;
+		c->count2 += known && t->wakers;
 		if (!c->tasks || st[i].stalled_ns > c->max_ns) {
 			const struct futures_parked *p = fu ? futures__parked_task(fu, st[i].seq) : NULL;
 
@@ -675,11 +682,41 @@ static void word(struct findings *f, const struct cand *c, struct finding *o)
 				"it computes, move the work to %s", sb);
 		break;
 	}
-	case FK_NEVER_WOKEN:
+	case FK_LOST_WAKER:
+		o->severity = FINDING_ERROR;
 		o->weight_ns = c->max_ns;
-		o->title = fmt(f, "%s %s never woken after %s last poll returned Pending: idle %s%s%s",
+		o->title = fmt(f, "%s can never be woken again: no waker of %s was left (idle %s%s "
+			       "until the end)", who(f, c), many ? "them" : "it", many ? "up to " : "",
+			       dur(d1, c->max_ns));
+		o->detail = fmt(f, "%s last poll %sreturned Pending at +%s and, when the recording "
+				"ended, nothing held a waker of %s: %s reference count, read from the "
+				"program's memory then, counted only %s runtime's task list and %s "
+				"JoinHandle. A future that returns Pending must keep cx.waker() where "
+				"its event will wake it; this one kept none, or the waker was dropped: "
+				"a lost wakeup, the task hangs for good%s.%s%s%s%s",
+				many ? "The worst's" : "Its", c->once ? "(its only one) " : "",
+				dur(d1, c->since_ns), many ? "them" : "it", many ? "each one's" : "its",
+				its, its, worst(f, c, "idle"),
+				c->file ? fmt(f, " It is parked at %s:%" PRIu32, c->file, c->line) : "",
+				c->file && c->futures ? fmt(f, " in %s", disp(f, c->futures)) : "",
+				c->file && c->awaitee ? fmt(f, ", awaiting %s", disp(f, c->awaitee)) : "",
+				c->file ? "." : "");
+		o->advice = fmt(f, "find what it awaits (asyncscope dump -p PID shows where it is "
+				"parked): a hand-written Future must store cx.waker() and wake it, "
+				"std::future::pending() and a select! whose branches are all disabled "
+				"never wake");
+		break;
+	case FK_NEVER_WOKEN: {
+		/* every one of them held a waker at the end: a wait, told as such */
+		bool waits = c->count2 && c->count2 == c->tasks;
+
+		o->severity = waits ? FINDING_INFO : FINDING_WARNING;
+		o->weight_ns = c->max_ns;
+		o->title = fmt(f, "%s %s never woken after %s last poll returned Pending: idle %s%s%s%s",
 			       who(f, c), many ? "were" : "was", its, many ? "up to " : "",
-			       dur(d1, c->max_ns), c->flag ? " until the end" : " until dropped");
+			       dur(d1, c->max_ns), c->flag ? " until the end" : " until dropped",
+			       waits ? fmt(f, "; a waker of %s was held (%s wait%s)", many ? "each" : "it",
+					   many ? "they" : "it", many ? "" : "s") : "");
 		o->detail = fmt(f, "%s last poll %sreturned Pending at +%s and nothing woke it "
 				"again %s%s%s.%s%s%s%s A future that returns Pending must have "
 				"arranged to be woken: its waker was lost (not stored, or dropped), or "
@@ -691,11 +728,20 @@ static void word(struct findings *f, const struct cand *c, struct finding *o)
 				c->file && c->futures ? fmt(f, " in %s", disp(f, c->futures)) : "",
 				c->file && c->awaitee ? fmt(f, ", awaiting %s", disp(f, c->awaitee)) : "",
 				c->file ? "." : "");
-		o->advice = fmt(f, "check what it awaits (asyncscope dump -p PID shows each task's "
+		if (waits)
+			o->detail = fmt(f, "%s When the recording ended, a waker of %s was held (%s "
+					"reference count, read from the program's memory then): a "
+					"timer, a channel or a socket can still wake %s.", o->detail,
+					many ? "each" : "it", many ? "their" : "its", many ? "them" : "it");
+		o->advice = waits ?
+			    fmt(f, "nothing to fix if what it awaits is to come (asyncscope dump -p "
+				"PID shows its await chain and when its timer fires)") :
+			    fmt(f, "check what it awaits (asyncscope dump -p PID shows each task's "
 				"await chain, and marks a task no waker of which exists any more): the "
 				"future must keep cx.waker() and wake it, and its sender or event must "
 				"still come");
 		break;
+	}
 	case FK_STARVED:
 		o->severity = c->max_ns >= TEN_X * f->starve_ns ? FINDING_ERROR : FINDING_WARNING;
 		o->weight_ns = c->max_ns;

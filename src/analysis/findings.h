@@ -22,7 +22,11 @@
  *                   never woken again (to the end of the trace, or until it
  *                   was dropped): a lost waker, or an event that never came;
  *                   with its await chain's innermost .await when the trace
- *                   has future probes
+ *                   has future probes; info when a waker of each was held
+ *                   at the end (the recorder read it in the program's
+ *                   memory: a wait)
+ *   "lost_waker"    one idle to the end that no waker was left of (read as
+ *                   above): it can never be woken again; error
  *   "starved"       woken but not polled for the starve threshold or longer
  *   "self_wake"     more than half of its wakes (and at least 10) from inside
  *                   its own poll; "busy_poll" when that is 1000 or more at

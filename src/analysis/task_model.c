@@ -529,6 +529,7 @@ static inline __attribute__((always_inline)) void enter(struct task_model *m, st
 {
 	t->state = s;
 	t->since = ts;
+	t->wakers_known = false;   /* a note holds for the idle state it came in */
 	EMIT(m, enter, t, ts);
 }
 
@@ -881,10 +882,20 @@ __attribute__((noinline)) static int on_wake(struct task_model *m, const struct 
 
 __attribute__((noinline)) static int on_spawn(struct task_model *m, const struct as_event *ev)
 {
-	struct tm_thread *th = thread_get(m, ev->tid, ev->ts);
+	struct tm_thread *th;
 	int err = 0;
 
-	if (!th)
+	if (ev->flags & AS_SPAWN_WAKERS) {
+		/* no spawn: what held an idle task when the recording ended */
+		struct tm_task *t = ev->task && ev->task != UINT64_MAX ? live_get(m, ev->task) : NULL;
+
+		if (t && t->state == TM_IDLE) {
+			t->wakers = ev->other > UINT32_MAX ? UINT32_MAX : (uint32_t)ev->other;
+			t->wakers_known = true;
+		}
+		return 0;
+	}
+	if (!(th = thread_get(m, ev->tid, ev->ts)))
 		return -ENOMEM;
 	if ((ev->flags & AS_SPAWN_TASK) && ev->task && ev->task != UINT64_MAX) {
 		/* a profile trace's task, known by id (no poll): born idle (its

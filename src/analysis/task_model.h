@@ -133,6 +133,10 @@ struct tm_task {
 	enum tm_state state;
 	uint64_t since;           /* TM_RUNNABLE / TM_IDLE: start of that interval */
 	uint32_t run_tid;         /* TM_RUNNING: the thread whose stack holds its poll */
+	/* TM_IDLE: the wakers of it held when the recording ended
+	 * (AS_SPAWN_WAKERS), with wakers_known; any later event clears it */
+	uint32_t wakers;
+	bool wakers_known;
 };
 
 /* A poll in progress on a thread. */

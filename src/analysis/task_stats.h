@@ -94,6 +94,11 @@ struct task_stats {
 	uint64_t stall_since_ns;  /* start of the stall shown, relative to summary.start_ns */
 	uint64_t stall_ns;        /* its length */
 	bool stall_until_end;     /* it lasted until the end of the trace */
+	/* Idle at the end: the wakers of it held then, as the recorder read them
+	 * in the target's memory (AS_SPAWN_WAKERS); 0: nothing could wake it
+	 * again. Meaningful only with wakers_known. */
+	uint32_t wakers;
+	bool wakers_known;
 };
 
 /* One thread that polled a task or parked. */

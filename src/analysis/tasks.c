@@ -631,6 +631,8 @@ static void on_cut(void *ctx, struct tm_task *t, uint64_t end_ns)
 		break;
 	case TM_IDLE:
 		st->state = TASK_STATE_IDLE;
+		st->wakers = t->wakers;
+		st->wakers_known = t->wakers_known;
 		break;
 	case TM_COMPLETED:
 		st->state = TASK_STATE_COMPLETED;

@@ -31,7 +31,7 @@
  *  format version 8 or older), "loss_counts" ("exact": from the end record;
  *  "lower_bound": a truncated trace, the counts of its last complete chunk;
  *  "unknown"), "truncated" (no end record),
- *  "findings": [{"kind" (blocking, long_poll, never_woken, starved, self_wake,
+ *  "findings": [{"kind" (blocking, long_poll, never_woken, lost_waker, starved, self_wake,
  *     busy_poll, preempted, worker_busy, worker_never_parks, lost_events,
  *     truncated, tasks_folded, anomalies, no_wakes, no_offcpu: analysis/findings.h),
  *     "severity" ("error"|"warning"|"info"), "task" (null, or the task it is
@@ -50,8 +50,10 @@
  *             "spawned_in_trace", "parent" (seq or null), "polls", "pending_polls",
  *             "ready_polls", "busy_ns", "max_poll_ns", "mean_poll_ns", "idle_ns",
  *             "sched_ns", "wakes", "self_wakes",
- *             "state" ("completed"|"running"|"runnable"|"idle"),
- *             "first_seen_ns", "last_seen_ns",
+ *             "state" ("completed"|"running"|"runnable"|"idle"), "wakers" (idle
+ *             at the end: the wakers of it held then, read by the recorder in
+ *             the program's memory, 0 none left: it can never be woken; null
+ *             not known), "first_seen_ns", "last_seen_ns",
  *             "poll_p50_ns", "poll_p99_ns", "sched_p50_ns", "sched_p99_ns",
  *             "sched_max_ns", "idle_p50_ns", "idle_p99_ns",
  *             "pending_ratio" (pending polls / polls), "self_wake_ratio"
@@ -353,6 +355,9 @@ static void task_json(struct json_writer *w, FILE *out, const struct task_stats 
 	json_writer__kv_u64(w, "wakes", t->wakes);
 	json_writer__kv_u64(w, "self_wakes", t->self_wakes);
 	json_writer__kv_string(w, "state", task_state__str(t->state));
+	/* idle at the end: the wakers of it held then (0: nothing could wake it
+	 * again), as the recorder read them; null not known */
+	json_writer__kv_u64_or_null(w, "wakers", t->wakers_known, t->wakers);
 	json_writer__kv_u64(w, "first_seen_ns", t->first_ns);
 	json_writer__kv_u64(w, "last_seen_ns", t->last_ns);
 	json_writer__kv_u64(w, "poll_p50_ns", t->poll_p50_ns);

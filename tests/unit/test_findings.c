@@ -646,6 +646,96 @@ static void test_frames_by_design(void)
 	run_free(&r);
 }
 
+/* What the recorder read of the tasks idle at the end (AS_SPAWN_WAKERS):
+ * none of the stuck task's wakers left makes it a lost_waker error; one
+ * held, a never_woken info (a wait); a note that a later poll outdates, or
+ * one of a task not idle, says nothing. */
+static void test_wakers_held(void)
+{
+	struct as_event evs[N_STREAM + 4];
+	const struct as_event note = { .type = AS_EV_SPAWN, .flags = AS_SPAWN_WAKERS, .tid = 42,
+				       .ts = BASE + 2999 * MS, .task = T_STUCK };
+	struct run r;
+	const struct finding *x;
+	size_t n;
+
+	/* no waker left */
+	memcpy(evs, stream, sizeof(stream));
+	evs[N_STREAM] = note;
+	/* the self-waker is gone: a note of it is no one's */
+	evs[N_STREAM + 1] = (struct as_event){ .type = AS_EV_SPAWN, .flags = AS_SPAWN_WAKERS,
+					       .tid = 42, .ts = BASE + 2999 * MS, .task = T_SELF };
+	analyse(&r, evs, N_STREAM + 2, true, 0, BASE + 3000 * MS, false);
+	if (r.f) {
+		x = find(r.f, "lost_waker", NULL);
+		CHECK(x != NULL);
+		if (x) {
+			CHECK_EQ_U64(x->severity, FINDING_ERROR);
+			CHECK_STR(x->task_name, "app::stuck_forever::{async_fn_env#0}");
+			CHECK_STR(x->title, "#2 app::stuck_forever can never be woken again: no waker "
+				  "of it was left (idle 3.00 s until the end)");
+			CHECK(strstr(x->detail, "counted only its runtime's task list and its "
+					     "JoinHandle") != NULL);
+		}
+		/* the dropped task still is one, as before (no note of it) */
+		CHECK_EQ_U64(count_kind(r.f, "never_woken"), 1);
+		CHECK_STR(find(r.f, "never_woken", NULL)->task_name, "app::dropped_idle");
+		const struct task_stats *t = analysis__task(r.a, 2);
+		CHECK(t && t->wakers_known && t->wakers == 0);
+		CHECK(analysis__task(r.a, 3) && !analysis__task(r.a, 3)->wakers_known);
+	}
+	run_free(&r);
+
+	/* a waker held: a wait, an info */
+	evs[N_STREAM] = note;
+	evs[N_STREAM].other = 2;
+	analyse(&r, evs, N_STREAM + 1, true, 0, BASE + 3000 * MS, false);
+	if (r.f) {
+		CHECK(!find(r.f, "lost_waker", NULL));
+		CHECK_EQ_U64(count_kind(r.f, "never_woken"), 2);
+		const struct finding *l = findings__list(r.f, &n);
+		bool seen = false;
+
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(l[i].kind, "never_woken") &&
+			    !strcmp(l[i].task_name, "app::stuck_forever::{async_fn_env#0}")) {
+				seen = true;
+				CHECK_EQ_U64(l[i].severity, FINDING_INFO);
+				CHECK(strstr(l[i].title, "until the end; a waker of it was held (it "
+						       "waits)") != NULL);
+				CHECK(strstr(l[i].advice, "nothing to fix") != NULL);
+			}
+		CHECK(seen);
+	}
+	run_free(&r);
+
+	/* woken and polled again after the note: idle anew, not known */
+	evs[N_STREAM] = note;
+	evs[N_STREAM].ts = BASE + 1400 * MS;
+	evs[N_STREAM + 1] = (struct as_event){ .type = AS_EV_WAKE, .tid = 11,
+					       .ts = BASE + 1500 * MS, .task = T_STUCK };
+	evs[N_STREAM + 2] = (struct as_event){ .type = AS_EV_POLL_BEGIN, .tid = 11,
+					       .ts = BASE + 1500 * MS + 10 * US, .task = T_STUCK,
+					       .probe = 1, .other = 2 };
+	evs[N_STREAM + 3] = (struct as_event){ .type = AS_EV_POLL_END, .tid = 11,
+					       .ts = BASE + 1500 * MS + 20 * US, .task = T_STUCK };
+	/* in time order: the note and the re-poll before the last FREE */
+	struct as_event last = evs[N_STREAM - 1];
+	memmove(&evs[N_STREAM - 1], &evs[N_STREAM], 4 * sizeof(evs[0]));
+	evs[N_STREAM + 3] = last;
+	analyse(&r, evs, N_STREAM + 4, true, 0, BASE + 3000 * MS, false);
+	if (r.f) {
+		CHECK(!find(r.f, "lost_waker", NULL));
+		const struct finding *l = findings__list(r.f, &n);
+
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(l[i].kind, "never_woken"))
+				CHECK_EQ_U64(l[i].severity, FINDING_WARNING);
+		CHECK(analysis__task(r.a, 2) && !analysis__task(r.a, 2)->wakers_known);
+	}
+	run_free(&r);
+}
+
 static void test_bad_input(void)
 {
 	errno = 0;
@@ -668,6 +758,7 @@ int main(void)
 	RUN(test_pool_and_block_in_place);
 	RUN(test_cut_stack);
 	RUN(test_frames_by_design);
+	RUN(test_wakers_held);
 	RUN(test_bad_input);
 	TEST_MAIN_END();
 }
