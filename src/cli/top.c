@@ -288,7 +288,7 @@ int cmd_top(int argc, char **argv)
 				   .on_start = on_start, .on_tick = on_tick, .ctx = &t,
 				   .notice = on_notice, .notice_ctx = &t };
 	struct top_args ta = { .rec = { .o = o }, .t = &t };
-	struct recorder_result res;
+	struct recorder_result res = { 0 };
 	char err[1024] = "", exe[64], target[4096];
 	int first, c = cli_parse(&top_command, argc, argv, on_opt, &ta, &first);
 
