@@ -685,13 +685,13 @@ static void word(struct findings *f, const struct cand *c, struct finding *o)
 	case FK_LOST_WAKER:
 		o->severity = FINDING_ERROR;
 		o->weight_ns = c->max_ns;
-		o->title = fmt(f, "%s can never be woken again: no waker of %s was left (idle %s%s "
-			       "until the end)", who(f, c), many ? "them" : "it", many ? "up to " : "",
-			       dur(d1, c->max_ns));
-		o->detail = fmt(f, "%s last poll %sreturned Pending at +%s and, when the recording "
-				"ended, nothing held a waker of %s: %s reference count, read from the "
-				"program's memory then, counted only %s runtime's task list and %s "
-				"JoinHandle. A future that returns Pending must keep cx.waker() where "
+		o->title = fmt(f, "%s can never be woken again: no waker of %s was left (idle %s%s%s)",
+			       who(f, c), many ? "them" : "it", many ? "up to " : "", dur(d1, c->max_ns),
+			       f->live ? " so far" : " until the end");
+		o->detail = fmt(f, "%s last poll %sreturned Pending at +%s and nothing held a waker "
+				"of %s any more: %s reference count, read from the program's memory "
+				"while idle (when the recording ended; in top, at its last read), "
+				"counted only %s runtime's task list and %s JoinHandle. A future that returns Pending must keep cx.waker() where "
 				"its event will wake it; this one kept none, or the waker was dropped: "
 				"a lost wakeup, the task hangs for good%s.%s%s%s%s",
 				many ? "The worst's" : "Its", c->once ? "(its only one) " : "",
@@ -729,9 +729,9 @@ static void word(struct findings *f, const struct cand *c, struct finding *o)
 				c->file && c->awaitee ? fmt(f, ", awaiting %s", disp(f, c->awaitee)) : "",
 				c->file ? "." : "");
 		if (waits)
-			o->detail = fmt(f, "%s When the recording ended, a waker of %s was held (%s "
-					"reference count, read from the program's memory then): a "
-					"timer, a channel or a socket can still wake %s.", o->detail,
+			o->detail = fmt(f, "%s A waker of %s was held (%s reference count, read "
+					"from the program's memory while idle): a timer, a channel or "
+					"a socket can still wake %s.", o->detail,
 					many ? "each" : "it", many ? "their" : "its", many ? "them" : "it");
 		o->advice = waits ?
 			    fmt(f, "nothing to fix if what it awaits is to come (asyncscope dump -p "
@@ -1054,12 +1054,17 @@ struct findings *findings__new_live(const struct live *l, const struct findings_
 		}
 		uint64_t idle = lt->state == LIVE_ST_IDLE && s->now_ns > lt->since ?
 				s->now_ns - lt->since : 0;
-		if (idle >= f->stall_ns && lt->idle_exact && lt->polls == 1 && !lt->wakes &&
-		    (c = cand(f, FK_NEVER_WOKEN, name, NULL, 0, NULL, NULL))) {
+		/* its memory read while idle: no waker of it left, whatever its
+		 * polls (it can never be woken again), or one held (it waits) */
+		bool lost = lt->state == LIVE_ST_IDLE && lt->wakers_known && !lt->wakers;
+
+		if ((lost || (idle >= f->stall_ns && lt->idle_exact && lt->polls == 1 && !lt->wakes)) &&
+		    (c = cand(f, lost ? FK_LOST_WAKER : FK_NEVER_WOKEN, name, NULL, 0, NULL, NULL))) {
 			c->flag = true;
-			c->once = true;
+			c->once = lt->polls == 1;
 			c->since_ns = lt->since > s->first_ns ? lt->since - s->first_ns : 0;
 			c->sum_ns += idle;
+			c->count2 += lt->wakers_known && lt->wakers;
 			add_task(c, idle, lt->seq, lt->tokio_id, lt->header, 0, name);
 		}
 	}

@@ -176,6 +176,7 @@ static void on_poll_begin(void *ctx, struct tm_task *mt, struct tm_thread *th,
 	/* the timer read from its memory is of before this poll: gone (its
 	 * next stack read says the new one) */
 	t->wakes_at = 0;
+	t->wakers_known = false;
 }
 
 static void on_poll_end(void *ctx, struct tm_thread *th, const struct tm_frame *f, uint64_t ts,
@@ -405,6 +406,16 @@ void live__note_wakeup(struct live *l, uint64_t header, uint64_t wakes_at_ns)
 
 	if (t)
 		t->wakes_at = wakes_at_ns;
+}
+
+void live__note_wakers(struct live *l, uint64_t header, bool known, uint32_t wakers)
+{
+	struct live_task *t = task_find(l, header);
+
+	if (t) {
+		t->wakers_known = known && t->state == LIVE_ST_IDLE;
+		t->wakers = wakers;
+	}
 }
 
 void live__set_lost(struct live *l, uint64_t lost, uint64_t missed)

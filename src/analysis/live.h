@@ -49,6 +49,10 @@ struct live_task {
 	char parked[96];          /* innermost .await "file:line", or the awaited type */
 	uint64_t wakes_at;        /* parked on a timer: its deadline (CLOCK_MONOTONIC ns,
 	                             the events' clock), 0 none (live__note_wakeup) */
+	/* idle when its memory was read: the wakers of it held then (0: nothing
+	 * can wake it again), with wakers_known (live__note_wakers) */
+	uint32_t wakers;
+	bool wakers_known;
 	bool idle_exact;          /* idle since a poll end seen; else since the view
 	                             found it (Tokio keeps no last-poll time): a lower bound */
 	char stack[640];          /* its async stack, one frame per line */
@@ -108,6 +112,9 @@ int live__note_stack(struct live *l, uint64_t header, uint64_t tokio_id, const c
 /* The deadline of the timer the task at header is parked on (from the
  * same memory read), 0 none. No-op for a task not in the view. */
 void live__note_wakeup(struct live *l, uint64_t header, uint64_t wakes_at_ns);
+/* The wakers of the task at header held (from the same memory read; known
+ * false: not read, or not idle then). No-op for a task not in the view. */
+void live__note_wakers(struct live *l, uint64_t header, bool known, uint32_t wakers);
 /* Lost / missed counters from the recorder, shown by the view. */
 void live__set_lost(struct live *l, uint64_t lost, uint64_t missed);
 const struct live_task *live__tasks(const struct live *l, size_t *n);

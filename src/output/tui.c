@@ -481,7 +481,11 @@ void tui_draw(struct tui_state *st, const struct live *l, const struct as_trace_
 				p = strrchr(p, '/') + 1;
 			snprintf(where, sizeof(where), " @ %s", p);
 			at_len = strlen(where);
-			if (r->wakes_at) {
+			if (r->wakers_known && !r->wakers) {
+				/* nothing holds a waker of it: it hangs for good */
+				size_t wl = strlen(where);
+				snprintf(where + wl, sizeof(where) - wl, ", no waker left");
+			} else if (r->wakes_at) {
 				/* a timer's deadline, on the events' clock */
 				char d[FMT_DURATION_MAX];
 				size_t wl = strlen(where);
