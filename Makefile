@@ -23,7 +23,8 @@ PURE_SRCS := $(wildcard src/util/*.c src/trace/*.c src/pipeline/*.c src/cat/*.c 
              src/probe/plan.c src/probe/profile.c src/probe/futures_plan.c src/probe/runtime_id.c src/probe/site.c \
              src/probe/callees.c src/probe/future_names.c \
              src/dump/task_lists.c src/dump/await_profile.c src/dump/rt_context.c src/dump/async_task.c src/dump/frame_loc.c \
-             src/record/decode.c src/record/fixup.c src/record/stats.c src/record/flight.c
+             src/record/decode.c src/record/fixup.c src/record/stats.c src/record/flight.c \
+             src/record/idle_refs.c
 OBJS      := $(patsubst src/%.c,$(OUT)/obj/%.o,$(SRCS))
 SAN_OBJS  := $(patsubst src/%.c,$(OUT)/san/%.o,$(SRCS))
 SAN_PURE_OBJS := $(patsubst src/%.c,$(OUT)/san/%.o,$(PURE_SRCS))

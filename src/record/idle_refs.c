@@ -35,9 +35,57 @@ static const struct task_state_layout *layout_of(const struct probe_plan *plan, 
 	return plan->profiles[plan->owner[probe]]->task_state;
 }
 
+/* Reads up to BATCH words at once (process_vm_readv stops at the first
+ * address it cannot read: the rest are read again after it). */
+#define BATCH 512
+
+struct pending {
+	uint64_t header, gen;
+	const struct task_state_layout *l;
+};
+
+/* The state words of p[0 .. n) into the reads: what cannot be read is
+ * counted unread. */
+static void read_batch(struct rec_idle *x, pid_t pid, const struct pending *p, size_t n)
+{
+	uint64_t words[BATCH];
+	struct iovec local[BATCH], remote[BATCH];
+	size_t at = 0;
+
+	while (at < n) {
+		size_t k = n - at;
+
+		for (size_t i = 0; i < k; i++) {
+			local[i] = (struct iovec){ .iov_base = &words[i], .iov_len = sizeof(words[i]) };
+			remote[i] = (struct iovec){
+				.iov_base = (void *)(uintptr_t)(p[at + i].header + p[at + i].l->off),
+				.iov_len = sizeof(words[i]) };
+		}
+		ssize_t got = process_vm_readv(pid, local, (unsigned long)k, remote,
+					       (unsigned long)k, 0);
+		size_t ok = got > 0 ? (size_t)got / sizeof(words[0]) : 0;
+
+		for (size_t i = 0; i < ok; i++) {
+			uint32_t wakers;
+
+			/* a task woken or running by now: its events say so after */
+			if (task_state_wakers(p[at + i].l, words[i], &wakers))
+				x->reads[x->n_reads++] = (struct idle_read){
+					.header = p[at + i].header, .gen = p[at + i].gen,
+					.wakers = wakers,
+				};
+		}
+		if (ok < k)
+			x->unread++;   /* the word after them: gone (freed, the target gone) */
+		at += ok < k ? ok + 1 : ok;
+	}
+}
+
 int rec_idle__read(struct rec_idle *x, pid_t pid, const struct probe_plan *plan)
 {
 	const struct u64map *m = &x->idle;
+	struct pending p[BATCH];
+	size_t n = 0;
 
 	free(x->reads);
 	x->reads = NULL;
@@ -47,29 +95,18 @@ int rec_idle__read(struct rec_idle *x, pid_t pid, const struct probe_plan *plan)
 	if (!(x->reads = malloc(m->len * sizeof(*x->reads))))
 		return -ENOMEM;
 	for (size_t i = 0; i < m->cap; i++) {
-		uint64_t h = m->keys[i], word;
+		uint64_t h = m->keys[i];
 		const struct task_state_layout *l;
 
-		if (h == 0 || h == UINT64_MAX)
+		if (h == 0 || h == UINT64_MAX || !(l = layout_of(plan, (uint16_t)m->vals[i])))
 			continue;
-		if (!(l = layout_of(plan, (uint16_t)m->vals[i])))
-			continue;
-		struct iovec local = { .iov_base = &word, .iov_len = sizeof(word) };
-		struct iovec remote = { .iov_base = (void *)(uintptr_t)(h + l->off),
-					.iov_len = sizeof(word) };
-		uint32_t wakers;
-
-		if (process_vm_readv(pid, &local, 1, &remote, 1, 0) != (ssize_t)sizeof(word)) {
-			x->unread++;
-			continue;
+		p[n++] = (struct pending){ .header = h, .gen = m->vals[i] >> GEN_SHIFT, .l = l };
+		if (n == BATCH) {
+			read_batch(x, pid, p, n);
+			n = 0;
 		}
-		/* a task woken or running by now: its events say so after */
-		if (!task_state_wakers(l, word, &wakers))
-			continue;
-		x->reads[x->n_reads++] = (struct idle_read){
-			.header = h, .gen = m->vals[i] >> GEN_SHIFT, .wakers = wakers,
-		};
 	}
+	read_batch(x, pid, p, n);
 	return 0;
 }
 
