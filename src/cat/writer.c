@@ -643,8 +643,8 @@ static int write_header(struct cat_writer *w, const struct as_trace_end *end, bo
 	lines += w->n_hints + (w->dropped ? 1 : 0);
 	if (w->dropped)
 		fprintf(o, "# asyncscope note dropped=%" PRIu64 " (events this format does not "
-			"carry: task names, off-CPU intervals, CPU samples, run-queue waits, "
-			"io_uring requests)\n",
+			"carry: task names, the wakers idle tasks held at the end, off-CPU "
+			"intervals, CPU samples, run-queue waits, io_uring requests)\n",
 			w->dropped);
 	lines++;
 	if ((truncated || !end) && end && end->counts_lower_bound)

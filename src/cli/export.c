@@ -154,8 +154,9 @@ static const char *cat_left(const struct cat_writer *cw, char *buf, size_t n)
 {
 	buf[0] = '\0';
 	if (cat_writer__dropped(cw))
-		snprintf(buf, n, " (%" PRIu64 " events left out: task names, off-CPU intervals, "
-			 "samples, run-queue waits and io_uring requests have no CAT line)",
+		snprintf(buf, n, " (%" PRIu64 " events left out: task names, the wakers idle tasks "
+			 "held at the end, off-CPU intervals, samples, run-queue waits and io_uring "
+			 "requests have no CAT line)",
 			 cat_writer__dropped(cw));
 	return buf;
 }
