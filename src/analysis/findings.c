@@ -841,8 +841,8 @@ static void word(struct findings *f, const struct cand *c, struct finding *o)
 		break;
 	case FK_NO_WAKES:
 		o->severity = FINDING_INFO;
-		o->title = fmt(f, "no wakes recorded (record --lite): never-woken, starved and "
-			       "self-waking tasks cannot be found");
+		o->title = fmt(f, "no wakes recorded (record --lite): starved and self-waking tasks "
+			       "cannot be found, and a never-woken one is one never polled again");
 		o->detail = fmt(f, "The recording took polls only: wakes, scheduling delays and spawn "
 				"sites were left out to cost the least.");
 		o->advice = fmt(f, "record without --lite for wakes, scheduling delays and spawn sites");
