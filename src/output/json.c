@@ -82,7 +82,8 @@
  *                  first, <= 1000),
  *  "stall_threshold_ns",
  *  "stalled": [{"task", "seq", "id", "name", "since_ns", "stalled_ns", "until_end",
- *               "count", "group"}] (longest first),
+ *               "count", "group", "wakers" (until the end: the wakers of it held then,
+ *               0 none left; null not known)}] (longest first),
  *  "starve_threshold_ns", "starved": [{"task", "seq", "id", "name", "max_wait_ns", "count",
  *               "group"}],
  *  "wake_edges": [{"from_task", "to_task" (identities; null for a group end
@@ -513,6 +514,8 @@ static void sched_json(struct json_writer *w, const struct analysis *a)
 		json_writer__kv_bool(w, "until_end", st[i].until_end);
 		json_writer__kv_u64(w, "count", st[i].count);
 		group_or_null(w, "group", st[i].group);
+		json_writer__kv_u64_or_null(w, "wakers", st[i].until_end && t && t->wakers_known,
+					    t ? t->wakers : 0);
 		json_writer__end_object(w);
 	}
 	json_writer__end_array(w);

@@ -395,8 +395,15 @@ static void sched_text(FILE *out, const struct text_view *v, const struct analys
 		id_column(out, a, st[i].seq);
 		text_name_column(out, v, task_name(a, st[i].seq, st[i].group), name_w);
 		snprintf(b2, sizeof(b2), "+%s", dur(b3, st[i].since_ns));
+		const struct task_stats *t = analysis__task(a, st[i].seq);
+		/* what held it at the end, when the recorder read it */
+		const char *until = !st[i].until_end ? "woken or dropped" :
+				    !t || !t->wakers_known ? "end of trace (still idle)" :
+				    t->wakers ? "end of trace (still idle, a waker held)" :
+				    "end of trace (still idle, no waker left)";
+
 		fprintf(out, "%10s %9s %6" PRIu64 "  %s\n", b2, dur(b1, st[i].stalled_ns), st[i].count,
-			st[i].until_end ? "end of trace (still idle)" : "woken or dropped");
+			until);
 	}
 	text_more(out, v, shown, n, "stalled tasks", "  ", "; all in --format json");
 
