@@ -573,6 +573,17 @@ static const char *worst(struct findings *f, const struct cand *c, const char *w
 							      c->header), what, dur(d, c->max_ns));
 }
 
+/* " It is parked at FILE:LINE in FUTURE, awaiting TYPE." of a never-woken
+ * task whose chain the future probes gave, else "". */
+static const char *parked_at(struct findings *f, const struct cand *c)
+{
+	if (!c->file)
+		return "";
+	return fmt(f, " It is parked at %s:%" PRIu32 "%s%s.", c->file, c->line,
+		   c->futures ? fmt(f, " in %s", disp(f, c->futures)) : "",
+		   c->awaitee ? fmt(f, ", awaiting %s", disp(f, c->awaitee)) : "");
+}
+
 static void word(struct findings *f, const struct cand *c, struct finding *o)
 {
 	char d1[FMT_DURATION_MAX], d2[FMT_DURATION_MAX], d3[FMT_DURATION_MAX];
@@ -692,16 +703,14 @@ static void word(struct findings *f, const struct cand *c, struct finding *o)
 		o->detail = fmt(f, "%s last poll %sreturned Pending at +%s and nothing held a waker "
 				"of %s any more: %s reference count, read from the program's memory "
 				"while idle (when the recording ended; in top, at its last read), "
-				"counted only %s runtime's task list and %s JoinHandle. A future that returns Pending must keep cx.waker() where "
-				"its event will wake it; this one kept none, or the waker was dropped: "
-				"a lost wakeup, the task hangs for good%s.%s%s%s%s",
+				"counted only %s runtime's task list and %s JoinHandle. A future that "
+				"returns Pending must keep cx.waker() where its event will wake it; "
+				"this one kept none, or the waker was dropped: "
+				"a lost wakeup, the task hangs for good%s.%s",
 				many ? "The worst's" : "Its", c->once ? "(its only one) " : "",
 				dur(d1, c->since_ns), many ? "them" : "it", many ? "each one's" : "its",
 				its, its, worst(f, c, "idle"),
-				c->file ? fmt(f, " It is parked at %s:%" PRIu32, c->file, c->line) : "",
-				c->file && c->futures ? fmt(f, " in %s", disp(f, c->futures)) : "",
-				c->file && c->awaitee ? fmt(f, ", awaiting %s", disp(f, c->awaitee)) : "",
-				c->file ? "." : "");
+				parked_at(f, c));
 		o->advice = fmt(f, "find what it awaits (asyncscope dump -p PID shows where it is "
 				"parked): a hand-written Future must store cx.waker() and wake it, "
 				"std::future::pending() and a select! whose branches are all disabled "
@@ -719,16 +728,13 @@ static void word(struct findings *f, const struct cand *c, struct finding *o)
 			       waits ? fmt(f, "; a waker of %s was held (%s wait%s)", many ? "each" : "it",
 					   many ? "they" : "it", many ? "" : "s") : "");
 		o->detail = fmt(f, "%s last poll %sreturned Pending at +%s and nothing woke it "
-				"again %s%s%s.%s%s%s%s A future that returns Pending must have "
+				"again %s%s%s.%s A future that returns Pending must have "
 				"arranged to be woken: its waker was lost (not stored, or dropped), or "
 				"it waits for something that never happened.", many ? "The worst's" : "Its",
 				c->once ? "(its only one) " : "", dur(d1, c->since_ns),
 				c->flag ? "to the end of the trace" : "until it was dropped",
 				c->once ? ": it never made progress" : "", worst(f, c, "idle"),
-				c->file ? fmt(f, " It is parked at %s:%" PRIu32, c->file, c->line) : "",
-				c->file && c->futures ? fmt(f, " in %s", disp(f, c->futures)) : "",
-				c->file && c->awaitee ? fmt(f, ", awaiting %s", disp(f, c->awaitee)) : "",
-				c->file ? "." : "");
+				parked_at(f, c));
 		if (waits)
 			o->detail = fmt(f, "%s A waker of %s was held (%s reference count, read "
 					"from the program's memory while idle): a timer, a channel or "

@@ -400,20 +400,14 @@ int live__note_stack(struct live *l, uint64_t header, uint64_t tokio_id, const c
 	return 0;
 }
 
-void live__note_wakeup(struct live *l, uint64_t header, uint64_t wakes_at_ns)
-{
-	struct live_task *t = task_find(l, header);
-
-	if (t)
-		t->wakes_at = wakes_at_ns;
-}
-
-void live__note_wakers(struct live *l, uint64_t header, bool known, uint32_t wakers)
+void live__note_wakeup(struct live *l, uint64_t header, uint64_t wakes_at_ns, bool wakers_known,
+		       uint32_t wakers)
 {
 	struct live_task *t = task_find(l, header);
 
 	if (t) {
-		t->wakers_known = known && t->state == LIVE_ST_IDLE;
+		t->wakes_at = wakes_at_ns;
+		t->wakers_known = wakers_known && t->state == LIVE_ST_IDLE;
 		t->wakers = wakers;
 	}
 }

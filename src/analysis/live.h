@@ -50,7 +50,7 @@ struct live_task {
 	uint64_t wakes_at;        /* parked on a timer: its deadline (CLOCK_MONOTONIC ns,
 	                             the events' clock), 0 none (live__note_wakeup) */
 	/* idle when its memory was read: the wakers of it held then (0: nothing
-	 * can wake it again), with wakers_known (live__note_wakers) */
+	 * can wake it again), with wakers_known (live__note_wakeup) */
 	uint32_t wakers;
 	bool wakers_known;
 	bool idle_exact;          /* idle since a poll end seen; else since the view
@@ -109,12 +109,11 @@ void live__tick(struct live *l, uint64_t now_ns);
  * may be NULL; strings are copied. Returns 0 or -ENOMEM. */
 int live__note_stack(struct live *l, uint64_t header, uint64_t tokio_id, const char *name,
 		     const char *parked, const char *stack, uint64_t now_ns);
-/* The deadline of the timer the task at header is parked on (from the
- * same memory read), 0 none. No-op for a task not in the view. */
-void live__note_wakeup(struct live *l, uint64_t header, uint64_t wakes_at_ns);
-/* The wakers of the task at header held (from the same memory read; known
- * false: not read, or not idle then). No-op for a task not in the view. */
-void live__note_wakers(struct live *l, uint64_t header, bool known, uint32_t wakers);
+/* From the same memory read: the deadline of the timer the task at header
+ * is parked on (0 none), and the wakers of it held (wakers_known false: not
+ * read, or not idle then). No-op for a task not in the view. */
+void live__note_wakeup(struct live *l, uint64_t header, uint64_t wakes_at_ns, bool wakers_known,
+		       uint32_t wakers);
 /* Lost / missed counters from the recorder, shown by the view. */
 void live__set_lost(struct live *l, uint64_t lost, uint64_t missed);
 const struct live_task *live__tasks(const struct live *l, size_t *n);

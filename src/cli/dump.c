@@ -524,10 +524,10 @@ static int print_json(const struct dump_result *r)
 		json_writer__kv_u64_or_null(w, "list", t->list != 0, t->list);
 		chain_json(w, &t->stack);
 		join_sets_json(w, r, t);
-		/* a timer's deadline (CLOCK_MONOTONIC ns) and how far off it was */
 		/* an idle Tokio task: the wakers of it held (and abort handles),
 		 * 0 when nothing can wake it again; null not known */
 		json_writer__kv_u64_or_null(w, "wakers", t->wakers_known, t->wakers);
+		/* a timer's deadline (CLOCK_MONOTONIC ns) and how far off it was */
 		json_writer__kv_u64_or_null(w, "deadline_ns", t->wakes_at_ns, t->wakes_at_ns);
 		json_writer__key(w, "wakes_in_ns");
 		if (t->wakes_at_ns) {

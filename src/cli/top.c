@@ -135,8 +135,7 @@ static void refresh_stacks(struct top *t, uint64_t now)
 				 d->note ? d->note : d->stack.leaf);
 		if (live__note_stack(t->live, d->header, d->id, d->name, parked, stack, now))
 			t->err = -ENOMEM;
-		live__note_wakeup(t->live, d->header, d->wakes_at_ns);
-		live__note_wakers(t->live, d->header, d->wakers_known, d->wakers);
+		live__note_wakeup(t->live, d->header, d->wakes_at_ns, d->wakers_known, d->wakers);
 	}
 	dump_result__clear(&res);
 }
