@@ -59,6 +59,7 @@ struct cand {
 	uint64_t since_ns;           /* never_woken: the worst's last poll, relative */
 	bool flag;                   /* never_woken: until the end; long_poll: ran on CPU */
 	bool once;                   /* never_woken: polled once */
+	bool before;                 /* never_woken: idle since before the recording */
 	/* the worst task (or the thread) */
 	uint64_t seq, tokio_id, header;
 	uint32_t group, tid;
@@ -372,6 +373,7 @@ static void from_stalls(struct findings *f, const struct analysis *a, const stru
 			c->flag = st[i].until_end;
 			c->since_ns = st[i].since_ns;
 			c->once = t && t->polls == 1;
+			c->before = t && t->before;
 			c->file = NULL;
 			c->line = 0;
 			c->awaitee = NULL;
@@ -584,6 +586,21 @@ static const char *parked_at(struct findings *f, const struct cand *c)
 		   c->awaitee ? fmt(f, ", awaiting %s", disp(f, c->awaitee)) : "");
 }
 
+/* "Its last poll (its only one) returned Pending at +1.20 s", or for a task
+ * idle since before the recording, when its last poll came. */
+static const char *pending_since(struct findings *f, const struct cand *c)
+{
+	char d[FMT_DURATION_MAX];
+	const char *its = c->tasks > 1 ? "The worst's" : "Its";
+
+	if (c->before)
+		return fmt(f, "%s last poll returned Pending before the recording began (no event "
+			   "of it was recorded: the recorder found it in the program's memory at "
+			   "the end)", its);
+	return fmt(f, "%s last poll %sreturned Pending at +%s", its,
+		   c->once ? "(its only one) " : "", dur(d, c->since_ns));
+}
+
 static void word(struct findings *f, const struct cand *c, struct finding *o)
 {
 	char d1[FMT_DURATION_MAX], d2[FMT_DURATION_MAX], d3[FMT_DURATION_MAX];
@@ -700,15 +717,14 @@ static void word(struct findings *f, const struct cand *c, struct finding *o)
 		o->title = fmt(f, "%s can never be woken again: no waker of %s was left (idle %s%s%s)",
 			       who(f, c), many ? "them" : "it", many ? "up to " : "", dur(d1, c->max_ns),
 			       f->live ? " so far" : " until the end");
-		o->detail = fmt(f, "%s last poll %sreturned Pending at +%s and nothing held a waker "
+		o->detail = fmt(f, "%s and nothing held a waker "
 				"of %s any more: %s reference count, read from the program's memory "
 				"while idle (when the recording ended; in top, at its last read), "
 				"counted only %s runtime's task list and %s JoinHandle. A future that "
 				"returns Pending must keep cx.waker() where its event will wake it; "
 				"this one kept none, or the waker was dropped: "
 				"a lost wakeup, the task hangs for good%s.%s",
-				many ? "The worst's" : "Its", c->once ? "(its only one) " : "",
-				dur(d1, c->since_ns), many ? "them" : "it", many ? "each one's" : "its",
+				pending_since(f, c), many ? "them" : "it", many ? "each one's" : "its",
 				its, its, worst(f, c, "idle"),
 				parked_at(f, c));
 		o->advice = fmt(f, "find what it awaits (asyncscope dump -p PID shows where it is "
@@ -727,11 +743,10 @@ static void word(struct findings *f, const struct cand *c, struct finding *o)
 			       dur(d1, c->max_ns), c->flag ? " until the end" : " until dropped",
 			       waits ? fmt(f, "; a waker of %s was held (%s wait%s)", many ? "each" : "it",
 					   many ? "they" : "it", many ? "" : "s") : "");
-		o->detail = fmt(f, "%s last poll %sreturned Pending at +%s and nothing woke it "
+		o->detail = fmt(f, "%s and nothing woke it "
 				"again %s%s%s.%s A future that returns Pending must have "
 				"arranged to be woken: its waker was lost (not stored, or dropped), or "
-				"it waits for something that never happened.", many ? "The worst's" : "Its",
-				c->once ? "(its only one) " : "", dur(d1, c->since_ns),
+				"it waits for something that never happened.", pending_since(f, c),
 				c->flag ? "to the end of the trace" : "until it was dropped",
 				c->once ? ": it never made progress" : "", worst(f, c, "idle"),
 				parked_at(f, c));

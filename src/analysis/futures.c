@@ -833,7 +833,7 @@ static int add(struct futures *f, const struct as_event *ev)
 	struct thr *th;
 	int err = 0;
 
-	if (ev->type == AS_EV_SPAWN && (ev->flags & AS_SPAWN_WAKERS))
+	if (ev->type == AS_EV_SPAWN && (ev->flags & (AS_SPAWN_WAKERS | AS_SPAWN_BEFORE)))
 		return 0;   /* the model's: no thread of the program */
 	if (!f->seen || ev->ts > f->last_ts)
 		f->last_ts = ev->ts;

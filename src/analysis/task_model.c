@@ -71,6 +71,7 @@ struct task_model {
 	const struct runtime_profile *profs[TM_MAX_PROFILES];
 	size_t n_profs;
 	bool has_meta;
+	uint64_t start_ns;                /* meta's clock_mono_ns: the recording's start, 0 */
 	struct strtab strs;
 	const char **worker_names;        /* root future types of workers (interned) */
 	size_t n_worker_names, cap_worker_names;
@@ -156,6 +157,7 @@ struct task_model *task_model__new(const struct as_trace_meta *meta)
 	m->task_size = align16(sizeof(struct tm_task));
 	m->thread_size = align16(sizeof(struct tm_thread));
 	m->has_meta = meta != NULL;
+	m->start_ns = meta ? meta->clock_mono_ns : 0;
 	int np = meta && meta->runtime ? profile_parse(meta->runtime, m->profs, TM_MAX_PROFILES,
 						       NULL, 0) : -EINVAL;
 	if (np > 0) {
@@ -880,11 +882,52 @@ __attribute__((noinline)) static int on_wake(struct task_model *m, const struct 
 	return 0;
 }
 
+/* A task a note declares (ev: task its header, other its runtime task id,
+ * str its root future type), not seen before: born at ts in state `state`
+ * (as task_model__adopt(), known by id and name at its birth). NULL: folded
+ * at once, or out of memory (*err). */
+static struct tm_task *born_known(struct task_model *m, const struct as_event *ev, uint64_t ts,
+				  enum tm_state state, int *err)
+{
+	const char *name = NULL;
+	struct tm_task *t;
+	uint32_t id;
+
+	if (ev->str && ev->str[0] && !(name = intern(m, ev->str, &id, err)))
+		return NULL;
+	if (!(t = task_new(m, ev->task, ts))) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	t->tokio_id = ev->other;
+	t->name = name;
+	t->name_kind = (uint8_t)task_model__name_kind(m, name);
+	EMIT(m, born, t, NULL, &(struct as_event){ .ts = ts, .task = ev->task });
+	enter(m, t, state, ts);
+	if (m->max_live && m->live.len > m->max_live)
+		fold_some(m, ts);
+	return live_get(m, ev->task);
+}
+
 __attribute__((noinline)) static int on_spawn(struct task_model *m, const struct as_event *ev)
 {
 	struct tm_thread *th;
 	int err = 0;
 
+	if (ev->flags & AS_SPAWN_BEFORE) {
+		/* no spawn: a task found in memory at the end, of which no event
+		 * came: idle (or runnable) since before the recording began */
+		if (!ev->task || ev->task == UINT64_MAX || live_get(m, ev->task))
+			return 0;
+		uint64_t since = m->start_ns && m->start_ns <= ev->ts ? m->start_ns
+				 : m->counts.min_ts;
+		struct tm_task *t = born_known(m, ev, since,
+					       ev->flags & AS_SPAWN_QUEUED ? TM_RUNNABLE : TM_IDLE,
+					       &err);
+		if (t)
+			t->before = true;
+		return err;
+	}
 	if (ev->flags & AS_SPAWN_WAKERS) {
 		/* no spawn: what held an idle task when the recording ended */
 		struct tm_task *t = ev->task && ev->task != UINT64_MAX ? live_get(m, ev->task) : NULL;
@@ -901,29 +944,22 @@ __attribute__((noinline)) static int on_spawn(struct task_model *m, const struct
 		/* a profile trace's task, known by id (no poll): born idle (its
 		 * state unknown), named; the runtime's own a worker */
 		struct tm_task *t = live_get(m, ev->task);
-		const char *name = NULL;
-		uint32_t id;
-		if (ev->str && ev->str[0] && !(name = intern(m, ev->str, &id, &err)))
-			return err;
+
 		if (!t) {
-			/* as task_model__adopt(), known by id and name at its birth */
-			if (!(t = task_new(m, ev->task, ev->ts)))
-				return -ENOMEM;
-			t->tokio_id = ev->other;
-			t->name = name;
-			t->name_kind = (uint8_t)task_model__name_kind(m, name);
-			EMIT(m, born, t, NULL, &(struct as_event){ .ts = ev->ts, .task = ev->task });
-			enter(m, t, TM_IDLE, ev->ts);
-			if (m->max_live && m->live.len > m->max_live)
-				fold_some(m, ev->ts);
-			if (!(t = live_get(m, ev->task)))
-				return 0;   /* folded at once */
-		}
-		if (!t->tokio_id)
-			t->tokio_id = ev->other;
-		if (!t->name) {
-			t->name = name;
-			t->name_kind = (uint8_t)task_model__name_kind(m, name);
+			if (!(t = born_known(m, ev, ev->ts, TM_IDLE, &err)))
+				return err;   /* folded at once, or no memory */
+		} else {
+			const char *name = NULL;
+			uint32_t id;
+
+			if (ev->str && ev->str[0] && !(name = intern(m, ev->str, &id, &err)))
+				return err;
+			if (!t->tokio_id)
+				t->tokio_id = ev->other;
+			if (!t->name) {
+				t->name = name;
+				t->name_kind = (uint8_t)task_model__name_kind(m, name);
+			}
 		}
 		if ((ev->flags & AS_SPAWN_RUNTIME) && !t->worker)
 			make_worker_one(m, t);

@@ -137,6 +137,9 @@ struct tm_task {
 	 * (AS_SPAWN_WAKERS), with wakers_known; any later event clears it */
 	uint32_t wakers;
 	bool wakers_known;
+	/* found in memory when the recording ended (AS_SPAWN_BEFORE), no event
+	 * of it: idle or runnable since before the recording began */
+	bool before;
 };
 
 /* A poll in progress on a thread. */

@@ -99,6 +99,10 @@ struct task_stats {
 	 * again. Meaningful only with wakers_known. */
 	uint32_t wakers;
 	bool wakers_known;
+	/* Found in the program's memory when the recording ended, no event of
+	 * it recorded (AS_SPAWN_BEFORE): idle (or runnable) since before the
+	 * recording began */
+	bool before;
 };
 
 /* One thread that polled a task or parked. */

@@ -622,6 +622,7 @@ static void on_cut(void *ctx, struct tm_task *t, uint64_t end_ns)
 		row_named(a, l->idx, t);
 	if (!st->tokio_id)
 		st->tokio_id = t->tokio_id;
+	st->before = t->before;
 	switch (t->state) {
 	case TM_RUNNING:
 		st->state = TASK_STATE_RUNNING;

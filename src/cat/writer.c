@@ -421,8 +421,10 @@ int cat_writer__add(struct cat_writer *w, const struct as_event *ev)
 	if (w->err)
 		return w->err;
 	/* CAT has no line for a task's name, nor for the wakers an idle task
-	 * held at the end: left out (the task stays) */
-	if (ev->type == AS_EV_SPAWN && (ev->flags & (AS_SPAWN_NAME | AS_SPAWN_WAKERS))) {
+	 * held at the end, nor for a task found in memory then: left out (the
+	 * task stays; one found in memory goes) */
+	if (ev->type == AS_EV_SPAWN &&
+	    (ev->flags & (AS_SPAWN_NAME | AS_SPAWN_WAKERS | AS_SPAWN_BEFORE))) {
 		w->dropped++;
 		return 0;
 	}

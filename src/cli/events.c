@@ -81,6 +81,10 @@ static int print_event(void *impl, const struct as_event *ev, const struct as_st
 	case AS_EV_SPAWN:
 		if (ev->flags & AS_SPAWN_WAKERS)
 			printf(" wakers %" PRIu64 " (idle at the end)", ev->other);
+		else if (ev->flags & AS_SPAWN_BEFORE)
+			printf(" found in memory, %s since before the recording: \"%s\" id %" PRIu64,
+			       ev->flags & AS_SPAWN_QUEUED ? "runnable" : "idle",
+			       ev->str ? ev->str : "", ev->other);
 		else if (ev->flags & AS_SPAWN_NAME)
 			printf(" name \"%s\" id %" PRIu64, ev->str ? ev->str : "", ev->other);
 		else

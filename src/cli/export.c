@@ -155,7 +155,7 @@ static const char *cat_left(const struct cat_writer *cw, char *buf, size_t n)
 	buf[0] = '\0';
 	if (cat_writer__dropped(cw))
 		snprintf(buf, n, " (%" PRIu64 " events left out: task names, the wakers idle tasks "
-			 "held at the end, off-CPU intervals, samples, run-queue waits and io_uring "
+			 "held at the end, tasks found in memory then, off-CPU intervals, samples, run-queue waits and io_uring "
 			 "requests have no CAT line)",
 			 cat_writer__dropped(cw));
 	return buf;
@@ -164,7 +164,7 @@ static const char *cat_left(const struct cat_writer *cw, char *buf, size_t n)
 int cmd_export(int argc, char **argv)
 {
 	const char *format = NULL, *outpath = NULL, *path;
-	char left[160];
+	char left[256];
 	bool partial = false, per_task = false, truncated = false, lines = false, fut_fmt;
 	enum progress_mode progress_opt = PROGRESS_AUTO;
 	struct as_source src = { 0 }, *r = &src;

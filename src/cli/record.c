@@ -12,6 +12,7 @@
 
 #include "cli/commands.h"
 #include "cli/flight.h"
+#include "cli/idle_finder.h"
 #include "cli/record_opts.h"
 #include "cli/steps.h"
 #include "record/recorder.h"
@@ -138,6 +139,7 @@ static void on_running(void *ctx)
 int record_run(const struct recorder_opts *opts)
 {
 	struct recorder_opts o = *opts;
+	struct idle_finder *finder = NULL;
 	struct recorder_result res;
 	char err[1024] = "";
 	int ret = 2, fd, failed = 1;
@@ -157,6 +159,11 @@ int record_run(const struct recorder_opts *opts)
 	o.stop = &stop_requested;
 	o.notice = record_notice;
 	o.progress = isatty(STDERR_FILENO);
+	/* a running program's tasks parked before the recording: found in its
+	 * memory at the end (a hang's are; no event of them comes) */
+	if (o.pid > 0 && o.output && !o.profile && !o.on_session && !o.on_end &&
+	    (finder = idle_finder__new()))
+		idle_finder__hook(finder, &o);
 
 	/* every way a user or a session stops a recorder ends it cleanly: the
 	 * summary, the trailer, a launched target stopped (an SSH drop sends
@@ -202,6 +209,24 @@ int record_run(const struct recorder_opts *opts)
 			"can wake %s again (the report's lost_waker finding)\n",
 			(unsigned long long)res.idle_no_waker, (unsigned long long)res.idle_notes,
 			res.idle_no_waker == 1 ? "it" : "them");
+	if (res.before_idle || res.before_queued)
+		fprintf(stderr, "asyncscope: %llu tasks of which no event was recorded, found in the "
+			"program's memory at the end: %llu idle since before the recording "
+			"(%llu holding no waker: nothing can wake %s again), %llu runnable and never "
+			"polled\n", (unsigned long long)(res.before_idle + res.before_queued),
+			(unsigned long long)res.before_idle, (unsigned long long)res.before_no_waker,
+			res.before_no_waker == 1 ? "it" : "them", (unsigned long long)res.before_queued);
+	if (finder) {
+		size_t found;
+		bool ffail;
+		const char *ferr;
+
+		idle_finder__result(finder, &found, &ffail, &ferr);
+		if (ffail)
+			fprintf(stderr, "asyncscope: warning: the tasks idle since before the recording "
+				"are not known (the program's task lists could not be read: %s)\n",
+				ferr);
+	}
 	if (!o.profile && o.runq)
 		fprintf(stderr, "asyncscope: %llu run-queue waits\n", (unsigned long long)res.runq);
 	if (res.spawn_sites_unknown)
@@ -242,6 +267,7 @@ int record_run(const struct recorder_opts *opts)
 	}
 	ret = 0;
 out:
+	idle_finder__free(finder);
 	if (out) {
 		/* the writer closed its descriptor; a recording that never ran
 		 * (a launched command that could not be run included) leaves an

@@ -53,7 +53,9 @@
  *             "state" ("completed"|"running"|"runnable"|"idle"), "wakers" (idle
  *             at the end: the wakers of it held then, read by the recorder in
  *             the program's memory, 0 none left: it can never be woken; null
- *             not known), "first_seen_ns", "last_seen_ns",
+ *             not known), "before_recording" (found in the program's memory when
+ *             the recording ended, no event of it recorded: idle or runnable
+ *             since before the recording began), "first_seen_ns", "last_seen_ns",
  *             "poll_p50_ns", "poll_p99_ns", "sched_p50_ns", "sched_p99_ns",
  *             "sched_max_ns", "idle_p50_ns", "idle_p99_ns",
  *             "pending_ratio" (pending polls / polls), "self_wake_ratio"
@@ -359,6 +361,8 @@ static void task_json(struct json_writer *w, FILE *out, const struct task_stats 
 	/* idle at the end: the wakers of it held then (0: nothing could wake it
 	 * again), as the recorder read them; null not known */
 	json_writer__kv_u64_or_null(w, "wakers", t->wakers_known, t->wakers);
+	/* found in the program's memory at the end, no event of it recorded */
+	json_writer__kv_bool(w, "before_recording", t->before);
 	json_writer__kv_u64(w, "first_seen_ns", t->first_ns);
 	json_writer__kv_u64(w, "last_seen_ns", t->last_ns);
 	json_writer__kv_u64(w, "poll_p50_ns", t->poll_p50_ns);

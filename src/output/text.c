@@ -394,8 +394,13 @@ static void sched_text(FILE *out, const struct text_view *v, const struct analys
 	for (size_t i = 0; i < shown; i++) {
 		id_column(out, a, st[i].seq);
 		text_name_column(out, v, task_name(a, st[i].seq, st[i].group), name_w);
-		snprintf(b2, sizeof(b2), "+%s", dur(b3, st[i].since_ns));
 		const struct task_stats *t = analysis__task(a, st[i].seq);
+
+		/* idle since before the recording (found in memory at the end) */
+		if (t && t->before && st[i].until_end)
+			snprintf(b2, sizeof(b2), "before");
+		else
+			snprintf(b2, sizeof(b2), "+%s", dur(b3, st[i].since_ns));
 		/* what held it at the end, when the recorder read it */
 		const char *until = !st[i].until_end ? "woken or dropped" :
 				    !t || !t->wakers_known ? "end of trace (still idle)" :

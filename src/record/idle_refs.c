@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/uio.h>
 
 #include "probe/profile.h"
@@ -12,6 +13,9 @@
 
 int rec_idle__note(struct rec_idle *x, const struct as_event *ev)
 {
+	if (__builtin_expect(x->before_of.len != 0, 0) && ev->task &&
+	    ev->type != AS_EV_SPAWN && ev->type != AS_EV_THREAD)
+		u64map__del(&x->before_of, ev->task);   /* seen after all */
 	switch (ev->type) {
 	case AS_EV_POLL_END:
 		if (!(ev->flags & AS_POLL_READY))
@@ -110,13 +114,40 @@ int rec_idle__read(struct rec_idle *x, pid_t pid, const struct probe_plan *plan)
 	return 0;
 }
 
-size_t rec_idle__emit(struct rec_idle *x, uint64_t ts, uint32_t tid,
-		      void (*emit)(void *ctx, const struct as_event *ev), void *ctx,
-		      uint64_t *no_waker)
+int rec_idle__before(struct rec_idle *x, const struct idle_before *b)
 {
-	size_t n = 0;
+	uint64_t v;
 
-	*no_waker = 0;
+	if (!b->header || b->header == UINT64_MAX || u64map__get(&x->idle, b->header, &v) ||
+	    u64map__get(&x->before_of, b->header, &v))
+		return 0;   /* followed through its events, or found already */
+	if (x->n_before == x->cap_before) {
+		size_t cap = x->cap_before ? x->cap_before * 2 : 64;
+		struct idle_before *p = realloc(x->before, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		x->before = p;
+		x->cap_before = cap;
+	}
+	struct idle_before *d = &x->before[x->n_before];
+
+	*d = *b;
+	d->name = NULL;
+	if ((b->name && !(d->name = strdup(b->name))) ||
+	    u64map__set(&x->before_of, b->header, x->n_before + 1)) {
+		free(d->name);
+		return -ENOMEM;
+	}
+	x->n_before++;
+	return 0;
+}
+
+void rec_idle__emit(struct rec_idle *x, uint64_t ts, uint32_t tid,
+		    void (*emit)(void *ctx, const struct as_event *ev), void *ctx,
+		    struct idle_emitted *out)
+{
+	*out = (struct idle_emitted){ 0 };
 	for (size_t i = 0; i < x->n_reads; i++) {
 		const struct idle_read *r = &x->reads[i];
 		uint64_t v;
@@ -127,15 +158,40 @@ size_t rec_idle__emit(struct rec_idle *x, uint64_t ts, uint32_t tid,
 				       .ts = ts, .task = r->header, .other = r->wakers };
 
 		emit(ctx, &ev);
-		n++;
-		*no_waker += !r->wakers;
+		out->notes++;
+		out->no_waker += !r->wakers;
 	}
-	return n;
+	for (size_t i = 0; i < x->n_before; i++) {
+		const struct idle_before *b = &x->before[i];
+		uint64_t v;
+
+		if (!u64map__get(&x->before_of, b->header, &v) || v != i + 1)
+			continue;   /* an event of it came after the walk */
+		emit(ctx, &(struct as_event){ .type = AS_EV_SPAWN, .tid = tid, .ts = ts,
+					      .flags = AS_SPAWN_BEFORE |
+						       (b->queued ? AS_SPAWN_QUEUED : 0),
+					      .task = b->header, .other = b->id, .str = b->name });
+		if (b->queued) {
+			out->before_queued++;
+			continue;
+		}
+		out->before_idle++;
+		if (!b->wakers_known)
+			continue;
+		emit(ctx, &(struct as_event){ .type = AS_EV_SPAWN, .flags = AS_SPAWN_WAKERS,
+					      .tid = tid, .ts = ts, .task = b->header,
+					      .other = b->wakers });
+		out->before_no_waker += !b->wakers;
+	}
 }
 
 void rec_idle__free(struct rec_idle *x)
 {
 	u64map__clear(&x->idle);
 	free(x->reads);
+	for (size_t i = 0; i < x->n_before; i++)
+		free(x->before[i].name);
+	free(x->before);
+	u64map__clear(&x->before_of);
 	*x = (struct rec_idle){ 0 };
 }

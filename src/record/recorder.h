@@ -24,6 +24,8 @@
 #include "pipeline/source.h"
 #include "trace/event.h"
 
+struct idle_before;   /* record/idle_refs.h */
+
 /* How a notice is meant; the text never has the "asyncscope: " prefix nor
  * a newline. record renders INFO and ERROR as "asyncscope: MSG\n", WARNING
  * as "asyncscope: warning: MSG\n", PROGRESS as "\rasyncscope: MSG" (an
@@ -170,6 +172,10 @@ struct recorder_result {
 	/* tasks idle at the end whose wakers held were read (AS_SPAWN_WAKERS),
 	 * and of them those with none */
 	uint64_t idle_notes, idle_no_waker;
+	/* a running program's (-p) tasks of which no event was recorded,
+	 * found in its memory at the end (rec_session__before_task()): idle,
+	 * of them with no waker, runnable */
+	uint64_t before_idle, before_no_waker, before_queued;
 	/* spawns whose call site came from an unwound stack (Tokio 1.53's
 	 * bind_inner), and those whose site could not be found */
 	uint64_t spawn_sites, spawn_sites_unknown;
@@ -240,6 +246,17 @@ void rec_session__forget_tasks(struct rec_session *s);
 /* Profile mode: off-CPU intervals are taken (a task id to read: tokio
  * with its CONTEXT described); known once attached. */
 bool rec_session__profile_offcpu(const struct rec_session *s);
+
+/* Task mode with a trace file: a task found in the target's memory when
+ * the recording ends (from on_end), idle or runnable there (b->queued), of
+ * which no event was recorded. Written after the last events (an
+ * AS_SPAWN_BEFORE note, the task idle or runnable throughout) unless an
+ * event of it comes first. 0, or -ENOMEM; ignored (0) otherwise. */
+int rec_session__before_task(struct rec_session *s, const struct idle_before *b);
+
+/* Whether the session was attached to a running program (-p), not
+ * launched. */
+bool rec_session__attached(const struct rec_session *s);
 
 /* The target's process id (the launched command's once launched). */
 pid_t rec_session__pid(const struct rec_session *s);

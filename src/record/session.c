@@ -583,6 +583,22 @@ pid_t rec_session__pid(const struct rec_session *s)
 	return s->t.tgid;
 }
 
+bool rec_session__attached(const struct rec_session *s)
+{
+	return s->t.child <= 0;
+}
+
+int rec_session__before_task(struct rec_session *s, const struct idle_before *b)
+{
+	if (!s->idle_on)
+		return 0;
+	int err = rec_idle__before(&s->idle, b);
+
+	if (err)
+		s->idle_on = false;   /* out of memory: no notes */
+	return err;
+}
+
 int rec_session__open(const struct recorder_opts *o, struct rec_session **out,
 		      char *err, size_t errlen)
 {
@@ -807,8 +823,12 @@ static void finish(struct rec_session *s)
 	if (s->o->progress)
 		rec_notify(s->o, REC_NOTICE_PROGRESS, "%s", "");
 	ring_buffer__consume(s->rb);
-	if (s->o->on_end)
+	if (s->o->on_end) {
 		s->o->on_end(s->o->hook_ctx);   /* a launched command still runs */
+		/* what came meanwhile: tasks the hook found in memory whose events
+		 * were on their way are seen after all */
+		ring_buffer__consume(s->rb);
+	}
 	/* what holds the idle tasks, read while the target still runs; told
 	 * after the last events, for those still idle as they were */
 	if (s->idle_on && rec_idle__read(&s->idle, s->t.tgid, s->plan))
@@ -822,9 +842,17 @@ static void finish(struct rec_session *s)
 			rec_notify(s->o, REC_NOTICE_ERROR, "cannot run %s: %s", s->o->argv[0], strerror(e));
 	}
 	rec_fixup__flush(&s->fx);
-	if (s->idle_on)
-		s->res.idle_notes = rec_idle__emit(&s->idle, clock_ns(CLOCK_MONOTONIC),
-						   (uint32_t)s->t.tgid, emit, s, &s->res.idle_no_waker);
+	if (s->idle_on) {
+		struct idle_emitted ie;
+
+		rec_idle__emit(&s->idle, clock_ns(CLOCK_MONOTONIC), (uint32_t)s->t.tgid, emit, s,
+			       &ie);
+		s->res.idle_notes = ie.notes;
+		s->res.idle_no_waker = ie.no_waker;
+		s->res.before_idle = ie.before_idle;
+		s->res.before_no_waker = ie.before_no_waker;
+		s->res.before_queued = ie.before_queued;
+	}
 	attachment__counters(s->att, &c);
 	s->end = (struct as_trace_end){
 		.events = s->w ? trace_writer__events(s->w) : s->st.events,

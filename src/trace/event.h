@@ -75,6 +75,16 @@ enum as_ev_flags {
 	                            to it besides its runtime's task list's and its
 	                            JoinHandle's, i.e. the wakers of it held (and any
 	                            AbortHandle); 0: nothing can wake it again */
+	AS_SPAWN_BEFORE = 32,    /* AS_EV_SPAWN (format version 13): no spawn but a task the
+	                            recorder found in the target's memory (its runtime's task
+	                            lists) when a recording of a running program ended, of
+	                            which no event was recorded: idle (its last poll, before
+	                            the recording, returned Pending) throughout the
+	                            recording; task = its header, other = its runtime task
+	                            id (0 unknown), str = its root future type (NULL
+	                            unknown); an AS_SPAWN_WAKERS note of it may follow */
+	AS_SPAWN_QUEUED = 64,    /* ... with AS_SPAWN_BEFORE: runnable (woken, waiting to be
+	                            polled) throughout instead */
 };
 
 /* other of AS_EV_FUTURE_ENTER / AS_EV_FUTURE_EXIT: the depth in the low 32

@@ -17,7 +17,7 @@
  * events, no source locations of probes and stack frames; 7: no runtime
  * release in the header; 8: no loss counts in the chunks; 9: no flight recorder trigger in
  * the header; 10: no record of what was recorded beside the probes). */
-#define AS_TRACE_FORMAT_VERSION 12
+#define AS_TRACE_FORMAT_VERSION 13
 #define AS_TRACE_FORMAT_MIN_VERSION 1
 
 struct trace_writer;

@@ -736,6 +736,87 @@ static void test_wakers_held(void)
 	run_free(&r);
 }
 
+/* Tasks found in memory at the end, of which no event came (record -p's
+ * AS_SPAWN_BEFORE notes): idle since the recording began (meta's clock),
+ * named and numbered by the note, with the wakers note after it: one held
+ * none (lost_waker, its detail saying its last poll came before the
+ * recording), one held a waker (never_woken, an info); one runnable all
+ * along (starved); a note of a task the trace knows changes nothing. */
+static void test_found_before(void)
+{
+	struct as_event evs[N_STREAM + 7];
+	const uint64_t at = BASE + 2999 * MS;
+	struct run r;
+	size_t n;
+
+	memcpy(evs, stream, sizeof(stream));
+	evs[N_STREAM] = (struct as_event){ .type = AS_EV_SPAWN, .flags = AS_SPAWN_BEFORE,
+					   .tid = 42, .ts = at, .task = 0xb100, .other = 71,
+					   .str = "app::hung::{async_fn_env#0}" };
+	evs[N_STREAM + 1] = (struct as_event){ .type = AS_EV_SPAWN, .flags = AS_SPAWN_WAKERS,
+					       .tid = 42, .ts = at, .task = 0xb100 };
+	evs[N_STREAM + 2] = (struct as_event){ .type = AS_EV_SPAWN, .flags = AS_SPAWN_BEFORE,
+					       .tid = 42, .ts = at, .task = 0xb200, .other = 72,
+					       .str = "app::waits::{async_fn_env#0}" };
+	evs[N_STREAM + 3] = (struct as_event){ .type = AS_EV_SPAWN, .flags = AS_SPAWN_WAKERS,
+					       .tid = 42, .ts = at, .task = 0xb200, .other = 1 };
+	evs[N_STREAM + 4] = (struct as_event){ .type = AS_EV_SPAWN,
+					       .flags = AS_SPAWN_BEFORE | AS_SPAWN_QUEUED,
+					       .tid = 42, .ts = at, .task = 0xb300, .other = 73,
+					       .str = "app::queued::{async_fn_env#0}" };
+	/* known to the trace: no second task */
+	evs[N_STREAM + 5] = (struct as_event){ .type = AS_EV_SPAWN, .flags = AS_SPAWN_BEFORE,
+					       .tid = 42, .ts = at, .task = T_STUCK, .other = 99,
+					       .str = "app::other::{async_fn_env#0}" };
+	analyse(&r, evs, N_STREAM + 6, true, 0, BASE + 3000 * MS, false);
+	if (r.f) {
+		const struct finding *x = find(r.f, "lost_waker", NULL);
+
+		CHECK(x != NULL);
+		if (x) {
+			CHECK_STR(x->task_name, "app::hung::{async_fn_env#0}");
+			CHECK_EQ_U64(x->task_id, 71);
+			CHECK_STR(x->title, "#71 app::hung can never be woken again: no waker of it "
+				  "was left (idle 3.00 s until the end)");
+			CHECK(strstr(x->detail, "Its last poll returned Pending before the recording "
+					     "began (no event of it was recorded") != NULL);
+		}
+		const struct finding *l = findings__list(r.f, &n);
+		bool waits = false, queued = false;
+
+		for (size_t i = 0; i < n; i++) {
+			if (!strcmp(l[i].kind, "never_woken") &&
+			    !strcmp(l[i].task_name, "app::waits::{async_fn_env#0}")) {
+				waits = true;
+				CHECK_EQ_U64(l[i].severity, FINDING_INFO);
+			}
+			if (!strcmp(l[i].kind, "starved") &&
+			    !strcmp(l[i].task_name, "app::queued::{async_fn_env#0}")) {
+				queued = true;
+				CHECK(strstr(l[i].title, "waited up to 3.00 s") != NULL);
+			}
+		}
+		CHECK(waits);
+		CHECK(queued);
+		size_t nt, before = 0;
+		const struct task_stats *t = analysis__tasks(r.a, &nt);
+
+		for (size_t i = 0; i < nt; i++) {
+			if (!t[i].before)
+				continue;
+			before++;
+			CHECK_EQ_U64(t[i].polls, 0);
+			CHECK_EQ_U64(t[i].first_ns, BASE);
+			CHECK(t[i].tokio_id >= 71 && t[i].tokio_id <= 73);
+			CHECK_EQ_U64(t[i].state, t[i].tokio_id == 73 ? TASK_STATE_RUNNABLE
+								  : TASK_STATE_IDLE);
+		}
+		CHECK_EQ_U64(before, 3);
+		CHECK_EQ_U64(analysis__summary(r.a)->tasks, 6 + 3);   /* T_BLOCK .. T_DROP, and 3 */
+	}
+	run_free(&r);
+}
+
 static void test_bad_input(void)
 {
 	errno = 0;
@@ -759,6 +840,7 @@ int main(void)
 	RUN(test_cut_stack);
 	RUN(test_frames_by_design);
 	RUN(test_wakers_held);
+	RUN(test_found_before);
 	RUN(test_bad_input);
 	TEST_MAIN_END();
 }
