@@ -59,7 +59,8 @@ struct cand {
 	uint64_t since_ns;           /* never_woken: the worst's last poll, relative */
 	bool flag;                   /* never_woken: until the end; long_poll: ran on CPU */
 	bool once;                   /* never_woken: polled once */
-	bool before;                 /* never_woken: idle since before the recording */
+	bool before;                 /* never_woken: idle since before the recording;
+	                                long_poll: in that poll since then */
 	/* the worst task (or the thread) */
 	uint64_t seq, tokio_id, header;
 	uint32_t group, tid;
@@ -304,7 +305,9 @@ static void from_row(struct findings *f, const struct task_stats *t, const struc
 			if (!(c = cand(f, FK_LONG_POLL, name, NULL, 0, NULL, NULL)))
 				return;
 			c->count += long_polls;
-			c->flag = f->offcpu;
+			/* a poll begun before the recording: its off-CPU time unknown */
+			c->before = t && t->before;
+			c->flag = f->offcpu && !c->before;
 			c->count2 += preempted;
 			c->sum_ns += max_poll;
 			add_task(c, max_poll, seq, id, hdr, g, name);
@@ -681,7 +684,8 @@ static void word(struct findings *f, const struct cand *c, struct finding *o)
 		o->severity = c->max_ns >= TEN_X * f->long_poll_ns ? FINDING_ERROR : FINDING_WARNING;
 		o->title = fmt(f, "%s held %s worker%s %s in one poll%s", who(f, c), its,
 			       many ? "s" : "", dur(d1, c->max_ns), f->live ? "" : preempted ?
-			       ", mostly preempted" : c->flag ? ", on CPU" :
+			       ", mostly preempted" : c->flag ? ", on CPU" : c->before ?
+			       ", since before the recording (still in it at the end)" :
 			       ", cause unknown (no off-CPU data)");
 		o->detail = fmt(f, "%" PRIu64 " poll%s of %s or more (the longest %s%s); the worker "
 				"polled nothing else meanwhile, so every task queued on it waited. %s",
@@ -695,7 +699,10 @@ static void word(struct findings *f, const struct cand *c, struct finding *o)
 				"does not explain it: it ran on the CPU (a computation, a busy loop, or "
 				"blocking calls each shorter than --offcpu-min)%s.", c->count2 ?
 				fmt(f, ", %s of %s polls preempted (the CPU given to another thread)",
-				    dur(d1, c->count2), its) : "") : "The trace has no off-CPU intervals, "
+				    dur(d1, c->count2), its) : "") : c->before ? "That poll began before "
+				"the recording and had not returned when it ended (the recorder found the "
+				"task in it, in the program's memory): its off-CPU time was not recorded, "
+				"so what it does is unknown here." : "The trace has no off-CPU intervals, "
 				"so what it did is unknown.");
 		o->advice = f->live ? fmt(f, "asyncscope record -p PID names the call if it blocks "
 					  "(off-CPU intervals on by default); if it computes, move "
@@ -707,6 +714,9 @@ static void word(struct findings *f, const struct cand *c, struct finding *o)
 			    c->flag ? fmt(f, "split the work (tokio::task::yield_now().await in its "
 					  "loop) or move it to %s; record --sample 999 shows where "
 					  "the CPU goes", sb) :
+			    c->before ? fmt(f, "asyncscope profile -p PID (CPU samples and off-CPU "
+					    "intervals by task, no probe) shows where it runs or "
+					    "blocks; then move the blocking or heavy work to %s", sb) :
 			    fmt(f, "record again without --no-offcpu to name the blocking call; if "
 				"it computes, move the work to %s", sb);
 		break;

@@ -909,6 +909,53 @@ static struct tm_task *born_known(struct task_model *m, const struct as_event *e
 	return live_get(m, ev->task);
 }
 
+/* A note of a task in one poll on thread ev->tid since before the
+ * recording (AS_SPAWN_BEFORE | AS_SPAWN_RUNNING): its poll, begun at since,
+ * open on that thread, which polled nothing else meanwhile (else the note
+ * is wrong, and dropped); the end closes it as still running. */
+static int running_before(struct task_model *m, const struct as_event *ev, uint64_t since)
+{
+	struct tm_thread *th = thread_get(m, ev->tid, since);
+	const char *name = NULL;
+	struct tm_task *t;
+	uint32_t id;
+	int err = 0;
+
+	if (!th)
+		return -ENOMEM;
+	if (th->depth) {
+		m->anomalies++;
+		return 0;
+	}
+	if (!th->cap) {
+		if (!(th->stack = malloc(8 * sizeof(*th->stack))))
+			return -ENOMEM;
+		th->cap = 8;
+	}
+	if (ev->str && ev->str[0] && !(name = intern(m, ev->str, &id, &err)))
+		return err;
+	if (!(t = task_new(m, ev->task, since)))
+		return -ENOMEM;
+	t->tokio_id = ev->other;
+	t->name = name;
+	t->name_kind = (uint8_t)task_model__name_kind(m, name);
+	t->polled = true;
+	t->before = true;
+	const struct as_event begin = { .type = AS_EV_POLL_BEGIN, .tid = ev->tid, .ts = since,
+					.task = ev->task, .other = ev->other };
+
+	EMIT(m, born, t, th, &begin);
+	th->stack[th->depth++] = (struct tm_frame){ .task = t, .begin = since };
+	t->state = TM_RUNNING;
+	t->run_tid = ev->tid;
+	if (!(t->name_kind & TM_NAME_POOL))
+		th->runs_tasks = true;
+	EMIT(m, poll_begin, t, th, &begin);
+	if (m->max_live && m->live.len > m->max_live)
+		fold_some(m, ev->ts);
+	return 0;
+}
+
 __attribute__((noinline)) static int on_spawn(struct task_model *m, const struct as_event *ev)
 {
 	struct tm_thread *th;
@@ -921,6 +968,8 @@ __attribute__((noinline)) static int on_spawn(struct task_model *m, const struct
 			return 0;
 		uint64_t since = m->start_ns && m->start_ns <= ev->ts ? m->start_ns
 				 : m->counts.min_ts;
+		if (ev->flags & AS_SPAWN_RUNNING)
+			return running_before(m, ev, since);
 		struct tm_task *t = born_known(m, ev, since,
 					       ev->flags & AS_SPAWN_QUEUED ? TM_RUNNABLE : TM_IDLE,
 					       &err);

@@ -83,7 +83,8 @@ static int print_event(void *impl, const struct as_event *ev, const struct as_st
 			printf(" wakers %" PRIu64 " (idle at the end)", ev->other);
 		else if (ev->flags & AS_SPAWN_BEFORE)
 			printf(" found in memory, %s since before the recording: \"%s\" id %" PRIu64,
-			       ev->flags & AS_SPAWN_QUEUED ? "runnable" : "idle",
+			       ev->flags & AS_SPAWN_QUEUED ? "runnable" :
+			       ev->flags & AS_SPAWN_RUNNING ? "in one poll" : "idle",
 			       ev->str ? ev->str : "", ev->other);
 		else if (ev->flags & AS_SPAWN_NAME)
 			printf(" name \"%s\" id %" PRIu64, ev->str ? ev->str : "", ev->other);

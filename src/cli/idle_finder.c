@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "dump/dump.h"
+#include "dump/procmem.h"
+#include "dump/rt_context.h"
 #include "probe/plan.h"
 #include "probe/threads.h"
 #include "record/idle_refs.h"
@@ -19,6 +21,64 @@ struct idle_finder {
 	bool walked, failed;
 	char err[512];
 };
+
+static int raw_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	return procmem_read_raw(*(const pid_t *)ctx, addr, buf, len);
+}
+
+/* A thread and the task id its CONTEXT holds: the task it polls. */
+struct polling {
+	uint64_t id;
+	pid_t tid;
+	char comm[17];
+};
+
+/* The task id each thread of pid polls now (rt_context.h), where the
+ * runtime's CONTEXT is described; *n of them (0: none known). */
+static struct polling *read_polling(pid_t pid, struct dwarf_types *dt, const char *exe,
+				    struct proc_threads *threads, size_t *n)
+{
+	struct rt_task_id_loc loc;
+	struct proc_thread *th = NULL;
+	struct polling *p = NULL;
+	const char *why;
+	size_t nt = 0;
+	char err[256];
+	struct rt_context *rc = dt ? rt_context__open(dt, exe, &why) : NULL;
+
+	*n = 0;
+	if (rc && !rt_context__task_id_loc(rc, &loc) &&
+	    !proc_threads__read_open(threads, &th, &nt, err, sizeof(err)) &&
+	    (p = calloc(nt ? nt : 1, sizeof(*p)))) {
+		for (size_t i = 0; i < nt; i++) {
+			uint64_t id;
+
+			if (rt_task_id_read(&loc, th[i].fsbase, raw_read, &pid, &id) != 1 || !id)
+				continue;
+			p[*n] = (struct polling){ .id = id, .tid = th[i].tid };
+			snprintf(p[*n].comm, sizeof(p[*n].comm), "%s", th[i].comm);
+			(*n)++;
+		}
+	}
+	free(th);
+	rt_context__free(rc);
+	return p;
+}
+
+/* The thread that polls task id, NULL unknown (or two do: one drops it). */
+static const struct polling *polled_on(const struct polling *p, size_t n, uint64_t id)
+{
+	const struct polling *on = NULL;
+
+	for (size_t i = 0; id && i < n; i++)
+		if (p[i].id == id) {
+			if (on)
+				return NULL;
+			on = &p[i];
+		}
+	return on;
+}
 
 static void on_session(void *ctx, struct rec_session *s)
 {
@@ -55,19 +115,29 @@ static void on_end(void *ctx)
 		f->failed = true;
 		snprintf(f->err, sizeof(f->err), "%s", err[0] ? err : "cannot open its binary");
 	} else {
+		/* the thread a running task is polled on: its CONTEXT's task id */
+		size_t np;
+		struct polling *p = read_polling(pid, dt, exe, threads, &np);
+
 		f->found = r.n;
 		for (size_t i = 0; i < r.n; i++) {
 			const struct dump_task *t = &r.tasks[i];
 			bool idle = t->state && !strcmp(t->state, "idle");
 			bool queued = t->state && !strcmp(t->state, "runnable");
+			bool running = t->state && !strcmp(t->state, "running");
+			const struct polling *on = running ? polled_on(p, np, t->id) : NULL;
+			struct idle_before b = {
+				.header = t->header, .id = t->id, .name = t->name, .queued = queued,
+				.running = running, .tid = on ? (uint32_t)on->tid : 0,
+				.wakers_known = idle && t->wakers_known, .wakers = t->wakers,
+			};
 
-			if ((idle || queued) &&
-			    rec_session__before_task(f->s, &(struct idle_before){
-				    .header = t->header, .id = t->id, .name = t->name,
-				    .queued = queued, .wakers_known = idle && t->wakers_known,
-				    .wakers = t->wakers }))
+			if (on)
+				memcpy(b.comm, on->comm, sizeof(b.comm));
+			if ((idle || queued || running) && rec_session__before_task(f->s, &b))
 				break;   /* out of memory: no notes */
 		}
+		free(p);
 		dump_result__clear(&r);
 	}
 	probe_plan__free(plan);

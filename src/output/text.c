@@ -375,7 +375,13 @@ static void sched_text(FILE *out, const struct text_view *v, const struct analys
 	for (size_t i = 0; i < shown; i++) {
 		id_column(out, a, lp[i].seq);
 		text_name_column(out, v, task_name(a, lp[i].seq, lp[i].group), name_w);
-		snprintf(b2, sizeof(b2), "+%s", dur(b3, lp[i].start_ns));
+		const struct task_stats *lt = analysis__task(a, lp[i].seq);
+
+		/* begun before the recording (found in that poll in memory at the end) */
+		if (lt && lt->before && lp[i].until_end)
+			snprintf(b2, sizeof(b2), "before");
+		else
+			snprintf(b2, sizeof(b2), "+%s", dur(b3, lp[i].start_ns));
 		fprintf(out, "%8" PRIu32 " %10s %9s%s\n", lp[i].tid, b2,
 			dur(b1, lp[i].duration_ns), lp[i].until_end ? "  (still running at the end)" : "");
 	}

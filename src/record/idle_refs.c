@@ -118,8 +118,8 @@ int rec_idle__before(struct rec_idle *x, const struct idle_before *b)
 {
 	uint64_t v;
 
-	if (!b->header || b->header == UINT64_MAX || u64map__get(&x->idle, b->header, &v) ||
-	    u64map__get(&x->before_of, b->header, &v))
+	if (!b->header || b->header == UINT64_MAX || (b->running && !b->tid) ||
+	    u64map__get(&x->idle, b->header, &v) || u64map__get(&x->before_of, b->header, &v))
 		return 0;   /* followed through its events, or found already */
 	if (x->n_before == x->cap_before) {
 		size_t cap = x->cap_before ? x->cap_before * 2 : 64;
@@ -167,12 +167,18 @@ void rec_idle__emit(struct rec_idle *x, uint64_t ts, uint32_t tid,
 
 		if (!u64map__get(&x->before_of, b->header, &v) || v != i + 1)
 			continue;   /* an event of it came after the walk */
-		emit(ctx, &(struct as_event){ .type = AS_EV_SPAWN, .tid = tid, .ts = ts,
+		if (b->running && b->comm[0])   /* its thread, named (again) */
+			emit(ctx, &(struct as_event){ .type = AS_EV_THREAD, .ts = ts, .tid = b->tid,
+						      .str = b->comm });
+		emit(ctx, &(struct as_event){ .type = AS_EV_SPAWN, .ts = ts,
+					      .tid = b->running ? b->tid : tid,
 					      .flags = AS_SPAWN_BEFORE |
-						       (b->queued ? AS_SPAWN_QUEUED : 0),
+						       (b->queued ? AS_SPAWN_QUEUED : 0) |
+						       (b->running ? AS_SPAWN_RUNNING : 0),
 					      .task = b->header, .other = b->id, .str = b->name });
-		if (b->queued) {
-			out->before_queued++;
+		if (b->queued || b->running) {
+			out->before_queued += b->queued;
+			out->before_running += b->running;
 			continue;
 		}
 		out->before_idle++;

@@ -27,6 +27,9 @@ struct idle_before {
 	uint64_t header, id;
 	char *name;                  /* its root future type, or NULL */
 	bool queued;                 /* runnable, not idle */
+	bool running;                /* in a poll, on thread tid, not idle */
+	uint32_t tid;
+	char comm[17];               /* that thread's name, "" unknown */
 	bool wakers_known;
 	uint32_t wakers;
 };
@@ -51,6 +54,7 @@ struct idle_emitted {
 	uint64_t no_waker;           /* ... of which hold none */
 	uint64_t before_idle;        /* tasks found idle in memory, no event of them */
 	uint64_t before_queued;      /* ... found runnable */
+	uint64_t before_running;     /* ... found in a poll */
 	uint64_t before_no_waker;    /* ... idle ones that hold no waker */
 };
 
@@ -64,10 +68,11 @@ int rec_idle__note(struct rec_idle *x, const struct as_event *ev);
  * in x->unread. */
 int rec_idle__read(struct rec_idle *x, pid_t pid, const struct probe_plan *plan);
 
-/* A task found in the target's memory (idle, or queued: runnable) at the
- * end of a recording of a running program: noted unless an event of it was
- * written (it is followed, or gone), and unless one comes before
- * rec_idle__emit(). name is copied. 0, or -ENOMEM. */
+/* A task found in the target's memory (idle, queued: runnable, or running
+ * on thread tid) at the end of a recording of a running program: noted
+ * unless an event of it was written (it is followed, or gone), unless one
+ * comes before rec_idle__emit(), and unless it runs on no known thread.
+ * name is copied. 0, or -ENOMEM. */
 int rec_idle__before(struct rec_idle *x, const struct idle_before *b);
 
 /* Calls emit(ctx, ev) with an AS_SPAWN_WAKERS note at ts on thread tid for

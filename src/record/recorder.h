@@ -174,8 +174,8 @@ struct recorder_result {
 	uint64_t idle_notes, idle_no_waker;
 	/* a running program's (-p) tasks of which no event was recorded,
 	 * found in its memory at the end (rec_session__before_task()): idle,
-	 * of them with no waker, runnable */
-	uint64_t before_idle, before_no_waker, before_queued;
+	 * of them with no waker, runnable, in a poll */
+	uint64_t before_idle, before_no_waker, before_queued, before_running;
 	/* spawns whose call site came from an unwound stack (Tokio 1.53's
 	 * bind_inner), and those whose site could not be found */
 	uint64_t spawn_sites, spawn_sites_unknown;
@@ -248,10 +248,11 @@ void rec_session__forget_tasks(struct rec_session *s);
 bool rec_session__profile_offcpu(const struct rec_session *s);
 
 /* Task mode with a trace file: a task found in the target's memory when
- * the recording ends (from on_end), idle or runnable there (b->queued), of
- * which no event was recorded. Written after the last events (an
- * AS_SPAWN_BEFORE note, the task idle or runnable throughout) unless an
- * event of it comes first. 0, or -ENOMEM; ignored (0) otherwise. */
+ * the recording ends (from on_end), idle, runnable (b->queued) or in a poll
+ * (b->running) there, of which no event was recorded. Written after the
+ * last events (an AS_SPAWN_BEFORE note: the task idle, runnable or in one
+ * poll throughout) unless an event of it comes first. 0, or -ENOMEM;
+ * ignored (0) otherwise, and for a task seen in the recording. */
 int rec_session__before_task(struct rec_session *s, const struct idle_before *b);
 
 /* Whether the session was attached to a running program (-p), not

@@ -590,8 +590,8 @@ bool rec_session__attached(const struct rec_session *s)
 
 int rec_session__before_task(struct rec_session *s, const struct idle_before *b)
 {
-	if (!s->idle_on)
-		return 0;
+	if (!s->idle_on || u64map__get(&s->st.live, b->header, NULL))
+		return 0;   /* seen: its events tell */
 	int err = rec_idle__before(&s->idle, b);
 
 	if (err)
@@ -852,6 +852,7 @@ static void finish(struct rec_session *s)
 		s->res.before_idle = ie.before_idle;
 		s->res.before_no_waker = ie.before_no_waker;
 		s->res.before_queued = ie.before_queued;
+		s->res.before_running = ie.before_running;
 	}
 	attachment__counters(s->att, &c);
 	s->end = (struct as_trace_end){

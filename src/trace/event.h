@@ -85,6 +85,9 @@ enum as_ev_flags {
 	                            unknown); an AS_SPAWN_WAKERS note of it may follow */
 	AS_SPAWN_QUEUED = 64,    /* ... with AS_SPAWN_BEFORE: runnable (woken, waiting to be
 	                            polled) throughout instead */
+	AS_SPAWN_RUNNING = 128,  /* ... with AS_SPAWN_BEFORE: in one poll throughout instead,
+	                            on thread tid (its poll began before the recording and
+	                            had not returned when it ended) */
 };
 
 /* other of AS_EV_FUTURE_ENTER / AS_EV_FUTURE_EXIT: the depth in the low 32

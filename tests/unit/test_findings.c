@@ -741,10 +741,12 @@ static void test_wakers_held(void)
  * named and numbered by the note, with the wakers note after it: one held
  * none (lost_waker, its detail saying its last poll came before the
  * recording), one held a waker (never_woken, an info); one runnable all
- * along (starved); a note of a task the trace knows changes nothing. */
+ * along (starved); one in one poll all along on a thread of its own (a
+ * long poll since before the recording, its cause unknown, not "on CPU");
+ * a note of a task the trace knows changes nothing. */
 static void test_found_before(void)
 {
-	struct as_event evs[N_STREAM + 7];
+	struct as_event evs[N_STREAM + 8];
 	const uint64_t at = BASE + 2999 * MS;
 	struct run r;
 	size_t n;
@@ -768,9 +770,28 @@ static void test_found_before(void)
 	evs[N_STREAM + 5] = (struct as_event){ .type = AS_EV_SPAWN, .flags = AS_SPAWN_BEFORE,
 					       .tid = 42, .ts = at, .task = T_STUCK, .other = 99,
 					       .str = "app::other::{async_fn_env#0}" };
-	analyse(&r, evs, N_STREAM + 6, true, 0, BASE + 3000 * MS, false);
+	evs[N_STREAM + 6] = (struct as_event){ .type = AS_EV_SPAWN,
+					       .flags = AS_SPAWN_BEFORE | AS_SPAWN_RUNNING,
+					       .tid = 77, .ts = at, .task = 0xb400, .other = 74,
+					       .str = "app::spins::{async_fn_env#0}" };
+	analyse(&r, evs, N_STREAM + 7, true, 0, BASE + 3000 * MS, false);
 	if (r.f) {
-		const struct finding *x = find(r.f, "lost_waker", NULL);
+		const struct finding *x = find(r.f, "long_poll", NULL);
+		const struct finding *lp = NULL;
+		size_t nl;
+		const struct finding *all = findings__list(r.f, &nl);
+
+		for (size_t i = 0; i < nl; i++)
+			if (!strcmp(all[i].kind, "long_poll") && all[i].task_id == 74)
+				lp = &all[i];
+		CHECK(x && lp);
+		if (lp) {
+			CHECK_STR(lp->title, "#74 app::spins held its worker 3.00 s in one poll, since "
+				  "before the recording (still in it at the end)");
+			CHECK(strstr(lp->detail, "its off-CPU time was not recorded") != NULL);
+			CHECK(strstr(lp->advice, "asyncscope profile -p PID") != NULL);
+		}
+		x = find(r.f, "lost_waker", NULL);
 
 		CHECK(x != NULL);
 		if (x) {
@@ -805,14 +826,16 @@ static void test_found_before(void)
 			if (!t[i].before)
 				continue;
 			before++;
-			CHECK_EQ_U64(t[i].polls, 0);
+			CHECK_EQ_U64(t[i].polls, t[i].tokio_id == 74);
 			CHECK_EQ_U64(t[i].first_ns, BASE);
-			CHECK(t[i].tokio_id >= 71 && t[i].tokio_id <= 73);
-			CHECK_EQ_U64(t[i].state, t[i].tokio_id == 73 ? TASK_STATE_RUNNABLE
-								  : TASK_STATE_IDLE);
+			CHECK(t[i].tokio_id >= 71 && t[i].tokio_id <= 74);
+			CHECK_EQ_U64(t[i].state, t[i].tokio_id == 73 ? TASK_STATE_RUNNABLE :
+					 t[i].tokio_id == 74 ? TASK_STATE_RUNNING : TASK_STATE_IDLE);
+			if (t[i].tokio_id == 74)
+				CHECK_EQ_U64(t[i].busy_ns, 3000 * MS);   /* BASE to the end */
 		}
-		CHECK_EQ_U64(before, 3);
-		CHECK_EQ_U64(analysis__summary(r.a)->tasks, 6 + 3);   /* T_BLOCK .. T_DROP, and 3 */
+		CHECK_EQ_U64(before, 4);
+		CHECK_EQ_U64(analysis__summary(r.a)->tasks, 6 + 4);   /* T_BLOCK .. T_DROP, and 4 */
 	}
 	run_free(&r);
 }
