@@ -209,15 +209,20 @@ int record_run(const struct recorder_opts *opts)
 			"can wake %s again (the report's lost_waker finding)\n",
 			(unsigned long long)res.idle_no_waker, (unsigned long long)res.idle_notes,
 			res.idle_no_waker == 1 ? "it" : "them");
-	if (res.before_idle || res.before_queued || res.before_running)
+	if (res.before_idle || res.before_queued || res.before_running) {
+		char nw[96] = "";
+
+		if (res.before_no_waker)
+			snprintf(nw, sizeof(nw), " (%llu holding no waker: nothing can wake %s again)",
+				 (unsigned long long)res.before_no_waker,
+				 res.before_no_waker == 1 ? "it" : "them");
 		fprintf(stderr, "asyncscope: %llu tasks of which no event was recorded, found in the "
-			"program's memory at the end: %llu idle since before the recording "
-			"(%llu holding no waker: nothing can wake %s again), %llu runnable and never "
-			"polled, %llu in one poll all along\n",
+			"program's memory at the end: %llu idle since before the recording%s, %llu "
+			"runnable and never polled, %llu in one poll all along\n",
 			(unsigned long long)(res.before_idle + res.before_queued + res.before_running),
-			(unsigned long long)res.before_idle, (unsigned long long)res.before_no_waker,
-			res.before_no_waker == 1 ? "it" : "them", (unsigned long long)res.before_queued,
+			(unsigned long long)res.before_idle, nw, (unsigned long long)res.before_queued,
 			(unsigned long long)res.before_running);
+	}
 	if (finder) {
 		size_t found;
 		bool ffail;

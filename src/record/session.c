@@ -70,7 +70,8 @@ struct rec_session {
 	struct u64map prof_threads;   /* tids named (AS_EV_THREAD sent), + 1 */
 	bool prof_offcpu;             /* off-CPU intervals taken (a task id to read) */
 	/* with a trace file, task mode: the tasks idle at the end and what
-	 * holds them (AS_SPAWN_WAKERS) */
+	 * holds them (AS_SPAWN_WAKERS), the tasks found in memory at the end
+	 * of no event (AS_SPAWN_BEFORE) */
 	struct rec_idle idle;
 	bool idle_on;
 };
@@ -716,8 +717,10 @@ int rec_session__open(const struct recorder_opts *o, struct rec_session **out,
 		snprintf(err, errlen, "cannot write trace file %s: %s", o->output, strerror(errno));
 		goto fail;
 	}
-	for (size_t i = 0; s->w && !o->profile && i < s->plan->n_profiles; i++)
-		s->idle_on |= s->plan->profiles[i]->task_state != NULL;
+	/* the idle tasks followed (their wakers read where the runtime's
+	 * profile describes its state word), and the tasks found in memory at
+	 * the end of an attached recording noted, for any runtime */
+	s->idle_on = s->w && !o->profile;
 	/* attach first: it may reload the programs (and their maps) */
 	ret = attachment__attach(s->att, s->t.img, s->t.attach_path, err, errlen);
 	if (ret < 0)
