@@ -2,6 +2,8 @@
  * (idle_finder.h). */
 #include "cli/idle_finder.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +82,28 @@ static const struct polling *polled_on(const struct polling *p, size_t n, uint64
 	return on;
 }
 
+/* Whether pid has exited: gone, or a zombie its parent has not reaped
+ * yet (an attached target's parent is not the recorder). */
+static bool exited(pid_t pid)
+{
+	char path[64], buf[256];
+	FILE *f;
+	size_t n;
+
+	if (kill(pid, 0) && errno == ESRCH)
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (!(f = fopen(path, "r")))
+		return true;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* "pid (comm) S ...": the state after the last ')' */
+	const char *p = strrchr(buf, ')');
+
+	return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+}
+
 static void on_session(void *ctx, struct rec_session *s)
 {
 	((struct idle_finder *)ctx)->s = s;
@@ -101,6 +125,8 @@ static void on_end(void *ctx)
 		return;
 	f->walked = true;
 	pid = rec_session__pid(f->s);
+	if (exited(pid))
+		return;   /* no lists left to read, nothing hangs */
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
 	img = elf_image__open(exe);
 	dt = img ? dwarf_types__open_fd(elf_image__dwarf_fd(img)) : NULL;
@@ -112,7 +138,7 @@ static void on_end(void *ctx)
 			       .n_probes = plan ? plan->n : 0 };
 
 	if (!img || !threads || dump_run(&o, &r, err, sizeof(err))) {
-		f->failed = true;
+		f->failed = !exited(pid);   /* one that exited meanwhile: nothing to say */
 		snprintf(f->err, sizeof(f->err), "%s", err[0] ? err : "cannot open its binary");
 	} else {
 		/* the thread a running task is polled on: its CONTEXT's task id */

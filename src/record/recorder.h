@@ -252,7 +252,9 @@ bool rec_session__profile_offcpu(const struct rec_session *s);
  * (b->running) there, of which no event was recorded. Written after the
  * last events (an AS_SPAWN_BEFORE note: the task idle, runnable or in one
  * poll throughout) unless an event of it comes first. 0, or -ENOMEM;
- * ignored (0) otherwise, and for a task seen in the recording. */
+ * ignored (0) otherwise, for a task seen in the recording, and for a
+ * runnable one with lite (no wake recorded: it may have been woken while
+ * it recorded). */
 int rec_session__before_task(struct rec_session *s, const struct idle_before *b);
 
 /* Whether the session was attached to a running program (-p), not

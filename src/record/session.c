@@ -593,6 +593,8 @@ int rec_session__before_task(struct rec_session *s, const struct idle_before *b)
 {
 	if (!s->idle_on || u64map__get(&s->st.live, b->header, NULL))
 		return 0;   /* seen: its events tell */
+	if (b->queued && s->o->lite)
+		return 0;   /* no wake recorded: woken since the start, or before, unknown */
 	int err = rec_idle__before(&s->idle, b);
 
 	if (err)
