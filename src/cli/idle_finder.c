@@ -109,7 +109,8 @@ static void on_session(void *ctx, struct rec_session *s)
 	((struct idle_finder *)ctx)->s = s;
 }
 
-/* Walks the task lists once; hands each idle or runnable task over. */
+/* Walks the task lists once; hands each idle, runnable or running task
+ * over (a running one with the thread that polls it). */
 static void on_end(void *ctx)
 {
 	struct idle_finder *f = ctx;

@@ -1,11 +1,12 @@
 /* The tasks a recording of a running program (record -p, trace -p) saw no
- * event of: parked before it began and idle all through it (or runnable
- * and never polled), they are what a hang leaves behind. When the
- * recording ends, the runtime's task lists are walked in the target's
- * memory as dump does (dump/dump.h, no tracing moment), and each task idle
- * or runnable there is handed to the session (rec_session__before_task()),
- * which writes it after the last events unless an event of it came
- * meanwhile. Hooked into a recording through recorder_opts' on_session and
+ * event of: parked before it began and idle all through it, runnable and
+ * never polled, or in one poll all along, they are what a hang leaves
+ * behind. When the recording ends, the runtime's task lists are walked in
+ * the target's memory as dump does (dump/dump.h, no tracing moment; a
+ * running task's thread from each thread's CONTEXT, dump/rt_context.h), and
+ * each task idle, runnable or running there is handed to the session
+ * (rec_session__before_task()), which writes it after the last events
+ * unless an event of it came meanwhile (or it was seen before). Hooked into a recording through recorder_opts' on_session and
  * on_end (record/recorder.h); does nothing for a launched command (every
  * task of it was seen from its spawn). Never prints. */
 #ifndef AS_CLI_IDLE_FINDER_H
